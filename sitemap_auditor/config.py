@@ -1,0 +1,74 @@
+"""Deployment settings, read from the environment once per cold start and validated."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .issues import cut_value, issue
+
+MAX_AGE_ENV = "SITEMAP_MAX_AGE_DAYS"
+ALLOW_PRIVATE_ENV = "SITEMAP_ALLOW_PRIVATE_NETWORKS"
+# The documented default freshness window (auditor-doc.md, "Freshness window").
+DEFAULT_MAX_AGE_DAYS = 7
+
+_DIGITS = re.compile(r"[0-9]+")
+
+
+class ConfigError(ValueError):
+    """A deployment setting is invalid; the function must not start with it."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The deployment settings in force for every invocation of this process."""
+
+    max_age_days: int = DEFAULT_MAX_AGE_DAYS
+    allow_private_networks: bool = False
+
+
+def parse_max_age_days(raw: str | None) -> int:
+    """Return the freshness window from the raw SITEMAP_MAX_AGE_DAYS value, or raise ConfigError."""
+    if raw is None or raw.strip() == "":
+        return DEFAULT_MAX_AGE_DAYS
+    text = raw.strip()
+    # ASCII digits only: int() would also take "+7", "1_000" or Arabic-Indic digits.
+    if not _DIGITS.fullmatch(text) or int(text) < 1:
+        raise ConfigError(
+            f"{MAX_AGE_ENV} must be a whole number of days, at least 1; got {raw[:40]!r}"
+        )
+    return int(text)
+
+
+def parse_allow_private(raw: str | None) -> bool:
+    """Return True only for the value "true" (any case, white space ignored)."""
+    return raw is not None and raw.strip().lower() == "true"
+
+
+def load(environ: Mapping[str, str]) -> Settings:
+    """Read and validate the settings from an environment mapping."""
+    return Settings(
+        max_age_days=parse_max_age_days(environ.get(MAX_AGE_ENV)),
+        allow_private_networks=parse_allow_private(environ.get(ALLOW_PRIVATE_ENV)),
+    )
+
+
+def event_max_age_days(preferences: object, default: int) -> tuple[int, str | None]:
+    """Return the window for one run: `preferences.maxAgeDays` when valid, else default and why."""
+    if not isinstance(preferences, dict) or preferences.get("maxAgeDays") is None:
+        return default, None
+    value = preferences["maxAgeDays"]
+    # A JSON integer: bool is an int in Python but true is not a number in JSON.
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+        return value, None
+    try:
+        shown = json.dumps(value)
+    except (TypeError, ValueError):
+        shown = repr(value)
+    return default, issue(
+        "preferences.maxAgeDays",
+        f"ignored {cut_value(shown)}: not an integer of at least 1; "
+        f"the window stays {default} days",
+    )

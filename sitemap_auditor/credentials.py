@@ -1,0 +1,88 @@
+"""The site's Basic Auth credentials: inline in the event, or from a Secrets Manager secret."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from .fetch import Credentials
+
+# Warm invocations reuse a secret for this long; a rotated password is picked up after it.
+SECRET_CACHE_SECONDS = 300.0
+
+_cache: dict[str, tuple[float, Credentials]] = {}
+_cache_lock = threading.Lock()
+_client: Any = None
+
+
+class SecretError(RuntimeError):
+    """The secret named by `basicAuthSecretId` could not be turned into credentials."""
+
+
+def _from_mapping(value: object) -> Credentials | None:
+    if not isinstance(value, Mapping):
+        return None
+    username, password = value.get("username"), value.get("password")
+    if not isinstance(username, str) or not isinstance(password, str):
+        return None
+    return Credentials(username, password)
+
+
+def _secrets_client() -> Any:
+    global _client
+    if _client is None:
+        # Imported here, not at module level: boto3 costs ~100 ms of cold start and only
+        # invocations with a secret need it. The endpoint comes from the environment
+        # (AWS_ENDPOINT_URL_SECRETS_MANAGER), as boto3 reads it itself.
+        import boto3
+
+        _client = boto3.session.Session().client("secretsmanager")
+    return _client
+
+
+def from_secret(secret_id: str) -> Credentials:
+    """Read `{"username": .., "password": ..}` from a Secrets Manager secret, cached while warm."""
+    now = time.monotonic()
+    with _cache_lock:
+        hit = _cache.get(secret_id)
+        if hit is not None and hit[0] > now:
+            return hit[1]
+    try:
+        answer = _secrets_client().get_secret_value(SecretId=secret_id)
+    except Exception as e:  # noqa: BLE001 -- any failure of the secret is the same ERROR result
+        code = getattr(e, "response", {}).get("Error", {}).get("Code") or type(e).__name__
+        raise SecretError(f"basicAuthSecretId {secret_id!r} could not be read: {code}") from None
+    try:
+        creds = _from_mapping(json.loads(answer.get("SecretString") or ""))
+    except ValueError:
+        creds = None
+    if creds is None:
+        raise SecretError(
+            f"basicAuthSecretId {secret_id!r} is not a JSON object "
+            "with string username and password"
+        )
+    with _cache_lock:
+        _cache[secret_id] = (now + SECRET_CACHE_SECONDS, creds)
+    return creds
+
+
+def from_event(event: Mapping[str, Any]) -> Credentials | None:
+    """Return the credentials an event carries, inline or through a secret id, if any."""
+    inline = _from_mapping(event.get("basicAuth"))
+    if inline is not None:
+        return inline
+    secret_id = event.get("basicAuthSecretId")
+    if isinstance(secret_id, str) and secret_id.strip():
+        return from_secret(secret_id.strip())
+    return None
+
+
+def clear_cache() -> None:
+    """Forget cached secrets and the client (for tests that change the endpoint)."""
+    global _client
+    with _cache_lock:
+        _cache.clear()
+    _client = None

@@ -1,0 +1,485 @@
+"""The only module that speaks HTTP: one guarded GET at a time, its body as bounded, decoded chunks.
+
+What it guarantees for every URL it fetches (CONTRACT section 4):
+- the 37AuditsBot user agent, and Basic Auth only on the site's own origin, hop by hop;
+- every resolved address checked before any connection opens, and the connection made to a checked
+  address, with no second lookup (no DNS rebinding), on every redirect hop;
+- at most 10 redirects, http(s) only;
+- one deadline for the whole fetch (redirects and body), enforced by a watchdog that shuts the
+  socket down, because a per-read timeout never fires on a server that drips a byte at a time;
+- the wire bytes and every decompressed layer capped, gzip found by its magic bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextvars
+import http.client
+import itertools
+import socket
+import ssl
+import threading
+import time
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import requests
+import urllib3
+from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+from . import netguard
+from .site import DEFAULT_PORTS, ascii_host
+
+# The platform's crawler identity (CONTRACT section 4), to the letter.
+USER_AGENT = "37AuditsBot/1.0 (+https://www.37audits.com/bot)"
+# auditor-doc.md step 4: 30 s per request, which CONTRACT section 4 makes a whole-fetch deadline.
+REQUEST_DEADLINE_S = 30.0
+# CONTRACT section 4: 10 hops are followed, an 11th fails the request.
+MAX_REDIRECTS = 10
+# auditor-doc.md step 4: bodies up to 50 MB; CONTRACT section 4 fixes the number of bytes.
+MAX_BODY_BYTES = 52_428_800
+# Reads and decompression work in slices of this size, so memory does not grow with the body.
+CHUNK_BYTES = 64 * 1024
+# A sitemap.xml.gz sent with Content-Encoding: gzip has two layers; more than three sniffed
+# layers is no sitemap anyone publishes, only a way to burn CPU.
+MAX_SNIFFED_GZIP_LAYERS = 3
+GZIP_MAGIC = b"\x1f\x8b"
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_TRANSPORT_ENCODINGS = frozenset({"gzip", "x-gzip", "deflate"})
+
+Resolver = Callable[[str, int], Sequence[str]]
+
+
+def system_resolver(host: str, port: int) -> list[str]:
+    """Resolve a host name to its addresses with the system resolver, each once."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """HTTP Basic Auth credentials of the audited site."""
+
+    username: str
+    password: str = field(repr=False)
+
+    def header(self) -> str:
+        """The Authorization header value: Basic base64(username:password) in UTF-8."""
+        token = base64.b64encode(f"{self.username}:{self.password}".encode()).decode("ascii")
+        return f"Basic {token}"
+
+    def secrets(self) -> tuple[str, ...]:
+        """The strings that must never appear in a result, log line or message."""
+        header = self.header()
+        return tuple(s for s in (self.password, header, header[6:]) if len(s) >= 3)
+
+
+@dataclass(frozen=True)
+class FetchPolicy:
+    """What one audit's fetches may do: where credentials go, which addresses, how long."""
+
+    origin: tuple[str, str, int]
+    credentials: Credentials | None = None
+    allow_private_networks: bool = False
+    resolver: Resolver = system_resolver
+    deadline_s: float = REQUEST_DEADLINE_S
+    # A time.monotonic() value after which no fetch may run on (the Lambda's own time limit).
+    budget_deadline: float | None = None
+
+
+@dataclass(frozen=True)
+class FetchStats:
+    """What one fetch cost, for logs and metrics."""
+
+    url: str
+    status: int | None
+    wire_bytes: int
+    seconds: float
+    error: str | None
+
+
+class FetchError(Exception):
+    """A fetch that could not be completed; part of the audit, not a defect."""
+
+    def __init__(self, kind: str, detail: str = "") -> None:
+        super().__init__(f"{kind}: {detail}" if detail else kind)
+        self.kind = kind
+        self.detail = detail
+
+    def describe(self) -> str:
+        """A short phrase for the data map's issues."""
+        if self.kind == "blocked":
+            return f"blocked address {self.detail}"
+        if self.kind == "too-large":
+            return f"body larger than {MAX_BODY_BYTES:,} bytes{self.detail}"
+        return f"fetch error ({self.kind}{': ' + self.detail if self.detail else ''})"
+
+
+class _Hop:
+    """Mutable state of one URL's fetch: its deadline, policy and the sockets it opened."""
+
+    def __init__(self, policy: FetchPolicy, deadline: float) -> None:
+        self.policy = policy
+        self.deadline = deadline
+        self.expired = False
+        self.wire_bytes = 0
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+
+    def remaining(self) -> float:
+        return max(0.0, self.deadline - time.monotonic())
+
+    def check_deadline(self) -> None:
+        if self.expired or time.monotonic() >= self.deadline:
+            self.expired = True
+            raise FetchError("timeout", f"no complete answer within {self.policy.deadline_s:g} s")
+
+    def expire(self) -> None:
+        """Watchdog: cut every socket of this fetch, waking any read blocked on it."""
+        with self._lock:
+            self.expired = True
+            for sock in self._sockets:
+                with suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+    def addresses(self, host: str, port: int) -> list[str]:
+        """Resolve host once and check every address; raise FetchError when any is refused."""
+        literal = netguard.parse_ip_literal(host)
+        found: list[netguard.IPAddress] = []
+        if literal is not None:
+            found.append(literal)
+        else:
+            try:
+                names = self.policy.resolver(host, port)
+            except (OSError, UnicodeError) as e:
+                raise FetchError("dns", f"{host}: {e.__class__.__name__}") from None
+            for name in names:
+                address = netguard.parse_ip_literal(name)
+                if address is None:
+                    raise FetchError("dns", f"{host}: unusable address {name[:60]!r}")
+                found.append(address)
+            if not found:
+                raise FetchError("dns", f"{host}: no address")
+        if not self.policy.allow_private_networks:
+            for address in found:
+                reason = netguard.blocked_reason(address)
+                if reason is not None:
+                    raise FetchError("blocked", f"{address} ({reason}) for host {host}")
+        return [str(a) for a in found]
+
+    def connect(self, host: str, port: int, options: Sequence[Any] | None) -> socket.socket:
+        """Open a TCP connection to a checked address of host."""
+        self.check_deadline()
+        last: OSError | None = None
+        for address in self.addresses(host, port):
+            family = socket.AF_INET6 if ":" in address else socket.AF_INET
+            sock = socket.socket(family, socket.SOCK_STREAM)
+            with self._lock:
+                self._sockets.append(sock)
+            try:
+                for opt in options or ():
+                    sock.setsockopt(*opt)
+                sock.settimeout(self.remaining())
+                sock.connect((address, port))
+                return sock
+            except OSError as e:
+                last = e
+                sock.close()
+                if self.expired:
+                    break
+        self.check_deadline()
+        raise FetchError("connect", type(last).__name__ if last else "no address")
+
+
+_HOP: contextvars.ContextVar[_Hop] = contextvars.ContextVar("sitemap_auditor_hop")
+
+
+class _GuardedHTTPConnection(HTTPConnection):
+    def _new_conn(self) -> socket.socket:
+        return _HOP.get().connect(self._dns_host, self.port, self.socket_options)
+
+
+class _GuardedHTTPSConnection(HTTPSConnection):
+    def _new_conn(self) -> socket.socket:
+        return _HOP.get().connect(self._dns_host, self.port, self.socket_options)
+
+
+class _GuardedHTTPPool(HTTPConnectionPool):
+    ConnectionCls = _GuardedHTTPConnection
+
+
+class _GuardedHTTPSPool(HTTPSConnectionPool):
+    ConnectionCls = _GuardedHTTPSConnection
+
+
+class _GuardedAdapter(HTTPAdapter):
+    """A requests adapter whose connections go only to checked addresses."""
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = {
+            "http": _GuardedHTTPPool,
+            "https": _GuardedHTTPSPool,
+        }
+
+
+def _no_auth(request: requests.PreparedRequest) -> requests.PreparedRequest:
+    return request
+
+
+def _origin(url: str) -> tuple[str, str, int] | None:
+    try:
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        host = ascii_host(parts.hostname or "")
+        port = parts.port or DEFAULT_PORTS.get(scheme)
+    except ValueError:
+        return None
+    if host is None or port is None:
+        return None
+    return (scheme, host, port)
+
+
+def _classify(exc: BaseException, hop: _Hop) -> FetchError:
+    """Turn a transport exception into the audit's kind of fetch error."""
+    if isinstance(exc, FetchError):
+        return exc
+    if hop.expired or time.monotonic() >= hop.deadline:
+        hop.expired = True
+        return FetchError("timeout", f"no complete answer within {hop.policy.deadline_s:g} s")
+    # The innermost cause names what really happened (requests and urllib3 wrap it twice).
+    chain: list[BaseException] = []
+    cur: BaseException | None = exc
+    while cur is not None and len(chain) < 8:
+        chain.append(cur)
+        inner = cur.__cause__ or cur.__context__
+        if inner is None and cur.args and isinstance(cur.args[-1], BaseException):
+            inner = cur.args[-1]
+        cur = inner
+    for e in chain:
+        if isinstance(e, FetchError):
+            return e
+    for e in chain:
+        if isinstance(e, (ssl.SSLError, ssl.CertificateError, requests.exceptions.SSLError)):
+            return FetchError("tls", type(e).__name__)
+    for e in chain:
+        if isinstance(e, (TimeoutError, socket.timeout, requests.exceptions.Timeout)):
+            return FetchError("timeout", type(e).__name__)
+    for e in chain:
+        if isinstance(e, ConnectionResetError):
+            return FetchError("connection reset")
+        if isinstance(e, http.client.IncompleteRead):
+            return FetchError("incomplete body")
+        if isinstance(e, http.client.RemoteDisconnected):
+            return FetchError("connection closed", "no answer")
+    for e in chain:
+        if isinstance(e, (requests.exceptions.InvalidURL, urllib3.exceptions.LocationParseError)):
+            return FetchError("invalid URL")
+        if isinstance(e, requests.exceptions.ChunkedEncodingError):
+            return FetchError("broken body", type(e).__name__)
+        if isinstance(e, (urllib3.exceptions.ProtocolError, http.client.HTTPException)):
+            return FetchError("protocol", type(e).__name__)
+    return FetchError("connection", type(exc).__name__)
+
+
+def _inflate(chunks: Iterable[bytes], hop: _Hop) -> Iterator[bytes]:
+    """Decompress one gzip or zlib layer, bounded: no more than MAX_BODY_BYTES come out."""
+    d = zlib.decompressobj(32 + zlib.MAX_WBITS)  # 32: a gzip or a zlib header, found by itself
+    produced = 0
+    try:
+        for chunk in chunks:
+            data = chunk
+            while data:
+                out = d.decompress(data, CHUNK_BYTES)
+                data = d.unconsumed_tail
+                if out:
+                    produced += len(out)
+                    if produced > MAX_BODY_BYTES:
+                        raise FetchError("too-large", " once decompressed")
+                    hop.check_deadline()
+                    yield out
+                if d.eof:
+                    rest = d.unused_data
+                    if rest[:2] != GZIP_MAGIC:
+                        return  # trailing bytes after the stream are ignored, as gzip(1) does
+                    d = zlib.decompressobj(32 + zlib.MAX_WBITS)  # a further gzip member
+                    data = rest
+    except zlib.error:
+        raise FetchError("bad compressed data") from None
+    if not d.eof:
+        raise FetchError("truncated compressed data")
+
+
+def _peel_gzip(chunks: Iterable[bytes], hop: _Hop, layers: int) -> Iterator[bytes]:
+    """Undo every gzip layer found by its magic bytes, whatever the headers said."""
+    it = iter(chunks)
+    head = b""
+    for chunk in it:
+        head += chunk
+        if len(head) >= len(GZIP_MAGIC):
+            break
+    stream = itertools.chain((head,), it) if head else it
+    if head[:2] != GZIP_MAGIC:
+        yield from stream
+    elif layers <= 0:
+        raise FetchError("bad compressed data", "too many gzip layers")
+    else:
+        yield from _peel_gzip(_inflate(stream, hop), hop, layers - 1)
+
+
+class Response:
+    """The final answer of a fetch, after redirects; its body is read as decoded chunks."""
+
+    def __init__(self, url: str, raw: requests.Response, hop: _Hop) -> None:
+        self.url = url
+        self.status: int = raw.status_code
+        self.content_type: str | None = raw.headers.get("Content-Type")
+        self.truncated = False
+        self._raw = raw
+        self._hop = hop
+
+    def _wire(self) -> Iterator[bytes]:
+        hop = self._hop
+        try:
+            for chunk in self._raw.raw.stream(CHUNK_BYTES, decode_content=False):
+                hop.wire_bytes += len(chunk)
+                if hop.wire_bytes > MAX_BODY_BYTES:
+                    raise FetchError("too-large")
+                hop.check_deadline()
+                yield chunk
+        except FetchError:
+            raise
+        except Exception as e:  # noqa: BLE001 -- every transport failure is a fetch error
+            raise _classify(e, hop) from None
+        # A watchdog shutdown can look like a clean end of a body sent without a length.
+        hop.check_deadline()
+
+    def body(self, limit: int = MAX_BODY_BYTES, truncate: bool = False) -> Iterator[bytes]:
+        """Yield the decoded body in chunks; past limit, stop (truncate) or raise FetchError."""
+        stream: Iterable[bytes] = self._wire()
+        codings = [
+            c.strip().lower()
+            for c in self._raw.headers.get("Content-Encoding", "").split(",")
+            if c.strip() and c.strip().lower() != "identity"
+        ]
+        for coding in reversed(codings):
+            if coding not in _TRANSPORT_ENCODINGS:
+                raise FetchError("unsupported Content-Encoding", coding[:40])
+            stream = _inflate(stream, self._hop)
+        total = 0
+        for chunk in _peel_gzip(stream, self._hop, MAX_SNIFFED_GZIP_LAYERS):
+            total += len(chunk)
+            if total > limit:
+                if not truncate:
+                    raise FetchError("too-large")
+                self.truncated = True
+                yield chunk[: len(chunk) - (total - limit)]
+                return
+            yield chunk
+
+
+class Fetcher:
+    """Fetches URLs for one audit under one FetchPolicy."""
+
+    def __init__(
+        self, policy: FetchPolicy, on_fetch: Callable[[FetchStats], None] | None = None
+    ) -> None:
+        self.policy = policy
+        self._on_fetch = on_fetch
+        self._session = requests.Session()
+        self._session.trust_env = False  # no proxies or .netrc credentials from the environment
+        adapter = _GuardedAdapter(max_retries=0, pool_connections=4, pool_maxsize=1)
+        self._session.mount("http://", adapter)
+        self._session.mount("https://", adapter)
+
+    def close(self) -> None:
+        """Release the connections."""
+        self._session.close()
+
+    def remaining_budget(self) -> float | None:
+        """Seconds left before the audit's own time limit, or None when it has none."""
+        if self.policy.budget_deadline is None:
+            return None
+        return self.policy.budget_deadline - time.monotonic()
+
+    def _headers(self, url: str) -> dict[str, str]:
+        headers = {
+            "User-Agent": USER_AGENT,
+            "Accept": "*/*",
+            "Accept-Encoding": "gzip, deflate",
+            # One connection per hop: a pooled socket would escape this fetch's watchdog.
+            "Connection": "close",
+        }
+        creds = self.policy.credentials
+        if creds is not None and _origin(url) == self.policy.origin:
+            headers["Authorization"] = creds.header()
+        return headers
+
+    def _send(self, url: str, hop: _Hop) -> requests.Response:
+        token = _HOP.set(hop)
+        try:
+            remaining = max(hop.remaining(), 0.001)
+            return self._session.get(
+                url,
+                headers=self._headers(url),
+                stream=True,
+                allow_redirects=False,
+                timeout=(remaining, remaining),
+                # Not None: requests would otherwise send a URL's user:password@ as Basic Auth
+                # to whatever host a Sitemap: line or redirect names.
+                auth=_no_auth,
+            )
+        except Exception as e:  # noqa: BLE001 -- every transport failure is a fetch error
+            raise _classify(e, hop) from None
+        finally:
+            _HOP.reset(token)
+
+    @contextmanager
+    def open(self, url: str) -> Iterator[Response]:
+        """Fetch url, following redirects, and yield its final Response; raises FetchError."""
+        start = time.monotonic()
+        deadline = start + self.policy.deadline_s
+        if self.policy.budget_deadline is not None:
+            deadline = min(deadline, self.policy.budget_deadline)
+        hop = _Hop(self.policy, deadline)
+        watchdog = threading.Timer(max(0.0, deadline - start), hop.expire)
+        watchdog.daemon = True
+        watchdog.start()
+        raw: requests.Response | None = None
+        status: int | None = None
+        error: str | None = None
+        try:
+            current = url
+            for hop_number in itertools.count():
+                raw = self._send(current, hop)
+                location = raw.headers.get("Location")
+                if raw.status_code not in _REDIRECTS or location is None:
+                    break
+                if hop_number >= MAX_REDIRECTS:
+                    raise FetchError("too many redirects", f"more than {MAX_REDIRECTS}")
+                raw.close()
+                with suppress(UnicodeError):
+                    location = location.encode("latin-1").decode("utf-8")
+                current = urljoin(current, location.strip())
+                if urlsplit(current).scheme.lower() not in ("http", "https"):
+                    raise FetchError("redirect to another scheme", urlsplit(current).scheme[:20])
+            assert raw is not None
+            status = raw.status_code
+            yield Response(current, raw, hop)
+        except FetchError as e:
+            error = e.kind
+            raise
+        finally:
+            watchdog.cancel()
+            if raw is not None:
+                raw.close()
+            if self._on_fetch is not None:
+                self._on_fetch(
+                    FetchStats(url, status, hop.wire_bytes, time.monotonic() - start, error)
+                )

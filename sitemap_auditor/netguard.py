@@ -1,0 +1,59 @@
+"""Network safety: which addresses the auditor may connect to (CONTRACT section 4)."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+# Ranges Python's flags miss or that embed another address worth a second look.
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
+
+
+def parse_ip_literal(host: str) -> IPAddress | None:
+    """Return the address a host string spells, including legacy IPv4 forms (0x7f.1, 2130706433)."""
+    text = host.strip("[]")
+    try:
+        return ipaddress.ip_address(text.split("%", 1)[0])
+    except ValueError:
+        pass
+    if text and all(c in "0123456789abcdefxABCDEFX." for c in text):
+        try:
+            # inet_aton takes what resolvers and browsers take: decimal, octal, hex, short forms.
+            return ipaddress.IPv4Address(socket.inet_aton(text))
+        except OSError:
+            return None
+    return None
+
+
+def blocked_reason(address: IPAddress) -> str | None:
+    """Return why an address is not public (loopback, private, ...), or None when it is public."""
+    if isinstance(address, ipaddress.IPv6Address):
+        embedded = address.ipv4_mapped or address.sixtofour
+        if embedded is None and address.teredo is not None:
+            embedded = address.teredo[1]
+        if embedded is None and address in _NAT64:
+            embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+        if embedded is not None:
+            inner = blocked_reason(embedded)
+            if inner is not None:
+                return f"{inner}, embedded in IPv6"
+        if address in _NAT64_LOCAL:
+            return "private"
+    if address.is_loopback:
+        return "loopback"
+    if address.is_unspecified:
+        return "unspecified"
+    if address.is_link_local:
+        return "link-local"
+    if address.is_multicast:
+        return "multicast"
+    if address.is_private:
+        return "private"
+    if address.is_reserved:
+        return "reserved"
+    if not address.is_global:
+        return "not public"  # shared (100.64/10), documentation, benchmarking ranges and the like
+    return None

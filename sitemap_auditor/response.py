@@ -1,0 +1,123 @@
+"""The platform's Response: the shared data map, the checks in order and the overall status."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from . import __version__, codes
+from .lastmod import format_instant
+from .rules import Facts, Fired
+
+RESPONSE_VERSION = 2.0
+AUDITOR = {
+    "id": "com.thirtysevenaudits.auditor.SitemapAuditor",
+    "name": "Sitemap",
+    "version": __version__,
+}
+# CONTRACT section 2: a defect's message is cut at 300 characters.
+MAX_ERROR_MESSAGE = 300
+_SPACE = re.compile(r"\s+")
+
+
+def data_map(facts: Facts, issues: Sequence[str]) -> dict[str, Any]:
+    """Build the data map shared by every check (CONTRACT section 3)."""
+    site = facts.site
+    s = facts.selected
+    latest = s.parsed.latest_lastmod if s else None
+    return {
+        "siteBase": site.url if site else None,
+        "robotsTxtUrl": site.robots_txt_url if site else None,
+        "robotsTxtHttpStatus": facts.robots_status,
+        "robotsTxtListsSitemap": facts.robots_lists_sitemap,
+        "candidateSitemaps": list(facts.candidates),
+        "selectedSitemapUrl": s.url if s else None,
+        "sitemapType": s.parsed.root if s else None,
+        "sitemapHttpStatus": s.http_status if s else None,
+        "contentType": s.content_type if s else None,
+        "entryCount": s.parsed.entry_count if s else None,
+        "latestLastmod": format_instant(latest) if latest else None,
+        "maxAgeDays": facts.max_age_days,
+        "issues": list(issues),
+    }
+
+
+def _fill(template: str | None, values: dict[str, object]) -> str | None:
+    if template is None:
+        return None
+    return template.format(**{k: "null" if v is None else v for k, v in values.items()})
+
+
+def overall_status(statuses: Iterable[str]) -> str:
+    """Combine the statuses of the checks other than INFORMATION (CONTRACT section 2)."""
+    graded = [s for s in statuses if s != codes.INFORMATION]
+    if graded and all(s == codes.ERROR for s in graded):
+        return codes.ERROR
+    for status in (codes.FAIL, codes.WARNING):
+        if status in graded:
+            return status
+    return codes.SUCCESS
+
+
+def format_date(moment: datetime) -> str:
+    """The Response's `date`: UTC, to the second, with Z."""
+    return format_instant(moment)
+
+
+def build(fired: Sequence[Fired], data: dict[str, Any], finished: datetime) -> dict[str, Any]:
+    """Build the platform Response from the fired checks and the shared data map."""
+    checks = [
+        {
+            "status": f.code.status,
+            "resource": f.resource,
+            "message": _fill(f.code.message, f.values),
+            "recommendation": _fill(f.code.recommendation, f.values),
+            "score": 0,
+            "data": data,
+            "code": {
+                "id": f.code.id,
+                "description": f.code.description,
+                "rationale": f.code.rationale,
+            },
+            "order": None,
+        }
+        for f in fired
+    ]
+    status = overall_status(f.code.status for f in fired)
+    message = next((c["message"] for c in checks if c["status"] == status), None)
+    return {
+        "version": RESPONSE_VERSION,
+        "auditor": dict(AUDITOR),
+        "status": status,
+        "date": format_date(finished),
+        "message": message,
+        "groupId": None,
+        "checks": checks,
+    }
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    """Replace every secret in text with ***."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return text
+
+
+def error(exc: BaseException, finished: datetime, secrets: Iterable[str] = ()) -> dict[str, Any]:
+    """The platform's ERROR Response for an audit that could not finish."""
+    detail = _SPACE.sub(" ", f"{type(exc).__name__}: {exc}").strip()
+    message = redact(f"The audit could not finish: {detail}", secrets)
+    if len(message) > MAX_ERROR_MESSAGE:
+        message = message[: MAX_ERROR_MESSAGE - 3] + "..."
+    return {
+        "version": RESPONSE_VERSION,
+        "auditor": dict(AUDITOR),
+        "status": codes.ERROR,
+        "date": format_date(finished),
+        "message": message,
+        "groupId": None,
+        "checks": None,
+    }

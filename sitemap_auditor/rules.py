@@ -1,0 +1,150 @@
+"""The audit's rules: one pure function per CheckCode, from the audit's facts to a fired check."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from . import codes
+from .codes import CheckCode
+from .lastmod import format_instant
+from .parser import ParsedSitemap
+from .site import SiteBase, describe_url_value
+
+
+@dataclass(frozen=True)
+class SelectedSitemap:
+    """The first candidate that parsed, with what its final answer said."""
+
+    url: str
+    http_status: int
+    content_type: str | None
+    parsed: ParsedSitemap
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Everything the rules look at, gathered by the pipeline."""
+
+    url_value: object
+    site: SiteBase | None
+    robots_status: int | None
+    robots_lists_sitemap: bool
+    robots_served_without_sitemap: bool  # answered 200, read whole, no usable Sitemap: line
+    candidates: tuple[str, ...]
+    selected: SelectedSitemap | None
+    max_age_days: int
+    now: datetime
+
+
+@dataclass(frozen=True)
+class Fired:
+    """A check that fired: its code, the resource it is about and the values for its texts."""
+
+    code: CheckCode
+    resource: str | None
+    values: dict[str, object]
+
+
+def _sitemap_values(f: Facts, s: SelectedSitemap) -> dict[str, object]:
+    latest = s.parsed.latest_lastmod
+    return {
+        "sitemapUrl": s.url,
+        "sitemapType": s.parsed.root,
+        "entryCount": s.parsed.entry_count,
+        "latestLastmod": format_instant(latest) if latest else None,
+        "maxAgeDays": f.max_age_days,
+    }
+
+
+def _age_seconds(f: Facts, latest: datetime) -> int:
+    # Integer seconds: a window of 10**30 days must not overflow timedelta.
+    return int((f.now - latest).total_seconds())
+
+
+def _is_stale(f: Facts, latest: datetime) -> bool:
+    return _age_seconds(f, latest) > f.max_age_days * 86_400
+
+
+def check_100_spec_pin(f: Facts) -> Fired | None:
+    """Always: the Sitemaps protocol version this auditor implements."""
+    return Fired(codes.INFO_100, codes.SPEC_URL, {"specUrl": codes.SPEC_URL})
+
+
+def check_400_no_sitemap(f: Facts) -> Fired | None:
+    """No candidate answered 2xx with a <urlset> or <sitemapindex> root."""
+    if f.site is None or f.selected is not None:
+        return None
+    return Fired(
+        codes.FAIL_400,
+        f.site.url,
+        {
+            "siteBase": f.site.url,
+            "robotsTxtUrl": f.site.robots_txt_url,
+            "candidates": ", ".join(f.candidates),
+            "candidateCount": len(f.candidates),
+        },
+    )
+
+
+def check_300_stale(f: Facts) -> Fired | None:
+    """The latest <lastmod> is older than the freshness window."""
+    s = f.selected
+    if s is None or s.parsed.latest_lastmod is None or not _is_stale(f, s.parsed.latest_lastmod):
+        return None
+    values = _sitemap_values(f, s)
+    values["ageDays"] = _age_seconds(f, s.parsed.latest_lastmod) // 86_400
+    return Fired(codes.WARN_300, s.url, values)
+
+
+def check_301_no_lastmod(f: Facts) -> Fired | None:
+    """The sitemap parsed but no entry has a parsable <lastmod>."""
+    s = f.selected
+    if s is None or s.parsed.latest_lastmod is not None:
+        return None
+    return Fired(codes.WARN_301, s.url, _sitemap_values(f, s))
+
+
+def check_302_robots_without_sitemap(f: Facts) -> Fired | None:
+    """robots.txt answered 200 but lists no Sitemap: line."""
+    if f.site is None or not f.robots_served_without_sitemap:
+        return None
+    sitemap_url = f.selected.url if f.selected else f"{f.site.url}/sitemap.xml"
+    return Fired(
+        codes.WARN_302,
+        f.site.robots_txt_url,
+        {"robotsTxtUrl": f.site.robots_txt_url, "sitemapUrl": sitemap_url},
+    )
+
+
+def check_200_fresh(f: Facts) -> Fired | None:
+    """The sitemap parsed and its latest <lastmod> is within the window."""
+    s = f.selected
+    if s is None or s.parsed.latest_lastmod is None or _is_stale(f, s.parsed.latest_lastmod):
+        return None
+    return Fired(codes.OK_200, s.url, _sitemap_values(f, s))
+
+
+def check_501_invalid_url(f: Facts) -> Fired | None:
+    """The audited URL gives no site root."""
+    if f.site is not None:
+        return None
+    return Fired(codes.ERROR_501, None, {"url": describe_url_value(f.url_value)})
+
+
+# One rule per CheckCode, in the documentation's table order.
+RULES: tuple[Callable[[Facts], Fired | None], ...] = (
+    check_100_spec_pin,
+    check_400_no_sitemap,
+    check_300_stale,
+    check_301_no_lastmod,
+    check_302_robots_without_sitemap,
+    check_200_fresh,
+    check_501_invalid_url,
+)
+
+
+def evaluate(facts: Facts) -> list[Fired]:
+    """Run every rule and return the checks that fired, in table order."""
+    return [fired for rule in RULES if (fired := rule(facts)) is not None]

@@ -1,0 +1,113 @@
+"""Site root: from the audited URL to `scheme://host[:port]`, or the reason there is none."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+ALLOWED_SCHEMES = ("http", "https")
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+@dataclass(frozen=True)
+class SiteBase:
+    """The audited site's origin, normalised as the data map's `siteBase`."""
+
+    scheme: str
+    host: str  # lower-case, ASCII (IDNA) form, IPv6 without brackets
+    port: int | None  # as written in the URL, None when absent
+
+    @property
+    def url(self) -> str:
+        """`scheme://host[:port]`, no trailing slash."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        port = f":{self.port}" if self.port is not None else ""
+        return f"{self.scheme}://{host}{port}"
+
+    @property
+    def robots_txt_url(self) -> str:
+        """The robots.txt URL of this site."""
+        return f"{self.url}/robots.txt"
+
+    def origin(self) -> tuple[str, str, int]:
+        """(scheme, host, effective port), for same-origin comparisons."""
+        return (self.scheme, self.host, self.port or DEFAULT_PORTS[self.scheme])
+
+
+def ascii_host(host: str) -> str | None:
+    """Return the lower-cased ASCII (IDNA) form of a host name, or None when it has none."""
+    host = host.lower()
+    if host.isascii():
+        return host
+    try:
+        import idna  # requests' own dependency: IDNA 2008 with UTS 46 mapping
+
+        return idna.encode(host, uts46=True).decode("ascii")
+    except (ImportError, UnicodeError, ValueError):
+        try:
+            return host.encode("idna").decode("ascii")
+        except UnicodeError:
+            return None
+
+
+def _valid_host(host: str) -> bool:
+    # Characters no host name, IPv4 or IPv6 literal can hold; urlsplit lets them through.
+    return bool(host) and not any(c in host for c in " \t\r\n\\/?#@<>\"'`{}|^%")
+
+
+def resolve(url: object) -> SiteBase | None:
+    """Return the site root of an audited URL, or None when it has no http(s) scheme and host."""
+    if not isinstance(url, str):
+        return None
+    text = url.strip()
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+        hostname = parts.hostname
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in ALLOWED_SCHEMES or not parts.netloc or not hostname:
+        return None
+    host = ascii_host(hostname)
+    if host is None or not _valid_host(host):
+        return None
+    return SiteBase(scheme=scheme, host=host, port=port)
+
+
+def strip_userinfo(url: str) -> str:
+    """Remove any `user:password@` part from a URL-like string."""
+    scheme_end = url.find("//")
+    if scheme_end < 0:
+        return url
+    start = scheme_end + 2
+    end = len(url)
+    for sep in "/?#":
+        pos = url.find(sep, start)
+        if pos >= 0:
+            end = min(end, pos)
+    at = url.rfind("@", start, end)
+    if at < 0:
+        return url
+    return url[:start] + url[at + 1 :]
+
+
+# An event may carry megabytes in `url`; the result echoes it twice and must stay small.
+MAX_ECHOED_URL = 2048
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_ECHOED_URL else text[: MAX_ECHOED_URL - 3] + "..."
+
+
+def describe_url_value(url: object) -> str:
+    """Render the event's `url` for the 501 recommendation: trimmed, without userinfo, or JSON."""
+    if url is None:
+        return "null"
+    if isinstance(url, str):
+        return _cut(strip_userinfo(url.strip()))
+    try:
+        return _cut(json.dumps(url, ensure_ascii=False))
+    except (TypeError, ValueError):
+        return _cut(repr(url))
