@@ -24,7 +24,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 import requests
@@ -34,6 +34,9 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from . import netguard
+
+if TYPE_CHECKING:
+    from urllib3._base_connection import BaseHTTPConnection
 from .site import DEFAULT_PORTS, ascii_host
 
 # The platform's crawler identity (CONTRACT section 4), to the letter.
@@ -127,6 +130,7 @@ class _Hop:
     def __init__(self, policy: FetchPolicy, deadline: float) -> None:
         self.policy = policy
         self.deadline = deadline
+        self.seconds = max(0.0, deadline - time.monotonic())
         self.expired = False
         self.wire_bytes = 0
         self._sockets: list[socket.socket] = []
@@ -138,7 +142,10 @@ class _Hop:
     def check_deadline(self) -> None:
         if self.expired or time.monotonic() >= self.deadline:
             self.expired = True
-            raise FetchError("timeout", f"no complete answer within {self.policy.deadline_s:g} s")
+            raise self.timeout()
+
+    def timeout(self) -> FetchError:
+        return FetchError("timeout", f"no complete answer within {self.seconds:.3g} s")
 
     def expire(self) -> None:
         """Watchdog: cut every socket of this fetch, waking any read blocked on it."""
@@ -210,11 +217,21 @@ class _GuardedHTTPSConnection(HTTPSConnection):
         return _HOP.get().connect(self._dns_host, self.port, self.socket_options)
 
 
-class _GuardedHTTPPool(HTTPConnectionPool):
+class _NoReuse:
+    """Never hand a connection back for reuse: a kept socket would outlive its fetch's watchdog,
+    and reusing one the server is closing (we send Connection: close) races into a reset."""
+
+    def _put_conn(self, conn: BaseHTTPConnection | None) -> None:
+        if conn is not None:
+            conn.close()
+        super()._put_conn(None)  # type: ignore[misc]
+
+
+class _GuardedHTTPPool(_NoReuse, HTTPConnectionPool):
     ConnectionCls = _GuardedHTTPConnection
 
 
-class _GuardedHTTPSPool(HTTPSConnectionPool):
+class _GuardedHTTPSPool(_NoReuse, HTTPSConnectionPool):
     ConnectionCls = _GuardedHTTPSConnection
 
 
@@ -246,13 +263,23 @@ def _origin(url: str) -> tuple[str, str, int] | None:
     return (scheme, host, port)
 
 
+# What the network and the HTTP stack raise; anything else is a defect and is not swallowed.
+_TRANSPORT_ERRORS = (
+    requests.RequestException,
+    urllib3.exceptions.HTTPError,
+    http.client.HTTPException,
+    OSError,
+    UnicodeError,  # a host name that no IDNA encoding accepts
+)
+
+
 def _classify(exc: BaseException, hop: _Hop) -> FetchError:
     """Turn a transport exception into the audit's kind of fetch error."""
     if isinstance(exc, FetchError):
         return exc
     if hop.expired or time.monotonic() >= hop.deadline:
         hop.expired = True
-        return FetchError("timeout", f"no complete answer within {hop.policy.deadline_s:g} s")
+        return hop.timeout()
     # The innermost cause names what really happened (requests and urllib3 wrap it twice).
     chain: list[BaseException] = []
     cur: BaseException | None = exc
@@ -355,7 +382,7 @@ class Response:
                 yield chunk
         except FetchError:
             raise
-        except Exception as e:  # noqa: BLE001 -- every transport failure is a fetch error
+        except _TRANSPORT_ERRORS as e:
             raise _classify(e, hop) from None
         # A watchdog shutdown can look like a clean end of a body sent without a length.
         hop.check_deadline()
@@ -435,7 +462,7 @@ class Fetcher:
                 # to whatever host a Sitemap: line or redirect names.
                 auth=_no_auth,
             )
-        except Exception as e:  # noqa: BLE001 -- every transport failure is a fetch error
+        except _TRANSPORT_ERRORS as e:
             raise _classify(e, hop) from None
         finally:
             _HOP.reset(token)

@@ -1,0 +1,239 @@
+"""Real HTTP servers on 127.0.0.1 for the tests, with well-behaved and hostile routes."""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import socket
+import struct
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+Route = Callable[[BaseHTTPRequestHandler], None]
+
+
+@dataclass
+class Seen:
+    """One request the server received."""
+
+    path: str
+    headers: dict[str, str]
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 64
+
+
+@dataclass
+class Site:
+    """A site on 127.0.0.1: routes by path, every request recorded."""
+
+    routes: dict[str, Route] = field(default_factory=dict)
+    seen: list[Seen] = field(default_factory=list)
+    server: _Server | None = None
+    host: str = "127.0.0.1"
+
+    @property
+    def port(self) -> int:
+        assert self.server is not None
+        return int(self.server.server_address[1])
+
+    @property
+    def base(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def url(self, path: str) -> str:
+        return self.base + path
+
+    def route(self, path: str, route: Route) -> None:
+        self.routes[path] = route
+
+    def paths(self) -> list[str]:
+        return [s.path for s in self.seen]
+
+    def start(self) -> Site:
+        site = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:
+                site.seen.append(Seen(self.path, {k.lower(): v for k, v in self.headers.items()}))
+                route = site.routes.get(self.path)
+                if route is None:
+                    send(self, 404, b"not found", {"Content-Type": "text/plain"})
+                    return
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    route(self)
+
+            def log_message(self, fmt: str, *args: object) -> None:
+                pass
+
+        self.server = _Server((self.host, 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+
+
+def send(
+    h: BaseHTTPRequestHandler,
+    status: int,
+    body: bytes = b"",
+    headers: dict[str, str] | None = None,
+) -> None:
+    """Answer with a whole body and its true Content-Length."""
+    h.send_response(status)
+    for k, v in (headers or {}).items():
+        h.send_header(k, v)
+    h.send_header("Content-Length", str(len(body)))
+    h.end_headers()
+    h.wfile.write(body)
+
+
+def reply(
+    body: bytes | str = b"",
+    status: int = 200,
+    content_type: str = "application/xml",
+    headers: dict[str, str] | None = None,
+) -> Route:
+    """A route that answers with a fixed body."""
+    data = body.encode() if isinstance(body, str) else body
+    all_headers = {"Content-Type": content_type, **(headers or {})}
+    return lambda h: send(h, status, data, all_headers)
+
+
+def redirect(location: str, status: int = 302) -> Route:
+    """A route that redirects."""
+    return lambda h: send(h, status, b"", {"Location": location})
+
+
+def stream(chunks: Iterable[bytes], content_type: str = "application/xml") -> Route:
+    """A route that sends a body of unknown length, closing the connection at its end."""
+
+    def route(h: BaseHTTPRequestHandler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", content_type)
+        h.send_header("Connection", "close")
+        h.end_headers()
+        for chunk in chunks:
+            h.wfile.write(chunk)
+        h.close_connection = True
+
+    return route
+
+
+def endless(chunk: bytes, limit_bytes: int) -> Route:
+    """A body that goes on (up to limit_bytes, so a broken client cannot hang the test run)."""
+
+    def chunks() -> Iterable[bytes]:
+        sent = 0
+        while sent < limit_bytes:
+            yield chunk
+            sent += len(chunk)
+
+    return lambda h: stream(chunks())(h)
+
+
+def drip(head: bytes, byte: bytes, interval: float, total_seconds: float) -> Route:
+    """Send head, then one byte every interval seconds, for at most total_seconds."""
+
+    def route(h: BaseHTTPRequestHandler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "application/xml")
+        h.send_header("Connection", "close")
+        h.end_headers()
+        h.wfile.write(head)
+        h.wfile.flush()
+        end = time.monotonic() + total_seconds
+        while time.monotonic() < end:
+            time.sleep(interval)
+            h.wfile.write(byte)
+            h.wfile.flush()
+        h.close_connection = True
+
+    return route
+
+
+def slow_headers(interval: float, total_seconds: float) -> Route:
+    """Send the status line, then header bytes one at a time, never finishing the headers."""
+
+    def route(h: BaseHTTPRequestHandler) -> None:
+        h.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+        h.wfile.flush()
+        end = time.monotonic() + total_seconds
+        while time.monotonic() < end:
+            time.sleep(interval)
+            h.wfile.write(b"a")
+            h.wfile.flush()
+        h.close_connection = True
+
+    return route
+
+
+def reset_after(body: bytes, content_length: int) -> Route:
+    """Promise content_length bytes, send body, then reset the connection (RST)."""
+
+    def route(h: BaseHTTPRequestHandler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "application/xml")
+        h.send_header("Content-Length", str(content_length))
+        h.end_headers()
+        h.wfile.write(body)
+        h.wfile.flush()
+        sock = h.connection
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.close()
+        h.close_connection = True
+
+    return route
+
+
+def raw(data: bytes) -> Route:
+    """Write raw bytes as the whole answer (status line and headers included), then close."""
+
+    def route(h: BaseHTTPRequestHandler) -> None:
+        h.wfile.write(data)
+        h.wfile.flush()
+        h.close_connection = True
+
+    return route
+
+
+def gz(data: bytes) -> bytes:
+    """Gzip data (deterministic header)."""
+    return gzip.compress(data, mtime=0)
+
+
+def urlset(lastmods: Iterable[str | None], base: str = "https://example.com") -> bytes:
+    """A <urlset> with one <url> per lastmod (None: no <lastmod>)."""
+    parts = ['<?xml version="1.0" encoding="UTF-8"?>\n']
+    parts.append('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n')
+    for i, lm in enumerate(lastmods):
+        parts.append(f"  <url><loc>{base}/p{i}</loc>")
+        if lm is not None:
+            parts.append(f"<lastmod>{lm}</lastmod>")
+        parts.append("</url>\n")
+    parts.append("</urlset>\n")
+    return "".join(parts).encode()
+
+
+def sitemapindex(lastmods: Iterable[str | None], base: str = "https://example.com") -> bytes:
+    """A <sitemapindex> with one <sitemap> per lastmod."""
+    parts = ['<?xml version="1.0" encoding="UTF-8"?>\n']
+    parts.append('<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n')
+    for i, lm in enumerate(lastmods):
+        parts.append(f"  <sitemap><loc>{base}/s{i}.xml</loc>")
+        if lm is not None:
+            parts.append(f"<lastmod>{lm}</lastmod>")
+        parts.append("</sitemap>\n")
+    parts.append("</sitemapindex>\n")
+    return "".join(parts).encode()

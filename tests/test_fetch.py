@@ -1,0 +1,278 @@
+"""The fetcher against real servers on 127.0.0.1: identity, auth, redirects, deadlines, caps."""
+
+from __future__ import annotations
+
+import time
+import zlib
+
+import pytest
+from servers import (
+    Site,
+    drip,
+    endless,
+    gz,
+    raw,
+    redirect,
+    reply,
+    reset_after,
+    slow_headers,
+    urlset,
+)
+
+from sitemap_auditor.fetch import (
+    MAX_BODY_BYTES,
+    USER_AGENT,
+    Credentials,
+    Fetcher,
+    FetchError,
+    FetchPolicy,
+)
+
+CREDS = Credentials("editor", "s3cr3t-pässword")
+
+
+def fetcher_for(site: Site, deadline_s: float = 30.0, creds: Credentials | None = None) -> Fetcher:
+    return Fetcher(
+        FetchPolicy(
+            origin=("http", "127.0.0.1", site.port),
+            credentials=creds,
+            allow_private_networks=True,
+            deadline_s=deadline_s,
+        )
+    )
+
+
+def fetch(fetcher: Fetcher, url: str) -> tuple[int, bytes]:
+    with fetcher.open(url) as resp:
+        return resp.status, b"".join(resp.body())
+
+
+def test_user_agent_and_no_auth_without_credentials(site: Site) -> None:
+    site.route("/a", reply("hello"))
+    assert fetch(fetcher_for(site), site.url("/a")) == (200, b"hello")
+    headers = site.seen[0].headers
+    assert headers["user-agent"] == USER_AGENT
+    assert "authorization" not in headers
+
+
+def test_basic_auth_is_utf8_and_only_for_the_site_origin(site: Site, other_site: Site) -> None:
+    site.route("/a", reply("x"))
+    other_site.route("/b", reply("y"))
+    f = fetcher_for(site, creds=CREDS)
+    fetch(f, site.url("/a"))
+    fetch(f, other_site.url("/b"))  # same host, another port: another origin
+    assert site.seen[0].headers["authorization"] == CREDS.header()
+    assert CREDS.header() == "Basic ZWRpdG9yOnMzY3IzdC1ww6Rzc3dvcmQ="
+    assert "authorization" not in other_site.seen[0].headers
+
+
+def test_redirect_to_another_origin_drops_the_credentials(site: Site, other_site: Site) -> None:
+    site.route("/a", redirect(other_site.url("/b")))
+    other_site.route("/b", redirect(site.url("/c")))
+    site.route("/c", reply("back home"))
+    assert fetch(fetcher_for(site, creds=CREDS), site.url("/a")) == (200, b"back home")
+    assert "authorization" in site.seen[0].headers
+    assert "authorization" not in other_site.seen[0].headers
+    assert site.seen[1].headers["authorization"] == CREDS.header()  # back on the origin
+
+
+def test_userinfo_in_a_url_is_never_sent(other_site: Site, site: Site) -> None:
+    other_site.route("/x", reply("x"))
+    url = other_site.url("/x").replace("http://", "http://user:pw@")
+    assert fetch(fetcher_for(site), url)[0] == 200
+    assert "authorization" not in other_site.seen[0].headers
+
+
+def test_ten_redirects_are_followed_an_eleventh_fails(site: Site) -> None:
+    for i in range(11):
+        site.route(f"/r{i}", redirect(f"/r{i + 1}", 301 if i % 2 else 307))
+    site.route("/r10", reply("done"))
+    assert fetch(fetcher_for(site), site.url("/r0")) == (200, b"done")
+    site.route("/r10", redirect("/r11"))
+    site.route("/r11", reply("too far"))
+    with pytest.raises(FetchError) as e:
+        fetch(fetcher_for(site), site.url("/r0"))
+    assert e.value.kind == "too many redirects"
+
+
+def test_redirect_loop_fails_fast(site: Site) -> None:
+    site.route("/loop", redirect("/loop"))
+    start = time.monotonic()
+    with pytest.raises(FetchError) as e:
+        fetch(fetcher_for(site), site.url("/loop"))
+    assert e.value.kind == "too many redirects"
+    assert len(site.seen) == 11
+    assert time.monotonic() - start < 5
+
+
+@pytest.mark.parametrize("target", ["ftp://127.0.0.1/x", "file:///etc/passwd", "gopher://x/"])
+def test_redirect_to_another_scheme_fails(site: Site, target: str) -> None:
+    site.route("/a", redirect(target))
+    with pytest.raises(FetchError) as e:
+        fetch(fetcher_for(site), site.url("/a"))
+    assert e.value.kind == "redirect to another scheme"
+
+
+def test_a_redirect_without_location_is_a_final_answer(site: Site) -> None:
+    site.route("/a", reply("", status=302))
+    assert fetch(fetcher_for(site), site.url("/a"))[0] == 302
+
+
+def test_slow_drip_is_cut_at_the_whole_fetch_deadline(site: Site) -> None:
+    site.route("/drip", drip(b"<urlset>", b" ", interval=0.2, total_seconds=20))
+    start = time.monotonic()
+    with pytest.raises(FetchError) as e:
+        fetch(fetcher_for(site, deadline_s=1.5), site.url("/drip"))
+    elapsed = time.monotonic() - start
+    assert e.value.kind == "timeout"
+    assert 1.4 < elapsed < 4
+
+
+def test_slow_headers_are_cut_at_the_deadline(site: Site) -> None:
+    site.route("/slow", slow_headers(interval=0.2, total_seconds=20))
+    start = time.monotonic()
+    with pytest.raises(FetchError) as e:
+        fetch(fetcher_for(site, deadline_s=1.5), site.url("/slow"))
+    assert e.value.kind == "timeout"
+    assert time.monotonic() - start < 4
+
+
+def test_deadline_covers_the_redirect_chain(site: Site) -> None:
+    def slow_redirect(h):  # type: ignore[no-untyped-def]
+        time.sleep(0.4)
+        redirect("/next")(h)
+
+    site.route("/a", slow_redirect)
+    site.route("/next", slow_redirect)
+    with pytest.raises(FetchError) as e:
+        fetch(fetcher_for(site, deadline_s=1.0), site.url("/a"))
+    assert e.value.kind == "timeout"
+
+
+def test_body_over_50_mb_is_not_read_further(site: Site) -> None:
+    site.route("/big", endless(b"<!-- " + b"x" * 65_000 + b" -->", limit_bytes=60 * 1024 * 1024))
+    with pytest.raises(FetchError) as e:
+        fetch(fetcher_for(site), site.url("/big"))
+    assert e.value.kind == "too-large"
+
+
+def test_exactly_50_mb_is_accepted(site: Site) -> None:
+    body = b" " * (MAX_BODY_BYTES - 9) + b"<urlset/>"
+    site.route("/exact", reply(body))
+    with fetcher_for(site).open(site.url("/exact")) as resp:
+        assert sum(len(c) for c in resp.body()) == MAX_BODY_BYTES
+
+
+@pytest.fixture(scope="module")
+def gzip_bomb() -> bytes:
+    """1 GiB of zeros, gzipped to about 1 MB."""
+    c = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = b"\0" * (1 << 20)
+    parts = [c.compress(block) for _ in range(1024)]
+    parts.append(c.flush())
+    return b"".join(parts)
+
+
+def test_gzip_bomb_costs_no_more_than_the_cap(site: Site, gzip_bomb: bytes) -> None:
+    site.route("/bomb.xml.gz", reply(gzip_bomb, content_type="application/x-gzip"))
+    site.route("/bomb-ce.xml", reply(gzip_bomb, headers={"Content-Encoding": "gzip"}))
+    for path in ("/bomb.xml.gz", "/bomb-ce.xml"):
+        start = time.monotonic()
+        with pytest.raises(FetchError) as e:
+            fetch(fetcher_for(site), site.url(path))
+        assert e.value.kind == "too-large"
+        assert "decompressed" in e.value.describe()
+        assert time.monotonic() - start < 10
+
+
+def test_gzip_found_by_magic_bytes_whatever_the_headers(site: Site) -> None:
+    doc = urlset(["2026-01-01"])
+    site.route("/plain-type.xml", reply(gz(doc), content_type="text/html"))
+    site.route("/double.xml.gz", reply(gz(doc), headers={"Content-Encoding": "gzip"}))
+    site.route("/double-ce.xml", reply(gz(gz(doc)), headers={"Content-Encoding": "gzip"}))
+    site.route("/deflate.xml", reply(zlib.compress(doc), headers={"Content-Encoding": "deflate"}))
+    f = fetcher_for(site)
+    for path in ("/plain-type.xml", "/double.xml.gz", "/double-ce.xml", "/deflate.xml"):
+        assert fetch(f, site.url(path)) == (200, doc), path
+
+
+def test_truncated_and_corrupt_gzip(site: Site) -> None:
+    data = gz(urlset(["2026-01-01"] * 100))
+    site.route("/trunc.gz", reply(data[: len(data) // 2]))
+    site.route("/corrupt.gz", reply(data[:10] + b"\xff" * 50 + data[60:]))
+    f = fetcher_for(site)
+    with pytest.raises(FetchError) as e:
+        fetch(f, site.url("/trunc.gz"))
+    assert e.value.kind == "truncated compressed data"
+    with pytest.raises(FetchError) as e:
+        fetch(f, site.url("/corrupt.gz"))
+    assert e.value.kind == "bad compressed data"
+
+
+def test_unsupported_content_encoding(site: Site) -> None:
+    site.route("/br", reply(b"\x0b\x02\x80hello\x03", headers={"Content-Encoding": "br"}))
+    with pytest.raises(FetchError) as e:
+        fetch(fetcher_for(site), site.url("/br"))
+    assert e.value.kind == "unsupported Content-Encoding"
+
+
+def test_connection_reset_mid_body(site: Site) -> None:
+    site.route("/reset", reset_after(b"<urlset><url>", content_length=100_000))
+    with pytest.raises(FetchError) as e:
+        fetch(fetcher_for(site), site.url("/reset"))
+    assert e.value.kind in ("connection reset", "incomplete body")
+
+
+def test_content_length_longer_than_the_body(site: Site) -> None:
+    site.route(
+        "/lies",
+        raw(b"HTTP/1.1 200 OK\r\nContent-Length: 5000\r\nConnection: close\r\n\r\n<urlset/>"),
+    )
+    with pytest.raises(FetchError) as e:
+        fetch(fetcher_for(site), site.url("/lies"))
+    assert e.value.kind == "incomplete body"
+
+
+def test_content_length_shorter_than_the_body_reads_only_what_it_says(site: Site) -> None:
+    site.route(
+        "/short",
+        raw(b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\nConnection: close\r\n\r\n<urlset/>"),
+    )
+    assert fetch(fetcher_for(site), site.url("/short")) == (200, b"<url")
+
+
+def test_broken_chunked_encoding(site: Site) -> None:
+    site.route(
+        "/chunked",
+        raw(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n<urls\r\nZZ\r\nnope"),
+    )
+    with pytest.raises(FetchError) as e:
+        fetch(fetcher_for(site), site.url("/chunked"))
+    assert e.value.kind in ("broken body", "protocol", "incomplete body")
+
+
+def test_not_http_at_all(site: Site) -> None:
+    site.route("/garbage", raw(b"\x00\x01\x02 this is no HTTP\r\n\r\n"))
+    with pytest.raises(FetchError):
+        fetch(fetcher_for(site), site.url("/garbage"))
+
+
+def test_connection_refused(site: Site) -> None:
+    port = site.port
+    site.stop()
+    f = Fetcher(FetchPolicy(origin=("http", "127.0.0.1", port), allow_private_networks=True))
+    with pytest.raises(FetchError) as e:
+        fetch(f, f"http://127.0.0.1:{port}/")
+    assert e.value.kind == "connect"
+
+
+def test_truncating_read_for_robots(site: Site) -> None:
+    site.route("/robots.txt", reply(b"a" * 10_000, content_type="text/plain"))
+    with fetcher_for(site).open(site.url("/robots.txt")) as resp:
+        body = b"".join(resp.body(limit=1000, truncate=True))
+        assert len(body) == 1000 and resp.truncated
+
+
+def test_credentials_never_show_in_their_repr() -> None:
+    assert "s3cr3t" not in repr(CREDS)
+    assert "s3cr3t" not in repr(FetchPolicy(origin=("http", "h", 80), credentials=CREDS))
