@@ -5,19 +5,26 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import time
 import traceback
 from collections.abc import Iterable
 from typing import Any
 
 from aws_lambda_powertools.logging import Logger
+from aws_lambda_powertools.metrics import Metrics, MetricUnit
 
 from .fetch import FetchStats
 from .response import redact
 from .site import strip_userinfo
 
 SERVICE = os.environ.get("POWERTOOLS_SERVICE_NAME") or "sitemap-auditor"
+NAMESPACE = os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or "37Audits/SitemapAuditor"
+# CloudWatch takes at most 100 values of one metric in one EMF document.
+MAX_METRIC_VALUES = 100
 
 logger = Logger(service=SERVICE)
+metrics = Metrics(service=SERVICE, namespace=NAMESPACE)
+_state = {"cold_start": True, "emit_metrics": True}
 
 
 class Invocation:
@@ -25,9 +32,12 @@ class Invocation:
 
     def __init__(self, run_id: object, url: object) -> None:
         self.fetches: list[FetchStats] = []
+        self.started = time.monotonic()
+        cold_start, _state["cold_start"] = _state["cold_start"], False
         logger.thread_safe_append_keys(
             run_id=run_id if isinstance(run_id, str) else None,
             url=strip_userinfo(url)[:2048] if isinstance(url, str) else None,
+            cold_start=cold_start,
         )
         logger.info("audit started")
 
@@ -51,20 +61,52 @@ class Invocation:
         logger.error("audit could not finish", extra={"error": redact(stack, secrets)[-4000:]})
 
     def finished(self, result: dict[str, Any]) -> None:
-        """Log the outcome."""
+        """Log the outcome and flush this invocation's metrics."""
         checks = result.get("checks") or []
+        duration_ms = (time.monotonic() - self.started) * 1000
         logger.info(
             "audit finished",
             extra={
                 "status": result.get("status"),
                 "check_codes": [c["code"]["id"] for c in checks],
+                "duration_ms": round(duration_ms, 1),
             },
         )
         logger.thread_safe_clear_keys()
+        if _state["emit_metrics"]:
+            try:
+                self._add_metrics(result, checks, duration_ms)
+            finally:
+                metrics.flush_metrics()
+
+    def _add_metrics(
+        self, result: dict[str, Any], checks: list[dict[str, Any]], duration_ms: float
+    ) -> None:
+        add = metrics.add_metric
+        add(name=f"Audit{str(result.get('status')).title()}", unit=MetricUnit.Count, value=1)
+        for check in checks:
+            add(
+                name=f"Check{check['code']['id'].rsplit('-', 1)[1]}", unit=MetricUnit.Count, value=1
+            )
+        add(name="AuditDuration", unit=MetricUnit.Milliseconds, value=duration_ms)
+        add(
+            name="BytesFetched",
+            unit=MetricUnit.Bytes,
+            value=sum(f.wire_bytes for f in self.fetches),
+        )
+        for stats in self.fetches[:MAX_METRIC_VALUES]:
+            add(name="FetchLatency", unit=MetricUnit.Milliseconds, value=stats.seconds * 1000)
+        data = checks[0]["data"] if checks else {}
+        selected = data.get("selectedSitemapUrl")
+        if selected is not None:
+            sizes = [f.wire_bytes for f in self.fetches if f.url == selected]
+            add(name="SitemapBytes", unit=MetricUnit.Bytes, value=sizes[-1] if sizes else 0)
+            add(name="SitemapEntries", unit=MetricUnit.Count, value=data.get("entryCount") or 0)
 
 
 def quiet(verbose: bool) -> None:
-    """For the command line: logs go to standard error, and only warnings unless verbose."""
+    """For the command line: no metrics, logs on standard error and only warnings unless verbose."""
+    _state["emit_metrics"] = False
     handler = logger.registered_handler
     if isinstance(handler, logging.StreamHandler):
         handler.setStream(sys.stderr)
