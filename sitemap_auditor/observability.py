@@ -19,8 +19,9 @@ from .site import strip_userinfo
 
 SERVICE = os.environ.get("POWERTOOLS_SERVICE_NAME") or "sitemap-auditor"
 NAMESPACE = os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or "37Audits/SitemapAuditor"
-# CloudWatch takes at most 100 values of one metric in one EMF document.
-MAX_METRIC_VALUES = 100
+# CloudWatch takes at most 100 values of one metric in one EMF document, and Powertools flushes on
+# its own when a metric reaches 100: stay below, so each invocation is one EMF document.
+MAX_METRIC_VALUES = 99
 
 logger = Logger(service=SERVICE)
 metrics = Metrics(service=SERVICE, namespace=NAMESPACE)
