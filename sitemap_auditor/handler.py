@@ -11,7 +11,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from . import candidates, config, credentials, probe, response, rules
+from . import candidates, config, credentials, observability, probe, response, rules
 from . import site as sites
 from .fetch import Fetcher, FetchPolicy, Resolver, system_resolver
 from .issues import issue
@@ -127,6 +127,10 @@ def run(
     return result
 
 
-def lambda_handler(event: Any, context: Any) -> dict[str, Any]:
+def _lambda_handler(event: Any, context: Any) -> dict[str, Any]:
     """The Lambda handler (CONTRACT section 1)."""
     return run(event, context)
+
+
+# X-Ray wraps the handler only when tracing is on; otherwise this is _lambda_handler itself.
+lambda_handler = observability.traced(_lambda_handler)

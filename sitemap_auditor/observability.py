@@ -7,7 +7,7 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from aws_lambda_powertools.logging import Logger
@@ -112,3 +112,25 @@ def quiet(verbose: bool) -> None:
     if isinstance(handler, logging.StreamHandler):
         handler.setStream(sys.stderr)
     logger.setLevel("INFO" if verbose else "WARNING")
+
+
+def tracing_enabled(environ: Mapping[str, str]) -> bool:
+    """X-Ray tracing is on only when POWERTOOLS_TRACE_DISABLED is set to false."""
+    return environ.get("POWERTOOLS_TRACE_DISABLED", "true").strip().lower() in ("false", "0")
+
+
+Handler = Callable[[Any, Any], dict[str, Any]]
+
+
+def traced(handler: Handler) -> Handler:
+    """Wrap the Lambda handler in an X-Ray subsegment when tracing is on; else return it as is."""
+    if not tracing_enabled(os.environ):
+        return handler  # nothing of X-Ray is imported: no cold-start cost
+    from aws_lambda_powertools.tracing import Tracer
+
+    # Only botocore is patched (the Secrets Manager call): requests to audited sites must never
+    # carry an X-Amzn-Trace-Id or any other header of ours.
+    tracer = Tracer(service=SERVICE, auto_patch=True, patch_modules=("botocore",))
+    # The response names the site's URLs and issues: keep it out of traces.
+    wrapped: Handler = tracer.capture_lambda_handler(handler, capture_response=False)
+    return wrapped
