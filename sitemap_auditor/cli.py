@@ -238,9 +238,12 @@ def main(argv: Sequence[str] | None = None, *, json_by_default: bool = False) ->
     if args.user is not None:
         password = os.environ.get(PASSWORD_ENV)
         if password is None:
-            if not sys.stdin.isatty() and not os.path.exists("/dev/tty"):
+            if not sys.stdin.isatty():
                 parser.error(f"--user needs ${PASSWORD_ENV} when there is no terminal to ask on")
-            password = getpass.getpass(f"Password for {args.user}: ")
+            try:
+                password = getpass.getpass(f"Password for {args.user}: ")
+            except (EOFError, KeyboardInterrupt):
+                parser.error("no password given")
 
     from . import config
 

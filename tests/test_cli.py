@@ -1,0 +1,262 @@
+"""The installed `sitemap-auditor` script, run as a subprocess against local servers."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import days_ago
+from servers import Site, reply, urlset
+
+SCRIPT = shutil.which("sitemap-auditor", path=str(Path(sys.executable).parent))
+ROOT = Path(__file__).parent.parent
+PASSWORD = "correct-horse-battery"
+
+
+def env(**extra: str) -> dict[str, str]:
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("SITEMAP_", "NO_COLOR", "POWERTOOLS_"))
+    }
+    base.update(extra)
+    return base
+
+
+def cli(*args: str, stdin: str | None = None, **extra: str) -> subprocess.CompletedProcess[str]:
+    assert SCRIPT is not None, "the console script is not installed"
+    return subprocess.run(
+        [SCRIPT, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env(**extra),
+        timeout=120,
+        cwd=ROOT,
+    )
+
+
+@pytest.fixture
+def fresh(site: Site) -> Site:
+    site.route("/robots.txt", reply("Sitemap: /sitemap.xml\n", content_type="text/plain"))
+    site.route("/sitemap.xml", reply(urlset([days_ago(1)])))
+    return site
+
+
+@pytest.fixture
+def stale(other_site: Site) -> Site:
+    other_site.route("/sitemap.xml", reply(urlset(["2020-01-01"])))
+    return other_site
+
+
+def test_readable_report_and_exit_0(fresh: Site) -> None:
+    done = cli("--allow-private-networks", fresh.url("/"))
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert f"{fresh.url('/')}  SUCCESS" in out
+    assert "lists a sitemap" in out and "<urlset>, 1 entries" in out
+    assert "✓ 200" in out and "\033[" not in out  # not a terminal: no colour
+    assert done.stderr == ""  # logs stay quiet unless --verbose
+
+
+def test_json_is_the_exact_lambda_result(fresh: Site) -> None:
+    done = cli("--json", "--allow-private-networks", fresh.url("/"))
+    result = json.loads(done.stdout)
+    assert list(result) == ["version", "auditor", "status", "date", "message", "groupId", "checks"]
+    assert result["status"] == "SUCCESS"
+    assert done.stdout.count("\n") == 1
+
+
+def test_python_dash_m_prints_json(fresh: Site) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "sitemap_auditor", "--allow-private-networks", fresh.url("/")],
+        capture_output=True,
+        text=True,
+        env=env(),
+        timeout=60,
+    )
+    assert json.loads(done.stdout)["status"] == "SUCCESS"
+
+
+def test_several_urls_give_json_lines_in_input_order_and_the_worst_exit(
+    fresh: Site, stale: Site
+) -> None:
+    urls = [stale.url("/"), "not a url", fresh.url("/"), stale.url("/x")]
+    done = cli("--json", "--jobs", "3", "--allow-private-networks", *urls)
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [r["status"] for r in lines] == ["WARNING", "ERROR", "SUCCESS", "WARNING"]
+    assert done.returncode == 3
+    assert done.stderr.strip().splitlines()[-1] == (
+        "4 audited: 1 SUCCESS, 2 WARNING, 0 FAIL, 1 ERROR"
+    )
+
+
+@pytest.mark.parametrize(
+    ("setup", "code"),
+    [("fresh", 0), ("stale", 1), ("empty", 2), ("invalid", 3)],
+)
+def test_exit_status_by_outcome(
+    site: Site, setup: str, code: int, request: pytest.FixtureRequest
+) -> None:
+    url = site.url("/")
+    if setup == "fresh":
+        site.route("/sitemap.xml", reply(urlset([days_ago(1)])))
+    elif setup == "stale":
+        site.route("/sitemap.xml", reply(urlset(["2001-01-01"])))
+    elif setup == "invalid":
+        url = "example.com"
+    assert cli("--allow-private-networks", url).returncode == code
+
+
+def test_urls_from_a_file_and_from_stdin(fresh: Site, tmp_path: Path) -> None:
+    listing = tmp_path / "sites.txt"
+    listing.write_text(f"# my sites\n\n{fresh.url('/')}\n{fresh.url('/other')}\n")
+    done = cli("--json", "--allow-private-networks", "--input", str(listing))
+    assert len(done.stdout.splitlines()) == 2
+    done = cli("--json", "--allow-private-networks", "-", stdin=f"{fresh.url('/')}\n")
+    assert json.loads(done.stdout)["status"] == "SUCCESS"
+
+
+def test_max_age_days(stale: Site) -> None:
+    done = cli("--json", "--allow-private-networks", "--max-age-days", "100000", stale.url("/"))
+    result = json.loads(done.stdout)
+    assert result["checks"][0]["data"]["maxAgeDays"] == 100000
+    assert result["status"] == "SUCCESS"
+
+
+def test_private_networks_are_refused_without_the_flag(fresh: Site) -> None:
+    done = cli("--json", fresh.url("/"))
+    result = json.loads(done.stdout)
+    assert result["status"] == "FAIL"
+    assert "blocked address 127.0.0.1" in result["checks"][0]["data"]["issues"][0]
+    assert fresh.seen == []
+
+
+def test_password_from_the_environment_is_sent_and_never_echoed(fresh: Site) -> None:
+    done = cli(
+        "--verbose",
+        "--user",
+        "editor",
+        "--allow-private-networks",
+        fresh.url("/"),
+        SITEMAP_AUDITOR_PASSWORD=PASSWORD,
+    )
+    assert done.returncode == 0
+    assert fresh.seen[0].headers["authorization"].startswith("Basic ")
+    assert PASSWORD not in done.stdout + done.stderr
+    assert '"message":"fetched"' in done.stderr  # --verbose logs go to stderr
+
+
+def test_user_without_password_and_no_terminal_is_a_usage_error(fresh: Site) -> None:
+    done = cli("--user", "editor", "--allow-private-networks", fresh.url("/"), stdin="")
+    assert done.returncode == 64
+    assert "SITEMAP_AUDITOR_PASSWORD" in done.stderr
+    assert fresh.seen == []
+
+
+def run_on_terminal(args: list[str], answer: str | None = None, **extra: str) -> str:
+    """Run the script with a pseudo-terminal as stdin/stdout; type answer at the prompt."""
+    assert SCRIPT is not None
+    primary, secondary = pty.openpty()
+    proc = subprocess.Popen(
+        [SCRIPT, *args],
+        stdin=secondary,
+        stdout=secondary,
+        stderr=secondary,
+        env=env(**extra),
+        start_new_session=True,
+        cwd=ROOT,
+    )
+    os.close(secondary)
+    output = b""
+    typed = answer is None
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([primary], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(primary, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            output += chunk
+            if not typed and b"Password for" in output:
+                os.write(primary, (answer or "").encode() + b"\n")
+                typed = True
+        elif proc.poll() is not None:
+            break
+    proc.wait(timeout=10)
+    os.close(primary)
+    return output.decode(errors="replace")
+
+
+def test_password_prompt_on_a_terminal_is_not_echoed(fresh: Site) -> None:
+    out = run_on_terminal(
+        ["--user", "editor", "--allow-private-networks", fresh.url("/")], answer=PASSWORD
+    )
+    assert "Password for editor:" in out
+    assert PASSWORD not in out
+    assert fresh.seen[0].headers["authorization"].startswith("Basic ")
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(fresh: Site) -> None:
+    coloured = run_on_terminal(["--allow-private-networks", fresh.url("/")])
+    assert "\033[32mSUCCESS\033[0m" in coloured
+    plain = run_on_terminal(["--allow-private-networks", fresh.url("/")], NO_COLOR="")
+    assert "SUCCESS" in plain and "\033[" not in plain
+
+
+def test_progress_bar_on_a_terminal_for_several_urls(fresh: Site) -> None:
+    out = run_on_terminal(["--allow-private-networks", fresh.url("/"), fresh.url("/b")])
+    assert "2/2" in out
+    assert "2 audited: 2 SUCCESS" in out
+
+
+def test_demo() -> None:
+    done = cli("demo")
+    assert done.returncode == 0, done.stderr
+    assert "SUCCESS" in done.stdout and "sitemap.xml.gz" in done.stdout
+    as_json = cli("--demo", "--json")
+    assert json.loads(as_json.stdout)["status"] == "SUCCESS"
+
+
+def test_help_explains_every_option_with_examples() -> None:
+    done = cli("--help")
+    assert done.returncode == 0
+    for option in (
+        "--json",
+        "--max-age-days",
+        "--user",
+        "--allow-private-networks",
+        "--jobs",
+        "--input",
+        "--demo",
+        "SITEMAP_AUDITOR_PASSWORD",
+        "NO_COLOR",
+        "exit status",
+    ):
+        assert option in done.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [[], ["--jobs", "0", "https://x"], ["--max-age-days", "0", "https://x"], ["--bogus"]],
+)
+def test_usage_errors_exit_64(args: list[str]) -> None:
+    done = cli(*args, stdin="")
+    assert done.returncode == 64
+
+
+def test_invalid_deployment_setting_is_reported(fresh: Site) -> None:
+    done = cli(fresh.url("/"), SITEMAP_MAX_AGE_DAYS="7days")
+    assert done.returncode == 64
+    assert "SITEMAP_MAX_AGE_DAYS" in done.stderr

@@ -1,0 +1,82 @@
+"""Deployment settings (CONTRACT section 6): read at start-up; a bad window stops the function."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from sitemap_auditor.config import (
+    ConfigError,
+    Settings,
+    load,
+    parse_allow_private,
+    parse_max_age_days,
+)
+
+
+@pytest.mark.parametrize(
+    ("raw", "days"),
+    [(None, 7), ("", 7), ("   ", 7), ("1", 1), (" 30 \n", 30), ("007", 7), ("100000", 100000)],
+)
+def test_valid_windows(raw: str | None, days: int) -> None:
+    assert parse_max_age_days(raw) == days
+
+
+@pytest.mark.parametrize(
+    "raw", ["0", "-1", "2.5", "1e3", "7days", "+7", "1_000", "٧", "seven", "0x7"]
+)
+def test_invalid_windows_name_the_variable(raw: str) -> None:
+    with pytest.raises(ConfigError, match="SITEMAP_MAX_AGE_DAYS"):
+        parse_max_age_days(raw)
+
+
+@pytest.mark.parametrize(
+    ("raw", "allowed"),
+    [
+        (None, False),
+        ("true", True),
+        (" TRUE\n", True),
+        ("True", True),
+        ("1", False),
+        ("yes", False),
+        ("false", False),
+        ("", False),
+        ("true!", False),
+    ],
+)
+def test_allow_private_networks(raw: str | None, allowed: bool) -> None:
+    assert parse_allow_private(raw) is allowed
+
+
+def test_load() -> None:
+    assert load({}) == Settings(7, False)
+    env = {"SITEMAP_MAX_AGE_DAYS": "14", "SITEMAP_ALLOW_PRIVATE_NETWORKS": "true"}
+    assert load(env) == Settings(14, True)
+
+
+def import_handler(**env: str) -> subprocess.CompletedProcess[str]:
+    full = {k: v for k, v in os.environ.items() if not k.startswith("SITEMAP_")}
+    full.update(env)
+    return subprocess.run(
+        [sys.executable, "-c", "import sitemap_auditor.handler as h; print(h.SETTINGS)"],
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize("raw", ["0", "-1", "2.5", "1e3", "7days"])
+def test_a_bad_window_stops_the_function_at_import(raw: str) -> None:
+    done = import_handler(SITEMAP_MAX_AGE_DAYS=raw)
+    assert done.returncode != 0
+    assert "ConfigError" in done.stderr and "SITEMAP_MAX_AGE_DAYS" in done.stderr
+
+
+def test_settings_are_read_at_import() -> None:
+    done = import_handler(SITEMAP_MAX_AGE_DAYS=" 21 ", SITEMAP_ALLOW_PRIVATE_NETWORKS="TRUE")
+    assert done.returncode == 0, done.stderr
+    assert "Settings(max_age_days=21, allow_private_networks=True)" in done.stdout
