@@ -6,11 +6,12 @@ It knows nothing of HTTP. Memory stays flat: expat keeps at most one token, and 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from xml.parsers import expat
 
-from defusedxml import DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden
+from defusedxml import EntitiesForbidden, ExternalReferenceForbidden
 
 from .lastmod import parse_lastmod
 
@@ -23,7 +24,7 @@ MAX_SAMPLE_CHARS = 100
 MAX_LASTMOD_CHARS = 256
 # Sitemaps repeat a handful of lastmod strings thousands of times; parse each once.
 _CACHE_LIMIT = 4096
-_NS_SEP = "}"
+_XML_SPACE = " \t\r\n"
 
 
 @dataclass(frozen=True)
@@ -48,38 +49,106 @@ class _RefusedError(Exception):
     """Raised from inside expat callbacks to stop parsing with a reason."""
 
 
+def _entity_decl(name: str, *_: object) -> None:
+    raise EntitiesForbidden(name, None, None, None, None, None)
+
+
+def _external_ref(context: str, base: str | None, sysid: str | None, pubid: str | None) -> int:
+    raise ExternalReferenceForbidden(context, base, sysid, pubid)
+
+
 class SitemapParser:
-    """Incremental parser for one sitemap document."""
+    """Incremental parser for one sitemap document.
+
+    The expat callbacks are closures over local state rather than methods: they run for every
+    element of a 50 MB document, and a closure's cell access costs less than attribute access.
+    Names are matched by local name (after any prefix), so the root and entries may be in any
+    namespace or none, without paying for expat's namespace processing.
+    """
 
     def __init__(self) -> None:
-        self._p = expat.ParserCreate(namespace_separator=_NS_SEP)
-        self._p.buffer_text = True
-        self._p.ordered_attributes = (
-            True  # a list is cheaper than a dict, and attributes are unused
-        )
-        self._p.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+        p = expat.ParserCreate()
+        p.buffer_text = True
+        p.ordered_attributes = True  # a list is cheaper than a dict, and attributes are unused
+        p.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
         # defusedxml's defaults: a DOCTYPE is allowed, entity declarations and external references
         # are refused, nothing external is ever fetched.
-        self._p.EntityDeclHandler = self._entity_decl
-        self._p.UnparsedEntityDeclHandler = self._unparsed_entity_decl
-        self._p.ExternalEntityRefHandler = self._external_ref
-        self._p.StartElementHandler = self._start
-        self._p.EndElementHandler = self._end
+        p.EntityDeclHandler = _entity_decl
+        p.UnparsedEntityDeclHandler = _entity_decl
+        p.ExternalEntityRefHandler = _external_ref
+        self._p = p
         self._outcome: Rejected | None = None
         self._seen_content = False
-        self._depth = 0
-        self._root: str | None = None
-        self._entry = ""
-        self._entry_suffix = ""
-        self._in_entry = False
-        self._count = 0
-        self._latest: datetime | None = None
-        self._text: list[str] = []
-        self._text_len = 0
-        self._collecting = False
-        self._cache: dict[str, datetime | None] = {}
-        self._samples: list[str] = []
-        self._unparsable = 0
+
+        depth = 0
+        root: str | None = None
+        entry = entry_suffix = ""
+        in_entry = collecting = False
+        count = 0
+        latest: datetime | None = None
+        text: list[str] = []
+        cache: dict[str, datetime | None] = {}
+        samples: list[str] = []
+        unparsable = 0
+
+        def start(name: str, _attrs: list[str]) -> None:
+            nonlocal depth, in_entry, count, collecting, root, entry, entry_suffix
+            depth += 1
+            if depth == 3:
+                if in_entry and (name == "lastmod" or name[-8:] == ":lastmod"):
+                    collecting = True
+                    text.clear()
+                    p.CharacterDataHandler = text.append
+            elif depth == 2:
+                in_entry = name == entry or name[-len(entry_suffix) :] == entry_suffix
+                if in_entry:
+                    count += 1
+            elif depth == 1:
+                local = name.rpartition(":")[2]
+                found = ROOTS.get(local)
+                if found is None:
+                    raise _RefusedError(f"unknown root element <{local[:100]}>")
+                root, entry, entry_suffix = local, found, ":" + found
+
+        def end(_name: str) -> None:
+            nonlocal depth, collecting, latest, unparsable
+            if collecting:
+                # The lastmod ends here (or, in mixed content, its first child does).
+                collecting = False
+                p.CharacterDataHandler = None
+                value = text[0] if len(text) == 1 else "".join(text)
+                if value in cache:
+                    instant = cache[value]
+                else:
+                    instant = parse_lastmod(value) if len(value) <= MAX_LASTMOD_CHARS else None
+                    if len(cache) >= _CACHE_LIMIT:
+                        cache.clear()
+                    cache[value] = instant
+                if instant is None:
+                    unparsable += 1
+                    if len(samples) < MAX_UNPARSABLE_SAMPLES:
+                        samples.append(value.strip(_XML_SPACE)[:MAX_SAMPLE_CHARS])
+                elif latest is None or instant > latest:
+                    latest = instant
+            depth -= 1
+
+        def bound_text() -> None:
+            # Called between chunks: one chunk adds at most its own size, so a huge <lastmod>
+            # never holds more than the cap plus one chunk.
+            if collecting and len(text) > 1:
+                joined = "".join(text)
+                if len(joined) > MAX_LASTMOD_CHARS:
+                    text[:] = [joined[: MAX_LASTMOD_CHARS + 1]]
+
+        def facts() -> ParsedSitemap | None:
+            if root is None:
+                return None
+            return ParsedSitemap(root, count, latest, tuple(samples), unparsable)
+
+        p.StartElementHandler = start
+        p.EndElementHandler = end
+        self._bound_text: Callable[[], None] = bound_text
+        self._facts: Callable[[], ParsedSitemap | None] = facts
 
     @property
     def finished(self) -> bool:
@@ -93,6 +162,7 @@ class SitemapParser:
         if not self._seen_content and data.strip():
             self._seen_content = True
         self._parse(data, final=False)
+        self._bound_text()
 
     def close(self) -> ParsedSitemap | Rejected:
         """Finish the document and return what it was."""
@@ -104,14 +174,9 @@ class SitemapParser:
                 self._parse(b"", final=True)
         if self._outcome is not None:
             return self._outcome
-        assert self._root is not None  # expat ends with no error only after a root element
-        return ParsedSitemap(
-            root=self._root,
-            entry_count=self._count,
-            latest_lastmod=self._latest,
-            unparsable_samples=tuple(self._samples),
-            unparsable_total=self._unparsable,
-        )
+        facts = self._facts()
+        assert facts is not None  # expat ends without error only after a root element
+        return facts
 
     def _parse(self, data: bytes, final: bool) -> None:
         try:
@@ -123,98 +188,17 @@ class SitemapParser:
             )
         except _RefusedError as e:
             self._outcome = Rejected(str(e))
-        except (EntitiesForbidden, ExternalReferenceForbidden, DTDForbidden) as e:
-            self._outcome = Rejected(f"refused XML construct: {_describe_forbidden(e)}")
-
-    # expat callbacks: kept lean, they run for every element of a 50 MB document.
-
-    def _start(self, name: str, _attrs: list[str]) -> None:
-        self._depth += 1
-        depth = self._depth
-        if depth == 3:
-            if self._in_entry and (name == "lastmod" or name.endswith("}lastmod")):
-                self._collecting = True
-                self._text = []
-                self._text_len = 0
-                self._p.CharacterDataHandler = self._data
-        elif depth == 2:
-            self._in_entry = name == self._entry or name.endswith(self._entry_suffix)
-            if self._in_entry:
-                self._count += 1
-        elif depth == 1:
-            local = name.rpartition(_NS_SEP)[2]
-            entry = ROOTS.get(local)
-            if entry is None:
-                raise _RefusedError(f"unknown root element <{local[:100]}>")
-            self._root = local
-            self._entry = entry
-            self._entry_suffix = _NS_SEP + entry
-
-    def _end(self, _name: str) -> None:
-        if self._collecting and self._depth == 3:
-            self._collecting = False
-            self._p.CharacterDataHandler = None
-            self._lastmod("".join(self._text))
-        self._depth -= 1
-
-    def _data(self, text: str) -> None:
-        if self._text_len <= MAX_LASTMOD_CHARS:
-            self._text.append(text)
-            self._text_len += len(text)
-
-    def _lastmod(self, text: str) -> None:
-        cache = self._cache
-        if text in cache:
-            value = cache[text]
-        else:
-            value = parse_lastmod(text) if self._text_len <= MAX_LASTMOD_CHARS else None
-            if len(cache) >= _CACHE_LIMIT:
-                cache.clear()
-            cache[text] = value
-        if value is None:
-            self._unparsable += 1
-            if len(self._samples) < MAX_UNPARSABLE_SAMPLES:
-                self._samples.append(text.strip(" \t\r\n")[:MAX_SAMPLE_CHARS])
-        elif self._latest is None or value > self._latest:
-            self._latest = value
-
-    def _entity_decl(
-        self,
-        name: str,
-        is_parameter_entity: bool,
-        value: str | None,
-        base: str | None,
-        sysid: str | None,
-        pubid: str | None,
-        notation_name: str | None,
-    ) -> None:
-        raise EntitiesForbidden(name, value, base, sysid, pubid, notation_name)
-
-    def _unparsed_entity_decl(
-        self,
-        name: str,
-        base: str | None,
-        sysid: str | None,
-        pubid: str | None,
-        notation_name: str | None,
-    ) -> None:
-        raise EntitiesForbidden(name, None, base, sysid, pubid, notation_name)
-
-    def _external_ref(
-        self, context: str, base: str | None, sysid: str | None, pubid: str | None
-    ) -> int:
-        raise ExternalReferenceForbidden(context, base, sysid, pubid)
+        except EntitiesForbidden as e:
+            self._outcome = Rejected(
+                f"refused XML construct: entity declaration {str(e.name)[:100]!r}"
+            )
+        except ExternalReferenceForbidden as e:
+            self._outcome = Rejected(
+                f"refused XML construct: external reference {str(e.sysid)[:100]!r}"
+            )
 
 
-def _describe_forbidden(e: Exception) -> str:
-    if isinstance(e, EntitiesForbidden):
-        return f"entity declaration {str(e.name)[:100]!r}"
-    if isinstance(e, ExternalReferenceForbidden):
-        return f"external reference {str(e.sysid)[:100]!r}"
-    return "document type declaration"
-
-
-def parse_bytes(chunks: list[bytes]) -> ParsedSitemap | Rejected:
+def parse_bytes(chunks: Iterable[bytes]) -> ParsedSitemap | Rejected:
     """Parse a whole document given as chunks (a convenience for tests and benchmarks)."""
     parser = SitemapParser()
     for chunk in chunks:
