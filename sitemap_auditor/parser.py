@@ -13,7 +13,7 @@ from xml.parsers import expat
 
 from defusedxml import EntitiesForbidden, ExternalReferenceForbidden
 
-from .lastmod import parse_lastmod
+from .lastmod import key_to_instant, lastmod_key
 
 ROOTS = {"urlset": "url", "sitemapindex": "sitemap"}  # root local name -> entry local name
 # CONTRACT section 6: at most 20 unparsable values are listed, each cut to 100 characters.
@@ -22,9 +22,10 @@ MAX_SAMPLE_CHARS = 100
 # No W3C Datetime is longer than this (fractions aside); longer text is unparsable anyway, and
 # keeping all of it would let one huge element grow memory.
 MAX_LASTMOD_CHARS = 256
-# Sitemaps repeat a handful of lastmod strings thousands of times; parse each once.
-_CACHE_LIMIT = 4096
 _XML_SPACE = " \t\r\n"
+# Sitemaps often repeat a handful of lastmod strings thousands of times: one lookup each then.
+_MEMO_LIMIT = 4096
+_UNSEEN = -2
 
 
 @dataclass(frozen=True)
@@ -85,9 +86,9 @@ class SitemapParser:
         entry = entry_suffix = ""
         in_entry = collecting = False
         count = 0
-        latest: datetime | None = None
+        latest = -1  # the latest lastmod as a lastmod_key; -1 while there is none
         text: list[str] = []
-        cache: dict[str, datetime | None] = {}
+        memo: dict[str, int | None] = {}
         samples: list[str] = []
         unparsable = 0
 
@@ -117,19 +118,18 @@ class SitemapParser:
                 collecting = False
                 p.CharacterDataHandler = None
                 value = text[0] if len(text) == 1 else "".join(text)
-                if value in cache:
-                    instant = cache[value]
-                else:
-                    instant = parse_lastmod(value) if len(value) <= MAX_LASTMOD_CHARS else None
-                    if len(cache) >= _CACHE_LIMIT:
-                        cache.clear()
-                    cache[value] = instant
-                if instant is None:
+                key = memo.get(value, _UNSEEN)
+                if key == _UNSEEN:
+                    key = lastmod_key(value) if len(value) <= MAX_LASTMOD_CHARS else None
+                    if len(memo) >= _MEMO_LIMIT:
+                        memo.clear()
+                    memo[value] = key
+                if key is None:
                     unparsable += 1
                     if len(samples) < MAX_UNPARSABLE_SAMPLES:
                         samples.append(value.strip(_XML_SPACE)[:MAX_SAMPLE_CHARS])
-                elif latest is None or instant > latest:
-                    latest = instant
+                elif key > latest:
+                    latest = key
             depth -= 1
 
         def bound_text() -> None:
@@ -143,7 +143,8 @@ class SitemapParser:
         def facts() -> ParsedSitemap | None:
             if root is None:
                 return None
-            return ParsedSitemap(root, count, latest, tuple(samples), unparsable)
+            instant = key_to_instant(latest) if latest >= 0 else None
+            return ParsedSitemap(root, count, instant, tuple(samples), unparsable)
 
         p.StartElementHandler = start
         p.EndElementHandler = end
