@@ -319,27 +319,34 @@ def _inflate(chunks: Iterable[bytes], hop: _Hop) -> Iterator[bytes]:
     """Decompress one gzip or zlib layer, bounded: no more than MAX_BODY_BYTES come out."""
     d = zlib.decompressobj(32 + zlib.MAX_WBITS)  # 32: a gzip or a zlib header, found by itself
     produced = 0
+    started = False
+    pending = b""  # a lone byte after a member's end, until the next chunk tells what it starts
     try:
         for chunk in chunks:
-            data = chunk
+            data = pending + chunk if pending else chunk
+            pending = b""
             while data:
+                if d.eof:
+                    # A member ended: another gzip member may follow (in this chunk or the
+                    # next); anything else is trailing bytes, ignored as gzip(1) does.
+                    if len(data) < len(GZIP_MAGIC):
+                        pending = data
+                        break
+                    if data[:2] != GZIP_MAGIC:
+                        return
+                    d = zlib.decompressobj(32 + zlib.MAX_WBITS)
+                started = True
                 out = d.decompress(data, CHUNK_BYTES)
-                data = d.unconsumed_tail
+                data = d.unused_data if d.eof else d.unconsumed_tail
                 if out:
                     produced += len(out)
                     if produced > MAX_BODY_BYTES:
                         raise FetchError("too-large", " once decompressed")
                     hop.check_deadline()
                     yield out
-                if d.eof:
-                    rest = d.unused_data
-                    if rest[:2] != GZIP_MAGIC:
-                        return  # trailing bytes after the stream are ignored, as gzip(1) does
-                    d = zlib.decompressobj(32 + zlib.MAX_WBITS)  # a further gzip member
-                    data = rest
     except zlib.error:
         raise FetchError("bad compressed data") from None
-    if not d.eof:
+    if started and not d.eof:
         raise FetchError("truncated compressed data")
 
 

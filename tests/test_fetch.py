@@ -276,3 +276,16 @@ def test_truncating_read_for_robots(site: Site) -> None:
 def test_credentials_never_show_in_their_repr() -> None:
     assert "s3cr3t" not in repr(CREDS)
     assert "s3cr3t" not in repr(FetchPolicy(origin=("http", "h", 80), credentials=CREDS))
+
+
+def test_multi_member_gzip_whatever_the_chunking() -> None:
+    from sitemap_auditor.fetch import _Hop, _inflate
+
+    doc = urlset(["2026-01-01"] * 2000)
+    half = len(doc) // 2
+    data = gz(doc[:half]) + gz(doc[half:]) + b"\0\0trailing"
+    hop = _Hop(FetchPolicy(origin=("http", "h", 80)), time.monotonic() + 60)
+    for size in (1, 7, 100, len(gz(doc[:half])), 65536):
+        chunks = [data[i : i + size] for i in range(0, len(data), size)]
+        assert b"".join(_inflate(chunks, hop)) == doc, size
+    assert b"".join(_inflate([], hop)) == b""
