@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean build-AuditorFunction
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...)")'
@@ -30,6 +30,15 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+
+## `sam build` calls this (template.yaml: BuildMethod makefile). Only the package and its
+## requirements go into the artifact, as wheels for the function's arm64 Python 3.13.
+build-AuditorFunction:
+	$(PYTHON) -m pip install --quiet --target "$(ARTIFACTS_DIR)" --requirement requirements.txt \
+		--platform manylinux2014_aarch64 --implementation cp --python-version 3.13 \
+		--only-binary=:all: --upgrade
+	cp -r sitemap_auditor "$(ARTIFACTS_DIR)/"
+	rm -rf "$(ARTIFACTS_DIR)"/sitemap_auditor/__pycache__
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

@@ -99,7 +99,7 @@ def run(
 ) -> dict[str, Any]:
     """Audit the URL of one event under the given settings; never raises."""
     ev: dict[str, Any] = event if isinstance(event, dict) else {}
-    log = Invocation(ev.get("id"), ev.get("url"))
+    log = Invocation(ev.get("id"), ev.get("url"), getattr(context, "aws_request_id", None))
     secrets: tuple[str, ...] = ()
     try:
         site = sites.resolve(ev.get("url"))
@@ -120,6 +120,10 @@ def run(
                 result = audit(site, ev, settings, fetcher)
             finally:
                 fetcher.close()
+    except credentials.SecretError as e:
+        # A deployment problem, not a defect: said plainly, without a stack trace.
+        log.secret_unreadable(e)
+        result = response.error(e, datetime.now(UTC), secrets)
     except Exception as e:  # noqa: BLE001 -- a defect becomes the platform's ERROR response
         log.failed(e, secrets)
         result = response.error(e, datetime.now(UTC), secrets)

@@ -31,7 +31,7 @@ _state = {"cold_start": True, "emit_metrics": True}
 class Invocation:
     """What one invocation logs: started, each fetch, finished; never a credential or a body."""
 
-    def __init__(self, run_id: object, url: object) -> None:
+    def __init__(self, run_id: object, url: object, request_id: object = None) -> None:
         self.fetches: list[FetchStats] = []
         self.started = time.monotonic()
         cold_start, _state["cold_start"] = _state["cold_start"], False
@@ -39,6 +39,8 @@ class Invocation:
             run_id=run_id if isinstance(run_id, str) else None,
             url=strip_userinfo(url)[:2048] if isinstance(url, str) else None,
             cold_start=cold_start,
+            # Matches these lines to the Lambda's own START/REPORT lines.
+            request_id=request_id if isinstance(request_id, str) else None,
         )
         logger.info("audit started")
 
@@ -55,6 +57,10 @@ class Invocation:
                 "fetch_error": stats.error,
             },
         )
+
+    def secret_unreadable(self, exc: BaseException) -> None:
+        """Log a basicAuthSecretId that could not be read (its message names only the id)."""
+        logger.warning("basic auth secret unreadable", extra={"error": str(exc)[:300]})
 
     def failed(self, exc: BaseException, secrets: Iterable[str]) -> None:
         """Log a defect, its message and stack redacted."""

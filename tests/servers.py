@@ -75,7 +75,9 @@ class Site:
                 pass
 
         self.server = _Server((self.host, 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
         return self
 
     def stop(self) -> None:

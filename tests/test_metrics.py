@@ -1,0 +1,373 @@
+"""EMF metrics as CloudWatch reads them: the function's standard output, one invocation at a time.
+
+The handler runs in a separate, warm Python process (`LambdaProcess`) fed one event per line, as
+the Lambda runtime would: its log lines and EMF documents are whatever it prints to standard
+output, with no test double in between. Other test modules use `LambdaProcess` too.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from conftest import days_ago
+from servers import Site, reply, urlset
+
+# A line the child prints after each invocation, followed by the JSON of the handler's return.
+_MARK = "@@lambda-result@@ "
+
+_CHILD = """
+import json
+import sys
+
+from sitemap_auditor import handler, probe
+
+MARK = sys.argv[1]
+
+
+class Context:
+    def __init__(self, millis):
+        self.millis = millis
+
+    def get_remaining_time_in_millis(self):
+        return self.millis
+
+
+for line in sys.stdin:
+    request = json.loads(line)
+    if "modules" in request:
+        reply = sorted(sys.modules)
+    else:
+        saved = probe.robots_txt
+        if "defect" in request:
+            def broken(*args, **kwargs):
+                raise RuntimeError(request["defect"])
+            probe.robots_txt = broken
+        try:
+            millis = request.get("remaining_ms")
+            context = Context(millis) if millis is not None else None
+            reply = handler.lambda_handler(request["event"], context)
+        finally:
+            probe.robots_txt = saved
+    sys.stdout.write(MARK + json.dumps(reply) + "\\n")
+    sys.stdout.flush()
+"""
+
+# Settings of the test process that must not leak into the function's environment.
+_CLEARED_PREFIXES = ("SITEMAP_", "POWERTOOLS_", "AWS_")
+
+
+def lambda_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """A clean environment for the function: local servers allowed, no AWS configuration."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_CLEARED_PREFIXES)}
+    env.update(
+        {
+            "SITEMAP_ALLOW_PRIVATE_NETWORKS": "true",
+            "AWS_EC2_METADATA_DISABLED": "true",
+            "AWS_CONFIG_FILE": os.devnull,
+            "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    env.update(extra or {})
+    return env
+
+
+@dataclass
+class Invocation:
+    """What one invocation returned and printed."""
+
+    result: Any
+    text: str  # standard output of this invocation, as printed
+    lines: list[dict[str, Any]]  # each line of it, parsed (every line is a JSON document)
+
+    @property
+    def emf(self) -> list[dict[str, Any]]:
+        """The EMF documents (lines with an `_aws` key)."""
+        return [line for line in self.lines if "_aws" in line]
+
+    @property
+    def logs(self) -> list[dict[str, Any]]:
+        """The log lines (everything but the EMF documents)."""
+        return [line for line in self.lines if "_aws" not in line]
+
+    def metrics(self) -> dict[str, list[float]]:
+        """The metric values of the invocation's single EMF document, by name."""
+        assert len(self.emf) == 1, f"expected one EMF document, got {len(self.emf)}"
+        doc = self.emf[0]
+        names = [m["Name"] for m in doc["_aws"]["CloudWatchMetrics"][0]["Metrics"]]
+        return {name: doc[name] for name in names}
+
+    def units(self) -> dict[str, str]:
+        """The unit of each metric of the EMF document, by name."""
+        doc = self.emf[0]
+        return {m["Name"]: m["Unit"] for m in doc["_aws"]["CloudWatchMetrics"][0]["Metrics"]}
+
+
+class LambdaProcess:
+    """The handler in its own warm process: one event in, its result and standard output out."""
+
+    def __init__(self, env: Mapping[str, str], timeout_s: float = 120.0) -> None:
+        self.timeout_s = timeout_s
+        self._stderr = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 -- closed in close()
+        self._proc = subprocess.Popen(
+            [sys.executable, "-c", _CHILD, _MARK],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            env=dict(env),
+            text=True,
+            encoding="utf-8",
+        )
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self._proc.stdout is not None
+        for line in self._proc.stdout:
+            self._lines.put(line)
+        self._lines.put(None)
+
+    def stderr(self) -> str:
+        """Everything the process wrote to standard error so far."""
+        self._stderr.seek(0)
+        return self._stderr.read()
+
+    def _request(self, request: dict[str, Any]) -> tuple[Any, str]:
+        assert self._proc.stdin is not None
+        self._proc.stdin.write(json.dumps(request) + "\n")
+        self._proc.stdin.flush()
+        printed: list[str] = []
+        while True:
+            try:
+                line = self._lines.get(timeout=self.timeout_s)
+            except queue.Empty:
+                raise AssertionError(f"no answer in {self.timeout_s} s: {self.stderr()}") from None
+            if line is None:
+                raise AssertionError(f"the function process ended: {self.stderr()}")
+            if line.startswith(_MARK):
+                return json.loads(line[len(_MARK) :]), "".join(printed)
+            printed.append(line)
+
+    def invoke(
+        self, event: Any, *, defect: str | None = None, remaining_ms: int | None = None
+    ) -> Invocation:
+        """Run one event through lambda_handler; `defect` makes the audit raise that message."""
+        request: dict[str, Any] = {"event": event, "remaining_ms": remaining_ms}
+        if defect is not None:
+            request["defect"] = defect
+        result, text = self._request(request)
+        lines = [json.loads(line) for line in text.splitlines()]
+        return Invocation(result, text, lines)
+
+    def modules(self) -> set[str]:
+        """The names in the process's sys.modules."""
+        names, _ = self._request({"modules": True})
+        return set(names)
+
+    def close(self) -> None:
+        """End the process."""
+        if self._proc.stdin is not None:
+            self._proc.stdin.close()
+        try:
+            self._proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+        if self._proc.stdout is not None:
+            self._proc.stdout.close()
+        self._stderr.close()
+
+    def __enter__(self) -> LambdaProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# --- metrics ------------------------------------------------------------------------------------
+
+NAMESPACE = "37Audits/SitemapAuditor"
+SERVICE = "sitemap-auditor"
+UNITS = {
+    "AuditSuccess": "Count",
+    "AuditWarning": "Count",
+    "AuditFail": "Count",
+    "AuditError": "Count",
+    "Check100": "Count",
+    "Check200": "Count",
+    "Check300": "Count",
+    "Check301": "Count",
+    "Check302": "Count",
+    "Check400": "Count",
+    "Check501": "Count",
+    "AuditDuration": "Milliseconds",
+    "BytesFetched": "Bytes",
+    "FetchLatency": "Milliseconds",
+    "SitemapBytes": "Bytes",
+    "SitemapEntries": "Count",
+}
+OUTCOMES = {"AuditSuccess", "AuditWarning", "AuditFail", "AuditError"}
+
+
+@pytest.fixture(scope="module")
+def warm() -> Iterator[LambdaProcess]:
+    with LambdaProcess(lambda_environment()) as process:
+        yield process
+
+
+def fetch_logs(invocation: Invocation) -> list[dict[str, Any]]:
+    return [line for line in invocation.logs if line["message"] == "fetched"]
+
+
+def assert_emf_envelope(invocation: Invocation, namespace: str, service: str) -> None:
+    (doc,) = invocation.emf
+    (directive,) = doc["_aws"]["CloudWatchMetrics"]
+    assert directive["Namespace"] == namespace
+    assert directive["Dimensions"] == [["service"]]
+    assert doc["service"] == service
+    assert isinstance(doc["_aws"]["Timestamp"], int)
+    for name, unit in invocation.units().items():
+        assert UNITS[name] == unit, name
+
+
+def test_success_metrics(warm: LambdaProcess, site: Site) -> None:
+    robots = f"User-agent: *\nSitemap: {site.url('/sitemap.xml.gz')}\n".encode()
+    entries = 250
+    sitemap = gzip.compress(urlset([days_ago(1)] * entries), mtime=0)
+    site.route("/robots.txt", reply(robots, content_type="text/plain"))
+    site.route("/sitemap.xml.gz", reply(sitemap, content_type="application/x-gzip"))
+    run = warm.invoke({"id": "metrics-success", "url": site.url("/")})
+    assert run.result["status"] == "SUCCESS"
+    assert_emf_envelope(run, NAMESPACE, SERVICE)
+    values = run.metrics()
+    assert set(values) == {
+        "AuditSuccess",
+        "Check100",
+        "Check200",
+        "AuditDuration",
+        "BytesFetched",
+        "FetchLatency",
+        "SitemapBytes",
+        "SitemapEntries",
+    }
+    assert values["AuditSuccess"] == [1]
+    assert values["Check100"] == [1] and values["Check200"] == [1]
+    # Wire bytes: the sitemap counts compressed, as it crossed the network.
+    assert values["BytesFetched"] == [len(robots) + len(sitemap)]
+    assert values["SitemapBytes"] == [len(sitemap)]
+    assert values["SitemapEntries"] == [entries]
+    fetched = fetch_logs(run)
+    assert [f["fetch_url"] for f in fetched] == [
+        site.url("/robots.txt"),
+        site.url("/sitemap.xml.gz"),
+    ]
+    assert len(values["FetchLatency"]) == len(fetched) == 2
+    for latency, log in zip(values["FetchLatency"], fetched, strict=True):
+        assert latency > 0
+        assert round(latency, 1) == pytest.approx(log["duration_ms"], abs=0.06)
+    assert values["AuditDuration"][0] >= sum(values["FetchLatency"])
+    finished = run.logs[-1]
+    assert finished["message"] == "audit finished"
+    assert values["AuditDuration"][0] == pytest.approx(finished["duration_ms"], abs=0.06)
+
+
+def test_fail_metrics(warm: LambdaProcess, site: Site) -> None:
+    robots = b"User-agent: *\nSitemap: /sitemaps/main.xml\n"
+    site.route("/robots.txt", reply(robots, content_type="text/plain"))
+    run = warm.invoke({"id": "metrics-fail", "url": site.url("/shop/")})
+    assert run.result["status"] == "FAIL"
+    assert_emf_envelope(run, NAMESPACE, SERVICE)
+    values = run.metrics()
+    assert set(values) == {
+        "AuditFail",
+        "Check100",
+        "Check400",
+        "AuditDuration",
+        "BytesFetched",
+        "FetchLatency",
+    }
+    assert values["AuditFail"] == [1] and values["Check400"] == [1]
+    # The 404's body is never read: only robots.txt's bytes crossed into the auditor.
+    assert values["BytesFetched"] == [len(robots)]
+    assert [f["wire_bytes"] for f in fetch_logs(run)] == [len(robots), 0]
+    assert len(values["FetchLatency"]) == 2
+
+
+def test_warning_metrics_count_every_fired_check(warm: LambdaProcess, site: Site) -> None:
+    site.route("/robots.txt", reply("User-agent: *\nDisallow:\n", content_type="text/plain"))
+    site.route("/sitemap.xml", reply(urlset([days_ago(40), None])))
+    run = warm.invoke({"id": "metrics-warning", "url": site.url("/")})
+    assert run.result["status"] == "WARNING"
+    values = run.metrics()
+    outcome = {k: v for k, v in values.items() if k.startswith("Check") or k in OUTCOMES}
+    assert outcome == {"AuditWarning": [1], "Check100": [1], "Check302": [1], "Check300": [1]}
+    assert values["SitemapEntries"] == [2]
+
+
+def test_invalid_url_metrics(warm: LambdaProcess) -> None:
+    run = warm.invoke({"id": "metrics-501", "url": "www.example.com/no-scheme"})
+    assert run.result["status"] == "ERROR"
+    assert_emf_envelope(run, NAMESPACE, SERVICE)
+    values = run.metrics()
+    assert set(values) == {"AuditError", "Check100", "Check501", "AuditDuration", "BytesFetched"}
+    assert values["AuditError"] == [1]
+    assert values["Check100"] == [1] and values["Check501"] == [1]
+    assert values["BytesFetched"] == [0]
+
+
+def test_metrics_are_flushed_on_the_defect_path(warm: LambdaProcess, site: Site) -> None:
+    run = warm.invoke({"id": "metrics-defect", "url": site.url("/")}, defect="probe bug")
+    assert run.result["status"] == "ERROR"
+    assert run.result["checks"] is None
+    assert run.result["message"] == "The audit could not finish: RuntimeError: probe bug"
+    assert_emf_envelope(run, NAMESPACE, SERVICE)
+    values = run.metrics()
+    assert set(values) == {"AuditError", "AuditDuration", "BytesFetched"}
+    assert values["AuditError"] == [1]
+    assert [line["message"] for line in run.logs] == [
+        "audit started",
+        "audit could not finish",
+        "audit finished",
+    ]
+    # The next invocation of the same warm process is unaffected.
+    site.route("/sitemap.xml", reply(urlset([days_ago(1)])))
+    after = warm.invoke({"id": "metrics-after-defect", "url": site.url("/")})
+    assert after.result["status"] == "SUCCESS"
+    assert after.metrics()["AuditSuccess"] == [1]
+
+
+def test_many_fetches_still_make_one_emf_document(warm: LambdaProcess, site: Site) -> None:
+    lines = "".join(f"Sitemap: /missing-{i}.xml\n" for i in range(120))
+    site.route("/robots.txt", reply(lines, content_type="text/plain"))
+    run = warm.invoke({"id": "metrics-many", "url": site.url("/")})
+    assert run.result["status"] == "FAIL"
+    assert len(fetch_logs(run)) == 101  # robots.txt and the 100 candidates kept
+    values = run.metrics()  # asserts a single EMF document
+    # CloudWatch takes at most 100 values of a metric per document.
+    assert len(values["FetchLatency"]) == 99
+
+
+def test_namespace_and_service_come_from_the_environment(site: Site) -> None:
+    env = lambda_environment(
+        {
+            "POWERTOOLS_METRICS_NAMESPACE": "Staging/SitemapAuditor",
+            "POWERTOOLS_SERVICE_NAME": "sitemap-auditor-staging",
+        }
+    )
+    site.route("/sitemap.xml", reply(urlset([days_ago(1)])))
+    with LambdaProcess(env) as process:
+        run = process.invoke({"id": "metrics-env", "url": site.url("/")})
+    assert_emf_envelope(run, "Staging/SitemapAuditor", "sitemap-auditor-staging")
+    assert {line["service"] for line in run.logs} == {"sitemap-auditor-staging"}
+    assert {line["run_id"] for line in run.logs} == {"metrics-env"}

@@ -1,0 +1,268 @@
+"""Basic Auth from Secrets Manager (`basicAuthSecretId`), against moto's server over real HTTP.
+
+moto runs as a server on 127.0.0.1 and the function's boto3 reaches it through
+AWS_ENDPOINT_URL_SECRETS_MANAGER, as it would reach the real service: no in-process AWS mock.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+import pytest
+from conftest import LOCAL, LogCapture, codes_of, days_ago
+from servers import Site, reply, send, urlset
+from test_metrics import LambdaProcess, lambda_environment
+
+from sitemap_auditor import credentials, handler
+
+REGION = "us-east-1"
+PREFIX = "sitemap-auditor/"  # the template's default SecretPrefix
+
+
+def aws_environment(endpoint: str) -> dict[str, str]:
+    """The variables that point the function's boto3 at the local server, with fake keys."""
+    return {
+        "AWS_ENDPOINT_URL_SECRETS_MANAGER": endpoint,
+        "AWS_DEFAULT_REGION": REGION,
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_EC2_METADATA_DISABLED": "true",
+        "AWS_CONFIG_FILE": os.devnull,
+        "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+    }
+
+
+@contextmanager
+def moto_server() -> Iterator[str]:
+    """moto's Secrets Manager (and the rest of moto) on a free port of 127.0.0.1; yield its URL."""
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.stop()
+
+
+def secrets_client(endpoint: str) -> Any:
+    """A boto3 client of the local server, for the tests' own set-up."""
+    import boto3
+
+    return boto3.session.Session(
+        aws_access_key_id="testing", aws_secret_access_key="testing", region_name=REGION
+    ).client("secretsmanager", endpoint_url=endpoint)
+
+
+def basic(username: str, password: str) -> str:
+    return "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()
+
+
+def guarded(expected: str, route: Callable[[BaseHTTPRequestHandler], None]) -> Any:
+    """A route that answers 401 unless the request carries exactly this Authorization value."""
+
+    def answer(h: BaseHTTPRequestHandler) -> None:
+        if h.headers.get("Authorization") != expected:
+            send(h, 401, b"authorization required", {"WWW-Authenticate": 'Basic realm="site"'})
+        else:
+            route(h)
+
+    return answer
+
+
+def protect(site: Site, expected: str) -> None:
+    """Serve a fresh sitemap, listed in robots.txt, only to requests with these credentials."""
+    robots = f"User-agent: *\nSitemap: {site.url('/sitemap.xml')}\n"
+    site.route("/robots.txt", guarded(expected, reply(robots, content_type="text/plain")))
+    site.route("/sitemap.xml", guarded(expected, reply(urlset([days_ago(1)]))))
+
+
+@pytest.fixture(scope="module")
+def moto() -> Iterator[str]:
+    with moto_server() as endpoint:
+        yield endpoint
+
+
+def point_at(endpoint: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point this process's AWS settings at the local server, and nothing else."""
+    for key in list(os.environ):
+        if key.startswith("AWS_"):
+            monkeypatch.delenv(key)
+    for key, value in aws_environment(endpoint).items():
+        monkeypatch.setenv(key, value)
+
+
+@pytest.fixture
+def sm(moto: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """This process's environment pointed at moto, the secret cache empty; yields a client."""
+    point_at(moto, monkeypatch)
+    credentials.clear_cache()
+    yield secrets_client(moto)
+    credentials.clear_cache()
+
+
+def new_secret(sm: Any, value: dict[str, Any] | str | bytes) -> str:
+    """Create a secret with a unique name under the template's prefix; return its name."""
+    name = f"{PREFIX}{uuid.uuid4().hex}"
+    if isinstance(value, bytes):
+        sm.create_secret(Name=name, SecretBinary=value)
+    else:
+        text = value if isinstance(value, str) else json.dumps(value)
+        sm.create_secret(Name=name, SecretString=text)
+    return name
+
+
+def audit(site: Site, secret_id: str) -> dict[str, Any]:
+    event = {"id": "secret-run", "url": site.url("/"), "basicAuthSecretId": secret_id}
+    return handler.run(event, None, LOCAL)
+
+
+def test_a_good_secret_sends_its_credentials(sm: Any, site: Site, logs: LogCapture) -> None:
+    password = "s3cr3t-from-the-vault"
+    expected = basic("auditor", password)
+    protect(site, expected)
+    secret_id = new_secret(sm, {"username": "auditor", "password": password})
+    result = audit(site, secret_id)
+    assert result["status"] == "SUCCESS", result["message"]
+    assert codes_of(result) == ["100", "200"]
+    assert site.paths() == ["/robots.txt", "/sitemap.xml"]
+    assert [s.headers.get("authorization") for s in site.seen] == [expected, expected]
+    for leaked in (password, expected, expected[6:]):
+        assert leaked not in json.dumps(result)
+        assert leaked not in logs.text()
+    assert {line["run_id"] for line in logs.lines()} == {"secret-run"}
+
+
+def test_a_secret_arn_works_like_its_name(sm: Any, site: Site) -> None:
+    expected = basic("auditor", "by-arn")
+    protect(site, expected)
+    name = new_secret(sm, {"username": "auditor", "password": "by-arn"})
+    arn = sm.describe_secret(SecretId=name)["ARN"]
+    assert audit(site, arn)["status"] == "SUCCESS"
+
+
+def test_a_missing_secret_is_an_error_naming_it(sm: Any, site: Site) -> None:
+    secret_id = f"{PREFIX}does-not-exist"
+    result = audit(site, secret_id)
+    assert result["status"] == "ERROR"
+    assert result["checks"] is None
+    assert result["message"] == (
+        f"The audit could not finish: SecretError: basicAuthSecretId '{secret_id}' "
+        "could not be read: ResourceNotFoundException"
+    )
+    assert site.seen == []  # nothing is fetched without the credentials
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "not json at all",
+        {"username": "auditor"},
+        {"user": "auditor", "pass": "wrong-keys-p4ss"},
+        {"username": "auditor", "password": 12345678},
+        ["auditor", "list-p4ss"],
+        "   ",
+        b"\x00binary secret",
+    ],
+    ids=["not-json", "no-password", "wrong-keys", "number", "list", "blank", "binary"],
+)
+def test_a_malformed_secret_is_an_error(
+    sm: Any, site: Site, logs: LogCapture, value: dict[str, Any] | list[str] | str | bytes
+) -> None:
+    stored = json.dumps(value) if isinstance(value, list) else value
+    secret_id = new_secret(sm, stored)
+    result = audit(site, secret_id)
+    assert result["status"] == "ERROR"
+    assert result["checks"] is None
+    assert result["message"] == (
+        f"The audit could not finish: SecretError: basicAuthSecretId '{secret_id}' "
+        "is not a JSON object with string username and password"
+    )
+    assert site.seen == []
+    for leaked in ("wrong-keys-p4ss", "list-p4ss", "12345678"):
+        assert leaked not in json.dumps(result) and leaked not in logs.text()
+
+
+def test_a_warm_invocation_reuses_the_secret_without_calling_secrets_manager(
+    sm: Any, site: Site
+) -> None:
+    expected = basic("auditor", "cached-p4ss")
+    protect(site, expected)
+    secret_id = new_secret(sm, {"username": "auditor", "password": "cached-p4ss"})
+    assert audit(site, secret_id)["status"] == "SUCCESS"
+    sm.delete_secret(SecretId=secret_id, ForceDeleteWithoutRecovery=True)
+    # Within the cache window the deleted secret is not asked for again.
+    second = audit(site, secret_id)
+    assert second["status"] == "SUCCESS"
+    assert [s.headers.get("authorization") for s in site.seen] == [expected] * 4
+    # Control: a cold start (empty cache) does ask, and finds the secret gone.
+    credentials.clear_cache()
+    cold = audit(site, secret_id)
+    assert cold["status"] == "ERROR"
+    assert cold["message"].endswith("could not be read: ResourceNotFoundException")
+
+
+def test_a_rotated_password_is_read_again_once_the_cache_expires(
+    sm: Any, site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret_id = new_secret(sm, {"username": "auditor", "password": "old-p4ss"})
+    protect(site, basic("auditor", "old-p4ss"))
+    assert audit(site, secret_id)["status"] == "SUCCESS"
+    sm.put_secret_value(
+        SecretId=secret_id, SecretString=json.dumps({"username": "auditor", "password": "new-p4ss"})
+    )
+    protect(site, basic("auditor", "new-p4ss"))
+    # Still cached: the old password is sent and refused.
+    assert audit(site, secret_id)["status"] == "FAIL"
+    monkeypatch.setattr(credentials, "SECRET_CACHE_SECONDS", 0.0)
+    credentials.clear_cache()
+    assert audit(site, secret_id)["status"] == "SUCCESS"
+    # With no cache window every invocation reads the secret: after deletion, it fails.
+    sm.delete_secret(SecretId=secret_id, ForceDeleteWithoutRecovery=True)
+    assert audit(site, secret_id)["status"] == "ERROR"
+
+
+def test_inline_credentials_win_over_a_secret_id(sm: Any, site: Site) -> None:
+    expected = basic("inline", "inline-p4ss")
+    protect(site, expected)
+    event = {
+        "id": "both",
+        "url": site.url("/"),
+        "basicAuth": {"username": "inline", "password": "inline-p4ss"},
+        "basicAuthSecretId": f"{PREFIX}never-read",
+    }
+    assert handler.run(event, None, LOCAL)["status"] == "SUCCESS"
+
+
+def test_the_deployed_function_never_prints_the_password(moto: str, site: Site) -> None:
+    """The whole standard output (logs and EMF) of a warm function process, two invocations."""
+    password = "Pr1nt-N0where-\u00e9t\u00e9"
+    expected = basic("auditor", password)
+    protect(site, expected)
+    client = secrets_client(moto)
+    secret_id = new_secret(client, {"username": "auditor", "password": password})
+    env = lambda_environment(aws_environment(moto))
+    with LambdaProcess(env) as process:
+        first = process.invoke(
+            {"id": "warm-1", "url": site.url("/"), "basicAuthSecretId": secret_id}
+        )
+        client.delete_secret(SecretId=secret_id, ForceDeleteWithoutRecovery=True)
+        second = process.invoke(
+            {"id": "warm-2", "url": site.url("/"), "basicAuthSecretId": secret_id}
+        )
+        assert "boto3" in process.modules()
+    for run in (first, second):
+        assert run.result["status"] == "SUCCESS"
+        assert len(run.emf) == 1 and run.metrics()["AuditSuccess"] == [1]
+        for leaked in (password, expected, expected[6:]):
+            assert leaked not in run.text
+            assert leaked not in json.dumps(run.result)
+    assert [s.headers.get("authorization") for s in site.seen] == [expected] * 4

@@ -1,0 +1,471 @@
+"""template.yaml: cfn-lint clean, and the deployment settings the auditor's code relies on."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import subprocess
+import sys
+import tomllib
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cfnlint.api import lint
+from cfnlint.config import ManualArgs
+from cfnlint.decode.decode import decode_str
+from conftest import days_ago
+from servers import Site, reply
+from test_metrics import UNITS, lambda_environment
+
+from sitemap_auditor import codes, config
+from sitemap_auditor.fetch import MAX_BODY_BYTES, REQUEST_DEADLINE_S
+from sitemap_auditor.handler import RESPONSE_MARGIN_S
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE_TEXT = (ROOT / "template.yaml").read_text(encoding="utf-8")
+# Every metric the function emits (observability.py), each of which the dashboard must show.
+METRIC_NAMES = set(UNITS)
+LAMBDA_MAX_TIMEOUT_S = 900
+
+
+@pytest.fixture(scope="module")
+def template() -> dict[str, Any]:
+    decoded, errors = decode_str(TEMPLATE_TEXT)
+    assert not errors and isinstance(decoded, dict)
+    return decoded
+
+
+@pytest.fixture(scope="module")
+def function(template: dict[str, Any]) -> dict[str, Any]:
+    resource = template["Resources"]["AuditorFunction"]
+    assert resource["Type"] == "AWS::Serverless::Function"
+    properties: dict[str, Any] = resource["Properties"]
+    return properties
+
+
+def resources_of(template: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:
+    return {k: v for k, v in template["Resources"].items() if v["Type"] == kind}
+
+
+# --- cfn-lint -----------------------------------------------------------------------------------
+
+
+def test_cfn_lint_finds_nothing() -> None:
+    """No error, no warning and no informational finding (I-rules included), in every region."""
+    matches = lint(
+        TEMPLATE_TEXT,
+        config=ManualArgs(include_checks=["I"], regions=["us-east-1", "eu-west-1", "ap-south-1"]),
+    )
+    assert [f"{m.rule.id} line {m.linenumber}: {m.message}" for m in matches] == []
+
+
+def test_cfn_lint_command_line_agrees() -> None:
+    """What CI or a developer runs: `cfn-lint template.yaml` exits 0 and prints nothing."""
+    command = "import sys; from cfnlint.runner import main; sys.argv[0] = 'cfn-lint'; main()"
+    out = subprocess.run(
+        [sys.executable, "-c", command, "--include-checks", "I", "--", "template.yaml"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert (out.returncode, out.stdout, out.stderr) == (0, "", "")
+
+
+def test_the_template_is_a_sam_template(template: dict[str, Any]) -> None:
+    assert template["Transform"] == "AWS::Serverless-2016-10-31"
+
+
+# --- the function -------------------------------------------------------------------------------
+
+
+def test_function_runtime_architecture_and_handler(function: dict[str, Any]) -> None:
+    assert function["Runtime"] in {"python3.12", "python3.13"}
+    assert function["Architectures"] == ["arm64"]
+    assert function["CodeUri"] == "."
+    assert function["Handler"] == "sitemap_auditor.handler.lambda_handler"
+    module, name = function["Handler"].rsplit(".", 1)
+    assert callable(getattr(importlib.import_module(module), name))
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    minimum = project["project"]["requires-python"].removeprefix(">=")
+    assert tuple(map(int, function["Runtime"].removeprefix("python").split("."))) >= tuple(
+        map(int, minimum.split("."))
+    )
+
+
+def test_timeout_covers_robots_and_three_candidates(function: dict[str, Any]) -> None:
+    worst_case = 4 * REQUEST_DEADLINE_S  # robots.txt + the three fallback paths, 30 s each
+    assert function["Timeout"] >= worst_case + RESPONSE_MARGIN_S
+    assert function["Timeout"] >= 150
+    assert function["Timeout"] <= LAMBDA_MAX_TIMEOUT_S
+
+
+def test_memory_size(function: dict[str, Any]) -> None:
+    # Sized by CPU share, not memory: see the comment in template.yaml and test_memory_is_flat.
+    assert function["MemorySize"] == 256
+
+
+def test_environment(template: dict[str, Any], function: dict[str, Any]) -> None:
+    env = function["Environment"]["Variables"]
+    assert env["SITEMAP_MAX_AGE_DAYS"] == {"Ref": "MaxAgeDays"}
+    assert env["POWERTOOLS_SERVICE_NAME"] == {"Ref": "ServiceName"}
+    assert env["POWERTOOLS_METRICS_NAMESPACE"] == {"Ref": "MetricsNamespace"}
+    assert env["POWERTOOLS_LOG_LEVEL"] == {"Ref": "LogLevel"}
+    assert env["POWERTOOLS_TRACE_DISABLED"] == {"Fn::If": ["TracingEnabled", "false", "true"]}
+    assert function["Tracing"] == {"Fn::If": ["TracingEnabled", "Active", "PassThrough"]}
+    assert template["Parameters"]["Tracing"]["Default"] == "Disabled"
+    # Production never reaches private addresses: the development switch is not deployed.
+    assert "SITEMAP_ALLOW_PRIVATE_NETWORKS" not in env
+    params = template["Parameters"]
+    assert params["ServiceName"]["Default"] == "sitemap-auditor"
+    assert params["MetricsNamespace"]["Default"] == "37Audits/SitemapAuditor"
+    assert params["LogLevel"]["Default"] == "INFO"
+
+
+@pytest.mark.parametrize(
+    ("value", "allowed"),
+    [
+        ("7", True),
+        ("1", True),
+        ("30", True),
+        ("365", True),
+        ("0", False),
+        ("-1", False),
+        ("2.5", False),
+        ("1e3", False),
+        ("7days", False),
+        ("", False),
+        # The function would take these; the template asks for the plain spelling.
+        (" 7", False),
+        ("07", False),
+    ],
+)
+def test_max_age_days_parameter_lets_through_only_what_the_function_takes(
+    template: dict[str, Any], value: str, allowed: bool
+) -> None:
+    parameter = template["Parameters"]["MaxAgeDays"]
+    assert config.parse_max_age_days(parameter["Default"]) == config.DEFAULT_MAX_AGE_DAYS
+    assert (re.fullmatch(parameter["AllowedPattern"], value) is not None) is allowed
+    if allowed:
+        assert config.parse_max_age_days(value) == int(value)
+
+
+def test_log_group_and_retention(template: dict[str, Any], function: dict[str, Any]) -> None:
+    (name, group) = resources_of(template, "AWS::Logs::LogGroup").popitem()
+    assert group["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionDays"}
+    assert function["LoggingConfig"]["LogGroup"] == {"Ref": name}
+    retention = template["Parameters"]["LogRetentionDays"]
+    assert retention["Default"] in retention["AllowedValues"]
+
+
+# --- least privilege ----------------------------------------------------------------------------
+
+
+def role_statements(template: dict[str, Any]) -> Iterator[tuple[str | None, dict[str, Any]]]:
+    """Each statement of the function role's policies, with the condition it depends on."""
+    (role,) = resources_of(template, "AWS::IAM::Role").values()
+    for policy in role["Properties"]["Policies"]:
+        condition = None
+        if "Fn::If" in policy:
+            condition, policy, otherwise = policy["Fn::If"]
+            assert otherwise == {"Ref": "AWS::NoValue"}
+        for statement in policy["PolicyDocument"]["Statement"]:
+            yield condition, statement
+
+
+def actions(statement: dict[str, Any]) -> list[str]:
+    value = statement["Action"]
+    return [value] if isinstance(value, str) else list(value)
+
+
+def test_the_function_has_only_its_own_role(
+    template: dict[str, Any], function: dict[str, Any]
+) -> None:
+    (name, role) = resources_of(template, "AWS::IAM::Role").popitem()
+    assert function["Role"] == {"Fn::GetAtt": [name, "Arn"]}
+    # No SAM policy shortcuts: with an explicit role, SAM adds nothing to it.
+    assert "Policies" not in function
+    assert "ManagedPolicyArns" not in role["Properties"]
+    trust = role["Properties"]["AssumeRolePolicyDocument"]["Statement"]
+    assert trust == [
+        {
+            "Effect": "Allow",
+            "Principal": {"Service": "lambda.amazonaws.com"},
+            "Action": "sts:AssumeRole",
+        }
+    ]
+
+
+def test_iam_is_least_privilege(template: dict[str, Any]) -> None:
+    always = [s for condition, s in role_statements(template) if condition is None]
+    granted = {a: s["Resource"] for s in always for a in actions(s)}
+    assert all(s["Effect"] == "Allow" for s in always)
+    (group,) = resources_of(template, "AWS::Logs::LogGroup")
+    assert granted == {
+        "logs:CreateLogStream": {"Fn::GetAtt": [group, "Arn"]},
+        "logs:PutLogEvents": {"Fn::GetAtt": [group, "Arn"]},
+        "secretsmanager:GetSecretValue": {
+            "Fn::Sub": (
+                "arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}"
+                ":secret:${SecretPrefix}*"
+            )
+        },
+    }
+    tracing = [s for condition, s in role_statements(template) if condition is not None]
+    assert {c for c, _ in role_statements(template) if c is not None} == {"TracingEnabled"}
+    assert sorted(a for s in tracing for a in actions(s)) == [
+        "xray:PutTelemetryRecords",
+        "xray:PutTraceSegments",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("prefix", "allowed"),
+    [("sitemap-auditor/", True), ("audits/prod/", True), ("", False), ("*", False), ("a b", False)],
+)
+def test_secret_prefix_cannot_widen_to_every_secret(
+    template: dict[str, Any], prefix: str, allowed: bool
+) -> None:
+    parameter = template["Parameters"]["SecretPrefix"]
+    assert parameter["MinLength"] >= 1
+    ok = len(prefix) >= parameter["MinLength"] and re.fullmatch(parameter["AllowedPattern"], prefix)
+    assert bool(ok) is allowed
+
+
+# --- dashboard, alarms, outputs -----------------------------------------------------------------
+
+
+def substitute(text: str, values: dict[str, str]) -> str:
+    """Fill Fn::Sub placeholders (`${Name}`, `${Resource.Attribute}`); fail on an unknown one."""
+
+    def one(found: re.Match[str]) -> str:
+        name = found.group(1)
+        assert name in values, f"unknown placeholder ${{{name}}}"
+        return values[name]
+
+    return re.sub(r"\$\{([^}!]+)\}", one, text)
+
+
+@pytest.fixture(scope="module")
+def dashboard(template: dict[str, Any]) -> dict[str, Any]:
+    (board,) = resources_of(template, "AWS::CloudWatch::Dashboard").values()
+    body = board["Properties"]["DashboardBody"]["Fn::Sub"]
+    assert isinstance(body, str)
+    values = {
+        "AWS::Region": "eu-west-1",
+        "MetricsNamespace": "37Audits/SitemapAuditor",
+        "ServiceName": "sitemap-auditor",
+        "AuditorFunction": "stack-AuditorFunction-ABC123",
+        "ErrorsAlarm.Arn": "arn:aws:cloudwatch:eu-west-1:123456789012:alarm:errors",
+        "ThrottlesAlarm.Arn": "arn:aws:cloudwatch:eu-west-1:123456789012:alarm:throttles",
+    }
+    # Every placeholder is a parameter, a resource (or its attribute) or a pseudo parameter.
+    for name in set(re.findall(r"\$\{([^}!]+)\}", body)):
+        assert (
+            name in template["Parameters"]
+            or name.split(".")[0] in template["Resources"]
+            or name.startswith("AWS::")
+        ), name
+    parsed = json.loads(substitute(body, values))
+    assert isinstance(parsed, dict)
+    return parsed
+
+
+def metric_rows(dashboard: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any], list[Any]]]:
+    """(widget title, widget properties, metric row) for every metric of the dashboard."""
+    for widget in dashboard["widgets"]:
+        if widget["type"] == "metric":
+            for row in widget["properties"]["metrics"]:
+                yield widget["properties"]["title"], widget["properties"], row
+
+
+def test_dashboard_shows_every_custom_metric(dashboard: dict[str, Any]) -> None:
+    shown = {row[1] for _, _, row in metric_rows(dashboard) if row[0] == "37Audits/SitemapAuditor"}
+    assert shown == METRIC_NAMES
+    for _, _, row in metric_rows(dashboard):
+        if row[0] == "37Audits/SitemapAuditor":
+            # The one dimension Powertools puts on every metric.
+            assert row[2:4] == ["service", "sitemap-auditor"]
+    # The names the function really builds (observability.py): Audit<Status> and Check<suffix>.
+    statuses = {codes.SUCCESS, codes.WARNING, codes.FAIL, codes.ERROR}
+    assert {f"Audit{s.title()}" for s in statuses} <= METRIC_NAMES
+    assert {f"Check{c.id.rsplit('-', 1)[1]}" for c in codes.ALL} <= METRIC_NAMES
+
+
+def widget(dashboard: dict[str, Any], title: str) -> dict[str, Any]:
+    found: list[dict[str, Any]] = [
+        w["properties"] for w in dashboard["widgets"] if w["properties"].get("title") == title
+    ]
+    assert len(found) == 1, title
+    return found[0]
+
+
+def test_dashboard_widgets(dashboard: dict[str, Any], function: dict[str, Any]) -> None:
+    status = widget(dashboard, "Audits by overall status")
+    assert [row[1] for row in status["metrics"]] == [
+        "AuditSuccess",
+        "AuditWarning",
+        "AuditFail",
+        "AuditError",
+    ]
+    assert status["stat"] == "Sum"
+    checks = widget(dashboard, "Checks fired by CheckCode")
+    assert [row[1] for row in checks["metrics"]] == [
+        f"Check{c}" for c in ("100", "200", "300", "301", "302", "400", "501")
+    ]
+    errors = widget(dashboard, "Invocations, errors and throttles")
+    lambda_rows = [row for row in errors["metrics"] if row[0] == "AWS/Lambda"]
+    assert {row[1] for row in lambda_rows} == {"Invocations", "Errors", "Throttles"}
+    duration = widget(dashboard, "Lambda duration p50 / p99 (ms)")
+    assert [(row[0], row[1], row[-1]["stat"]) for row in duration["metrics"]] == [
+        ("AWS/Lambda", "Duration", "p50"),
+        ("AWS/Lambda", "Duration", "p99"),
+    ]
+    (timeout,) = duration["annotations"]["horizontal"]
+    assert timeout["value"] == function["Timeout"] * 1000
+    latency = widget(dashboard, "Fetch latency p50 / p99 (ms, one value per fetch)")
+    assert [(row[1], row[-1]["stat"]) for row in latency["metrics"]] == [
+        ("FetchLatency", "p50"),
+        ("FetchLatency", "p99"),
+    ]
+    (deadline,) = latency["annotations"]["horizontal"]
+    assert deadline["value"] == REQUEST_DEADLINE_S * 1000
+    assert "BytesFetched" in {row[1] for row in widget(dashboard, "Bytes fetched")["metrics"]}
+    for _, props, row in metric_rows(dashboard):
+        assert props["region"] == "eu-west-1"
+        if row[0] == "AWS/Lambda":
+            assert row[2:4] == ["FunctionName", "stack-AuditorFunction-ABC123"]
+    alarms = [w for w in dashboard["widgets"] if w["type"] == "alarm"]
+    assert [len(w["properties"]["alarms"]) for w in alarms] == [2]
+
+
+def test_alarms_on_errors_and_throttles(template: dict[str, Any]) -> None:
+    alarms = resources_of(template, "AWS::CloudWatch::Alarm")
+    watched = {}
+    for alarm in alarms.values():
+        props = alarm["Properties"]
+        assert props["Namespace"] == "AWS/Lambda"
+        function_name = {"Name": "FunctionName", "Value": {"Ref": "AuditorFunction"}}
+        assert props["Dimensions"] == [function_name]
+        assert props["Statistic"] == "Sum"
+        assert props["Threshold"] == 1
+        assert props["ComparisonOperator"] == "GreaterThanOrEqualToThreshold"
+        assert props["TreatMissingData"] == "notBreaching"
+        watched[props["MetricName"]] = props
+    assert set(watched) == {"Errors", "Throttles"}
+
+
+def test_outputs(template: dict[str, Any]) -> None:
+    outputs = template["Outputs"]
+    assert outputs["FunctionArn"]["Value"] == {"Fn::GetAtt": ["AuditorFunction", "Arn"]}
+    (board,) = resources_of(template, "AWS::CloudWatch::Dashboard")
+    assert outputs["DashboardName"]["Value"] == {"Ref": board}
+
+
+def name_of(requirement: str) -> str:
+    """The normalised project name of a requirement line (PEP 503)."""
+    name = re.split(r"[<>=!~\[;@ ]", requirement.strip(), maxsplit=1)[0]
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def test_sam_build_finds_the_dependencies() -> None:
+    """`sam build` installs CodeUri's requirements.txt; pyproject.toml alone is not read."""
+    requirements = ROOT / "requirements.txt"
+    if not requirements.exists():
+        pytest.skip("no requirements.txt: sam build would package the code without dependencies")
+    lines = requirements.read_text(encoding="utf-8").splitlines()
+    listed = {name_of(line) for line in lines if line.strip() and not line.lstrip().startswith("#")}
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    needed = {name_of(dep) for dep in project["project"]["dependencies"]}
+    assert needed - {"boto3"} <= listed  # the runtime ships boto3; the rest must be packaged
+
+
+# --- memory: the measurement MemorySize rests on ------------------------------------------------
+
+_ENTRY = (
+    b"<url><loc>https://www.example.com/products/item-000000</loc>"
+    b"<lastmod>" + days_ago(1).encode() + b"</lastmod></url>\n"
+)
+_HEAD = b'<?xml version="1.0" encoding="UTF-8"?>\n'
+_HEAD += b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+_TAIL = b"</urlset>\n"
+_ENTRIES = (MAX_BODY_BYTES - len(_HEAD) - len(_TAIL)) // len(_ENTRY)
+
+_MEASURED = """
+import json, resource, sys
+from sitemap_auditor import handler
+
+before = resource.getrusage(resource.RUSAGE_SELF)
+result = handler.lambda_handler({"id": "memory", "url": sys.argv[1]}, None)
+after = resource.getrusage(resource.RUSAGE_SELF)
+cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+data = result["checks"][0]["data"]
+print(json.dumps({"status": result["status"], "entries": data["entryCount"],
+                  "import_kib": before.ru_maxrss, "peak_kib": after.ru_maxrss, "cpu_s": cpu}))
+"""
+# ru_maxrss survives exec: a child forked straight from this (large) test process would start with
+# the test process's peak. A small launcher in between gives the measured process a clean slate.
+_LAUNCHER = "import subprocess, sys; sys.exit(subprocess.call(sys.argv[1:]))"
+
+
+def _big_sitemap(h: BaseHTTPRequestHandler) -> None:
+    h.send_response(200)
+    h.send_header("Content-Type", "application/xml")
+    h.send_header("Content-Length", str(len(_HEAD) + _ENTRIES * len(_ENTRY) + len(_TAIL)))
+    h.end_headers()
+    h.wfile.write(_HEAD)
+    block = _ENTRY * 1000
+    for _ in range(_ENTRIES // 1000):
+        h.wfile.write(block)
+    h.wfile.write(_ENTRY * (_ENTRIES % 1000))
+    h.wfile.write(_TAIL)
+
+
+@pytest.mark.slow
+def test_memory_is_flat_for_a_50_mb_sitemap(site: Site, function: dict[str, Any]) -> None:
+    site.route("/robots.txt", reply("Sitemap: /sitemap.xml\n", content_type="text/plain"))
+    site.route("/sitemap.xml", _big_sitemap)
+    out = subprocess.run(
+        [sys.executable, "-c", _LAUNCHER, sys.executable, "-c", _MEASURED, site.url("/")],
+        env=lambda_environment(),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=240,
+    )
+    measured = json.loads(out.stdout.splitlines()[-1])
+    size = len(_HEAD) + _ENTRIES * len(_ENTRY) + len(_TAIL)
+    print(
+        f"audit of a {size:,}-byte sitemap ({_ENTRIES:,} entries): peak RSS "
+        f"{measured['peak_kib'] / 1024:.1f} MiB, {measured['import_kib'] / 1024:.1f} MiB after "
+        f"import, {measured['cpu_s']:.2f} s CPU"
+    )
+    assert size <= MAX_BODY_BYTES
+    assert measured["status"] == "SUCCESS"
+    assert measured["entries"] == _ENTRIES
+    # Streaming: the audit adds little to what the imports take, whatever the sitemap's size.
+    assert measured["peak_kib"] - measured["import_kib"] < 16 * 1024
+    # And the whole process stays well inside the function's memory.
+    assert measured["peak_kib"] < function["MemorySize"] * 1024 / 4
+
+
+def test_sam_build_packages_only_the_package(template: dict[str, Any], tmp_path: Path) -> None:
+    """The makefile build puts the package and its requirements in the artifact, nothing else."""
+    function = template["Resources"]["AuditorFunction"]
+    assert function["Metadata"] == {"BuildMethod": "makefile"}
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "build-AuditorFunction:" in makefile
+    done = subprocess.run(
+        ["make", "-n", "build-AuditorFunction", f"ARTIFACTS_DIR={tmp_path}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "--requirement requirements.txt" in done.stdout
+    assert "manylinux2014_aarch64" in done.stdout and "--python-version 3.13" in done.stdout
+    assert f"cp -r sitemap_auditor {tmp_path}/" in done.stdout.replace('"', "")
+    assert "tests" not in done.stdout and "bench" not in done.stdout
