@@ -333,6 +333,10 @@ def _inflate(chunks: Iterable[bytes], hop: _Hop) -> Iterator[bytes]:
                         pending = data
                         break
                     if data[:2] != GZIP_MAGIC:
+                        # Read the rest anyway, so that an outer layer's own end (and its
+                        # integrity check) is reached whatever the chunking.
+                        for _ in chunks:
+                            pass
                         return
                     d = zlib.decompressobj(32 + zlib.MAX_WBITS)
                 started = True

@@ -1,8 +1,9 @@
-"""W3C Datetime `<lastmod>` values: strict parsing to a UTC instant, and formatting.
+"""W3C Datetime `<lastmod>` values: strict parsing to a UTC instant, the latest of many, formatting.
 
-A 50 MB sitemap can hold 500,000 distinct lastmods, so parsing is built for speed: a value is
-split into its date and its time-and-zone, each part is validated and converted once and cached,
-and the instant is a plain integer (microseconds since 0001-01-01T00:00:00Z) that compares fast.
+A 50 MB sitemap can hold 500,000 distinct lastmods, and only the latest one matters. So the
+sitemap's values are validated by one regular expression that also checks the field ranges and
+compared as text within their shape (their length and zone: such texts sort as their instants
+do); only the greatest text of each shape becomes an instant, once, at the end.
 """
 
 from __future__ import annotations
@@ -13,11 +14,19 @@ from datetime import UTC, date, datetime, timedelta
 
 # The W3C Datetime profile (https://www.w3.org/TR/NOTE-datetime) as CONTRACT.md section 5 extends
 # it: the zone is optional on the timed forms. ASCII digits only ([0-9], not \d).
-_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
-_TIME = re.compile(
-    r"([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.([0-9]+))?)?(Z|[+-][0-9]{2}:[0-9]{2})?"
+_W3C = re.compile(
+    r"([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2})"
+    r"(?:T([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.([0-9]+))?)?(Z|[+-][0-9]{2}:[0-9]{2})?)?"
+    r")?)?"
 )
-_YEAR_MONTH = re.compile(r"([0-9]{4})(?:-([0-9]{2}))?")
+# The same forms with the field ranges checked too (month 01-12, day 01-31, hour 00-23, minute and
+# second 00-59, zones up to ±14:00, no year 0): what passes is valid but for days 29-31 that a
+# month lacks, and the years 0001 and 9999, which a zone can move out of datetime's range.
+_VALID = re.compile(
+    r"(?!0000)[0-9]{4}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12][0-9]|3[01])"
+    r"(?:T(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]+)?)?"
+    r"(Z|[+-](?:(?:0[0-9]|1[0-3]):[0-5][0-9]|14:00))?)?)?)?"
+)
 # XML white space; a lastmod is trimmed of it before parsing.
 _XML_SPACE = " \t\r\n"
 # Real-world zones run from -12:00 to +14:00; the contract accepts up to ±14:00 either way.
@@ -27,100 +36,40 @@ _US_PER_SECOND = 1_000_000
 _US_PER_DAY = 86_400 * _US_PER_SECOND
 _LAST_SECOND = _US_PER_DAY - _US_PER_SECOND  # 23:59:59, the end of a period without a time
 _EPOCH = datetime(1, 1, 1, tzinfo=UTC)
-# Instants must stay within datetime's range once moved to UTC.
-_MIN_KEY = 0
-_MAX_KEY = (date(9999, 12, 31).toordinal() - 1) * _US_PER_DAY + _US_PER_DAY - 1
-
-# Bounded caches: distinct dates in a sitemap number in the thousands, distinct times of day
-# (with their zones) at most 86,400 per zone.
-_DATE_CACHE_LIMIT = 8192
-_TIME_CACHE_LIMIT = 100_000
-_date_cache: dict[str, int | None] = {}
-_time_cache: dict[str, int | None] = {}
-# No day start or time of day comes near this: it marks a value not yet in a cache.
-_UNSEEN = -(10**30)
+_MAX_KEY = date(9999, 12, 31).toordinal() * _US_PER_DAY - 1  # datetime's last microsecond
 
 
-def _day_start(text: str) -> int | None:
-    """Microseconds from the epoch to the start of a `YYYY-MM-DD` day, or None."""
-    m = _DATE.fullmatch(text)
+def lastmod_key(text: str) -> int | None:
+    """Return a `<lastmod>` value as microseconds since 0001-01-01T00:00:00Z, or None."""
+    m = _W3C.fullmatch(text.strip(_XML_SPACE))
     if m is None:
         return None
+    year_s, month_s, day_s, hour_s, minute_s, second_s, fraction_s, zone = m.groups()
+    year = int(year_s)
+    month = int(month_s) if month_s else 12
+    if year < 1 or not 1 <= month <= 12:
+        return None
+    # YYYY or YYYY-MM: the period's last day (and below, its last second)
+    day = calendar.monthrange(year, month)[1] if day_s is None else int(day_s)
     try:
-        day = date(int(m[1]), int(m[2]), int(m[3]))
-    except ValueError:
+        start = (date(year, month, day).toordinal() - 1) * _US_PER_DAY
+    except ValueError:  # an impossible date
         return None
-    return (day.toordinal() - 1) * _US_PER_DAY
-
-
-def _time_of_day(text: str) -> int | None:
-    """Microseconds a `hh:mm[:ss[.s…]][zone]` adds to its day's start, in UTC, or None."""
-    m = _TIME.fullmatch(text)
-    if m is None:
-        return None
-    hour, minute, second = int(m[1]), int(m[2]), int(m[3] or 0)
+    if hour_s is None:  # no time: the day's last second
+        return start + _LAST_SECOND
+    hour, minute, second = int(hour_s), int(minute_s), int(second_s or 0)
     if hour > 23 or minute > 59 or second > 59:
         return None
-    micro = int(m[4][:6].ljust(6, "0")) if m[4] else 0
+    micro = int(fraction_s[:6].ljust(6, "0")) if fraction_s else 0
     offset = 0
-    zone = m[5]
     if zone is not None and zone != "Z":
         zone_hours, zone_minutes = int(zone[1:3]), int(zone[4:6])
         minutes = zone_hours * 60 + zone_minutes
         if zone_minutes > 59 or minutes > _MAX_OFFSET_MINUTES:
             return None
         offset = minutes * 60 * _US_PER_SECOND * (1 if zone[0] == "+" else -1)
-    return ((hour * 60 + minute) * 60 + second) * _US_PER_SECOND + micro - offset
-
-
-def _period_end(text: str) -> int | None:
-    """The last second of a `YYYY` or `YYYY-MM` period, or None."""
-    m = _YEAR_MONTH.fullmatch(text)
-    if m is None:
-        return None
-    year = int(m[1])
-    month = int(m[2]) if m[2] else 12
-    if year < 1 or not 1 <= month <= 12:
-        return None
-    last = date(year, month, calendar.monthrange(year, month)[1])
-    return (last.toordinal() - 1) * _US_PER_DAY + _LAST_SECOND
-
-
-def _remember(cache: dict[str, int | None], limit: int, text: str, value: int | None) -> None:
-    if len(cache) >= limit:
-        cache.clear()  # crude, but bounded and rare: real sitemaps stay far below the limits
-    cache[text] = value
-
-
-def lastmod_key(text: str) -> int | None:
-    """Return a `<lastmod>` value as microseconds since 0001-01-01T00:00:00Z, or None."""
-    value = text.strip(_XML_SPACE)
-    if len(value) < 10:  # YYYY or YYYY-MM: a period, read as its last second
-        key = _date_cache.get(value, _UNSEEN)
-        if key == _UNSEEN:
-            key = _period_end(value)
-            _remember(_date_cache, _DATE_CACHE_LIMIT, value, key)
-        return key
-    date_part = value[:10]
-    day = _date_cache.get(date_part, _UNSEEN)
-    if day == _UNSEEN:
-        day = _day_start(date_part)
-        _remember(_date_cache, _DATE_CACHE_LIMIT, date_part, day)
-    if day is None:
-        return None
-    if len(value) == 10:
-        return day + _LAST_SECOND
-    if value[10] != "T":
-        return None
-    time_part = value[11:]
-    offset = _time_cache.get(time_part, _UNSEEN)
-    if offset == _UNSEEN:
-        offset = _time_of_day(time_part)
-        _remember(_time_cache, _TIME_CACHE_LIMIT, time_part, offset)
-    if offset is None:
-        return None
-    key = day + offset
-    return key if _MIN_KEY <= key <= _MAX_KEY else None
+    key = start + ((hour * 60 + minute) * 60 + second) * _US_PER_SECOND + micro - offset
+    return key if 0 <= key <= _MAX_KEY else None
 
 
 def key_to_instant(key: int) -> datetime:
@@ -138,3 +87,73 @@ def format_instant(instant: datetime) -> str:
     """Format a UTC instant as `YYYY-MM-DDTHH:MM:SSZ`, the fraction dropped."""
     i = instant.astimezone(UTC)
     return f"{i.year:04d}-{i.month:02d}-{i.day:02d}T{i.hour:02d}:{i.minute:02d}:{i.second:02d}Z"
+
+
+# A valid text's length and zone: texts of one shape sort as their instants do.
+Shape = tuple[int, str | None]
+
+# Values seen again are answered from a memo of this many entries (a sitemap often repeats one
+# generator timestamp thousands of times).
+_MEMO_LIMIT = 4096
+# A hostile document can make many shapes (fraction lengths times zones); past this many, the
+# greatest texts are turned into instants and the shapes start again.
+_SHAPE_LIMIT = 1024
+_NOT_SEEN = (0, None), ""
+
+
+def _shape_of(raw: str) -> tuple[Shape, str] | None:
+    """The shape and trimmed text of a valid lastmod, or None when it does not parse."""
+    m = _VALID.fullmatch(raw)
+    text = raw
+    if m is None:
+        text = raw.strip(_XML_SPACE)
+        m = _VALID.fullmatch(text)
+        if m is None:
+            return None
+    # Days the regex cannot rule out (29-31 of a shorter month) and the years at datetime's ends
+    # get the exact check.
+    exact = (len(text) >= 10 and text[8:10] >= "29") or text[:4] in ("0001", "9999")
+    if exact and lastmod_key(text) is None:
+        return None
+    return (len(text), m[1]), text
+
+
+class LatestLastmod:
+    """Collects a sitemap's lastmod values and answers the latest; parses only the candidates."""
+
+    __slots__ = ("_best", "_exact", "_memo")
+
+    def __init__(self) -> None:
+        self._best: dict[Shape, str] = {}
+        self._exact = -1  # the latest key among shapes already turned into instants
+        self._memo: dict[str, tuple[Shape, str] | None] = {}
+
+    def add(self, raw: str) -> bool:
+        """Take one lastmod value; return False when it does not parse."""
+        found = self._memo.get(raw, _NOT_SEEN)
+        if found is _NOT_SEEN:
+            found = _shape_of(raw)
+            if len(self._memo) >= _MEMO_LIMIT:
+                self._memo.clear()
+            self._memo[raw] = found
+        if found is None:
+            return False
+        shape, text = found
+        best = self._best.get(shape)
+        if best is None:
+            if len(self._best) >= _SHAPE_LIMIT:
+                self._exact = self._latest_key()
+                self._best.clear()
+            self._best[shape] = text
+        elif text > best:
+            self._best[shape] = text
+        return True
+
+    def _latest_key(self) -> int:
+        keys = [lastmod_key(text) for text in self._best.values()]
+        return max([self._exact, *(k for k in keys if k is not None)])
+
+    def latest(self) -> datetime | None:
+        """The latest instant among the values that parsed, or None when none did."""
+        key = self._latest_key()
+        return key_to_instant(key) if key >= 0 else None

@@ -13,7 +13,7 @@ from xml.parsers import expat
 
 from defusedxml import EntitiesForbidden, ExternalReferenceForbidden
 
-from .lastmod import key_to_instant, lastmod_key
+from .lastmod import LatestLastmod
 
 ROOTS = {"urlset": "url", "sitemapindex": "sitemap"}  # root local name -> entry local name
 # CONTRACT section 6: at most 20 unparsable values are listed, each cut to 100 characters.
@@ -23,9 +23,6 @@ MAX_SAMPLE_CHARS = 100
 # keeping all of it would let one huge element grow memory.
 MAX_LASTMOD_CHARS = 256
 _XML_SPACE = " \t\r\n"
-# Sitemaps often repeat a handful of lastmod strings thousands of times: one lookup each then.
-_MEMO_LIMIT = 4096
-_UNSEEN = -2
 
 
 @dataclass(frozen=True)
@@ -84,20 +81,21 @@ class SitemapParser:
         depth = 0
         root: str | None = None
         entry = entry_suffix = ""
-        in_entry = collecting = False
+        in_entry = collecting = overlong = False
         count = 0
-        latest = -1  # the latest lastmod as a lastmod_key; -1 while there is none
+        latest = LatestLastmod()
+        add_lastmod = latest.add
         text: list[str] = []
-        memo: dict[str, int | None] = {}
         samples: list[str] = []
         unparsable = 0
 
         def start(name: str, _attrs: list[str]) -> None:
-            nonlocal depth, in_entry, count, collecting, root, entry, entry_suffix
+            nonlocal depth, in_entry, count, collecting, root, entry, entry_suffix, overlong
             depth += 1
             if depth == 3:
                 if in_entry and (name == "lastmod" or name[-8:] == ":lastmod"):
                     collecting = True
+                    overlong = False
                     text.clear()
                     p.CharacterDataHandler = text.append
             elif depth == 2:
@@ -112,39 +110,44 @@ class SitemapParser:
                 root, entry, entry_suffix = local, found, ":" + found
 
         def end(_name: str) -> None:
-            nonlocal depth, collecting, latest, unparsable
+            nonlocal depth, collecting, unparsable
             if collecting:
                 # The lastmod ends here (or, in mixed content, its first child does).
                 collecting = False
                 p.CharacterDataHandler = None
                 value = text[0] if len(text) == 1 else "".join(text)
-                key = memo.get(value, _UNSEEN)
-                if key == _UNSEEN:
-                    key = lastmod_key(value) if len(value) <= MAX_LASTMOD_CHARS else None
-                    if len(memo) >= _MEMO_LIMIT:
-                        memo.clear()
-                    memo[value] = key
-                if key is None:
+                if overlong or (
+                    len(value) > MAX_LASTMOD_CHARS
+                    and len(value.strip(_XML_SPACE)) > MAX_LASTMOD_CHARS
+                ):
+                    # Past the cap no value parses, and none is memoised. The sample is the
+                    # value's start, which is what survives of it however its bytes arrived.
+                    unparsable += 1
+                    if len(samples) < MAX_UNPARSABLE_SAMPLES:
+                        samples.append(value.lstrip(_XML_SPACE)[:MAX_SAMPLE_CHARS])
+                elif not add_lastmod(value):
                     unparsable += 1
                     if len(samples) < MAX_UNPARSABLE_SAMPLES:
                         samples.append(value.strip(_XML_SPACE)[:MAX_SAMPLE_CHARS])
-                elif key > latest:
-                    latest = key
             depth -= 1
 
         def bound_text() -> None:
             # Called between chunks: one chunk adds at most its own size, so a huge <lastmod>
             # never holds more than the cap plus one chunk.
-            if collecting and len(text) > 1:
-                joined = "".join(text)
+            nonlocal overlong
+            if collecting and text:
+                # White space around the value does not count against the cap: it is trimmed.
+                joined = "".join(text).lstrip(_XML_SPACE)
                 if len(joined) > MAX_LASTMOD_CHARS:
-                    text[:] = [joined[: MAX_LASTMOD_CHARS + 1]]
+                    if joined[MAX_LASTMOD_CHARS:].strip(_XML_SPACE):
+                        overlong = True  # text goes on past the cap: unparsable, however cut
+                    joined = joined[: MAX_LASTMOD_CHARS + 1]
+                text[:] = [joined]
 
         def facts() -> ParsedSitemap | None:
             if root is None:
                 return None
-            instant = key_to_instant(latest) if latest >= 0 else None
-            return ParsedSitemap(root, count, instant, tuple(samples), unparsable)
+            return ParsedSitemap(root, count, latest.latest(), tuple(samples), unparsable)
 
         p.StartElementHandler = start
         p.EndElementHandler = end

@@ -223,3 +223,18 @@ def test_real_world_sitemaps(name: str) -> None:
             else None
         )
         assert (result.root, result.entry_count, latest) == expected
+
+
+@pytest.mark.parametrize(
+    ("content", "parsable"),
+    [
+        ("2026-01-01" + " " * 300, True),  # white space does not count against the cap
+        (" " * 300 + "2026-01-01" + "\n" * 300, True),
+        ("2026-01-01" + " " * 300 + "x", False),  # text past the cap, however it is cut
+        ("2026-01-01" + "0" * 300, False),
+    ],
+)
+def test_lastmod_cap_counts_the_trimmed_value(content: str, parsable: bool) -> None:
+    p = parsed(urlset([content]))
+    assert (p.latest_lastmod is not None) is parsable
+    assert p.unparsable_total == (0 if parsable else 1)
