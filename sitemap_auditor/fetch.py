@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, quote_plus, urljoin, urlsplit
 
 import requests
 import urllib3
@@ -53,6 +53,8 @@ CHUNK_BYTES = 64 * 1024
 # layers is no sitemap anyone publishes, only a way to burn CPU.
 MAX_SNIFFED_GZIP_LAYERS = 3
 GZIP_MAGIC = b"\x1f\x8b"
+# Servers stack at most one or two codings; each is one more decompression layer.
+MAX_CONTENT_CODINGS = 2
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _TRANSPORT_ENCODINGS = frozenset({"gzip", "x-gzip", "deflate"})
 
@@ -80,7 +82,10 @@ class Credentials:
     def secrets(self) -> tuple[str, ...]:
         """The strings that must never appear in a result, log line or message."""
         header = self.header()
-        return tuple(s for s in (self.password, header, header[6:]) if len(s) >= 3)
+        # A site may echo the password back, percent-encoded into a URL as likely as not.
+        password = self.password
+        forms = (header, header[6:], password, quote(password, safe=""), quote_plus(password))
+        return tuple(dict.fromkeys(s for s in forms if len(s) >= 3))
 
 
 @dataclass(frozen=True)
@@ -406,6 +411,8 @@ class Response:
             for c in self._raw.headers.get("Content-Encoding", "").split(",")
             if c.strip() and c.strip().lower() != "identity"
         ]
+        if len(codings) > MAX_CONTENT_CODINGS:
+            raise FetchError("unsupported Content-Encoding", f"{len(codings)} codings")
         for coding in reversed(codings):
             if coding not in _TRANSPORT_ENCODINGS:
                 raise FetchError("unsupported Content-Encoding", coding[:40])
@@ -430,15 +437,12 @@ class Fetcher:
     ) -> None:
         self.policy = policy
         self._on_fetch = on_fetch
-        self._session = requests.Session()
-        self._session.trust_env = False  # no proxies or .netrc credentials from the environment
-        adapter = _GuardedAdapter(max_retries=0, pool_connections=4, pool_maxsize=1)
-        self._session.mount("http://", adapter)
-        self._session.mount("https://", adapter)
+        # No Session: no cookies, no proxies or .netrc credentials from the environment.
+        self._adapter = _GuardedAdapter(max_retries=0, pool_connections=4, pool_maxsize=1)
 
     def close(self) -> None:
         """Release the connections."""
-        self._session.close()
+        self._adapter.close()
 
     def remaining_budget(self) -> float | None:
         """Seconds left before the audit's own time limit, or None when it has none."""
@@ -463,15 +467,14 @@ class Fetcher:
         token = _HOP.set(hop)
         try:
             remaining = max(hop.remaining(), 0.001)
-            return self._session.get(
-                url,
-                headers=self._headers(url),
-                stream=True,
-                allow_redirects=False,
-                timeout=(remaining, remaining),
-                # Not None: requests would otherwise send a URL's user:password@ as Basic Auth
-                # to whatever host a Sitemap: line or redirect names.
-                auth=_no_auth,
+            # Not None: requests would otherwise send a URL's user:password@ as Basic Auth to
+            # whatever host a Sitemap: line or redirect names.
+            request = requests.Request("GET", url, headers=self._headers(url), auth=_no_auth)
+            # Straight to the adapter, not through a Session: a Session brings cookies, and it
+            # works out the next request from Location even when it will not follow it (where
+            # a malformed [IPv6] host raises). Redirects are followed here, hop by hop.
+            return self._adapter.send(
+                request.prepare(), stream=True, timeout=(remaining, remaining), proxies={}
             )
         except _TRANSPORT_ERRORS as e:
             raise _classify(e, hop) from None
@@ -496,6 +499,9 @@ class Fetcher:
             current = url
             for hop_number in itertools.count():
                 raw = self._send(current, hop)
+                if hop.expired:
+                    # The watchdog cut the headers short: no final answer came.
+                    raise hop.timeout()
                 location = raw.headers.get("Location")
                 if raw.status_code not in _REDIRECTS or location is None:
                     break
@@ -504,7 +510,11 @@ class Fetcher:
                 raw.close()
                 with suppress(UnicodeError):
                     location = location.encode("latin-1").decode("utf-8")
-                current = urljoin(current, location.strip())
+                try:
+                    current = urljoin(current, location.strip())
+                    urlsplit(current).port  # noqa: B018 -- raises ValueError on a bad port
+                except ValueError:
+                    raise FetchError("invalid URL") from None
                 if urlsplit(current).scheme.lower() not in ("http", "https"):
                     raise FetchError("redirect to another scheme", urlsplit(current).scheme[:20])
             assert raw is not None

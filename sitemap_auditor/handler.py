@@ -108,6 +108,7 @@ def run(
         else:
             creds = credentials.from_event(ev)
             secrets = creds.secrets() if creds else ()
+            log.secrets = secrets
             policy = FetchPolicy(
                 origin=site.origin(),
                 credentials=creds,
@@ -120,6 +121,10 @@ def run(
                 result = audit(site, ev, settings, fetcher)
             finally:
                 fetcher.close()
+            if secrets:
+                # A site may echo the credentials back (in a Sitemap: URL, a header, a lastmod):
+                # none of it reaches the result.
+                result = response.redact_tree(result, secrets)
     except credentials.SecretError as e:
         # A deployment problem, not a defect: said plainly, without a stack trace.
         log.secret_unreadable(e)

@@ -33,6 +33,7 @@ class Invocation:
 
     def __init__(self, run_id: object, url: object, request_id: object = None) -> None:
         self.fetches: list[FetchStats] = []
+        self.secrets: tuple[str, ...] = ()
         self.started = time.monotonic()
         cold_start, _state["cold_start"] = _state["cold_start"], False
         logger.thread_safe_append_keys(
@@ -50,7 +51,7 @@ class Invocation:
         logger.info(
             "fetched",
             extra={
-                "fetch_url": strip_userinfo(stats.url)[:2048],
+                "fetch_url": redact(strip_userinfo(stats.url), self.secrets)[:2048],
                 "http_status": stats.status,
                 "wire_bytes": stats.wire_bytes,
                 "duration_ms": round(stats.seconds * 1000, 1),

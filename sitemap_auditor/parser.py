@@ -23,6 +23,12 @@ MAX_SAMPLE_CHARS = 100
 # keeping all of it would let one huge element grow memory.
 MAX_LASTMOD_CHARS = 256
 _XML_SPACE = " \t\r\n"
+# expat keeps a stack entry per open element: a sitemap needs four or five levels, and a cap
+# keeps a million nested elements (3 MB of body) from costing hundreds of MB.
+MAX_DEPTH = 256
+# expat holds a whole token (a name, an attribute value) until its end arrives; no sitemap has
+# markup this long, and refusing it keeps a 50 MB element name from costing hundreds of MB.
+MAX_MARKUP_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -77,6 +83,8 @@ class SitemapParser:
         self._p = p
         self._outcome: Rejected | None = None
         self._seen_content = False
+        self._in_markup = False
+        self._markup_run = 0
 
         depth = 0
         root: str | None = None
@@ -102,6 +110,8 @@ class SitemapParser:
                 in_entry = name == entry or name[-len(entry_suffix) :] == entry_suffix
                 if in_entry:
                     count += 1
+            elif depth > MAX_DEPTH:
+                raise _RefusedError(f"elements nested deeper than {MAX_DEPTH}")
             elif depth == 1:
                 local = name.rpartition(":")[2]
                 found = ROOTS.get(local)
@@ -165,6 +175,9 @@ class SitemapParser:
             return
         if not self._seen_content and data.strip():
             self._seen_content = True
+        self._watch_markup(data)
+        if self._outcome is not None:
+            return
         self._parse(data, final=False)
         self._bound_text()
 
@@ -181,6 +194,20 @@ class SitemapParser:
         facts = self._facts()
         assert facts is not None  # expat ends without error only after a root element
         return facts
+
+    def _watch_markup(self, data: bytes) -> None:
+        """Refuse a document whose markup (from a '<' to its '>') runs past MAX_MARKUP_BYTES."""
+        lt, gt = data.rfind(b"<"), data.rfind(b">")
+        if lt < 0 and gt < 0:
+            if self._in_markup:
+                self._markup_run += len(data)
+        else:
+            self._in_markup = lt > gt
+            self._markup_run = len(data) - lt - 1 if self._in_markup else 0
+        if self._markup_run > MAX_MARKUP_BYTES:
+            self._outcome = Rejected(
+                f"refused XML construct: markup longer than {MAX_MARKUP_BYTES:,} bytes"
+            )
 
     def _parse(self, data: bytes, final: bool) -> None:
         try:
@@ -200,6 +227,10 @@ class SitemapParser:
             self._outcome = Rejected(
                 f"refused XML construct: external reference {str(e.sysid)[:100]!r}"
             )
+        except (ValueError, LookupError) as e:  # after defusedxml's, which are ValueErrors
+            # The declared encoding is one expat cannot read (multi-byte such as Shift_JIS, or
+            # unknown); UnicodeError, a ValueError, comes from a codec that is not for text.
+            self._outcome = Rejected(f"unsupported character encoding ({str(e)[:100]})")
 
 
 def parse_bytes(chunks: Iterable[bytes]) -> ParsedSitemap | Rejected:

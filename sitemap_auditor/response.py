@@ -106,6 +106,17 @@ def redact(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
+def redact_tree(value: Any, secrets: Sequence[str]) -> Any:
+    """A copy of a JSON-like value with every secret replaced by *** in its strings."""
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, dict):
+        return {k: redact_tree(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_tree(v, secrets) for v in value]
+    return value
+
+
 def error(exc: BaseException, finished: datetime, secrets: Iterable[str] = ()) -> dict[str, Any]:
     """The platform's ERROR Response for an audit that could not finish."""
     detail = _SPACE.sub(" ", f"{type(exc).__name__}: {exc}").strip()

@@ -67,7 +67,10 @@ def sitemap_urls(
         elif len(value) > MAX_URL_CHARS:
             reason = f"longer than {MAX_URL_CHARS} characters"
         else:
-            url = quote(urljoin(final_url, value), safe=_URL_SAFE)
+            try:
+                url = quote(urljoin(final_url, value), safe=_URL_SAFE)
+            except ValueError:  # urljoin refuses a malformed [IPv6] host
+                url = ""
             if not _usable(url):
                 reason = "not an http(s) URL"
         if reason is not None:
