@@ -93,29 +93,21 @@ def format_instant(instant: datetime) -> str:
 Shape = tuple[int, str | None]
 
 # Values seen again are answered from a memo of this many entries (a sitemap often repeats one
-# generator timestamp thousands of times).
+# generator timestamp thousands of times): offering a text again cannot change the latest.
 _MEMO_LIMIT = 4096
 # A hostile document can make many shapes (fraction lengths times zones); past this many, the
 # greatest texts are turned into instants and the shapes start again.
 _SHAPE_LIMIT = 1024
-_NOT_SEEN = (0, None), ""
+_SHORT_MONTHS = frozenset(("04", "06", "09", "11"))
 
 
-def _shape_of(raw: str) -> tuple[Shape, str] | None:
-    """The shape and trimmed text of a valid lastmod, or None when it does not parse."""
-    m = _VALID.fullmatch(raw)
-    text = raw
-    if m is None:
-        text = raw.strip(_XML_SPACE)
-        m = _VALID.fullmatch(text)
-        if m is None:
-            return None
-    # Days the regex cannot rule out (29-31 of a shorter month) and the years at datetime's ends
-    # get the exact check.
-    exact = (len(text) >= 10 and text[8:10] >= "29") or text[:4] in ("0001", "9999")
-    if exact and lastmod_key(text) is None:
-        return None
-    return (len(text), m[1]), text
+def _needs_exact_check(text: str) -> bool:
+    """Whether a text the range-checking expression passed may still not parse."""
+    day = text[8:10]
+    # Days 29-31 that February or a 30-day month lacks; years 0001 and 9999, which a zone can
+    # move out of datetime's range.
+    short_month = day > "28" and (text[5:7] == "02" or (day == "31" and text[5:7] in _SHORT_MONTHS))
+    return short_month or text < "0002" or text >= "9999"
 
 
 class LatestLastmod:
@@ -126,19 +118,31 @@ class LatestLastmod:
     def __init__(self) -> None:
         self._best: dict[Shape, str] = {}
         self._exact = -1  # the latest key among shapes already turned into instants
-        self._memo: dict[str, tuple[Shape, str] | None] = {}
+        self._memo: dict[str, bool] = {}
 
     def add(self, raw: str) -> bool:
         """Take one lastmod value; return False when it does not parse."""
-        found = self._memo.get(raw, _NOT_SEEN)
-        if found is _NOT_SEEN:
-            found = _shape_of(raw)
+        ok = self._memo.get(raw)
+        if ok is None:
+            ok = self._offer(raw)
             if len(self._memo) >= _MEMO_LIMIT:
                 self._memo.clear()
-            self._memo[raw] = found
-        if found is None:
+            self._memo[raw] = ok
+        return ok
+
+    def _offer(self, raw: str) -> bool:
+        m = _VALID.fullmatch(raw)
+        text = raw
+        if m is None:
+            text = raw.strip(_XML_SPACE)
+            if text == raw:
+                return False
+            m = _VALID.fullmatch(text)
+            if m is None:
+                return False
+        if _needs_exact_check(text) and lastmod_key(text) is None:
             return False
-        shape, text = found
+        shape = (len(text), m[1])
         best = self._best.get(shape)
         if best is None:
             if len(self._best) >= _SHAPE_LIMIT:

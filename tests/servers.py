@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import itertools
 import socket
 import struct
 import threading
@@ -215,27 +216,30 @@ def gz(data: bytes) -> bytes:
     return gzip.compress(data, mtime=0)
 
 
-def urlset(lastmods: Iterable[str | None], base: str = "https://example.com") -> bytes:
-    """A <urlset> with one <url> per lastmod (None: no <lastmod>)."""
+def _sitemap(root: str, entry: str, locs: Iterable[str], lastmods: Iterable[str | None]) -> bytes:
     parts = ['<?xml version="1.0" encoding="UTF-8"?>\n']
-    parts.append('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n')
-    for i, lm in enumerate(lastmods):
-        parts.append(f"  <url><loc>{base}/p{i}</loc>")
+    parts.append(f'<{root} xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n')
+    for loc, lm in zip(locs, lastmods, strict=False):
+        parts.append(f"  <{entry}><loc>{loc}</loc>")
         if lm is not None:
             parts.append(f"<lastmod>{lm}</lastmod>")
-        parts.append("</url>\n")
-    parts.append("</urlset>\n")
+        parts.append(f"</{entry}>\n")
+    parts.append(f"</{root}>\n")
     return "".join(parts).encode()
+
+
+def urlset(lastmods: Iterable[str | None], base: str = "https://example.com") -> bytes:
+    """A <urlset> with one <url> per lastmod (None: no <lastmod>)."""
+    return _sitemap("urlset", "url", (f"{base}/p{i}" for i in itertools.count()), lastmods)
 
 
 def sitemapindex(lastmods: Iterable[str | None], base: str = "https://example.com") -> bytes:
     """A <sitemapindex> with one <sitemap> per lastmod."""
-    parts = ['<?xml version="1.0" encoding="UTF-8"?>\n']
-    parts.append('<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n')
-    for i, lm in enumerate(lastmods):
-        parts.append(f"  <sitemap><loc>{base}/s{i}.xml</loc>")
-        if lm is not None:
-            parts.append(f"<lastmod>{lm}</lastmod>")
-        parts.append("</sitemap>\n")
-    parts.append("</sitemapindex>\n")
-    return "".join(parts).encode()
+    locs = (f"{base}/s{i}.xml" for i in itertools.count())
+    return _sitemap("sitemapindex", "sitemap", locs, lastmods)
+
+
+def robots_with(*lines: str) -> Route:
+    """A robots.txt route: a catch-all group, then the given lines."""
+    body = "User-agent: *\nDisallow:\n" + "".join(f"{x}\n" for x in lines)
+    return reply(body, content_type="text/plain")

@@ -40,6 +40,7 @@ from servers import (
     redirect,
     reply,
     reset_after,
+    robots_with,
     send,
     sitemapindex,
     slow_headers,
@@ -152,12 +153,6 @@ def quick_fetcher(site: Site, deadline_s: float = QUICK_DEADLINE_S) -> Fetcher:
             allow_private_networks=True,
             deadline_s=deadline_s,
         )
-    )
-
-
-def robots_with(*lines: str) -> Route:
-    return reply(
-        "User-agent: *\nDisallow:\n" + "".join(f"{x}\n" for x in lines), content_type="text/plain"
     )
 
 

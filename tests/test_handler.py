@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from conftest import LOCAL, AuditFn, LogCapture, codes_of, data_of, days_ago
-from servers import Site, drip, gz, redirect, reply, sitemapindex, stream, urlset
+from servers import Site, drip, gz, redirect, reply, robots_with, sitemapindex, stream, urlset
 
 from sitemap_auditor import __version__, probe
 from sitemap_auditor.config import Settings
@@ -31,12 +31,6 @@ DATA_KEYS = [
     "issues",
 ]
 FRESH = days_ago(1)
-
-
-def robots_with(*lines: str) -> Any:
-    return reply(
-        "User-agent: *\nDisallow:\n" + "".join(f"{x}\n" for x in lines), content_type="text/plain"
-    )
 
 
 def assert_platform_shape(result: dict[str, Any]) -> None:
