@@ -945,19 +945,12 @@ def gap_analysis(r: Report) -> str:
             f"handlers: {auditor - noop:.3f} s of its {auditor:.3f} s."
         )
     if lazy and ref and auditor:
-        saving = ref - lazy
         lines.append(
-            f"- **Lastmods: validate and compare as text, convert once.** The reference spends "
-            f"{ref:.3f} s on {r.headline}; validating each lastmod with one range-checking "
-            f"regex and keeping the greatest text per shape takes it to {lazy:.3f} s "
-            f"(−{saving / ref:.0%}). The same saving on the auditor would put it near "
-            f"{auditor - saving:.3f} s"
-            + (
-                f", {(ref / (auditor - saving)):.2f}× faster than the reference"
-                if auditor - saving > 0
-                else ""
-            )
-            + "."
+            f"- **Lastmods are already validated and compared as text** (one range-checking "
+            f"regex, the greatest text kept per shape, instants made once): the auditor takes "
+            f"{auditor:.3f} s on {r.headline}, the hand-written pass with the same idea "
+            f"{lazy:.3f} s. What remains per element is expat calling Python: the start and end "
+            f"handlers and the character data of each <lastmod>."
         )
     if "reference" in missed:
         for v in judged:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 
 # The W3C Datetime profile (https://www.w3.org/TR/NOTE-datetime) as CONTRACT.md section 5 extends
@@ -113,12 +114,14 @@ def _needs_exact_check(text: str) -> bool:
 class LatestLastmod:
     """Collects a sitemap's lastmod values and answers the latest; parses only the candidates."""
 
-    __slots__ = ("_best", "_exact", "_memo")
+    __slots__ = ("_best", "_exact", "_memo", "known")
 
     def __init__(self) -> None:
         self._best: dict[Shape, str] = {}
         self._exact = -1  # the latest key among shapes already turned into instants
         self._memo: dict[str, bool] = {}
+        # True for a text already taken, False for one already refused, None for a new one.
+        self.known: Callable[[str], bool | None] = self._memo.get
 
     def add(self, raw: str) -> bool:
         """Take one lastmod value; return False when it does not parse."""

@@ -93,6 +93,7 @@ class SitemapParser:
         count = 0
         latest = LatestLastmod()
         add_lastmod = latest.add
+        known_lastmod = latest.known  # a dict lookup, without a Python call, for repeated values
         text: list[str] = []
         samples: list[str] = []
         unparsable = 0
@@ -135,7 +136,7 @@ class SitemapParser:
                     unparsable += 1
                     if len(samples) < MAX_UNPARSABLE_SAMPLES:
                         samples.append(value.lstrip(_XML_SPACE)[:MAX_SAMPLE_CHARS])
-                elif not add_lastmod(value):
+                elif not (known_lastmod(value) or add_lastmod(value)):
                     unparsable += 1
                     if len(samples) < MAX_UNPARSABLE_SAMPLES:
                         samples.append(value.strip(_XML_SPACE)[:MAX_SAMPLE_CHARS])
