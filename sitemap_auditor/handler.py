@@ -132,7 +132,10 @@ def run(
     except Exception as e:  # noqa: BLE001 -- a defect becomes the platform's ERROR response
         log.failed(e, secrets)
         result = response.error(e, datetime.now(UTC), secrets)
-    log.finished(result)
+    try:
+        log.finished(result)
+    except Exception:  # noqa: BLE001 -- a failing log or metric must not cost the result
+        observability.logger.exception("logging or metrics failed")
     return result
 
 
