@@ -6,9 +6,12 @@ It knows nothing of HTTP. Memory stays flat: expat keeps at most one token, and 
 
 from __future__ import annotations
 
+import codecs
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 from xml.parsers import expat
 
 from defusedxml import EntitiesForbidden, ExternalReferenceForbidden
@@ -49,6 +52,31 @@ class Rejected:
     reason: str
 
 
+# The XML declaration, with its encoding, is looked for in this many first bytes.
+_SNIFF_BYTES = 1024
+_DECLARED = re.compile(rb"<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z][A-Za-z0-9._-]{0,39})[\"']")
+# What expat reads itself (codec names as Python's codecs.lookup spells them).
+_EXPAT_NATIVE = frozenset({"utf-8", "utf-16", "utf-16-le", "utf-16-be", "iso8859-1", "ascii"})
+
+
+def _transcoding(head: bytes) -> str | None:
+    """The codec to decode a document with before expat, or None when expat reads it itself."""
+    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "utf-32"  # byte order marks expat does not know
+    if head.startswith((b"\xef\xbb\xbf", b"\xfe\xff", b"\xff\xfe")):
+        return None
+    m = _DECLARED.match(head)
+    if m is None:
+        return None
+    try:
+        info = codecs.lookup(m[1].decode("ascii"))
+    except LookupError:
+        return None  # expat says it does not know it, and the candidate is refused
+    if info.name in _EXPAT_NATIVE or not getattr(info, "_is_text_encoding", True):
+        return None
+    return info.name
+
+
 class _RefusedError(Exception):
     """Raised from inside expat callbacks to stop parsing with a reason."""
 
@@ -71,16 +99,12 @@ class SitemapParser:
     """
 
     def __init__(self) -> None:
-        p = expat.ParserCreate()
-        p.buffer_text = True
-        p.ordered_attributes = True  # a list is cheaper than a dict, and attributes are unused
-        p.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
-        # defusedxml's defaults: a DOCTYPE is allowed, entity declarations and external references
-        # are refused, nothing external is ever fetched.
-        p.EntityDeclHandler = _entity_decl
-        p.UnparsedEntityDeclHandler = _entity_decl
-        p.ExternalEntityRefHandler = _external_ref
-        self._p = p
+        # The expat parser is made once the start of the document tells its encoding.
+        p: Any = None
+        self._p: Any = None
+        self._head = b""
+        self._decoder: codecs.IncrementalDecoder | None = None
+        self._codec = ""
         self._outcome: Rejected | None = None
         self._seen_content = False
         self._in_markup = False
@@ -160,8 +184,22 @@ class SitemapParser:
                 return None
             return ParsedSitemap(root, count, latest.latest(), tuple(samples), unparsable)
 
-        p.StartElementHandler = start
-        p.EndElementHandler = end
+        def build(encoding: str | None) -> Any:
+            nonlocal p
+            p = expat.ParserCreate(encoding)
+            p.buffer_text = True
+            p.ordered_attributes = True  # a list is cheaper than a dict; attributes are unused
+            p.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+            # defusedxml's defaults: a DOCTYPE is allowed, entity declarations and external
+            # references are refused, nothing external is ever fetched.
+            p.EntityDeclHandler = _entity_decl
+            p.UnparsedEntityDeclHandler = _entity_decl
+            p.ExternalEntityRefHandler = _external_ref
+            p.StartElementHandler = start
+            p.EndElementHandler = end
+            return p
+
+        self._build: Callable[[str | None], Any] = build
         self._bound_text: Callable[[], None] = bound_text
         self._facts: Callable[[], ParsedSitemap | None] = facts
 
@@ -179,6 +217,13 @@ class SitemapParser:
         self._watch_markup(data)
         if self._outcome is not None:
             return
+        if self._p is None:
+            # Wait for the XML declaration (it ends at the first '>') to choose the encoding.
+            self._head += data
+            if b">" not in self._head and len(self._head) < _SNIFF_BYTES:
+                return
+            data, self._head = self._head, b""
+            self._start(data)
         self._parse(data, final=False)
         self._bound_text()
 
@@ -188,8 +233,12 @@ class SitemapParser:
             if not self._seen_content:
                 self._outcome = Rejected("empty body")
             else:
+                data = b""
+                if self._p is None:
+                    data, self._head = self._head, b""
+                    self._start(data)
                 # A truncated document only fails here, after its entries were already seen.
-                self._parse(b"", final=True)
+                self._parse(data, final=True)
         if self._outcome is not None:
             return self._outcome
         facts = self._facts()
@@ -210,7 +259,38 @@ class SitemapParser:
                 f"refused XML construct: markup longer than {MAX_MARKUP_BYTES:,} bytes"
             )
 
+    def _start(self, head: bytes) -> None:
+        codec = _transcoding(head[:_SNIFF_BYTES])
+        if codec is not None:
+            # expat reads UTF-8, UTF-16, ISO-8859-1 and ASCII, and single-byte encodings; others
+            # (Shift_JIS, EUC-KR, GB18030, UTF-32, ...) are decoded here and fed as UTF-8, which
+            # overrides what the declaration says.
+            self._decoder = codecs.getincrementaldecoder(codec)()
+            self._codec = codec
+        self._p = self._build("utf-8" if codec is not None else None)
+
+    def _decode(self, data: bytes, final: bool) -> tuple[bytes, bool]:
+        """Decode a chunk to UTF-8; on bad bytes, what came before them, and True."""
+        assert self._decoder is not None
+        state = self._decoder.getstate()
+        try:
+            return self._decoder.decode(data, final).encode("utf-8"), False
+        except UnicodeDecodeError as e:
+            # What precedes the bad bytes still goes to expat, so that an error it finds there
+            # comes first, as it would had the bytes arrived in smaller chunks.
+            pending = state[0] if isinstance(state[0], bytes) else b""
+            try:
+                self._decoder.setstate((b"", state[1]))
+                good = self._decoder.decode((pending + data)[: e.start], False)
+                return good.encode("utf-8"), True
+            except (UnicodeError, TypeError, ValueError):
+                return b"", True
+
     def _parse(self, data: bytes, final: bool) -> None:
+        bad_bytes = False
+        if self._decoder is not None:
+            data, bad_bytes = self._decode(data, final)
+            final = final and not bad_bytes
         try:
             self._p.Parse(data, final)
         except expat.ExpatError as e:
@@ -229,9 +309,11 @@ class SitemapParser:
                 f"refused XML construct: external reference {str(e.sysid)[:100]!r}"
             )
         except (ValueError, LookupError) as e:  # after defusedxml's, which are ValueErrors
-            # The declared encoding is one expat cannot read (multi-byte such as Shift_JIS, or
-            # unknown); UnicodeError, a ValueError, comes from a codec that is not for text.
+            # An encoding neither expat nor Python knows; UnicodeError, a ValueError, comes from
+            # a codec that is not for text.
             self._outcome = Rejected(f"unsupported character encoding ({str(e)[:100]})")
+        if bad_bytes and self._outcome is None:
+            self._outcome = Rejected(f"not well-formed XML: bytes that are not {self._codec}")
 
 
 def parse_bytes(chunks: Iterable[bytes]) -> ParsedSitemap | Rejected:

@@ -238,3 +238,33 @@ def test_lastmod_cap_counts_the_trimmed_value(content: str, parsable: bool) -> N
     p = parsed(urlset([content]))
     assert (p.latest_lastmod is not None) is parsable
     assert p.unparsable_total == (0 if parsable else 1)
+
+
+@pytest.mark.parametrize(
+    "encoding", ["Shift_JIS", "EUC-JP", "GB18030", "Big5", "EUC-KR", "windows-1252", "UTF-32"]
+)
+def test_encodings_expat_cannot_read_are_decoded_first(encoding: str) -> None:
+    doc = (
+        f'<?xml version="1.0" encoding="{encoding}"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        "<url><loc>https://example.jp/製品/ページ</loc><lastmod>2026-05-05</lastmod></url>"
+        "<url><loc>https://example.jp/会社</loc><lastmod>2026-05-06T10:00:00+09:00</lastmod></url>"
+        "</urlset>"
+    )
+    data = doc.encode(encoding, errors="xmlcharrefreplace")
+    if encoding == "UTF-32":
+        data = doc.encode("utf-32")  # with its byte order mark
+    p = parsed(data)
+    assert p.entry_count == 2
+    assert p.latest_lastmod == datetime(2026, 5, 6, 1, 0, tzinfo=UTC)
+
+
+def test_bytes_that_do_not_decode_are_refused() -> None:
+    doc = b'<?xml version="1.0" encoding="Shift_JIS"?><urlset><url>\x81\x00</url></urlset>'
+    assert rejected(doc) == "not well-formed XML: bytes that are not shift_jis"
+
+
+@pytest.mark.parametrize("encoding", ["x-unknown-9", "rot13", "base64"])
+def test_encodings_nobody_can_read_are_refused(encoding: str) -> None:
+    doc = urlset(["2026-01-01"]).replace(b'encoding="UTF-8"', f'encoding="{encoding}"'.encode())
+    assert isinstance(parse(doc), Rejected)
