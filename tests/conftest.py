@@ -14,12 +14,6 @@ from hypothesis import settings as hypothesis_settings
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-# CI runs the properties with fixed examples, so a run can be repeated and stays green until code
-# changes; developers' runs keep exploring new examples.
-hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
-if os.environ.get("CI"):
-    hypothesis_settings.load_profile("ci")
-
 # Importing the handler reads the environment: make it that of a plain deployment.
 os.environ.pop("SITEMAP_MAX_AGE_DAYS", None)
 os.environ.pop("SITEMAP_ALLOW_PRIVATE_NETWORKS", None)
@@ -29,6 +23,12 @@ from servers import Site
 from sitemap_auditor import handler
 from sitemap_auditor.config import Settings
 from sitemap_auditor.fetch import Resolver, system_resolver
+
+# CI runs the properties with fixed examples, so a run can be repeated and stays green until code
+# changes; developers' runs keep exploring new examples.
+hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    hypothesis_settings.load_profile("ci")
 
 CORPUS = Path(__file__).parent / "corpus"
 
