@@ -34,10 +34,10 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from . import netguard
+from .site import DEFAULT_PORTS, ascii_host
 
 if TYPE_CHECKING:
     from urllib3._base_connection import BaseHTTPConnection
-from .site import DEFAULT_PORTS, ascii_host
 
 # The platform's crawler identity (CONTRACT section 4), to the letter.
 USER_AGENT = "37AuditsBot/1.0 (+https://www.37audits.com/bot)"
@@ -326,8 +326,9 @@ def _inflate(chunks: Iterable[bytes], hop: _Hop) -> Iterator[bytes]:
     produced = 0
     started = False
     pending = b""  # a lone byte after a member's end, until the next chunk tells what it starts
+    it = iter(chunks)  # one pass: draining after a member's end goes on from here
     try:
-        for chunk in chunks:
+        for chunk in it:
             data = pending + chunk if pending else chunk
             pending = b""
             while data:
@@ -340,7 +341,7 @@ def _inflate(chunks: Iterable[bytes], hop: _Hop) -> Iterator[bytes]:
                     if data[:2] != GZIP_MAGIC:
                         # Read the rest anyway, so that an outer layer's own end (and its
                         # integrity check) is reached whatever the chunking.
-                        for _ in chunks:
+                        for _ in it:
                             pass
                         return
                     d = zlib.decompressobj(32 + zlib.MAX_WBITS)
