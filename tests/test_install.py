@@ -1,0 +1,72 @@
+"""Building the project as `pip install` does prints no warning, and the wheel ships every file.
+
+The build runs with pip's build isolation, as a newcomer's `pip install` does, so the build
+backend is the one pyproject.toml asks for; it needs the package index for that backend.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+# What setuptools (and pip relaying it) prints when the build configuration is out of date.
+WARNING = re.compile(r"warn|deprecat|!!|\*{20}", re.IGNORECASE)
+# pip's notices about this machine's own configuration, not about the project.
+PIP_NOTICE = re.compile(r"^\s*Location '.*' is ignored", re.IGNORECASE)
+
+
+@pytest.fixture(scope="module")
+def build(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """Build a wheel from a copy of the sources; return pip's output and the wheel."""
+    work = tmp_path_factory.mktemp("install")
+    source = work / "src"
+    source.mkdir()
+    # A copy: the build writes build/ and *.egg-info beside the sources.
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(
+        ROOT / "sitemap_auditor",
+        source / "sitemap_auditor",
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+    )
+    out = work / "wheels"
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", str(out), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    printed = done.stdout + done.stderr
+    assert done.returncode == 0, printed
+    (wheel,) = out.glob("sitemap_auditor-*.whl")
+    return printed, wheel
+
+
+def test_building_the_project_prints_no_warning(build: tuple[str, Path]) -> None:
+    printed, _ = build
+    lines = printed.splitlines()
+    warnings = [line for line in lines if WARNING.search(line) and not PIP_NOTICE.search(line)]
+    assert warnings == [], printed
+
+
+def test_the_wheel_ships_the_demo_site_and_the_type_marker(build: tuple[str, Path]) -> None:
+    _, wheel = build
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
+        headers = z.read(metadata).decode()
+    assert {
+        "sitemap_auditor/py.typed",
+        "sitemap_auditor/demo_site/robots.txt",
+        "sitemap_auditor/demo_site/sitemap.xml",
+        "sitemap_auditor/handler.py",
+        "sitemap_auditor/demo.py",
+    } <= names
+    assert "License-Expression: LicenseRef-Proprietary" in headers.splitlines()
