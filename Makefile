@@ -31,12 +31,19 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
-## `sam build` calls this (template.yaml: BuildMethod makefile). Only the package and its
-## requirements go into the artifact, as wheels for the function's arm64 Python 3.13.
+## `sam build` calls this (template.yaml: BuildMethod makefile). The artifact is the package and
+## what requirements.txt lists, as wheels for the function's arm64 Python 3.13 whatever the build
+## machine: installed without their own dependencies (requirements.txt names every one the runtime
+## lacks; boto3 and its dependencies come with the runtime), without bytecode (the build machine's
+## Python is not the function's) and without the console scripts of bin/.
+## LAMBDA_PLATFORM and LAMBDA_PYTHON build for another machine (tests/test_runtime.py builds for its own).
+LAMBDA_PLATFORM ?= manylinux2014_aarch64
+LAMBDA_PYTHON ?= 3.13
 build-AuditorFunction:
 	$(PYTHON) -m pip install --quiet --target "$(ARTIFACTS_DIR)" --requirement requirements.txt \
-		--platform manylinux2014_aarch64 --implementation cp --python-version 3.13 \
-		--only-binary=:all: --upgrade
+		--platform $(LAMBDA_PLATFORM) --implementation cp --python-version $(LAMBDA_PYTHON) \
+		--only-binary=:all: --no-deps --no-compile --upgrade
+	rm -rf "$(ARTIFACTS_DIR)/bin"
 	cp -r sitemap_auditor "$(ARTIFACTS_DIR)/"
 	rm -rf "$(ARTIFACTS_DIR)"/sitemap_auditor/__pycache__
 
