@@ -29,6 +29,16 @@ ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE_TEXT = (ROOT / "template.yaml").read_text(encoding="utf-8")
 # Every metric the function emits (observability.py), each of which the dashboard must show.
 METRIC_NAMES = set(UNITS)
+# The metrics of facts shared between audits of one site (CONTRACT.md section 7), named here too so
+# that the dashboard shows them whatever test_metrics.UNITS lists.
+SHARING_METRICS = {
+    "FactsFetched",
+    "FactsReused",
+    "FactsWaited",
+    "FactsRevalidated",
+    "BytesSaved",
+    "StoreErrors",
+}
 LAMBDA_MAX_TIMEOUT_S = 900
 
 
@@ -115,6 +125,12 @@ def test_environment(template: dict[str, Any], function: dict[str, Any]) -> None
     assert env["POWERTOOLS_METRICS_NAMESPACE"] == {"Ref": "MetricsNamespace"}
     assert env["POWERTOOLS_LOG_LEVEL"] == {"Ref": "LogLevel"}
     assert env["POWERTOOLS_TRACE_DISABLED"] == {"Fn::If": ["TracingEnabled", "false", "true"]}
+    # Sharing facts between audits: the window, the table and the key, all from this stack.
+    assert env["SITEMAP_SHARE_SECONDS"] == {"Ref": "ShareSeconds"}
+    (table,) = resources_of(template, "AWS::DynamoDB::Table")
+    assert env["SITEMAP_CACHE_TABLE"] == {"Ref": table}  # Ref of a table: its name
+    (key,) = resources_of(template, "AWS::SecretsManager::Secret")
+    assert env["SITEMAP_CACHE_KEY_SECRET"] == {"Ref": key}  # Ref of a secret: its ARN
     assert function["Tracing"] == {"Fn::If": ["TracingEnabled", "Active", "PassThrough"]}
     assert template["Parameters"]["Tracing"]["Default"] == "Disabled"
     # Production never reaches private addresses: the development switch is not deployed.
@@ -153,12 +169,78 @@ def test_max_age_days_parameter_lets_through_only_what_the_function_takes(
         assert config.parse_max_age_days(value) == int(value)
 
 
+@pytest.mark.parametrize(
+    ("value", "allowed"),
+    [
+        ("60", True),
+        ("0", True),  # sharing off
+        ("1", True),
+        ("3600", True),
+        ("-1", False),
+        ("2.5", False),
+        ("1e3", False),
+        ("60s", False),
+        ("", False),
+        (" 60", False),
+        ("060", False),
+        ("00", False),
+    ],
+)
+def test_share_seconds_parameter_lets_through_only_what_the_function_takes(
+    template: dict[str, Any], value: str, allowed: bool
+) -> None:
+    parameter = template["Parameters"]["ShareSeconds"]
+    # A pattern needs a String: a Number parameter would let "2.5" or "1e3" through.
+    assert parameter["Type"] == "String"
+    assert parameter["Default"] == "60"
+    assert (re.fullmatch(parameter["AllowedPattern"], value) is not None) is allowed
+    parse = getattr(config, "parse_share_seconds", None)
+    if parse is not None:  # the function's own reading of SITEMAP_SHARE_SECONDS
+        assert parse(parameter["Default"]) == 60
+        if allowed:
+            assert parse(value) == int(value)
+
+
 def test_log_group_and_retention(template: dict[str, Any], function: dict[str, Any]) -> None:
     (name, group) = resources_of(template, "AWS::Logs::LogGroup").popitem()
     assert group["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionDays"}
     assert function["LoggingConfig"]["LogGroup"] == {"Ref": name}
     retention = template["Parameters"]["LogRetentionDays"]
     assert retention["Default"] in retention["AllowedValues"]
+
+
+# --- facts shared between audits ---------------------------------------------------------------
+
+
+def test_facts_table(template: dict[str, Any]) -> None:
+    (table,) = resources_of(template, "AWS::DynamoDB::Table").values()
+    props = table["Properties"]
+    assert props["KeySchema"] == [{"AttributeName": "pk", "KeyType": "HASH"}]  # no sort key
+    assert props["AttributeDefinitions"] == [{"AttributeName": "pk", "AttributeType": "S"}]
+    assert props["BillingMode"] == "PAY_PER_REQUEST"
+    # Old facts expire by themselves: the function writes expires_at, in epoch seconds.
+    assert props["TimeToLiveSpecification"] == {"AttributeName": "expires_at", "Enabled": True}
+    # Single items by key only: no index the role would have to reach, no stream to read.
+    assert "GlobalSecondaryIndexes" not in props and "LocalSecondaryIndexes" not in props
+    assert "StreamSpecification" not in props
+    # A generated name: two stacks in one account and region never share a table.
+    assert "TableName" not in props
+    # A cache: it goes with the stack.
+    assert (table["DeletionPolicy"], table["UpdateReplacePolicy"]) == ("Delete", "Delete")
+
+
+def test_cache_key_secret(template: dict[str, Any]) -> None:
+    (secret,) = resources_of(template, "AWS::SecretsManager::Secret").values()
+    props = secret["Properties"]
+    generated = props["GenerateSecretString"]
+    # A bare random string (no JSON template), long enough for an HMAC key.
+    assert generated["PasswordLength"] >= 32
+    assert "SecretStringTemplate" not in generated and "GenerateStringKey" not in generated
+    assert "SecretString" not in props  # nobody chose it, nothing in the template reveals it
+    # A generated name never falls under SecretPrefix, so no event's basicAuthSecretId reaches it.
+    assert "Name" not in props
+    # The default aws/secretsmanager key: a customer key would need kms:Decrypt for the role.
+    assert "KmsKeyId" not in props
 
 
 # --- least privilege ----------------------------------------------------------------------------
@@ -201,19 +283,37 @@ def test_the_function_has_only_its_own_role(
 
 def test_iam_is_least_privilege(template: dict[str, Any]) -> None:
     always = [s for condition, s in role_statements(template) if condition is None]
-    granted = {a: s["Resource"] for s in always for a in actions(s)}
-    assert all(s["Effect"] == "Allow" for s in always)
+    for statement in always:
+        assert set(statement) == {"Effect", "Action", "Resource"}  # no NotAction, NotResource
+        assert statement["Effect"] == "Allow"
+        assert not any("*" in a for a in actions(statement))
+        assert isinstance(statement["Resource"], dict)  # one resource, never "*" nor a list
+    granted = sorted(
+        (a, json.dumps(s["Resource"], sort_keys=True)) for s in always for a in actions(s)
+    )
     (group,) = resources_of(template, "AWS::Logs::LogGroup")
-    assert granted == {
-        "logs:CreateLogStream": {"Fn::GetAtt": [group, "Arn"]},
-        "logs:PutLogEvents": {"Fn::GetAtt": [group, "Arn"]},
-        "secretsmanager:GetSecretValue": {
-            "Fn::Sub": (
-                "arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}"
-                ":secret:${SecretPrefix}*"
-            )
-        },
+    (table,) = resources_of(template, "AWS::DynamoDB::Table")
+    (key,) = resources_of(template, "AWS::SecretsManager::Secret")
+    own_group = {"Fn::GetAtt": [group, "Arn"]}
+    under_prefix = {
+        "Fn::Sub": (
+            "arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}"
+            ":secret:${SecretPrefix}*"
+        )
     }
+    # The table's ARN alone: not "<arn>/*" (its indexes), not another table.
+    facts_table = {"Fn::GetAtt": [table, "Arn"]}
+    expected = [
+        ("logs:CreateLogStream", own_group),
+        ("logs:PutLogEvents", own_group),
+        ("secretsmanager:GetSecretValue", under_prefix),
+        ("secretsmanager:GetSecretValue", {"Ref": key}),  # the one cache key, by its ARN
+        ("dynamodb:GetItem", facts_table),
+        ("dynamodb:PutItem", facts_table),
+        ("dynamodb:UpdateItem", facts_table),
+        ("dynamodb:DeleteItem", facts_table),
+    ]
+    assert granted == sorted((a, json.dumps(r, sort_keys=True)) for a, r in expected)
     tracing = [s for condition, s in role_statements(template) if condition is not None]
     assert {c for c, _ in role_statements(template) if c is not None} == {"TracingEnabled"}
     assert sorted(a for s in tracing for a in actions(s)) == [
@@ -261,6 +361,8 @@ def dashboard(template: dict[str, Any]) -> dict[str, Any]:
         "AuditorFunction": "stack-AuditorFunction-ABC123",
         "ErrorsAlarm.Arn": "arn:aws:cloudwatch:eu-west-1:123456789012:alarm:errors",
         "ThrottlesAlarm.Arn": "arn:aws:cloudwatch:eu-west-1:123456789012:alarm:throttles",
+        "StoreErrorsAlarm.Arn": "arn:aws:cloudwatch:eu-west-1:123456789012:alarm:store-errors",
+        "SiteFactsTable": "stack-SiteFactsTable-XYZ789",
     }
     # Every placeholder is a parameter, a resource (or its attribute) or a pseudo parameter.
     for name in set(re.findall(r"\$\{([^}!]+)\}", body)):
@@ -284,7 +386,7 @@ def metric_rows(dashboard: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]
 
 def test_dashboard_shows_every_custom_metric(dashboard: dict[str, Any]) -> None:
     shown = {row[1] for _, _, row in metric_rows(dashboard) if row[0] == "37Audits/SitemapAuditor"}
-    assert shown == METRIC_NAMES
+    assert shown == METRIC_NAMES | SHARING_METRICS
     for _, _, row in metric_rows(dashboard):
         if row[0] == "37Audits/SitemapAuditor":
             # The one dimension Powertools puts on every metric.
@@ -338,24 +440,204 @@ def test_dashboard_widgets(dashboard: dict[str, Any], function: dict[str, Any]) 
         assert props["region"] == "eu-west-1"
         if row[0] == "AWS/Lambda":
             assert row[2:4] == ["FunctionName", "stack-AuditorFunction-ABC123"]
+        if row[0] == "AWS/DynamoDB":
+            assert row[2:4] == ["TableName", "stack-SiteFactsTable-XYZ789"]
     alarms = [w for w in dashboard["widgets"] if w["type"] == "alarm"]
-    assert [len(w["properties"]["alarms"]) for w in alarms] == [2]
+    assert [len(w["properties"]["alarms"]) for w in alarms] == [3]
+    assert "arn:aws:cloudwatch:eu-west-1:123456789012:alarm:store-errors" in str(alarms)
 
 
-def test_alarms_on_errors_and_throttles(template: dict[str, Any]) -> None:
+def test_dashboard_sharing_widgets(dashboard: dict[str, Any]) -> None:
+    sharing = widget(dashboard, "Site facts: fetched, reused, waited, revalidated")
+    assert [row[1] for row in sharing["metrics"]] == [
+        "FactsFetched",
+        "FactsReused",
+        "FactsWaited",
+        "FactsRevalidated",
+    ]
+    assert sharing["stat"] == "Sum"
+    saved = widget(dashboard, "Bytes saved by sharing vs bytes fetched")
+    assert [row[1] for row in saved["metrics"]] == ["BytesSaved", "BytesFetched"]
+    assert saved["stat"] == "Sum"
+    errors = widget(dashboard, "Store errors (failed, timed out or throttled store calls)")
+    assert [row[1] for row in errors["metrics"]] == ["StoreErrors"]
+
+
+def test_dashboard_sharing_ratio(dashboard: dict[str, Any]) -> None:
+    """(FactsReused + FactsWaited) / (FactsFetched + FactsReused + FactsWaited), in percent."""
+    ratio = widget(dashboard, "Sharing ratio (% of audits served from shared facts)")
+    assert ratio["stat"] == "Sum"
+    (expression,) = [row[0] for row in ratio["metrics"] if isinstance(row[0], dict)]
+    inputs = {row[-1]["id"]: row for row in ratio["metrics"] if isinstance(row[0], str)}
+    assert {k: row[1] for k, row in inputs.items()} == {
+        "fetched": "FactsFetched",
+        "reused": "FactsReused",
+        "waited": "FactsWaited",
+    }
+    assert all(row[-1]["visible"] is False for row in inputs.values())  # only the ratio is drawn
+    # FILL(m, 0): a period with audits but no reuse still has a ratio (0 %), not a gap.
+    formula = re.sub(r"FILL\((\w+), 0\)", r"\1", expression["expression"])
+    assert set(re.findall(r"[A-Za-z_]\w*", formula)) == set(inputs)
+
+    def ratio_of(**counts: int) -> float:
+        value = eval(formula, {"__builtins__": {}}, counts)  # our own arithmetic, no names
+        assert isinstance(value, int | float)
+        return float(value)
+
+    assert ratio_of(fetched=1, reused=2, waited=1) == 75.0
+    assert ratio_of(fetched=4, reused=0, waited=0) == 0.0
+    assert ratio_of(fetched=0, reused=3, waited=0) == 100.0
+
+
+def test_dashboard_facts_table_metrics(dashboard: dict[str, Any]) -> None:
+    shown = {row[1] for _, _, row in metric_rows(dashboard) if row[0] == "AWS/DynamoDB"}
+    assert {
+        "ConsumedReadCapacityUnits",
+        "ConsumedWriteCapacityUnits",
+        "ReadThrottleEvents",
+        "WriteThrottleEvents",
+        "SystemErrors",
+    } <= shown
+    errors = widget(dashboard, "Facts table: throttles and system errors")
+    operations = [row[5] for row in errors["metrics"] if row[1] == "SystemErrors"]
+    # SystemErrors has an Operation dimension: one row for each operation the role may call.
+    assert operations == ["GetItem", "PutItem", "UpdateItem", "DeleteItem"]
+
+
+def test_alarms_on_errors_throttles_and_store_errors(template: dict[str, Any]) -> None:
     alarms = resources_of(template, "AWS::CloudWatch::Alarm")
     watched = {}
     for alarm in alarms.values():
         props = alarm["Properties"]
-        assert props["Namespace"] == "AWS/Lambda"
-        function_name = {"Name": "FunctionName", "Value": {"Ref": "AuditorFunction"}}
-        assert props["Dimensions"] == [function_name]
         assert props["Statistic"] == "Sum"
         assert props["Threshold"] == 1
         assert props["ComparisonOperator"] == "GreaterThanOrEqualToThreshold"
         assert props["TreatMissingData"] == "notBreaching"
+        topic = {"Fn::If": ["HasAlarmTopic", [{"Ref": "AlarmTopicArn"}], {"Ref": "AWS::NoValue"}]}
+        assert props["AlarmActions"] == props["OKActions"] == topic
         watched[props["MetricName"]] = props
-    assert set(watched) == {"Errors", "Throttles"}
+    assert set(watched) == {"Errors", "Throttles", "StoreErrors"}
+    for name in ("Errors", "Throttles"):
+        assert watched[name]["Namespace"] == "AWS/Lambda"
+        function_name = {"Name": "FunctionName", "Value": {"Ref": "AuditorFunction"}}
+        assert watched[name]["Dimensions"] == [function_name]
+    store = watched["StoreErrors"]
+    # The function's own metric, with the dimension Powertools puts on it.
+    assert store["Namespace"] == {"Ref": "MetricsNamespace"}
+    assert store["Dimensions"] == [{"Name": "service", "Value": {"Ref": "ServiceName"}}]
+    assert store["MetricName"] in SHARING_METRICS
+    # A store failing for 15 minutes, not a burst of throttled calls (which costs only fetches).
+    assert (store["Period"], store["EvaluationPeriods"], store["DatapointsToAlarm"]) == (300, 3, 3)
+
+
+# --- saved Logs Insights queries ---------------------------------------------------------------
+
+# Fields of the function's log lines (docs/operations.md, "Log lines") and of its EMF document
+# (run_id and the metric names are top-level properties), and what Logs Insights adds.
+LOG_FIELDS = {
+    *("level", "location", "message", "timestamp", "service", "xray_trace_id"),
+    *("run_id", "request_id", "url", "cold_start"),
+    *("fetch_url", "http_status", "wire_bytes", "duration_ms", "fetch_error"),
+    *("status", "check_codes", "facts_source", "revalidated", "bytes_saved", "store_errors"),
+    *("issue_kinds", "store_op", "error"),
+    *METRIC_NAMES,
+    *SHARING_METRICS,
+    *("@timestamp", "@message", "@logStream", "@log", "@requestId"),
+}
+QUERY_COMMANDS = {"fields", "filter", "stats", "sort", "limit", "unnest", "display", "dedup"}
+QUERY_WORDS = {"as", "by", "into", "and", "or", "not", "asc", "desc"}
+# What each saved query needs to answer its question.
+QUERY_NEEDS = {
+    "RunQuery": [
+        'filter run_id = "REPLACE-WITH-RUN-ID"',
+        "sort @timestamp asc",
+        "@message",  # the EMF document: its metric values
+        "fetch_url",
+        "status",
+        "facts_source",
+    ],
+    "SlowestFetchesQuery": [
+        'filter message = "fetched"',
+        "sort duration_ms desc",
+        "limit 50",
+        *("fetch_url", "http_status", "wire_bytes", "fetch_error", "run_id"),
+    ],
+    "FailuresByIssueKindQuery": [
+        '"audit finished"',
+        'status = "FAIL"',
+        'status = "ERROR"',
+        "jsonParse(@message)",
+        "unnest line.issue_kinds into issue_kind",
+        "stats count(*)",
+        "by status, issue_kind",
+    ],
+    "FetchErrorsQuery": ['filter message = "fetched"', "by fetch_error"],
+    "SharingRatioQuery": [
+        '"audit finished"',
+        *('"fetched"', '"reused"', '"waited"'),
+        "100 * (sum(reused) + sum(waited)) / count(*)",
+        "bin(",
+    ],
+    "StoreErrorsQuery": ['filter message = "store error"', "by store_op", "error"],
+}
+
+
+@pytest.fixture(scope="module")
+def queries(template: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {
+        k: v["Properties"] for k, v in resources_of(template, "AWS::Logs::QueryDefinition").items()
+    }
+
+
+def query_commands(query: str) -> list[str]:
+    """The commands of a Logs Insights query: comments dropped, split at pipes outside quotes."""
+    lines = [line for line in query.splitlines() if not line.lstrip().startswith("#")]
+    parts = re.split(r'\|(?=(?:[^"]*"[^"]*")*[^"]*$)', " ".join(lines))
+    return [part.strip() for part in parts]
+
+
+def test_saved_queries_exist_on_the_log_group(queries: dict[str, dict[str, Any]]) -> None:
+    assert set(queries) == set(QUERY_NEEDS)
+    names = []
+    for props in queries.values():
+        assert props["LogGroupNames"] == [{"Ref": "AuditorLogGroup"}]
+        name = props["Name"]["Fn::Sub"]
+        # One folder in the console's saved queries, one subfolder for each stack.
+        assert name.startswith("SitemapAuditor/${AWS::StackName}/")
+        assert len(name) <= 255 - 128 + len("${AWS::StackName}")  # stack names: 128 at most
+        names.append(name)
+        assert 1 <= len(props["QueryString"]) <= 10000
+    assert len(set(names)) == len(names)
+
+
+@pytest.mark.parametrize("query", sorted(QUERY_NEEDS))
+def test_saved_query_has_what_it_needs(queries: dict[str, dict[str, Any]], query: str) -> None:
+    text = queries[query]["QueryString"]
+    for needed in QUERY_NEEDS[query]:
+        assert needed in text, needed
+
+
+@pytest.mark.parametrize("query", sorted(QUERY_NEEDS))
+def test_saved_query_is_well_formed(queries: dict[str, dict[str, Any]], query: str) -> None:
+    """Known commands, balanced quotes and brackets, and only fields the log lines have."""
+    commands = query_commands(queries[query]["QueryString"])
+    assert all(c.split(" ", 1)[0] in QUERY_COMMANDS for c in commands), commands
+    text = " ".join(commands)
+    assert text.count('"') % 2 == 0
+    assert text.count("(") == text.count(")") and text.count("[") == text.count("]")
+    bare = re.sub(r'"[^"]*"', '""', text)  # string literals are values, not fields
+    aliases = set(re.findall(r"\b(?:as|into)\s+([A-Za-z_]\w*)", bare))
+    for command in commands:
+        words = command.split(" ", 1)
+        body = re.sub(r'"[^"]*"', '""', words[1] if len(words) > 1 else "")
+        for found in re.finditer(r"(?<![\w.@])@?[A-Za-z_][\w.]*(\s*\()?", body):
+            name, call = found.group(0).rstrip(" ("), found.group(1)
+            if call or name in QUERY_WORDS or name in aliases:
+                continue  # a function, a keyword or a name the query itself defines
+            root, _, rest = name.partition(".")
+            if root in aliases and rest:
+                name = rest  # line.issue_kinds: a field of the parsed line
+            assert name in LOG_FIELDS, f"{query}: unknown field {name}"
 
 
 def test_outputs(template: dict[str, Any]) -> None:
@@ -363,6 +645,8 @@ def test_outputs(template: dict[str, Any]) -> None:
     assert outputs["FunctionArn"]["Value"] == {"Fn::GetAtt": ["AuditorFunction", "Arn"]}
     (board,) = resources_of(template, "AWS::CloudWatch::Dashboard")
     assert outputs["DashboardName"]["Value"] == {"Ref": board}
+    (table,) = resources_of(template, "AWS::DynamoDB::Table")
+    assert outputs["SiteFactsTableName"]["Value"] == {"Ref": table}
 
 
 def name_of(requirement: str) -> str:
