@@ -35,9 +35,10 @@ class Invocation:
         self.fetches: list[FetchStats] = []
         self.secrets: tuple[str, ...] = ()
         self.started = time.monotonic()
+        self.run_id = run_id if isinstance(run_id, str) else None
         cold_start, _state["cold_start"] = _state["cold_start"], False
         logger.thread_safe_append_keys(
-            run_id=run_id if isinstance(run_id, str) else None,
+            run_id=self.run_id,
             url=strip_userinfo(url)[:2048] if isinstance(url, str) else None,
             cold_start=cold_start,
             # Matches these lines to the Lambda's own START/REPORT lines.
@@ -72,20 +73,29 @@ class Invocation:
         """Log the outcome and flush this invocation's metrics."""
         checks = result.get("checks") or []
         duration_ms = (time.monotonic() - self.started) * 1000
-        logger.info(
-            "audit finished",
-            extra={
-                "status": result.get("status"),
-                "check_codes": [c["code"]["id"] for c in checks],
-                "duration_ms": round(duration_ms, 1),
-            },
-        )
-        logger.thread_safe_clear_keys()
-        if _state["emit_metrics"]:
-            try:
-                self._add_metrics(result, checks, duration_ms)
-            finally:
-                metrics.flush_metrics()
+        try:
+            logger.info(
+                "audit finished",
+                extra={
+                    "status": result.get("status"),
+                    "check_codes": [c["code"]["id"] for c in checks],
+                    "duration_ms": round(duration_ms, 1),
+                },
+            )
+            if _state["emit_metrics"]:
+                try:
+                    # A property of the EMF document, not a dimension (a dimension per run
+                    # would make a metric per run): Logs Insights ties metrics to log lines.
+                    if self.run_id is not None:
+                        metrics.add_metadata(key="run_id", value=self.run_id)
+                    self._add_metrics(result, checks, duration_ms)
+                finally:
+                    metrics.flush_metrics()
+        except Exception:  # a failing log or metric must not cost the result
+            logger.exception("logging or metrics failed")
+        finally:
+            # Only now, so that the failure line above carries the run id too.
+            logger.thread_safe_clear_keys()
 
     def _add_metrics(
         self, result: dict[str, Any], checks: list[dict[str, Any]], duration_ms: float

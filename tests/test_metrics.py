@@ -371,3 +371,39 @@ def test_namespace_and_service_come_from_the_environment(site: Site) -> None:
     assert_emf_envelope(run, "Staging/SitemapAuditor", "sitemap-auditor-staging")
     assert {line["service"] for line in run.logs} == {"sitemap-auditor-staging"}
     assert {line["run_id"] for line in run.logs} == {"metrics-env"}
+
+
+def test_the_run_id_is_on_every_line_the_emf_document_included(
+    warm: LambdaProcess, site: Site
+) -> None:
+    site.route("/robots.txt", reply("Sitemap: /missing.xml\n", content_type="text/plain"))
+    runs = {
+        "run-fail": warm.invoke({"id": "run-fail", "url": site.url("/")}),
+        "run-defect": warm.invoke({"id": "run-defect", "url": site.url("/")}, defect="bug"),
+        # No AWS configuration in this process: the secret cannot be read, a warning line.
+        "run-secret": warm.invoke(
+            {"id": "run-secret", "url": site.url("/"), "basicAuthSecretId": "no-such-secret"}
+        ),
+        "run-501": warm.invoke({"id": "run-501", "url": "no scheme"}),
+    }
+    levels = set()
+    for run_id, run in runs.items():
+        assert len(run.emf) == 1
+        for line in run.lines:
+            assert line["run_id"] == run_id, line
+            levels.add(line.get("level"))
+        # A property of the document, for Logs Insights; not a dimension (one metric per run).
+        (doc,) = run.emf
+        directive = doc["_aws"]["CloudWatchMetrics"][0]
+        assert all("run_id" not in dims for dims in directive["Dimensions"])
+        assert "run_id" not in {m["Name"] for m in directive["Metrics"]}
+    assert {"INFO", "WARNING", "ERROR"} <= levels
+    assert [line["message"] for line in runs["run-fail"].logs] == [
+        "audit started",
+        "fetched",
+        "fetched",
+        "audit finished",
+    ]
+    # Metadata is per invocation: an event without an id carries none of an earlier run's.
+    anonymous = warm.invoke({"url": site.url("/")})
+    assert all(line.get("run_id") is None for line in anonymous.lines)
