@@ -12,6 +12,8 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import IO, Any, NoReturn
 
+from .text import valid_text
+
 # Exit status by the worst outcome; usage errors use 64 (EX_USAGE) so they never read as a FAIL.
 EXIT_CODES = {"SUCCESS": 0, "WARNING": 1, "FAIL": 2, "ERROR": 3}
 EXIT_USAGE = 64
@@ -182,7 +184,7 @@ def _collect_urls(args: argparse.Namespace, stdin: IO[str]) -> list[str]:
         if args.input == "-":
             urls.extend(_read_urls(stdin))
         else:
-            with open(args.input, encoding="utf-8") as f:
+            with open(args.input, encoding="utf-8", errors="replace") as f:
                 urls.extend(_read_urls(f))
     return urls
 
@@ -230,7 +232,8 @@ def main(argv: Sequence[str] | None = None, *, json_by_default: bool = False) ->
     if args.max_age_days is not None and args.max_age_days < 1:
         parser.error("--max-age-days must be at least 1")
 
-    urls = [] if demo else _collect_urls(args, sys.stdin)
+    # An argument that is not UTF-8 arrives with lone surrogates, which no report could print.
+    urls = [] if demo else [valid_text(url) for url in _collect_urls(args, sys.stdin)]
     if not demo and not urls:
         parser.error("no URL given (name one, use --input FILE, '-' for standard input, or 'demo')")
 

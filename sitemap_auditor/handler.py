@@ -17,6 +17,7 @@ from .fetch import Fetcher, FetchPolicy, Resolver, system_resolver
 from .issues import issue
 from .observability import Invocation
 from .parser import MAX_UNPARSABLE_SAMPLES
+from .text import valid_unicode
 
 # Read once per cold start; an invalid SITEMAP_MAX_AGE_DAYS stops the function here, at import.
 SETTINGS = config.load(os.environ)
@@ -98,6 +99,8 @@ def run(
     resolver: Resolver = system_resolver,
 ) -> dict[str, Any]:
     """Audit the URL of one event under the given settings; never raises."""
+    # Lone surrogates become U+FFFD here, once, so no result or log line can fail to encode.
+    event = valid_unicode(event)
     ev: dict[str, Any] = event if isinstance(event, dict) else {}
     log = Invocation(ev.get("id"), ev.get("url"), getattr(context, "aws_request_id", None))
     secrets: tuple[str, ...] = ()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
@@ -16,6 +17,7 @@ from aws_lambda_powertools.metrics import Metrics, MetricUnit
 from .fetch import FetchStats
 from .response import redact
 from .site import strip_userinfo
+from .text import valid_text
 
 SERVICE = os.environ.get("POWERTOOLS_SERVICE_NAME") or "sitemap-auditor"
 NAMESPACE = os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or "37Audits/SitemapAuditor"
@@ -23,7 +25,17 @@ NAMESPACE = os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or "37Audits/SitemapA
 # its own when a metric reaches 100: stay below, so each invocation is one EMF document.
 MAX_METRIC_VALUES = 99
 
-logger = Logger(service=SERVICE)
+
+def _json_line(record: Mapping[str, Any]) -> str:
+    """One log record as a JSON line that UTF-8 can always encode."""
+    # Powertools' own serializer keeps non-ASCII text as is (ensure_ascii=False), so a lone
+    # surrogate anywhere in a record (a key, an exception message) would make the stream's
+    # encoder raise and logging drop the whole line.
+    line = json.dumps(record, default=str, separators=(",", ":"), ensure_ascii=False)
+    return valid_text(line)
+
+
+logger = Logger(service=SERVICE, json_serializer=_json_line)
 metrics = Metrics(service=SERVICE, namespace=NAMESPACE)
 _state = {"cold_start": True, "emit_metrics": True}
 

@@ -1,0 +1,55 @@
+"""Valid Unicode out, whatever came in (CONTRACT section 2).
+
+JSON lets an event carry a lone surrogate (`"\\ud800"`), and so does a command-line argument that
+is not UTF-8 (Python decodes it with surrogateescape). UTF-8 cannot encode one: the Lambda runtime
+then fails to post the result and a log handler drops the whole line. Each such character becomes
+U+FFFD, once, where the text comes in.
+"""
+
+from __future__ import annotations
+
+import re
+
+REPLACEMENT = "\ufffd"
+# Python strings hold surrogate code points only alone: json.loads already joins escaped pairs.
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def valid_text(text: str) -> str:
+    """The text with every surrogate code point replaced by U+FFFD."""
+    return _SURROGATES.sub(REPLACEMENT, text)
+
+
+def valid_unicode(value: object) -> object:
+    """A copy of a JSON value whose strings, dictionary keys included, are all valid Unicode."""
+    if isinstance(value, str):
+        return valid_text(value)
+    if not isinstance(value, dict | list):
+        return value
+    # Iterative, so that an event nested as deep as json.loads allows cannot exhaust the stack.
+    root: dict[object, object] | list[object] = {} if isinstance(value, dict) else []
+    pending: list[tuple[object, dict[object, object] | list[object]]] = [(value, root)]
+    while pending:
+        source, target = pending.pop()
+        if isinstance(source, dict) and isinstance(target, dict):
+            for key, item in source.items():
+                target[valid_text(key) if isinstance(key, str) else key] = _copy(item, pending)
+        elif isinstance(source, list) and isinstance(target, list):
+            target.extend(_copy(item, pending) for item in source)
+    return root
+
+
+def _copy(
+    value: object, pending: list[tuple[object, dict[object, object] | list[object]]]
+) -> object:
+    if isinstance(value, str):
+        return valid_text(value)
+    if isinstance(value, dict):
+        new_dict: dict[object, object] = {}
+        pending.append((value, new_dict))
+        return new_dict
+    if isinstance(value, list):
+        new_list: list[object] = []
+        pending.append((value, new_list))
+        return new_list
+    return value
