@@ -35,25 +35,53 @@ class SiteBase:
         return (self.scheme, self.host, self.port or DEFAULT_PORTS[self.scheme])
 
 
-def ascii_host(host: str) -> str | None:
-    """Return the lower-cased ASCII (IDNA) form of a host name, or None when it has none."""
-    host = host.lower()
-    if host.isascii():
-        return host
+def _idna_accepts(label: str) -> bool:
+    # An ASCII label that claims to be an A-label must decode under one of the encodings that
+    # could have made it; `xn--a` or `xn--zz` is no name any encoder produces.
     try:
-        import idna  # requests' own dependency: IDNA 2008 with UTS 46 mapping
+        import idna
 
-        return idna.encode(host, uts46=True).decode("ascii")
+        idna.decode(label)
+        return True
     except (ImportError, UnicodeError, ValueError):
         try:
-            return host.encode("idna").decode("ascii")
+            label.encode("ascii").decode("idna")
+            return True
         except UnicodeError:
-            return None
+            return False
 
 
-def _valid_host(host: str) -> bool:
-    # Characters no host name, IPv4 or IPv6 literal can hold; urlsplit lets them through.
-    return bool(host) and not any(c in host for c in " \t\r\n\\/?#@<>\"'`{}|^%")
+# Characters no host name, IPv4 or IPv6 literal can hold; urlsplit lets them through.
+_NOT_IN_HOSTS = frozenset(" \t\r\n\\/?#@<>\"'`{}|^%") | frozenset(map(chr, range(32))) | {"\x7f"}
+
+
+def ascii_host(host: str) -> str | None:
+    """Return the lower-cased ASCII (IDNA) form of a host name, or None when it is no host name."""
+    host = host.lower()
+    if not host.isascii():
+        try:
+            import idna  # requests' own dependency: IDNA 2008 with UTS 46 mapping
+
+            host = idna.encode(host, uts46=True).decode("ascii")
+        except (ImportError, UnicodeError, ValueError):
+            try:  # IDNA 2003, which still names some hosts IDNA 2008 refuses (symbols)
+                host = host.encode("idna").decode("ascii")
+            except UnicodeError:
+                return None
+    if not host or not _NOT_IN_HOSTS.isdisjoint(host):
+        return None
+    if ":" in host:  # an IPv6 literal (brackets removed): it has no labels
+        return host
+    # CONTRACT section 6: a host with an empty label (`.example.com`, `a..b`) is no host. One
+    # trailing dot is the DNS root, which a fully qualified name may write (`example.com.`).
+    labels = host.split(".")
+    if labels[-1] == "" and len(labels) > 1:
+        labels.pop()
+    if not all(labels):
+        return None
+    if not all(_idna_accepts(label) for label in labels if label.startswith("xn--")):
+        return None
+    return host
 
 
 def resolve(url: object) -> SiteBase | None:
@@ -71,7 +99,7 @@ def resolve(url: object) -> SiteBase | None:
     if scheme not in ALLOWED_SCHEMES or not parts.netloc or not hostname:
         return None
     host = ascii_host(hostname)
-    if host is None or not _valid_host(host):
+    if host is None:
         return None
     return SiteBase(scheme=scheme, host=host, port=port)
 

@@ -21,6 +21,9 @@ from sitemap_auditor.site import describe_url_value, resolve, strip_userinfo
         ("http://[::1]:8000/", "http://[::1]:8000"),
         ("http://127.0.0.1/", "http://127.0.0.1"),
         ("https://example.com?q", "https://example.com"),
+        ("HTTP://WWW.ŠIAURĖ.LT/x", "http://www.xn--iaur-yva35b.lt"),
+        ("https://xn--bcher-kva.example/", "https://xn--bcher-kva.example"),
+        ("https://example.com./", "https://example.com."),  # the DNS root's empty label
     ],
 )
 def test_site_base(url: str, base: str) -> None:
@@ -51,6 +54,15 @@ def test_site_base(url: str, base: str) -> None:
         "https://example.com:port/",
         "http://exa mple.com/",
         "mailto:someone@example.com",
+        # CONTRACT section 6: a host with an empty label, or that no IDNA encoding accepts.
+        "http://.example.com/",
+        "http://a..b/",
+        "http://example.com../",
+        "http://./",
+        "http://ex\u3002\u3002com/",  # ideographic full stops map to dots: an empty label
+        "http://xn--a.com/",  # an A-label that decodes to nothing valid
+        "http://" + "ü" * 64 + ".com/",  # a label too long for DNS once encoded
+        "http://a\udcffb.com/",
     ],
 )
 def test_no_site_root(url: object) -> None:
