@@ -45,6 +45,8 @@ def robots_txt(fetcher: Fetcher, robots_url: str) -> RobotsProbe:
                         f"larger than {robots.MAX_ROBOTS_BYTES:,} bytes; only that much was read",
                     ),
                 )
+            # Notes on the whole answer: its size, then its encoding (UTF-16).
+            notes = (*notes, *found.notes)
             return RobotsProbe(resp.status, True, found.urls, notes, found.issues)
     except FetchError as e:
         return RobotsProbe(None, False, (), (issue(robots_url, e.describe()),), ())

@@ -1,98 +1,247 @@
-"""robots.txt reading: the `Sitemap:` lines of a body, resolved, checked and de-duplicated."""
+"""robots.txt reading: the `Sitemap:` lines of a body, as Googlebot reads them, made into URLs.
+
+Which lines count follows Google's open-source parser (google/robotstxt, robots.cc) byte for byte
+(CONTRACT section 4): a line Google reads does make the sitemap discoverable, so the auditor must
+neither miss it nor, by ignoring it, report that robots.txt lists no sitemap.
+"""
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from urllib.parse import quote, urljoin, urlsplit
 
 from .issues import cut_value, issue
+from .site import ascii_host
 
 # Google reads only the first 500 KiB of a robots.txt (CONTRACT section 4).
 MAX_ROBOTS_BYTES = 500 * 1024
 # The Sitemaps protocol caps a URL below 2,048 characters; longer values are not sitemap URLs.
+# The cap holds for the value as written and for the URL made from it, whose percent-encoding can
+# make it up to twelve times longer: that keeps the size of each listed candidate bounded.
 MAX_URL_CHARS = 2048
-# Every candidate is echoed in each check's data map; the cap keeps the result far below Lambda's
-# 6 MB response limit whatever a robots.txt lists (100 x 2,048 characters is 200 KB a copy).
+# CONTRACT section 4: every candidate tried costs up to 30 s and every one listed is echoed in each
+# check's data map; 100 keeps the result far below Lambda's 6 MB response limit (100 x 2,048
+# characters is 200 KB a copy). A robots.txt with 1,293 `Sitemap:` lines exists.
 MAX_CANDIDATES = 100
-# Like unparsable lastmods, skipped values are listed up to a cap and then counted.
+# Like unparsable lastmods, skipped values (and lenient keys) are listed up to a cap, then counted.
 MAX_SKIPPED_LISTED = 20
+# robots.cc keeps at most kMaxLineLen - 1 = 2083 * 8 - 1 bytes of a line and drops the rest.
+MAX_LINE_BYTES = 2083 * 8 - 1
 
-_LINE_END = re.compile(r"\r\n|\r|\n")
+_UTF8_BOM = b"\xef\xbb\xbf"
+_UTF16_BOMS = {b"\xff\xfe": "UTF-16LE", b"\xfe\xff": "UTF-16BE"}
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+# robots.cc strips what C's isspace() accepts; only a space or a tab stands for a missing colon.
+_SPACE = b" \t\n\v\f\r"
+_BLANK = b" \t"
+_KEYS = (b"sitemap", b"site-map")
 # What may stand in a URL as it is; anything else (space, quotes, non-ASCII, controls) is
-# percent-encoded, as it will be on the wire.
+# percent-encoded, as it will be on the wire. `%` stays: a value may be percent-encoded already.
 _URL_SAFE = "!#$%&'()*+,/:;=?@[]~-._"
+_USERINFO_SAFE = "!$%&'()*+,;=:~-._"
+
+
+@dataclass(frozen=True)
+class SitemapLine:
+    """One line Google's parser reads as a `Sitemap:` line: its key and value as written."""
+
+    number: int  # 1-based, counted as robots.cc counts (`\r\n` is one line end)
+    key: bytes
+    value: bytes
+    colon: bool  # False when white space stood for the colon (`sitemap /s.xml`)
+
+    @property
+    def lenient(self) -> bool:
+        """True when the line counts only through Google's leniency, not as `Sitemap:`."""
+        return not self.colon or self.key.lower() != b"sitemap"
 
 
 @dataclass(frozen=True)
 class RobotsSitemaps:
-    """The usable `Sitemap:` URLs of a robots.txt, and issues about the values that were not."""
+    """The usable `Sitemap:` URLs of a robots.txt, and issues about how it was read."""
 
     urls: tuple[str, ...]
-    issues: tuple[str, ...]
+    issues: tuple[str, ...]  # about its Sitemap: lines: lenient keys, skipped values, the cap
+    notes: tuple[str, ...] = ()  # about the file as a whole: its encoding
 
 
-def _usable(url: str) -> bool:
+def utf16_encoding(body: bytes) -> str | None:
+    """Return `UTF-16LE` or `UTF-16BE` when the body starts with that byte-order mark, else None."""
+    return _UTF16_BOMS.get(body[:2])
+
+
+def _as_utf8(body: bytes) -> bytes:
+    if utf16_encoding(body) is not None:
+        # Decoded for the owner's sake though Google would not; a lone surrogate or odd last byte
+        # becomes U+FFFD, so the re-encoded text is valid UTF-8 like any other.
+        return body.decode("utf-16", errors="replace").encode("utf-8")
+    # robots.cc skips a full or partial UTF-8 byte-order mark at the very start.
+    for size in (3, 2, 1):
+        if body.startswith(_UTF8_BOM[:size]):
+            return body[size:]
+    return body
+
+
+def _key_and_value(line: bytes) -> tuple[bytes, bytes, bool] | None:
+    # robots.cc GetKeyAndValueFrom, on a line already cut at its first NUL (C strings end there).
+    line = line.split(b"#", 1)[0].strip(_SPACE)
+    colon = line.find(b":")
+    if colon >= 0:
+        key, value = line[:colon].strip(_SPACE), line[colon + 1 :].strip(_SPACE)
+    else:
+        # "Some people forget the colon": white space stands for it between exactly two words.
+        blank = min((i for i in (line.find(b" "), line.find(b"\t")) if i >= 0), default=-1)
+        if blank < 0:
+            return None
+        rest = line[blank:].lstrip(_BLANK)
+        if b" " in rest or b"\t" in rest:
+            return None
+        key, value = line[:blank].strip(_SPACE), line[blank + 1 :].strip(_SPACE)
+    return (key, value, colon >= 0) if key else None
+
+
+def sitemap_lines(body: bytes, truncated: bool = False) -> tuple[SitemapLine, ...]:
+    """Return the lines of a robots.txt body that Google's parser reads as `Sitemap:` lines."""
+    lines = _LINE_END.split(_as_utf8(body))
+    if truncated and len(lines) > 1:
+        lines.pop()  # the last line was cut by the read cap; its value would be a wrong URL
+    found: list[SitemapLine] = []
+    for number, raw in enumerate(lines, start=1):
+        line = raw[:MAX_LINE_BYTES].split(b"\0", 1)[0]
+        # Cheap test first: a key starts the line, and most lines are not Sitemap: lines.
+        if not line.lstrip(_SPACE)[:8].lower().startswith(_KEYS):
+            continue
+        parsed = _key_and_value(line)
+        if parsed is not None and parsed[0].lower().startswith(_KEYS):
+            found.append(SitemapLine(number, *parsed))
+    return tuple(found)
+
+
+def shown(data: bytes) -> str:
+    """Bytes from a site as text for an issue: valid Unicode, U+FFFD where they are not UTF-8."""
+    return data.decode("utf-8", errors="replace")
+
+
+def _url(value: str, base: str) -> tuple[str, None] | tuple[None, str]:
+    # As a browser makes it: resolved against robots.txt's final URL, the host in its IDNA form
+    # exactly as for siteBase, the rest percent-encoded as UTF-8 (a byte that is not UTF-8, kept
+    # by surrogateescape, as itself).
     try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 -- raises ValueError on a bad port
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and bool(parts.hostname)
+        joined = urljoin(base, value)
+        parts = urlsplit(joined)
+        port = parts.port  # raises ValueError on a bad port
+        hostname = parts.hostname
+    except ValueError:  # also a malformed [IPv6] host
+        return None, "not an http(s) URL"
+    if parts.scheme not in ("http", "https") or not hostname:
+        return None, "not an http(s) URL"
+    host = ascii_host(hostname)
+    if host is None:
+        written = hostname.encode("utf-8", "surrogateescape")
+        return None, f"host {cut_value(shown(written))!r} has an empty label or no IDNA form"
+    userinfo, at, _ = parts.netloc.rpartition("@")
+    netloc = "".join(
+        (
+            quote(userinfo, safe=_USERINFO_SAFE, errors="surrogateescape") + at,
+            f"[{host}]" if ":" in host else host,
+            f":{port}" if port is not None else "",
+        )
+    )
+    # No fragment can remain (`#` starts a comment), so a trailing `?` is an empty query, which
+    # urljoin drops and a browser keeps.
+    query = f"?{parts.query}" if parts.query or value.endswith("?") else ""
+    rest = quote((parts.path or "/") + query, safe=_URL_SAFE, errors="surrogateescape")
+    url = f"{parts.scheme}://{netloc}{rest}"
+    if len(url) > MAX_URL_CHARS:
+        return None, f"longer than {MAX_URL_CHARS} characters as a URL"
+    return url, None
+
+
+def _made(written: bytes, base: str) -> tuple[str, None] | tuple[None, str]:
+    value = written.decode("utf-8", errors="surrogateescape")
+    if not value:
+        return None, "empty value"
+    if len(value) > MAX_URL_CHARS:
+        return None, f"longer than {MAX_URL_CHARS} characters"
+    return _url(value, base)
+
+
+def _lenient_issue(robots_url: str, key: bytes, colon: bool, count: int) -> str:
+    written = repr(cut_value(shown(key)))
+    how = f"key {written}" if colon else f"key {written} without a colon"
+    times = f" ({count} lines)" if count > 1 else ""
+    return issue(
+        robots_url,
+        f"{how}{times} is read as Sitemap: by Google's lenient parser, but other crawlers may "
+        "not read it: write 'Sitemap: <url>'",
+    )
 
 
 def sitemap_urls(
     body: bytes, final_url: str, robots_url: str, truncated: bool = False
 ) -> RobotsSitemaps:
     """Collect the `Sitemap:` URLs of a robots.txt body, resolved against its final URL."""
-    text = body.decode("utf-8", errors="replace")
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    lines = _LINE_END.split(text)
-    if truncated and len(lines) > 1:
-        lines.pop()  # the last line was cut by the read cap; its value would be a wrong URL
-    urls: dict[str, None] = {}
-    skipped: list[str] = []
-    skipped_total = 0
-    beyond_cap = 0
-    for line in lines:
-        name, sep, rest = line.partition(":")
-        if not sep or name.strip().lower() != "sitemap":
-            continue
-        value = rest.split("#", 1)[0].strip()
-        reason = None
-        url = ""
-        if not value:
-            reason = "empty value"
-        elif len(value) > MAX_URL_CHARS:
-            reason = f"longer than {MAX_URL_CHARS} characters"
-        else:
-            try:
-                url = quote(urljoin(final_url, value), safe=_URL_SAFE)
-            except ValueError:  # urljoin refuses a malformed [IPv6] host
-                url = ""
-            if not _usable(url):
-                reason = "not an http(s) URL"
-        if reason is not None:
-            skipped_total += 1
-            if len(skipped) < MAX_SKIPPED_LISTED:
-                skipped.append(
-                    issue(robots_url, f"skipped Sitemap: value {cut_value(value)!r} ({reason})")
-                )
-            continue
-        if url in urls:
-            continue
-        if len(urls) >= MAX_CANDIDATES:
-            beyond_cap += 1
-            continue
-        urls[url] = None
-    if skipped_total > len(skipped):
-        skipped.append(issue(robots_url, f"{skipped_total} Sitemap: values skipped in all"))
-    if beyond_cap:
-        skipped.append(
+    encoding = utf16_encoding(body)
+    notes: tuple[str, ...] = ()
+    if encoding is not None:
+        notes = (
             issue(
                 robots_url,
-                f"{beyond_cap} more Sitemap: URLs beyond the first {MAX_CANDIDATES} not used",
+                f"{encoding} (byte-order mark {body[:2].hex(' ').upper()}); read here, but Google "
+                "reads robots.txt as UTF-8 only and finds none of its lines: save it as UTF-8",
+            ),
+        )
+    urls: dict[str, None] = {}
+    left_out: set[str] = set()
+    # Issues in the order their lines come; a lenient key's entry is filled in at the end, when
+    # the number of lines that wrote it is known.
+    listed: list[str | tuple[bytes, bool]] = []
+    lenient: Counter[tuple[bytes, bool]] = Counter()
+    skipped_listed = skipped_total = 0
+    # Large robots.txt files repeat their values; each is made into a URL once.
+    made: dict[bytes, tuple[str, None] | tuple[None, str]] = {}
+    for line in sitemap_lines(body, truncated):
+        if line.lenient:
+            form = (line.key, line.colon)
+            if form not in lenient and len(lenient) < MAX_SKIPPED_LISTED:
+                listed.append(form)
+            lenient[form] += 1
+        if line.value not in made:
+            made[line.value] = _made(line.value, final_url)
+        url, reason = made[line.value]
+        if url is None:
+            skipped_total += 1
+            if skipped_listed < MAX_SKIPPED_LISTED:
+                skipped_listed += 1
+                quoted = cut_value(shown(line.value))
+                listed.append(issue(robots_url, f"skipped Sitemap: value {quoted!r} ({reason})"))
+        elif url not in urls:
+            if len(urls) < MAX_CANDIDATES:
+                urls[url] = None
+            else:
+                left_out.add(url)
+    issues = [
+        entry if isinstance(entry, str) else _lenient_issue(robots_url, *entry, lenient[entry])
+        for entry in listed
+    ]
+    if len(lenient) > MAX_SKIPPED_LISTED:
+        issues.append(
+            issue(
+                robots_url,
+                f"{sum(lenient.values())} lines in all, with {len(lenient)} different keys, "
+                "are read as Sitemap: by Google's lenient parser only",
             )
         )
-    return RobotsSitemaps(urls=tuple(urls), issues=tuple(skipped))
+    if skipped_total > skipped_listed:
+        issues.append(issue(robots_url, f"{skipped_total} Sitemap: values skipped in all"))
+    if left_out:
+        issues.append(
+            issue(
+                robots_url,
+                f"{len(left_out)} more distinct Sitemap: URLs beyond the first {MAX_CANDIDATES} "
+                "left out, never tried",
+            )
+        )
+    return RobotsSitemaps(urls=tuple(urls), issues=tuple(issues), notes=notes)

@@ -367,7 +367,7 @@ def robots_bodies(draw: st.DrawFn) -> tuple[bytes, str, list[str]]:
         elif kind == "other":
             directive = draw(
                 st.sampled_from(
-                    ["User-agent", "Disallow", "Allow", "Crawl-delay", "Host", "Sitemaps", "Site"]
+                    ["User-agent", "Disallow", "Allow", "Crawl-delay", "Host", "Site map", "Site"]
                 )
             )
             text = draw(st.text(max_size=40).filter(lambda t: not any(c in t for c in "\r\n")))
