@@ -5,8 +5,9 @@ What it guarantees for every URL it fetches (CONTRACT section 4):
 - every resolved address checked before any connection opens, and the connection made to a checked
   address, with no second lookup (no DNS rebinding), on every redirect hop;
 - at most 10 redirects, http(s) only;
-- one deadline for the whole fetch (redirects and body), enforced by a watchdog that shuts the
-  socket down, because a per-read timeout never fires on a server that drips a byte at a time;
+- one deadline for the whole fetch (name look-ups, redirects and body), enforced by a watchdog
+  that shuts the socket down, because a per-read timeout never fires on a server that drips a byte
+  at a time, and for look-ups by no longer waiting for them;
 - the wire bytes and every decompressed layer capped, gzip found by its magic bytes.
 """
 
@@ -59,12 +60,38 @@ _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _TRANSPORT_ENCODINGS = frozenset({"gzip", "x-gzip", "deflate"})
 
 Resolver = Callable[[str, int], Sequence[str]]
+# A look-up runs in a daemon thread that the fetch stops waiting for at its deadline; one that a
+# name server keeps stalling goes on until the system resolver gives up. At most this many may
+# be pending at once, so a warm container cannot pile them up: past that, a fetch waits for a
+# slot within its own deadline.
+MAX_PENDING_LOOKUPS = 16
+_LOOKUP_SLOTS = threading.BoundedSemaphore(MAX_PENDING_LOOKUPS)
 
 
 def system_resolver(host: str, port: int) -> list[str]:
     """Resolve a host name to its addresses with the system resolver, each once."""
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+class _Lookup:
+    """One name look-up in its own thread, its answer or exception kept for the fetch."""
+
+    def __init__(self, resolver: Resolver, host: str, port: int) -> None:
+        self.done = threading.Event()
+        self.names: Sequence[str] = ()
+        self.error: BaseException | None = None
+        self._call = (resolver, host, port)
+
+    def run(self) -> None:
+        resolver, host, port = self._call
+        try:
+            self.names = resolver(host, port)
+        except BaseException as e:  # noqa: BLE001 -- handed to the fetch, which raises it
+            self.error = e
+        finally:
+            _LOOKUP_SLOTS.release()
+            self.done.set()
 
 
 @dataclass(frozen=True)
@@ -160,6 +187,26 @@ class _Hop:
                 with suppress(OSError):
                     sock.shutdown(socket.SHUT_RDWR)
 
+    def resolve(self, host: str, port: int) -> Sequence[str]:
+        """The resolver's answer for host, or a timeout FetchError at this fetch's deadline."""
+        # getaddrinfo cannot be interrupted and the watchdog has no socket to cut yet: a slow
+        # name server would hold the fetch for the system resolver's own timeouts and retries.
+        if not _LOOKUP_SLOTS.acquire(timeout=self.remaining()):
+            self.expired = True
+            raise self.timeout()
+        lookup = _Lookup(self.policy.resolver, host, port)
+        try:
+            threading.Thread(target=lookup.run, name="resolve", daemon=True).start()
+        except BaseException:
+            _LOOKUP_SLOTS.release()
+            raise
+        if not lookup.done.wait(self.remaining()):
+            self.expired = True
+            raise self.timeout()
+        if lookup.error is not None:
+            raise lookup.error
+        return lookup.names
+
     def addresses(self, host: str, port: int) -> list[str]:
         """Resolve host once and check every address; raise FetchError when any is refused."""
         literal = netguard.parse_ip_literal(host)
@@ -168,7 +215,7 @@ class _Hop:
             found.append(literal)
         else:
             try:
-                names = self.policy.resolver(host, port)
+                names = self.resolve(host, port)
             except (OSError, UnicodeError) as e:
                 raise FetchError("dns", f"{host}: {e.__class__.__name__}") from None
             for name in names:
