@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import quote, urljoin, urlsplit
 
@@ -43,7 +44,7 @@ _URL_SAFE = "!#$%&'()*+,/:;=?@[]~-._"
 _USERINFO_SAFE = "!$%&'()*+,;=:~-._"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SitemapLine:
     """One line Google's parser reads as a `Sitemap:` line: its key and value as written."""
 
@@ -102,21 +103,31 @@ def _key_and_value(line: bytes) -> tuple[bytes, bytes, bool] | None:
     return (key, value, colon >= 0) if key else None
 
 
-def sitemap_lines(body: bytes, truncated: bool = False) -> tuple[SitemapLine, ...]:
-    """Return the lines of a robots.txt body that Google's parser reads as `Sitemap:` lines."""
-    lines = _LINE_END.split(_as_utf8(body))
-    if truncated and len(lines) > 1:
-        lines.pop()  # the last line was cut by the read cap; its value would be a wrong URL
-    found: list[SitemapLine] = []
-    for number, raw in enumerate(lines, start=1):
+def _lines(text: bytes, truncated: bool) -> Iterator[bytes]:
+    # One line at a time: a 500 KiB body of short lines, split at once, costs megabytes.
+    start = 0
+    for end in _LINE_END.finditer(text):
+        yield text[start : end.start()]
+        start = end.end()
+    if not truncated or start == 0:
+        yield text[start:]  # else the last line was cut by the read cap: its value would be wrong
+
+
+def iter_sitemap_lines(body: bytes, truncated: bool = False) -> Iterator[SitemapLine]:
+    """Yield the lines of a robots.txt body that Google's parser reads as `Sitemap:` lines."""
+    for number, raw in enumerate(_lines(_as_utf8(body), truncated), start=1):
         line = raw[:MAX_LINE_BYTES].split(b"\0", 1)[0]
         # Cheap test first: a key starts the line, and most lines are not Sitemap: lines.
         if not line.lstrip(_SPACE)[:8].lower().startswith(_KEYS):
             continue
         parsed = _key_and_value(line)
         if parsed is not None and parsed[0].lower().startswith(_KEYS):
-            found.append(SitemapLine(number, *parsed))
-    return tuple(found)
+            yield SitemapLine(number, *parsed)
+
+
+def sitemap_lines(body: bytes, truncated: bool = False) -> tuple[SitemapLine, ...]:
+    """Return the lines of a robots.txt body that Google's parser reads as `Sitemap:` lines."""
+    return tuple(iter_sitemap_lines(body, truncated))
 
 
 def shown(data: bytes) -> str:
@@ -202,7 +213,7 @@ def sitemap_urls(
     skipped_listed = skipped_total = 0
     # Large robots.txt files repeat their values; each is made into a URL once.
     made: dict[bytes, tuple[str, None] | tuple[None, str]] = {}
-    for line in sitemap_lines(body, truncated):
+    for line in iter_sitemap_lines(body, truncated):
         if line.lenient:
             form = (line.key, line.colon)
             if form not in lenient and len(lenient) < MAX_SKIPPED_LISTED:

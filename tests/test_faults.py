@@ -764,13 +764,15 @@ def test_a_sitemap_line_among_binary_garbage_is_still_found(audit: AuditFn, site
     assert codes_of(result) == ["100", "200"]
 
 
-def test_robots_in_utf16_has_no_usable_sitemap_line(audit: AuditFn, site: Site) -> None:
+def test_robots_in_utf16_is_read_with_an_issue(audit: AuditFn, site: Site) -> None:
+    # CONTRACT section 4: decoded and read, though Google reads robots.txt as UTF-8 only.
     site.route(
         "/robots.txt", reply("Sitemap: /s.xml\n".encode("utf-16"), content_type="text/plain")
     )
-    site.route("/sitemap.xml", reply(urlset([FRESH])))
+    site.route("/s.xml", reply(urlset([FRESH])))
     result = audit(site.url("/"))
-    assert codes_of(result) == ["100", "302", "200"]
+    assert codes_of(result) == ["100", "200"]
+    assert data_of(result)["issues"][0].startswith(f"{site.url('/robots.txt')}: UTF-16")
 
 
 @pytest.mark.parametrize(
