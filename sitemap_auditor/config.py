@@ -11,8 +11,13 @@ from .issues import cut_value, issue
 
 MAX_AGE_ENV = "SITEMAP_MAX_AGE_DAYS"
 ALLOW_PRIVATE_ENV = "SITEMAP_ALLOW_PRIVATE_NETWORKS"
+SHARE_SECONDS_ENV = "SITEMAP_SHARE_SECONDS"
+CACHE_TABLE_ENV = "SITEMAP_CACHE_TABLE"
+CACHE_KEY_SECRET_ENV = "SITEMAP_CACHE_KEY_SECRET"
 # The documented default freshness window (auditor-doc.md, "Freshness window").
 DEFAULT_MAX_AGE_DAYS = 7
+# CONTRACT section 7: audits of a site within this many seconds of its fetch share its facts.
+DEFAULT_SHARE_SECONDS = 60
 
 _DIGITS = re.compile(r"[0-9]+")
 
@@ -27,6 +32,11 @@ class Settings:
 
     max_age_days: int = DEFAULT_MAX_AGE_DAYS
     allow_private_networks: bool = False
+    share_seconds: int = DEFAULT_SHARE_SECONDS  # 0: every audit fetches for itself
+    cache_table: str | None = None  # the DynamoDB table shared by every container, if any
+    # A Secrets Manager secret whose value keys the hash of credentials in the shared table;
+    # without it, facts learnt with credentials are shared within one process only.
+    cache_key_secret: str | None = None
 
 
 def parse_max_age_days(raw: str | None) -> int:
@@ -42,6 +52,22 @@ def parse_max_age_days(raw: str | None) -> int:
     return int(text)
 
 
+def parse_share_seconds(raw: str | None) -> int:
+    """Return the share window from the raw SITEMAP_SHARE_SECONDS value, or raise ConfigError."""
+    if raw is None or raw.strip() == "":
+        return DEFAULT_SHARE_SECONDS
+    text = raw.strip()
+    if not _DIGITS.fullmatch(text):
+        raise ConfigError(
+            f"{SHARE_SECONDS_ENV} must be a whole number of seconds, 0 or more; got {raw[:40]!r}"
+        )
+    return int(text)
+
+
+def _optional(raw: str | None) -> str | None:
+    return raw.strip() if raw is not None and raw.strip() else None
+
+
 def parse_allow_private(raw: str | None) -> bool:
     """Return True only for the value "true" (any case, white space ignored)."""
     return raw is not None and raw.strip().lower() == "true"
@@ -52,6 +78,9 @@ def load(environ: Mapping[str, str]) -> Settings:
     return Settings(
         max_age_days=parse_max_age_days(environ.get(MAX_AGE_ENV)),
         allow_private_networks=parse_allow_private(environ.get(ALLOW_PRIVATE_ENV)),
+        share_seconds=parse_share_seconds(environ.get(SHARE_SECONDS_ENV)),
+        cache_table=_optional(environ.get(CACHE_TABLE_ENV)),
+        cache_key_secret=_optional(environ.get(CACHE_KEY_SECRET_ENV)),
     )
 
 

@@ -5,15 +5,19 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar, cast
 
 from .fetch import Credentials
 
 # Warm invocations reuse a secret for this long; a rotated password is picked up after it.
 SECRET_CACHE_SECONDS = 300.0
 
-_cache: dict[str, tuple[float, Credentials]] = {}
+# The shared store's credential-hash key must be long enough not to be guessed.
+MIN_CACHE_KEY_CHARS = 32
+
+T = TypeVar("T")
+_cache: dict[tuple[str, str], tuple[float, object]] = {}
 _cache_lock = threading.Lock()
 _client: Any = None
 
@@ -43,30 +47,53 @@ def _secrets_client() -> Any:
     return _client
 
 
-def from_secret(secret_id: str) -> Credentials:
-    """Read `{"username": .., "password": ..}` from a Secrets Manager secret, cached while warm."""
+def _read(secret_id: str, what: str, parse: Callable[[str], T | None], wrong: str) -> T:
+    """A secret's string parsed, cached while warm; errors name the secret, never its value."""
     now = time.monotonic()
     with _cache_lock:
-        hit = _cache.get(secret_id)
+        hit = _cache.get((what, secret_id))
         if hit is not None and hit[0] > now:
-            return hit[1]
+            return cast(T, hit[1])
     try:
         answer = _secrets_client().get_secret_value(SecretId=secret_id)
-    except Exception as e:  # noqa: BLE001 -- any failure of the secret is the same ERROR result
+    except Exception as e:  # noqa: BLE001 -- any failure of the secret is the same outcome
         code = getattr(e, "response", {}).get("Error", {}).get("Code") or type(e).__name__
-        raise SecretError(f"basicAuthSecretId {secret_id!r} could not be read: {code}") from None
-    try:
-        creds = _from_mapping(json.loads(answer.get("SecretString") or ""))
-    except ValueError:
-        creds = None
-    if creds is None:
-        raise SecretError(
-            f"basicAuthSecretId {secret_id!r} is not a JSON object "
-            "with string username and password"
-        )
+        raise SecretError(f"{what} {secret_id!r} could not be read: {code}") from None
+    value = parse(answer.get("SecretString") or "")
+    if value is None:
+        raise SecretError(f"{what} {secret_id!r} {wrong}")
     with _cache_lock:
-        _cache[secret_id] = (now + SECRET_CACHE_SECONDS, creds)
-    return creds
+        _cache[(what, secret_id)] = (now + SECRET_CACHE_SECONDS, value)
+    return value
+
+
+def _credentials(text: str) -> Credentials | None:
+    try:
+        return _from_mapping(json.loads(text))
+    except ValueError:
+        return None
+
+
+def _key(text: str) -> bytes | None:
+    # A short key would make the hash of a password guessable again.
+    return text.encode() if len(text) >= MIN_CACHE_KEY_CHARS else None
+
+
+def from_secret(secret_id: str) -> Credentials:
+    """Read `{"username": .., "password": ..}` from a Secrets Manager secret, cached while warm."""
+    return _read(
+        secret_id,
+        "basicAuthSecretId",
+        _credentials,
+        "is not a JSON object with string username and password",
+    )
+
+
+def cache_key(secret_id: str) -> bytes:
+    """The key of the credential hash in the shared store, read from a secret, cached while warm."""
+    return _read(
+        secret_id, "cache key secret", _key, f"is shorter than {MIN_CACHE_KEY_CHARS} characters"
+    )
 
 
 def from_event(event: Mapping[str, Any]) -> Credentials | None:

@@ -35,6 +35,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from . import netguard
+from .facts import NO_VALIDATORS, Validators
 from .site import DEFAULT_PORTS, ascii_host
 
 if TYPE_CHECKING:
@@ -57,6 +58,9 @@ GZIP_MAGIC = b"\x1f\x8b"
 # Servers stack at most one or two codings; each is one more decompression layer.
 MAX_CONTENT_CODINGS = 2
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+# A validator is echoed back to the site and kept in the shared store; real ones are short
+# (a quoted hash, an HTTP date), so a longer one is not kept rather than stored and resent.
+MAX_VALIDATOR_CHARS = 256
 _TRANSPORT_ENCODINGS = frozenset({"gzip", "x-gzip", "deflate"})
 
 Resolver = Callable[[str, int], Sequence[str]]
@@ -424,6 +428,12 @@ def _peel_gzip(chunks: Iterable[bytes], hop: _Hop, layers: int) -> Iterator[byte
         yield from _peel_gzip(_inflate(stream, hop), hop, layers - 1)
 
 
+def _validator(value: str | None) -> str | None:
+    if value is None or not value.strip() or len(value) > MAX_VALIDATOR_CHARS:
+        return None
+    return value.strip()
+
+
 class Response:
     """The final answer of a fetch, after redirects; its body is read as decoded chunks."""
 
@@ -431,9 +441,17 @@ class Response:
         self.url = url
         self.status: int = raw.status_code
         self.content_type: str | None = raw.headers.get("Content-Type")
+        self.validators = Validators(
+            _validator(raw.headers.get("ETag")), _validator(raw.headers.get("Last-Modified"))
+        )
         self.truncated = False
         self._raw = raw
         self._hop = hop
+
+    @property
+    def wire_bytes(self) -> int:
+        """Bytes received so far for this fetch, every hop included."""
+        return self._hop.wire_bytes
 
     def _wire(self) -> Iterator[bytes]:
         hop = self._hop
@@ -485,6 +503,9 @@ class Fetcher:
     ) -> None:
         self.policy = policy
         self._on_fetch = on_fetch
+        # Set when a fetch was cut by the audit's own time budget rather than by the site: the
+        # audit's facts are then incomplete (CONTRACT section 7).
+        self.ran_out_of_budget = False
         # No Session: no cookies, no proxies or .netrc credentials from the environment.
         self._adapter = _GuardedAdapter(max_retries=0, pool_connections=4, pool_maxsize=1)
 
@@ -498,7 +519,7 @@ class Fetcher:
             return None
         return self.policy.budget_deadline - time.monotonic()
 
-    def _headers(self, url: str) -> dict[str, str]:
+    def _headers(self, url: str, validators: Validators) -> dict[str, str]:
         headers = {
             "User-Agent": USER_AGENT,
             "Accept": "*/*",
@@ -509,15 +530,18 @@ class Fetcher:
         creds = self.policy.credentials
         if creds is not None and _origin(url) == self.policy.origin:
             headers["Authorization"] = creds.header()
+        headers.update(validators.headers())
         return headers
 
-    def _send(self, url: str, hop: _Hop) -> requests.Response:
+    def _send(self, url: str, hop: _Hop, validators: Validators) -> requests.Response:
         token = _HOP.set(hop)
         try:
             remaining = max(hop.remaining(), 0.001)
             # Not None: requests would otherwise send a URL's user:password@ as Basic Auth to
             # whatever host a Sitemap: line or redirect names.
-            request = requests.Request("GET", url, headers=self._headers(url), auth=_no_auth)
+            request = requests.Request(
+                "GET", url, headers=self._headers(url, validators), auth=_no_auth
+            )
             # Straight to the adapter, not through a Session: a Session brings cookies, and it
             # works out the next request from Location even when it will not follow it (where
             # a malformed [IPv6] host raises). Redirects are followed here, hop by hop.
@@ -530,12 +554,17 @@ class Fetcher:
             _HOP.reset(token)
 
     @contextmanager
-    def open(self, url: str) -> Iterator[Response]:
-        """Fetch url, following redirects, and yield its final Response; raises FetchError."""
+    def open(self, url: str, validators: Validators = NO_VALIDATORS) -> Iterator[Response]:
+        """Fetch url, following redirects, and yield its final Response; raises FetchError.
+
+        With validators, the request is conditional: the final answer may then be a 304.
+        """
         start = time.monotonic()
         deadline = start + self.policy.deadline_s
-        if self.policy.budget_deadline is not None:
-            deadline = min(deadline, self.policy.budget_deadline)
+        budget_bound = False
+        if self.policy.budget_deadline is not None and self.policy.budget_deadline < deadline:
+            deadline = self.policy.budget_deadline
+            budget_bound = True
         hop = _Hop(self.policy, deadline)
         watchdog = threading.Timer(max(0.0, deadline - start), hop.expire)
         watchdog.daemon = True
@@ -546,7 +575,7 @@ class Fetcher:
         try:
             current = url
             for hop_number in itertools.count():
-                raw = self._send(current, hop)
+                raw = self._send(current, hop, validators)
                 if hop.expired:
                     # The watchdog cut the headers short: no final answer came.
                     raise hop.timeout()
@@ -570,6 +599,8 @@ class Fetcher:
             yield Response(current, raw, hop)
         except FetchError as e:
             error = e.kind
+            if budget_bound and hop.expired:
+                self.ran_out_of_budget = True
             raise
         finally:
             watchdog.cancel()

@@ -1,7 +1,8 @@
 """The Lambda entry point: one audited URL in, the platform's Response out.
 
-The pipeline reads top to bottom in `audit`:
-site root -> robots probe -> candidates -> streaming parse -> rules -> result.
+The pipeline reads top to bottom: site root (`run`) -> robots probe -> candidates -> streaming
+parse (`fetch_facts`, or the facts another audit of the site fetched: `audit`) -> rules -> result
+(`apply_rules`).
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from . import candidates, config, credentials, observability, probe, response, rules
+from . import candidates, config, credentials, observability, probe, response, rules, sharing
 from . import site as sites
-from .fetch import Fetcher, FetchPolicy, Resolver, system_resolver
+from .dynamostore import DynamoStore
+from .facts import SiteFacts
+from .fetch import Credentials, Fetcher, FetchPolicy, Resolver, system_resolver
 from .issues import issue
 from .observability import Invocation
 from .parser import MAX_UNPARSABLE_SAMPLES
@@ -23,19 +26,33 @@ from .text import valid_unicode
 SETTINGS = config.load(os.environ)
 # Time kept back from the Lambda's own limit to build and return the result.
 RESPONSE_MARGIN_S = 3.0
+# Audits of one site in this process share its facts (CONTRACT section 7).
+SHARING = sharing.Sharing()
+# Without a shared key, credentials are hashed with this process's own key: such facts are then
+# shared within the process only, and the key never leaves it.
+_PROCESS_KEY = os.urandom(32)
 
 
-def audit(
-    site: sites.SiteBase, event: dict[str, Any], settings: config.Settings, fetcher: Fetcher
+def fetch_facts(site: sites.SiteBase, fetcher: Fetcher, previous: SiteFacts | None) -> SiteFacts:
+    """What the site answers now: robots probe -> candidates -> streaming parse."""
+    robots = probe.robots_txt(fetcher, site.robots_txt_url, previous.robots if previous else None)
+    tried = candidates.for_site(site, robots.sitemaps)
+    outcomes = probe.first_sitemap(fetcher, tried, previous)
+    return probe.facts(fetcher, robots, tried, outcomes, previous, time.time())
+
+
+def apply_rules(
+    site: sites.SiteBase,
+    event: dict[str, Any],
+    facts: SiteFacts,
+    settings: config.Settings,
+    now: datetime,
 ) -> dict[str, Any]:
-    """Audit one site root and return the platform Response."""
+    """The platform Response the rules give for a site's facts, this event and this moment."""
     max_age_days, preference_issue = config.event_max_age_days(
         event.get("preferences"), settings.max_age_days
     )
-    robots = probe.robots_txt(fetcher, site.robots_txt_url)
-    tried = candidates.for_site(site, robots.sitemaps)
-    selected, candidate_issues = probe.first_sitemap(fetcher, tried)
-
+    selected = facts.selected
     lastmod_issues: list[str] = []
     if selected is not None:
         parsed = selected.parsed
@@ -45,27 +62,44 @@ def audit(
             lastmod_issues.append(
                 issue(selected.url, f"{parsed.unparsable_total} unparsable <lastmod> values in all")
             )
+    robots = facts.robots
     # CONTRACT section 6: each kind of issue in this order.
     issues = [
         *robots.issues,
-        *candidate_issues,
+        *facts.candidate_issues,
         *robots.skipped,
         *([preference_issue] if preference_issue else []),
         *lastmod_issues,
     ]
-    finished = datetime.now(UTC)
-    facts = rules.Facts(
+    checked = rules.Facts(
         url_value=event.get("url"),
         site=site,
         robots_status=robots.status,
         robots_lists_sitemap=robots.read_whole and bool(robots.sitemaps),
         robots_served_without_sitemap=robots.read_whole and not robots.sitemaps,
-        candidates=tried,
+        candidates=facts.candidates,
         selected=selected,
         max_age_days=max_age_days,
-        now=finished,
+        now=now,
     )
-    return response.build(rules.evaluate(facts), response.data_map(facts, issues), finished)
+    return response.build(rules.evaluate(checked), response.data_map(checked, issues), now)
+
+
+def audit(
+    site: sites.SiteBase,
+    event: dict[str, Any],
+    settings: config.Settings,
+    fetcher: Fetcher,
+    share: sharing.Request,
+    log: Invocation,
+) -> dict[str, Any]:
+    """Audit one site root and return the platform Response."""
+    # The site's answers, from this audit's own fetch or shared with other audits of the site.
+    shared = SHARING.facts(
+        share, lambda previous: fetch_facts(site, fetcher, previous), log.store_error
+    )
+    log.shared(shared)
+    return apply_rules(site, event, shared.facts, settings, datetime.now(UTC))
 
 
 def invalid_url(url_value: object, settings: config.Settings) -> dict[str, Any]:
@@ -92,6 +126,45 @@ def _budget_deadline(context: Any) -> float | None:
     return time.monotonic() + float(remaining()) / 1000.0 - RESPONSE_MARGIN_S
 
 
+def share_request(
+    site: sites.SiteBase,
+    creds: Credentials | None,
+    settings: config.Settings,
+    budget_deadline: float | None,
+    log: Invocation,
+) -> sharing.Request:
+    """How this audit takes part in sharing: its store key, its window and where facts may go."""
+    key = _PROCESS_KEY
+    store: sharing.SharedStore | None = None
+    if settings.cache_table and settings.share_seconds > 0:
+        store = DynamoStore(settings.cache_table)
+        if creds is not None:
+            # Facts learnt with credentials go to the table only under a key kept outside it.
+            store = None
+            if settings.cache_key_secret:
+                try:
+                    key = credentials.cache_key(settings.cache_key_secret)
+                    store = DynamoStore(settings.cache_table)
+                except credentials.SecretError as e:
+                    log.store_error(sharing.StoreError("cache key", str(e)))
+    secrets = [s.encode() for s in creds.secrets()] if creds else []
+    return sharing.Request(
+        key=sharing.scope_key(
+            site.url,
+            settings.allow_private_networks,
+            f"{creds.username}\0{creds.password}" if creds else None,
+            key,
+        ),
+        window_s=settings.share_seconds,
+        wait_until=(
+            budget_deadline - sharing.SELF_FETCH_RESERVE_S if budget_deadline is not None else None
+        ),
+        shared_store=store,
+        # A site may echo a credential back into what it answers: such facts stay in this process.
+        publishable=lambda data: not any(secret in data for secret in secrets),
+    )
+
+
 def run(
     event: Any,
     context: Any = None,
@@ -112,16 +185,18 @@ def run(
             creds = credentials.from_event(ev)
             secrets = creds.secrets() if creds else ()
             log.secrets = secrets
+            budget_deadline = _budget_deadline(context)
             policy = FetchPolicy(
                 origin=site.origin(),
                 credentials=creds,
                 allow_private_networks=settings.allow_private_networks,
                 resolver=resolver,
-                budget_deadline=_budget_deadline(context),
+                budget_deadline=budget_deadline,
             )
+            share = share_request(site, creds, settings, budget_deadline, log)
             fetcher = Fetcher(policy, on_fetch=log.fetched)
             try:
-                result = audit(site, ev, settings, fetcher)
+                result = audit(site, ev, settings, fetcher, share, log)
             finally:
                 fetcher.close()
             if secrets:

@@ -14,8 +14,10 @@ from typing import Any
 from aws_lambda_powertools.logging import Logger
 from aws_lambda_powertools.metrics import Metrics, MetricUnit
 
+from . import issues
 from .fetch import FetchStats
 from .response import redact
+from .sharing import FETCHED, Shared, StoreError
 from .site import strip_userinfo
 from .text import valid_text
 
@@ -24,6 +26,8 @@ NAMESPACE = os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or "37Audits/SitemapA
 # CloudWatch takes at most 100 values of one metric in one EMF document, and Powertools flushes on
 # its own when a metric reaches 100: stay below, so each invocation is one EMF document.
 MAX_METRIC_VALUES = 99
+# Distinct issue kinds logged per audit, for "failures by issue kind" queries.
+MAX_ISSUE_KINDS = 20
 
 
 def _json_line(record: Mapping[str, Any]) -> str:
@@ -47,6 +51,8 @@ class Invocation:
         self.fetches: list[FetchStats] = []
         self.secrets: tuple[str, ...] = ()
         self.started = time.monotonic()
+        self.sharing: Shared | None = None
+        self.store_errors = 0
         self.run_id = run_id if isinstance(run_id, str) else None
         cold_start, _state["cold_start"] = _state["cold_start"], False
         logger.thread_safe_append_keys(
@@ -72,6 +78,27 @@ class Invocation:
             },
         )
 
+    def shared(self, shared: Shared) -> None:
+        """Record how this audit got its site's facts."""
+        self.sharing = shared
+
+    def store_error(self, error: StoreError) -> None:
+        """Log a failed call to the shared store (the audit goes on by itself)."""
+        self.store_errors += 1
+        logger.warning(
+            "store error", extra={"store_op": error.op, "error": valid_text(error.detail)[:300]}
+        )
+
+    def sharing_fields(self) -> dict[str, object]:
+        """The log fields that say how the facts were got and what sharing saved."""
+        s = self.sharing
+        return {
+            "facts_source": s.source if s else None,
+            "revalidated": s.facts.revalidated if s and s.source == FETCHED else 0,
+            "bytes_saved": s.bytes_saved if s else 0,
+            "store_errors": self.store_errors,
+        }
+
     def secret_unreadable(self, exc: BaseException) -> None:
         """Log a basicAuthSecretId that could not be read (its message names only the id)."""
         logger.warning("basic auth secret unreadable", extra={"error": str(exc)[:300]})
@@ -92,6 +119,12 @@ class Invocation:
                     "status": result.get("status"),
                     "check_codes": [c["code"]["id"] for c in checks],
                     "duration_ms": round(duration_ms, 1),
+                    "issue_kinds": list(
+                        dict.fromkeys(
+                            issues.kind(i) for i in (checks[0]["data"]["issues"] if checks else [])
+                        )
+                    )[:MAX_ISSUE_KINDS],
+                    **self.sharing_fields(),
                 },
             )
             if _state["emit_metrics"]:
@@ -119,6 +152,17 @@ class Invocation:
                 name=f"Check{check['code']['id'].rsplit('-', 1)[1]}", unit=MetricUnit.Count, value=1
             )
         add(name="AuditDuration", unit=MetricUnit.Milliseconds, value=duration_ms)
+        if self.sharing is not None:
+            source = self.sharing.source
+            add(name=f"Facts{source.title()}", unit=MetricUnit.Count, value=1)
+            if source == FETCHED:
+                add(
+                    name="FactsRevalidated",
+                    unit=MetricUnit.Count,
+                    value=self.sharing.facts.revalidated,
+                )
+            add(name="BytesSaved", unit=MetricUnit.Bytes, value=self.sharing.bytes_saved)
+        add(name="StoreErrors", unit=MetricUnit.Count, value=self.store_errors)
         add(
             name="BytesFetched",
             unit=MetricUnit.Bytes,

@@ -1,32 +1,33 @@
-"""The two steps that fetch: the robots.txt probe, and the candidates tried until one parses."""
+"""The two steps that fetch: the robots.txt probe, and the candidates tried until one parses.
+
+Each step takes what the site answered before (when known): a URL with validators is asked
+conditionally, and a 304 reuses its earlier outcome without downloading or parsing it again.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from . import robots
+from .facts import NO_VALIDATORS, CandidateOutcome, RobotsProbe, SelectedSitemap, SiteFacts
 from .fetch import Fetcher, FetchError
 from .issues import issue
 from .parser import ParsedSitemap, SitemapParser
-from .rules import SelectedSitemap
+
+NOT_MODIFIED = 304
+OUT_OF_TIME = "not fetched: the audit ran out of time"
 
 
-@dataclass(frozen=True)
-class RobotsProbe:
-    """What robots.txt answered and the usable `Sitemap:` URLs it lists."""
-
-    status: int | None
-    read_whole: bool  # answered 200 and its body (up to the cap) was read
-    sitemaps: tuple[str, ...]
-    issues: tuple[str, ...]  # its answer other than 200, fetch errors
-    skipped: tuple[str, ...]  # Sitemap: values that were not usable
-
-
-def robots_txt(fetcher: Fetcher, robots_url: str) -> RobotsProbe:
+def robots_txt(
+    fetcher: Fetcher, robots_url: str, previous: RobotsProbe | None = None
+) -> RobotsProbe:
     """Fetch robots.txt and collect its `Sitemap:` lines."""
+    # Only a robots.txt that was read is worth revalidating: anything else is fetched afresh.
+    validators = previous.validators if previous is not None and previous.read_whole else None
     try:
-        with fetcher.open(robots_url) as resp:
+        with fetcher.open(robots_url, validators or NO_VALIDATORS) as resp:
+            if resp.status == NOT_MODIFIED and validators and previous is not None:
+                return previous
             if resp.status != 200:
                 return RobotsProbe(
                     resp.status, False, (), (issue(robots_url, f"HTTP {resp.status}"),), ()
@@ -47,41 +48,84 @@ def robots_txt(fetcher: Fetcher, robots_url: str) -> RobotsProbe:
                 )
             # Notes on the whole answer: its size, then its encoding (UTF-16).
             notes = (*notes, *found.notes)
-            return RobotsProbe(resp.status, True, found.urls, notes, found.issues)
+            return RobotsProbe(
+                resp.status,
+                True,
+                found.urls,
+                notes,
+                found.issues,
+                validators=resp.validators,
+                wire_bytes=resp.wire_bytes,
+            )
     except FetchError as e:
         return RobotsProbe(None, False, (), (issue(robots_url, e.describe()),), ())
 
 
-def _try_candidate(fetcher: Fetcher, url: str) -> SelectedSitemap | str:
+def _try_candidate(
+    fetcher: Fetcher, url: str, previous: CandidateOutcome | None
+) -> CandidateOutcome:
+    validators = previous.validators if previous is not None else NO_VALIDATORS
     try:
-        with fetcher.open(url) as resp:
+        with fetcher.open(url, validators) as resp:
+            if resp.status == NOT_MODIFIED and validators and previous is not None:
+                return previous
             if not 200 <= resp.status < 300:
-                return f"HTTP {resp.status}"
-            parser = SitemapParser()
-            for chunk in resp.body():
-                parser.feed(chunk)
-                if parser.finished:
-                    break  # refused already: the rest of the body cannot change that
-            outcome = parser.close()
-            if not isinstance(outcome, ParsedSitemap):
-                return outcome.reason
-            return SelectedSitemap(url, resp.status, resp.content_type, outcome)
+                why = f"HTTP {resp.status}"
+            else:
+                parser = SitemapParser()
+                for chunk in resp.body():
+                    parser.feed(chunk)
+                    if parser.finished:
+                        break  # refused already: the rest of the body cannot change that
+                outcome = parser.close()
+                if isinstance(outcome, ParsedSitemap):
+                    selected = SelectedSitemap(url, resp.status, resp.content_type, outcome)
+                    return CandidateOutcome(url, selected, None, resp.validators, resp.wire_bytes)
+                why = outcome.reason
+            return CandidateOutcome(url, None, issue(url, why), resp.validators, resp.wire_bytes)
     except FetchError as e:
-        return e.describe()
+        return CandidateOutcome(url, None, issue(url, e.describe()))
 
 
 def first_sitemap(
-    fetcher: Fetcher, candidates: Sequence[str]
-) -> tuple[SelectedSitemap | None, tuple[str, ...]]:
-    """Try candidates in order until one parses; return it and why the others failed."""
-    issues: list[str] = []
+    fetcher: Fetcher, candidates: Sequence[str], previous: SiteFacts | None = None
+) -> tuple[CandidateOutcome, ...]:
+    """Try candidates in order until one parses; return the outcome of each one tried."""
+    outcomes: list[CandidateOutcome] = []
     for url in candidates:
         budget = fetcher.remaining_budget()
         if budget is not None and budget <= 0:
-            issues.append(issue(url, "not fetched: the audit ran out of time"))
+            fetcher.ran_out_of_budget = True
+            outcomes.append(CandidateOutcome(url, None, issue(url, OUT_OF_TIME)))
             continue
-        outcome = _try_candidate(fetcher, url)
-        if isinstance(outcome, SelectedSitemap):
-            return outcome, tuple(issues)
-        issues.append(issue(url, outcome))
-    return None, tuple(issues)
+        outcome = _try_candidate(fetcher, url, previous.outcome(url) if previous else None)
+        outcomes.append(outcome)
+        if outcome.selected is not None:
+            break
+    return tuple(outcomes)
+
+
+def facts(
+    fetcher: Fetcher,
+    robots_probe: RobotsProbe,
+    candidates: tuple[str, ...],
+    outcomes: tuple[CandidateOutcome, ...],
+    previous: SiteFacts | None,
+    fetched_at: float,
+) -> SiteFacts:
+    """Gather one fetch's answers as the site's facts, counting what a 304 let it reuse."""
+    # A step answered 304 hands back the very object it was given.
+    reused: list[RobotsProbe | CandidateOutcome] = []
+    if previous is not None:
+        earlier = {id(previous.robots), *(id(o) for o in previous.outcomes)}
+        steps: tuple[RobotsProbe | CandidateOutcome, ...] = (robots_probe, *outcomes)
+        reused = [x for x in steps if id(x) in earlier]
+    return SiteFacts(
+        robots=robots_probe,
+        candidates=candidates,
+        outcomes=outcomes,
+        complete=not fetcher.ran_out_of_budget,
+        fetched_at=fetched_at,
+        revalidated=len(reused),
+        revalidated_bytes=sum(x.wire_bytes for x in reused),
+    )

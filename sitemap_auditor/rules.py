@@ -8,19 +8,9 @@ from datetime import datetime
 
 from . import codes
 from .codes import CheckCode
+from .facts import SelectedSitemap
 from .lastmod import format_instant
-from .parser import ParsedSitemap
 from .site import SiteBase, describe_url_value
-
-
-@dataclass(frozen=True)
-class SelectedSitemap:
-    """The first candidate that parsed, with what its final answer said."""
-
-    url: str
-    http_status: int
-    content_type: str | None
-    parsed: ParsedSitemap
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,8 @@ if os.environ.get("CI"):
 CORPUS = Path(__file__).parent / "corpus"
 
 # Local servers live on loopback, which production refuses: tests lift that as developers do.
-LOCAL = Settings(max_age_days=7, allow_private_networks=True)
+# Each test audits its own site afresh; tests of sharing between audits turn it on themselves.
+LOCAL = Settings(max_age_days=7, allow_private_networks=True, share_seconds=0)
 
 
 def days_ago(days: float) -> str:

@@ -14,6 +14,7 @@ from sitemap_auditor.config import (
     load,
     parse_allow_private,
     parse_max_age_days,
+    parse_share_seconds,
 )
 
 
@@ -51,6 +52,34 @@ def test_allow_private_networks(raw: str | None, allowed: bool) -> None:
     assert parse_allow_private(raw) is allowed
 
 
+@pytest.mark.parametrize(
+    ("raw", "seconds"), [(None, 60), ("", 60), (" ", 60), ("0", 0), (" 1\n", 1), ("3600", 3600)]
+)
+def test_valid_share_windows(raw: str | None, seconds: int) -> None:
+    assert parse_share_seconds(raw) == seconds
+
+
+@pytest.mark.parametrize("raw", ["-1", "2.5", "1e3", "60s", "+60", "1_000", "٦٠", "off", "0x10"])
+def test_invalid_share_windows_name_the_variable(raw: str) -> None:
+    with pytest.raises(ConfigError, match="SITEMAP_SHARE_SECONDS"):
+        parse_share_seconds(raw)
+
+
+@pytest.mark.parametrize("raw", ["-1", "2.5", "sixty"])
+def test_a_bad_share_window_stops_the_function_at_import(raw: str) -> None:
+    done = import_handler(SITEMAP_SHARE_SECONDS=raw)
+    assert done.returncode != 0
+    assert "ConfigError" in done.stderr and "SITEMAP_SHARE_SECONDS" in done.stderr
+
+
+def test_cache_settings_are_read_at_import() -> None:
+    done = import_handler(
+        SITEMAP_SHARE_SECONDS=" 0 ", SITEMAP_CACHE_TABLE=" facts ", SITEMAP_CACHE_KEY_SECRET="k"
+    )
+    assert done.returncode == 0, done.stderr
+    assert "share_seconds=0, cache_table='facts', cache_key_secret='k'" in done.stdout
+
+
 def test_load() -> None:
     assert load({}) == Settings(7, False)
     env = {"SITEMAP_MAX_AGE_DAYS": "14", "SITEMAP_ALLOW_PRIVATE_NETWORKS": "true"}
@@ -79,4 +108,4 @@ def test_a_bad_window_stops_the_function_at_import(raw: str) -> None:
 def test_settings_are_read_at_import() -> None:
     done = import_handler(SITEMAP_MAX_AGE_DAYS=" 21 ", SITEMAP_ALLOW_PRIVATE_NETWORKS="TRUE")
     assert done.returncode == 0, done.stderr
-    assert "Settings(max_age_days=21, allow_private_networks=True)" in done.stdout
+    assert "Settings(max_age_days=21, allow_private_networks=True, share_seconds=60" in done.stdout

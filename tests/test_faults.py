@@ -22,7 +22,7 @@ import socket
 import time
 import tracemalloc
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
@@ -51,6 +51,7 @@ from servers import (
 import sitemap_auditor.netguard as ng
 from sitemap_auditor import probe
 from sitemap_auditor.config import Settings
+from sitemap_auditor.facts import RobotsProbe, SelectedSitemap, SiteFacts
 from sitemap_auditor.fetch import (
     MAX_BODY_BYTES,
     Credentials,
@@ -62,7 +63,7 @@ from sitemap_auditor.fetch import (
 )
 from sitemap_auditor.robots import MAX_ROBOTS_BYTES
 
-PRODUCTION = Settings(max_age_days=7, allow_private_networks=False)
+PRODUCTION = Settings(max_age_days=7, allow_private_networks=False, share_seconds=0)
 FRESH = days_ago(1)
 # Elapsed-time bounds are generous (the suite runs beside others on two cores): what they catch is
 # a fetch that ignored its deadline, which would take 30 s or forever.
@@ -156,6 +157,17 @@ def quick_fetcher(site: Site, deadline_s: float = QUICK_DEADLINE_S) -> Fetcher:
     )
 
 
+NO_ROBOTS = RobotsProbe(None, False, (), (), ())
+
+
+def first_sitemap(
+    fetcher: Fetcher, urls: Sequence[str]
+) -> tuple[SelectedSitemap | None, tuple[str, ...]]:
+    """The candidate that parsed, if any, and why the others were not accepted."""
+    facts = SiteFacts(NO_ROBOTS, tuple(urls), probe.first_sitemap(fetcher, urls))
+    return facts.selected, facts.candidate_issues
+
+
 def fallback_404s(site: Site) -> list[str]:
     return [f"{site.url(p)}: HTTP 404" for p in FALLBACKS]
 
@@ -178,7 +190,7 @@ def raw_route(data: bytes, hold_open_s: float = 0.0) -> Route:
 def test_slow_headers_on_a_sitemap_are_cut_at_the_deadline(site: Site) -> None:
     site.route("/sitemap.xml", slow_headers(interval=0.2, total_seconds=20))
     with cost() as c:
-        selected, issues = probe.first_sitemap(quick_fetcher(site), [site.url("/sitemap.xml")])
+        selected, issues = first_sitemap(quick_fetcher(site), [site.url("/sitemap.xml")])
     assert selected is None
     assert issues == (f"{site.url('/sitemap.xml')}: {QUICK_TIMEOUT}",)
     assert 1.4 < c.seconds < QUICK_DEADLINE_S + 4
@@ -208,7 +220,7 @@ def test_headers_that_stop_without_their_blank_line_time_out(site: Site) -> None
         raw_route(b"HTTP/1.1 200 OK\r\nContent-Type: application/xml\r\n", hold_open_s=10),
     )
     with cost() as c:
-        selected, issues = probe.first_sitemap(quick_fetcher(site), [site.url("/sitemap.xml")])
+        selected, issues = first_sitemap(quick_fetcher(site), [site.url("/sitemap.xml")])
     assert selected is None
     assert issues == (f"{site.url('/sitemap.xml')}: {QUICK_TIMEOUT}",)
     assert c.seconds < QUICK_DEADLINE_S + 4
@@ -218,7 +230,7 @@ def test_a_sitemap_whose_root_never_closes_while_the_server_drips_times_out(site
     head = b'<?xml version="1.0"?><urlset><url><lastmod>' + FRESH.encode() + b"</lastmod></url>"
     site.route("/sitemap.xml", drip(head, b"\n", interval=0.1, total_seconds=20))
     with cost() as c:
-        selected, issues = probe.first_sitemap(quick_fetcher(site), [site.url("/sitemap.xml")])
+        selected, issues = first_sitemap(quick_fetcher(site), [site.url("/sitemap.xml")])
     assert selected is None
     assert issues == (f"{site.url('/sitemap.xml')}: {QUICK_TIMEOUT}",)
     assert 1.4 < c.seconds < QUICK_DEADLINE_S + 4
@@ -228,7 +240,7 @@ def test_the_deadline_moves_on_to_the_next_candidate(site: Site) -> None:
     site.route("/drip.xml", drip(b"<urlset>", b" ", interval=0.1, total_seconds=20))
     site.route("/ok.xml", reply(urlset([FRESH])))
     with cost() as c:
-        selected, issues = probe.first_sitemap(
+        selected, issues = first_sitemap(
             quick_fetcher(site), [site.url("/drip.xml"), site.url("/ok.xml")]
         )
     assert selected is not None and selected.url == site.url("/ok.xml")
@@ -247,7 +259,7 @@ def test_an_endless_stream_of_100_continue_times_out(site: Site) -> None:
 
     site.route("/sitemap.xml", route)
     with cost() as c:
-        _, issues = probe.first_sitemap(quick_fetcher(site), [site.url("/sitemap.xml")])
+        _, issues = first_sitemap(quick_fetcher(site), [site.url("/sitemap.xml")])
     assert issues == (f"{site.url('/sitemap.xml')}: {QUICK_TIMEOUT}",)
     assert c.seconds < QUICK_DEADLINE_S + 4
 
@@ -262,7 +274,7 @@ def test_a_flood_of_one_byte_chunks_is_cut_at_the_deadline(site: Site) -> None:
 
     site.route("/sitemap.xml", route)
     with cost(trace_memory=True) as c:
-        _, issues = probe.first_sitemap(quick_fetcher(site), [site.url("/sitemap.xml")])
+        _, issues = first_sitemap(quick_fetcher(site), [site.url("/sitemap.xml")])
     assert issues == (f"{site.url('/sitemap.xml')}: {QUICK_TIMEOUT}",)
     assert c.seconds < QUICK_DEADLINE_S + 4
     assert c.peak_bytes < FLAT_MEMORY_BYTES
@@ -315,7 +327,7 @@ def test_content_length_longer_than_the_body_on_a_held_connection_times_out(site
     head = f"HTTP/1.1 200 OK\r\nContent-Length: {len(body) + 1000}\r\n\r\n"
     site.route("/sitemap.xml", raw_route(head.encode() + body, hold_open_s=10))
     with cost() as c:
-        _, issues = probe.first_sitemap(quick_fetcher(site), [site.url("/sitemap.xml")])
+        _, issues = first_sitemap(quick_fetcher(site), [site.url("/sitemap.xml")])
     assert issues == (f"{site.url('/sitemap.xml')}: {QUICK_TIMEOUT}",)
     assert 1.4 < c.seconds < QUICK_DEADLINE_S + 4
 
@@ -673,9 +685,7 @@ def test_an_endless_sitemap_stops_at_the_cap_in_flat_memory(site: Site) -> None:
 
     site.route("/sitemap.xml", stream(body()))
     with cost(trace_memory=True) as c:
-        _, issues = probe.first_sitemap(
-            quick_fetcher(site, deadline_s=30), [site.url("/sitemap.xml")]
-        )
+        _, issues = first_sitemap(quick_fetcher(site, deadline_s=30), [site.url("/sitemap.xml")])
     assert issues == (f"{site.url('/sitemap.xml')}: body larger than 52,428,800 bytes",)
     assert c.seconds < 30
     assert c.peak_bytes < FLAT_MEMORY_BYTES
@@ -691,9 +701,7 @@ def test_deeply_nested_elements_are_refused_with_flat_memory(site: Site) -> None
 
     site.route("/sitemap.xml", stream(body()))
     with cost(trace_memory=True) as c:
-        _, issues = probe.first_sitemap(
-            quick_fetcher(site, deadline_s=30), [site.url("/sitemap.xml")]
-        )
+        _, issues = first_sitemap(quick_fetcher(site, deadline_s=30), [site.url("/sitemap.xml")])
     assert issues == (f"{site.url('/sitemap.xml')}: elements nested deeper than 256",)
     assert c.peak_bytes < FLAT_MEMORY_BYTES
 
@@ -708,7 +716,7 @@ def test_one_huge_token_is_refused_with_flat_memory(site: Site) -> None:
 
     site.route("/sitemap.xml", stream(body()))
     with cost(trace_memory=True) as c:
-        selected, issues = probe.first_sitemap(
+        selected, issues = first_sitemap(
             quick_fetcher(site, deadline_s=30), [site.url("/sitemap.xml")]
         )
     assert selected is None
@@ -730,7 +738,7 @@ def test_a_huge_text_node_and_a_huge_lastmod_stay_flat(site: Site) -> None:
 
     site.route("/sitemap.xml", stream(body()))
     with cost(trace_memory=True) as c:
-        selected, _ = probe.first_sitemap(quick_fetcher(site), [site.url("/sitemap.xml")])
+        selected, _ = first_sitemap(quick_fetcher(site), [site.url("/sitemap.xml")])
     assert selected is not None and selected.parsed.unparsable_total == 1
     assert c.peak_bytes < FLAT_MEMORY_BYTES
 

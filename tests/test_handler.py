@@ -227,7 +227,10 @@ def test_window_edges(audit: AuditFn, site: Site) -> None:
 def test_date_only_lastmod_of_today_is_always_fresh(audit: AuditFn, site: Site) -> None:
     today = datetime.now(UTC).date().isoformat()
     site.route("/sitemap.xml", reply(urlset([today])))
-    result = audit(site.url("/"), settings=Settings(max_age_days=1, allow_private_networks=True))
+    result = audit(
+        site.url("/"),
+        settings=Settings(max_age_days=1, allow_private_networks=True, share_seconds=0),
+    )
     assert codes_of(result) == ["100", "200"]
     assert data_of(result)["latestLastmod"] == f"{today}T23:59:59Z"
 
@@ -498,7 +501,10 @@ def test_absent_preferences_mean_no_override(
 
 def test_deployment_window(audit: AuditFn, site: Site) -> None:
     site.route("/sitemap.xml", reply(urlset([days_ago(20)])))
-    result = audit(site.url("/"), settings=Settings(max_age_days=45, allow_private_networks=True))
+    result = audit(
+        site.url("/"),
+        settings=Settings(max_age_days=45, allow_private_networks=True, share_seconds=0),
+    )
     assert codes_of(result) == ["100", "200"]
     assert data_of(result)["maxAgeDays"] == 45
 

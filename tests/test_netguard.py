@@ -12,7 +12,7 @@ from sitemap_auditor.config import Settings
 from sitemap_auditor.fetch import Fetcher, FetchError, FetchPolicy
 from sitemap_auditor.netguard import blocked_reason, parse_ip_literal
 
-PRODUCTION = Settings(max_age_days=7, allow_private_networks=False)
+PRODUCTION = Settings(max_age_days=7, allow_private_networks=False, share_seconds=0)
 
 BLOCKED = [
     "127.0.0.1",

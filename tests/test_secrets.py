@@ -249,7 +249,8 @@ def test_the_deployed_function_never_prints_the_password(moto: str, site: Site) 
     protect(site, expected)
     client = secrets_client(moto)
     secret_id = new_secret(client, {"username": "auditor", "password": password})
-    env = lambda_environment(aws_environment(moto))
+    # Each invocation fetches for itself, so that the second shows the cached secret at work.
+    env = lambda_environment({**aws_environment(moto), "SITEMAP_SHARE_SECONDS": "0"})
     with LambdaProcess(env) as process:
         first = process.invoke(
             {"id": "warm-1", "url": site.url("/"), "basicAuthSecretId": secret_id}

@@ -1,0 +1,237 @@
+"""What a site answered, apart from any rule: the values audits of one site share (CONTRACT 7).
+
+A result is the rules applied to these facts at one moment with one window; the facts themselves
+depend only on the site's answers. They travel between audits as JSON (`encode` / `decode`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from .parser import ParsedSitemap
+
+# Bumped whenever the shape below changes, so that a store written by an older version is
+# read as empty instead of misread.
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Validators:
+    """The HTTP validators of an answer, to ask the site later whether it changed."""
+
+    etag: str | None = None
+    last_modified: str | None = None
+
+    def __bool__(self) -> bool:
+        return self.etag is not None or self.last_modified is not None
+
+    def headers(self) -> dict[str, str]:
+        """The conditional request headers these validators give."""
+        out: dict[str, str] = {}
+        if self.etag is not None:
+            out["If-None-Match"] = self.etag
+        if self.last_modified is not None:
+            out["If-Modified-Since"] = self.last_modified
+        return out
+
+
+NO_VALIDATORS = Validators()
+
+
+@dataclass(frozen=True)
+class SelectedSitemap:
+    """The first candidate that parsed, with what its final answer said."""
+
+    url: str
+    http_status: int
+    content_type: str | None
+    parsed: ParsedSitemap
+
+
+@dataclass(frozen=True)
+class RobotsProbe:
+    """What robots.txt answered and the usable `Sitemap:` URLs it lists."""
+
+    status: int | None
+    read_whole: bool  # answered 200 and its body (up to the cap) was read
+    sitemaps: tuple[str, ...]
+    issues: tuple[str, ...]  # its answer other than 200, fetch errors
+    skipped: tuple[str, ...]  # Sitemap: values that were not usable
+    validators: Validators = NO_VALIDATORS
+    wire_bytes: int = 0
+
+
+@dataclass(frozen=True)
+class CandidateOutcome:
+    """One candidate tried: the sitemap it gave, or the issue saying why not."""
+
+    url: str
+    selected: SelectedSitemap | None
+    issue: str | None  # None exactly when selected is set
+    validators: Validators = NO_VALIDATORS
+    wire_bytes: int = 0
+
+
+@dataclass(frozen=True)
+class SiteFacts:
+    """Everything one site answered to one audit's fetches."""
+
+    robots: RobotsProbe
+    candidates: tuple[str, ...]
+    outcomes: tuple[CandidateOutcome, ...]  # the candidates tried, in order
+    # False when the audit's own time budget cut the fetching short: such facts are incomplete
+    # and never shared (CONTRACT 7, last bullet).
+    complete: bool = True
+    fetched_at: float = 0.0  # wall-clock seconds when the fetching finished
+    # What this fetch did not download again because the site answered 304: URLs and bytes.
+    revalidated: int = field(default=0, compare=False)
+    revalidated_bytes: int = field(default=0, compare=False)
+
+    @property
+    def selected(self) -> SelectedSitemap | None:
+        """The candidate that parsed, if any."""
+        return next((o.selected for o in self.outcomes if o.selected is not None), None)
+
+    @property
+    def candidate_issues(self) -> tuple[str, ...]:
+        """Why each candidate tried before the selected one (or every one) was not accepted."""
+        return tuple(o.issue for o in self.outcomes if o.issue is not None)
+
+    @property
+    def wire_bytes(self) -> int:
+        """Bytes the site sent for these facts (what a reuse saves)."""
+        return self.robots.wire_bytes + sum(o.wire_bytes for o in self.outcomes)
+
+    def outcome(self, url: str) -> CandidateOutcome | None:
+        """The outcome of a candidate URL, if it was tried."""
+        return next((o for o in self.outcomes if o.url == url), None)
+
+
+# --- JSON codec -------------------------------------------------------------------------------
+
+
+def _validators(v: Validators) -> list[str | None]:
+    return [v.etag, v.last_modified]
+
+
+def _parsed(p: ParsedSitemap) -> dict[str, Any]:
+    return {
+        "root": p.root,
+        "entries": p.entry_count,
+        "latest": p.latest_lastmod.isoformat() if p.latest_lastmod else None,
+        "samples": list(p.unparsable_samples),
+        "unparsable": p.unparsable_total,
+    }
+
+
+def _selected(s: SelectedSitemap | None) -> dict[str, Any] | None:
+    if s is None:
+        return None
+    return {
+        "url": s.url,
+        "status": s.http_status,
+        "type": s.content_type,
+        "parsed": _parsed(s.parsed),
+    }
+
+
+def to_json(facts: SiteFacts) -> dict[str, Any]:
+    """The facts as a JSON-ready value."""
+    r = facts.robots
+    return {
+        "format": FORMAT,
+        "robots": {
+            "status": r.status,
+            "whole": r.read_whole,
+            "sitemaps": list(r.sitemaps),
+            "issues": list(r.issues),
+            "skipped": list(r.skipped),
+            "validators": _validators(r.validators),
+            "bytes": r.wire_bytes,
+        },
+        "candidates": list(facts.candidates),
+        "outcomes": [
+            {
+                "url": o.url,
+                "selected": _selected(o.selected),
+                "issue": o.issue,
+                "validators": _validators(o.validators),
+                "bytes": o.wire_bytes,
+            }
+            for o in facts.outcomes
+        ],
+        "complete": facts.complete,
+        "fetchedAt": facts.fetched_at,
+    }
+
+
+def _read_validators(value: Any) -> Validators:
+    etag, last_modified = value
+    return Validators(etag, last_modified)
+
+
+def _read_selected(value: Any) -> SelectedSitemap | None:
+    if value is None:
+        return None
+    p = value["parsed"]
+    parsed = ParsedSitemap(
+        root=p["root"],
+        entry_count=int(p["entries"]),
+        latest_lastmod=datetime.fromisoformat(p["latest"]) if p["latest"] else None,
+        unparsable_samples=tuple(p["samples"]),
+        unparsable_total=int(p["unparsable"]),
+    )
+    return SelectedSitemap(value["url"], int(value["status"]), value["type"], parsed)
+
+
+def from_json(value: Any) -> SiteFacts | None:
+    """Facts from what `to_json` gave; None when the value is of another format or malformed."""
+    try:
+        if value.get("format") != FORMAT:
+            return None
+        r = value["robots"]
+        robots = RobotsProbe(
+            status=r["status"],
+            read_whole=bool(r["whole"]),
+            sitemaps=tuple(r["sitemaps"]),
+            issues=tuple(r["issues"]),
+            skipped=tuple(r["skipped"]),
+            validators=_read_validators(r["validators"]),
+            wire_bytes=int(r["bytes"]),
+        )
+        outcomes = tuple(
+            CandidateOutcome(
+                url=o["url"],
+                selected=_read_selected(o["selected"]),
+                issue=o["issue"],
+                validators=_read_validators(o["validators"]),
+                wire_bytes=int(o["bytes"]),
+            )
+            for o in value["outcomes"]
+        )
+        return SiteFacts(
+            robots=robots,
+            candidates=tuple(value["candidates"]),
+            outcomes=outcomes,
+            complete=bool(value["complete"]),
+            fetched_at=float(value["fetchedAt"]),
+        )
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return None
+
+
+def encode(facts: SiteFacts) -> bytes:
+    """The facts as compact UTF-8 JSON."""
+    text = json.dumps(to_json(facts), ensure_ascii=False, separators=(",", ":"))
+    return text.encode("utf-8", "surrogatepass")
+
+
+def decode(data: bytes) -> SiteFacts | None:
+    """Facts from `encode`'s bytes; None when they cannot be read."""
+    try:
+        return from_json(json.loads(data.decode("utf-8", "surrogatepass")))
+    except (UnicodeDecodeError, ValueError):
+        return None

@@ -1,0 +1,94 @@
+"""Shared facts (CONTRACT section 7): a result built from facts that travelled through a store
+equals, key for key, the result built from the facts as fetched, `date` aside."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sitemap_auditor import facts, handler
+from sitemap_auditor.config import Settings
+from sitemap_auditor.facts import (
+    CandidateOutcome,
+    RobotsProbe,
+    SelectedSitemap,
+    SiteFacts,
+    Validators,
+)
+from sitemap_auditor.parser import ParsedSitemap
+from sitemap_auditor.site import resolve
+
+SITE = resolve("https://www.example.com/page")
+assert SITE is not None
+
+texts = st.text(max_size=40)
+urls = st.builds(lambda p: f"https://www.example.com/{p}", st.text("abc/-.é", max_size=20))
+validators = st.builds(Validators, st.none() | texts, st.none() | texts)
+instants = st.datetimes(
+    min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30), timezones=st.just(UTC)
+)
+parsed = st.builds(
+    ParsedSitemap,
+    root=st.sampled_from(["urlset", "sitemapindex"]),
+    entry_count=st.integers(0, 10**6),
+    latest_lastmod=st.none() | instants,
+    unparsable_samples=st.lists(texts, max_size=3).map(tuple),
+    unparsable_total=st.integers(0, 10**6),
+)
+selected = st.builds(SelectedSitemap, urls, st.integers(200, 299), st.none() | texts, parsed)
+outcomes = st.one_of(
+    st.builds(CandidateOutcome, urls, st.just(None), texts, validators, st.integers(0, 10**8)),
+    selected.map(lambda s: CandidateOutcome(s.url, s, None, Validators('"e"'), 10)),
+)
+robots = st.builds(
+    RobotsProbe,
+    status=st.none() | st.integers(100, 599),
+    read_whole=st.booleans(),
+    sitemaps=st.lists(urls, max_size=4).map(tuple),
+    issues=st.lists(texts, max_size=3).map(tuple),
+    skipped=st.lists(texts, max_size=3).map(tuple),
+    validators=validators,
+    wire_bytes=st.integers(0, 10**8),
+)
+site_facts = st.builds(
+    SiteFacts,
+    robots=robots,
+    candidates=st.lists(urls, max_size=5).map(tuple),
+    outcomes=st.lists(outcomes, max_size=4).map(tuple),
+    complete=st.booleans(),
+    fetched_at=st.floats(0, 4e9),
+)
+events = st.fixed_dictionaries(
+    {"url": st.just("https://www.example.com/page")},
+    optional={
+        "preferences": st.fixed_dictionaries(
+            {"maxAgeDays": st.none() | st.integers(-2, 10**6) | texts}
+        )
+    },
+)
+
+
+@given(site_facts)
+def test_facts_survive_the_store_unchanged(value: SiteFacts) -> None:
+    assert facts.decode(facts.encode(value)) == value
+
+
+@given(site_facts, events, st.integers(1, 10**4), instants)
+def test_a_result_from_stored_facts_equals_the_fresh_one(
+    value: SiteFacts, event: dict[str, Any], window: int, now: datetime
+) -> None:
+    assert SITE is not None
+    settings = Settings(max_age_days=window)
+    stored = facts.decode(facts.encode(value))
+    assert stored is not None
+    fresh = handler.apply_rules(SITE, event, value, settings, now)
+    assert handler.apply_rules(SITE, event, stored, settings, now) == fresh
+
+
+def test_facts_of_another_format_are_not_read() -> None:
+    assert facts.decode(b'{"format": 0}') is None
+    assert facts.decode(b"not json") is None
+    assert facts.decode(b'{"format": 1, "robots": []}') is None

@@ -1,0 +1,557 @@
+"""Audits of one site share one fetch (CONTRACT section 7), against real servers.
+
+The sites are loopback servers that count what they are asked and can answer 304, ignore
+validators, stall or fail; the shared store is DynamoDB as moto's server on 127.0.0.1, reached
+by the function's own boto3 through AWS_ENDPOINT_URL_DYNAMODB; "containers" are processes.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import LOCAL, LogCapture, codes_of, data_of, days_ago
+from servers import Site, gz, reply, robots_with, send, urlset
+from test_metrics import lambda_environment
+from test_secrets import REGION, aws_environment, moto_server
+
+from sitemap_auditor import credentials, dynamostore, handler
+from sitemap_auditor.config import Settings
+
+FRESH = days_ago(1)
+SHARED = replace(LOCAL, share_seconds=60)
+WORKER = Path(__file__).parent / "share_worker.py"
+
+
+def without_date(result: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in result.items() if k != "date"}
+
+
+def count(site: Site, path: str) -> int:
+    return sum(1 for p in site.paths() if p == path)
+
+
+def slow(route: Callable[[BaseHTTPRequestHandler], None], seconds: float) -> Any:
+    """A route that answers after a pause, so that audits pile up while it is in flight."""
+
+    def answer(h: BaseHTTPRequestHandler) -> None:
+        time.sleep(seconds)
+        route(h)
+
+    return answer
+
+
+def with_validators(
+    body: bytes, etag: str | None = '"v1"', last_modified: str | None = None, honour: bool = True
+) -> Any:
+    """A route that sends validators and answers 304 to a matching conditional request."""
+
+    def answer(h: BaseHTTPRequestHandler) -> None:
+        headers = {"Content-Type": "application/xml"}
+        if etag is not None:
+            headers["ETag"] = etag
+        if last_modified is not None:
+            headers["Last-Modified"] = last_modified
+        matches = (etag is not None and h.headers.get("If-None-Match") == etag) or (
+            last_modified is not None and h.headers.get("If-Modified-Since") == last_modified
+        )
+        if honour and matches:
+            h.send_response(304)
+            for k, v in headers.items():
+                if k != "Content-Type":
+                    h.send_header(k, v)
+            h.send_header("Content-Length", "0")
+            h.end_headers()
+            return
+        send(h, 200, body, headers)
+
+    return answer
+
+
+@pytest.fixture(autouse=True)
+def fresh_store() -> Iterator[None]:
+    handler.SHARING.local.clear()
+    yield
+    handler.SHARING.local.clear()
+
+
+def a_site(site: Site, delay: float = 0.0) -> None:
+    site.route("/robots.txt", robots_with(f"Sitemap: {site.url('/sitemap.xml')}"))
+    route = reply(urlset([FRESH, days_ago(3)]))
+    site.route("/sitemap.xml", slow(route, delay) if delay else route)
+
+
+def run(url: str, settings: Settings = SHARED, **event: Any) -> dict[str, Any]:
+    return handler.run({"id": "share-test", "url": url, **event}, None, settings)
+
+
+# --- within one process -----------------------------------------------------------------------
+
+
+def test_audits_of_pages_of_one_site_fetch_it_once(site: Site) -> None:
+    a_site(site)
+    first = run(site.url("/a"))
+    second = run(site.url("/b?x=1"))
+    assert count(site, "/robots.txt") == 1 and count(site, "/sitemap.xml") == 1
+    assert without_date(first) == without_date(second)
+    assert codes_of(second) == ["100", "200"]
+
+
+def test_a_shared_result_equals_a_fresh_audit(site: Site) -> None:
+    a_site(site)
+    site.route("/sitemap.xml", reply(urlset([FRESH, "2026-13-01", "nope"])))
+    run(site.url("/warm"))
+    shared = run(site.url("/page"), preferences={"maxAgeDays": "x"})
+    fresh = run(site.url("/page"), settings=LOCAL, preferences={"maxAgeDays": "x"})
+    assert count(site, "/sitemap.xml") == 2
+    assert without_date(shared) == without_date(fresh)
+    # Each audit applies its own window to the shared facts.
+    wide = run(site.url("/page"), preferences={"maxAgeDays": 1000})
+    assert data_of(wide)["maxAgeDays"] == 1000 and count(site, "/sitemap.xml") == 2
+
+
+def test_simultaneous_audits_in_one_process_wait_for_one_fetch(site: Site) -> None:
+    a_site(site, delay=1.0)
+    results: list[dict[str, Any]] = [{}] * 25
+    barrier = threading.Barrier(25)
+
+    def one(i: int) -> None:
+        barrier.wait()
+        results[i] = run(site.url(f"/page/{i}"))
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(25)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert count(site, "/robots.txt") == 1 and count(site, "/sitemap.xml") == 1
+    fresh = without_date(run(site.url("/"), settings=LOCAL))
+    assert all(without_date(r) == fresh for r in results)
+
+
+def test_sharing_off_fetches_every_time(site: Site) -> None:
+    a_site(site)
+    for i in range(3):
+        run(site.url(f"/p{i}"), settings=replace(LOCAL, share_seconds=0))
+    assert count(site, "/robots.txt") == 3 and count(site, "/sitemap.xml") == 3
+
+
+def test_other_sites_and_schemes_do_not_share(site: Site, other_site: Site) -> None:
+    a_site(site)
+    a_site(other_site)
+    run(site.url("/"))
+    run(other_site.url("/"))
+    assert count(site, "/sitemap.xml") == 1 and count(other_site, "/sitemap.xml") == 1
+
+
+def test_after_the_window_the_site_is_revalidated_with_a_304(
+    site: Site, logs: LogCapture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = urlset([FRESH])
+    site.route(
+        "/robots.txt",
+        with_validators(
+            f"Sitemap: {site.url('/sitemap.xml')}\n".encode(), etag=None, last_modified="x-date"
+        ),
+    )
+    site.route("/sitemap.xml", with_validators(body, etag='"abc"'))
+    quick = replace(LOCAL, share_seconds=1)
+    first = run(site.url("/a"), settings=quick)
+    time.sleep(1.2)
+    second = run(site.url("/b"), settings=quick)
+    assert without_date(first) == without_date(second)
+    conditional = [s for s in site.seen if s.path == "/sitemap.xml"][-1]
+    assert conditional.headers.get("if-none-match") == '"abc"'
+    robots_again = [s for s in site.seen if s.path == "/robots.txt"][-1]
+    assert robots_again.headers.get("if-modified-since") == "x-date"
+    finished = [x for x in logs.lines() if x.get("message") == "audit finished"]
+    assert finished[-1]["facts_source"] == "fetched"
+    assert finished[-1]["revalidated"] == 2
+    assert finished[-1]["bytes_saved"] >= len(body)
+    printed = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith("{")]
+    emf = [x for x in printed if "_aws" in x][-1]
+    assert emf["FactsRevalidated"] == [2.0]
+
+
+def test_a_site_that_ignores_validators_is_fetched_in_full(site: Site) -> None:
+    site.route("/robots.txt", robots_with(f"Sitemap: {site.url('/sitemap.xml')}"))
+    site.route("/sitemap.xml", with_validators(urlset([FRESH]), honour=False))
+    quick = replace(LOCAL, share_seconds=1)
+    first = run(site.url("/a"), settings=quick)
+    time.sleep(1.2)
+    site.route("/sitemap.xml", with_validators(urlset([days_ago(30)]), honour=False))
+    second = run(site.url("/b"), settings=quick)
+    assert codes_of(first) == ["100", "200"] and codes_of(second) == ["100", "300"]
+
+
+def test_a_304_without_validators_sent_is_no_sitemap(site: Site) -> None:
+    site.route("/robots.txt", robots_with(f"Sitemap: {site.url('/sitemap.xml')}"))
+    site.route("/sitemap.xml", reply(b"", status=304))
+    result = run(site.url("/"))
+    assert codes_of(result) == ["100", "400"]
+    assert f"{site.url('/sitemap.xml')}: HTTP 304" in data_of(result)["issues"]
+
+
+def basic(username: str, password: str) -> str:
+    return "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()
+
+
+def test_two_credential_sets_never_share(site: Site) -> None:
+    a_site(site)
+    alice = {"basicAuth": {"username": "alice", "password": "wonderland-1"}}
+    bob = {"basicAuth": {"username": "bob", "password": "builder-22"}}
+    run(site.url("/1"), **alice)
+    run(site.url("/2"), **bob)
+    run(site.url("/3"))
+    assert count(site, "/sitemap.xml") == 3
+    run(site.url("/4"), **alice)
+    run(site.url("/5"), **bob)
+    assert count(site, "/sitemap.xml") == 3
+    auths = [s.headers.get("authorization") for s in site.seen if s.path == "/sitemap.xml"]
+    assert auths == [basic("alice", "wonderland-1"), basic("bob", "builder-22"), None]
+
+
+def test_facts_cut_by_the_time_budget_are_not_shared(site: Site) -> None:
+    class Context:
+        aws_request_id = "r"
+
+        def __init__(self) -> None:
+            self.end = time.monotonic() + 4.5
+
+        def get_remaining_time_in_millis(self) -> int:
+            return int((self.end - time.monotonic()) * 1000)
+
+    a_site(site, delay=3.0)
+    cut = handler.run({"url": site.url("/")}, Context(), SHARED)
+    assert codes_of(cut) == ["100", "400"]
+    a_site(site)
+    whole = run(site.url("/"))
+    assert codes_of(whole) == ["100", "200"]
+    assert count(site, "/sitemap.xml") == 2
+
+
+# --- across processes, through DynamoDB -------------------------------------------------------
+
+TABLE = "site-facts"
+
+
+@pytest.fixture(scope="module")
+def moto() -> Iterator[str]:
+    with moto_server() as endpoint:
+        yield endpoint
+
+
+def dynamodb(endpoint: str) -> Any:
+    import boto3
+
+    return boto3.session.Session(
+        aws_access_key_id="testing", aws_secret_access_key="testing", region_name=REGION
+    ).client("dynamodb", endpoint_url=endpoint)
+
+
+@pytest.fixture
+def table(moto: str) -> Iterator[str]:
+    client = dynamodb(moto)
+    name = f"{TABLE}-{time.monotonic_ns()}"
+    client.create_table(
+        TableName=name,
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    yield name
+    client.delete_table(TableName=name)
+
+
+def container_env(moto: str, table: str, **extra: str) -> dict[str, str]:
+    env = lambda_environment(
+        {
+            **aws_environment(moto),
+            "AWS_ENDPOINT_URL_DYNAMODB": moto,
+            "SITEMAP_CACHE_TABLE": table,
+            "SITEMAP_SHARE_SECONDS": "60",
+            "POWERTOOLS_METRICS_NAMESPACE": "test",
+        }
+    )
+    env.update(extra)
+    return env
+
+
+class Container:
+    """A process of the function auditing URLs with threads; its results come back as JSON."""
+
+    def __init__(self, env: dict[str, str], spec: dict[str, Any]) -> None:
+        handle, self.out = tempfile.mkstemp(suffix=".json")
+        os.close(handle)
+        self.proc = subprocess.Popen(
+            [sys.executable, str(WORKER), json.dumps({**spec, "out": self.out})],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            text=True,
+            encoding="utf-8",
+        )
+        self.lines: list[dict[str, Any]] = []
+        self.ready = threading.Event()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            try:
+                value = json.loads(line)
+            except ValueError:
+                continue
+            self.lines.append(value)
+            if value.get("ready"):
+                self.ready.set()
+
+    def answers(self, timeout: float = 120) -> list[dict[str, Any]]:
+        self.proc.wait(timeout)
+        self._reader.join(10)
+        assert self.proc.returncode == 0, self.proc.stderr.read() if self.proc.stderr else ""
+        try:
+            answers: list[dict[str, Any]] = json.loads(Path(self.out).read_text("utf-8"))
+        finally:
+            os.unlink(self.out)
+        return answers
+
+    def logs(self) -> list[dict[str, Any]]:
+        return [x for x in self.lines if "message" in x]
+
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+
+@pytest.mark.slow
+def test_100_audits_from_4_containers_fetch_the_site_once(
+    moto: str, table: str, site: Site
+) -> None:
+    a_site(site, delay=1.5)
+    env = container_env(moto, table)
+    start_at = time.time() + 6
+    containers = [
+        Container(
+            env,
+            {
+                "urls": [site.url(f"/c{c}/page-{i}") for i in range(25)],
+                "threads": 25,
+                "start_at": start_at,
+                "budget_ms": 60_000,
+            },
+        )
+        for c in range(4)
+    ]
+    answers = [a for c in containers for a in c.answers()]
+    assert len(answers) == 100
+    assert count(site, "/robots.txt") == 1 and count(site, "/sitemap.xml") == 1
+    fresh = without_date(run(site.url("/"), settings=LOCAL))
+    for a in answers:
+        assert without_date(a["result"]) == fresh
+
+
+@pytest.mark.slow
+def test_the_lease_holder_killed_mid_fetch_is_taken_over(moto: str, table: str, site: Site) -> None:
+    release = threading.Event()
+    body = urlset([FRESH])
+
+    def stalled(h: BaseHTTPRequestHandler) -> None:
+        # The first request hangs until its process is dead; the next ones are answered.
+        if count(site, "/sitemap.xml") == 1:
+            release.wait(60)
+            return
+        send(h, 200, body, {"Content-Type": "application/xml"})
+
+    site.route("/robots.txt", robots_with(f"Sitemap: {site.url('/sitemap.xml')}"))
+    site.route("/sitemap.xml", stalled)
+    env = container_env(moto, table)
+    holder = Container(env, {"urls": [site.url("/holder")], "budget_ms": 100_000})
+    deadline = time.monotonic() + 30
+    while count(site, "/sitemap.xml") < 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert count(site, "/sitemap.xml") == 1
+    budget_ms = 60_000
+    waiters = [
+        Container(
+            env,
+            {
+                "urls": [site.url(f"/w{i}/{j}") for j in range(5)],
+                "threads": 5,
+                "budget_ms": budget_ms,
+            },
+        )
+        for i in range(2)
+    ]
+    for w in waiters:
+        assert w.ready.wait(30)
+    time.sleep(1.0)  # the waiters are polling the holder's lease now
+    holder.kill()
+    release.set()
+    answers = [a for w in waiters for a in w.answers()]
+    assert len(answers) == 10
+    for a in answers:
+        assert codes_of(a["result"]) == ["100", "200"]
+        assert a["seconds"] < budget_ms / 1000
+    # The stalled request, then one take-over fetch for all ten.
+    assert count(site, "/sitemap.xml") == 2
+
+
+@pytest.mark.slow
+def test_an_unreachable_table_costs_no_result(moto: str, site: Site) -> None:
+    a_site(site)
+    # A port where nothing listens: every store call fails fast, like a stopped moto.
+    env = container_env("http://127.0.0.1:9", "no-such-table")
+    worker = Container(env, {"urls": [site.url(f"/p{i}") for i in range(4)], "threads": 1})
+    answers = worker.answers()
+    fresh = without_date(run(site.url("/"), settings=LOCAL))
+    assert [without_date(a["result"]) for a in answers] == [fresh] * 4
+    errors = [x for x in worker.logs() if x.get("message") == "store error"]
+    assert errors and all(x["run_id"].startswith("run-") for x in errors)
+    # The process still shares within itself.
+    assert count(site, "/sitemap.xml") == 2  # one for the workers, one for the fresh audit
+
+
+@pytest.mark.slow
+def test_a_table_that_stops_answering_mid_run_costs_no_result(site: Site) -> None:
+    a_site(site)
+    with moto_server() as endpoint:
+        client = dynamodb(endpoint)
+        client.create_table(
+            TableName=TABLE,
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        env = container_env(endpoint, TABLE)
+        first = Container(env, {"urls": [site.url("/1")]}).answers()
+    # moto is stopped now: a new container finds the table unreachable.
+    again = Container(env, {"urls": [site.url("/2")]}).answers()
+    assert codes_of(first[0]["result"]) == codes_of(again[0]["result"]) == ["100", "200"]
+    assert without_date(first[0]["result"]) == without_date(again[0]["result"])
+
+
+@pytest.mark.slow
+def test_a_second_container_after_the_window_revalidates(moto: str, table: str, site: Site) -> None:
+    body = urlset([FRESH])
+    site.route("/robots.txt", robots_with(f"Sitemap: {site.url('/sitemap.xml')}"))
+    site.route("/sitemap.xml", with_validators(gz(body), etag='W/"gz-1"'))
+    env = container_env(moto, table, SITEMAP_SHARE_SECONDS="1")
+    first = Container(env, {"urls": [site.url("/a")]}).answers()
+    time.sleep(1.2)
+    second = Container(env, {"urls": [site.url("/b")]}).answers()
+    assert without_date(first[0]["result"]) == without_date(second[0]["result"])
+    last = [s for s in site.seen if s.path == "/sitemap.xml"][-1]
+    assert last.headers.get("if-none-match") == 'W/"gz-1"'
+
+
+@pytest.mark.slow
+def test_no_credential_reaches_the_table(moto: str, table: str, site: Site) -> None:
+    from test_secrets import secrets_client
+
+    key_id = secrets_client(moto).create_secret(
+        Name=f"cache-key-{time.monotonic_ns()}", SecretString="k" * 64
+    )["ARN"]
+    password = "s3cr3t-pässword/+="
+    # The site echoes the password into a Sitemap: URL for one user and not for the other.
+    site.route(
+        "/robots.txt",
+        robots_with(f"Sitemap: {site.url('/sitemap.xml')}"),
+    )
+    site.route("/sitemap.xml", reply(urlset([FRESH])))
+    env = container_env(moto, table, SITEMAP_CACHE_KEY_SECRET=key_id)
+    events = [
+        {"basicAuth": {"username": "alice", "password": password}},
+        {"basicAuth": {"username": "bob", "password": "another-password"}},
+    ]
+    for event in events:
+        for _ in range(2):
+            Container(env, {"urls": [site.url("/x")], "event": event}).answers()
+    # Each credential set fetched once, across containers, and never shared with the other.
+    assert count(site, "/sitemap.xml") == 2
+    items = dynamodb(moto).scan(TableName=table)["Items"]
+    assert len(items) == 2
+    dumped = json.dumps(items, default=str)
+    raw = b"".join(
+        __import__("zlib").decompress(i["facts"]["B"]) for i in items if "facts" in i
+    ).decode("utf-8", "replace")
+    from urllib.parse import quote, quote_plus
+
+    for secret in ("another-password", password, quote(password, safe=""), quote_plus(password)):
+        for text in (dumped, raw):
+            assert secret not in text
+    for header in (basic("alice", password), basic("bob", "another-password")):
+        assert header[6:] not in dumped and header[6:] not in raw
+
+
+def test_facts_that_echo_a_credential_stay_in_the_process(
+    moto: str, table: str, site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from test_secrets import secrets_client
+
+    for k, v in {**aws_environment(moto), "AWS_ENDPOINT_URL_DYNAMODB": moto}.items():
+        monkeypatch.setenv(k, v)
+    credentials.clear_cache()
+    dynamostore.reset()
+    key_id = secrets_client(moto).create_secret(
+        Name=f"cache-key-{time.monotonic_ns()}", SecretString="q" * 64
+    )["ARN"]
+    password = "echo-me-please"
+    site.route("/robots.txt", robots_with(f"Sitemap: {site.url('/sitemap.xml')}?p={password}"))
+    site.route(f"/sitemap.xml?p={password}", reply(urlset([FRESH])))
+    settings = replace(SHARED, cache_table=table, cache_key_secret=key_id)
+    event = {"basicAuth": {"username": "u", "password": password}}
+    first = run(site.url("/1"), settings=settings, **event)
+    second = run(site.url("/2"), settings=settings, **event)
+    assert without_date(first) == without_date(second)
+    assert password not in json.dumps(first)
+    assert count(site, f"/sitemap.xml?p={password}") == 1
+    items = dynamodb(moto).scan(TableName=table)["Items"]
+    assert all("facts" not in i for i in items)
+    assert password not in json.dumps(items, default=str)
+    credentials.clear_cache()
+    dynamostore.reset()
+
+
+def test_without_a_key_secret_credentialed_facts_stay_in_the_process(
+    moto: str, table: str, site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for k, v in {**aws_environment(moto), "AWS_ENDPOINT_URL_DYNAMODB": moto}.items():
+        monkeypatch.setenv(k, v)
+    dynamostore.reset()
+    a_site(site)
+    settings = replace(SHARED, cache_table=table)
+    run(site.url("/1"), settings=settings, basicAuth={"username": "u", "password": "pw-123"})
+    run(site.url("/2"), settings=settings)
+    assert count(site, "/sitemap.xml") == 2
+    items = dynamodb(moto).scan(TableName=table)["Items"]
+    assert len(items) == 1  # the anonymous audit's facts only
+    dynamostore.reset()
+
+
+def test_boto3_stays_off_the_path_without_a_table() -> None:
+    code = (
+        "import sys, sitemap_auditor.handler as h\n"
+        "h.run({'url': 'http://127.0.0.1:9/'}, None, h.SETTINGS)\n"
+        "print('boto3' in sys.modules)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SITEMAP_")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "False"
