@@ -114,6 +114,12 @@ def build_parser(prog: str = "sitemap-auditor") -> argparse.ArgumentParser:
         help="audit N sites at once (e.g. --jobs 8; default 4); results keep the input order",
     )
     p.add_argument(
+        "--no-share",
+        action="store_true",
+        help="fetch every URL's site afresh; by default pages of one site in a batch share one "
+        "fetch of its robots.txt and sitemap (e.g. --no-share --input pages.txt)",
+    )
+    p.add_argument(
         "-v", "--verbose", action="store_true", help="log each fetch to standard error (JSON lines)"
     )
     return p
@@ -261,6 +267,8 @@ def main(argv: Sequence[str] | None = None, *, json_by_default: bool = False) ->
         settings = replace(settings, max_age_days=args.max_age_days)
     if args.allow_private_networks or demo:
         settings = replace(settings, allow_private_networks=True)
+    if args.no_share:
+        settings = replace(settings, share_seconds=0)
 
     from . import handler, observability
 

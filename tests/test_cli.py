@@ -260,3 +260,21 @@ def test_invalid_deployment_setting_is_reported(fresh: Site) -> None:
     done = cli(fresh.url("/"), SITEMAP_MAX_AGE_DAYS="7days")
     assert done.returncode == 64
     assert "SITEMAP_MAX_AGE_DAYS" in done.stderr
+
+
+def test_a_batch_of_one_sites_pages_fetches_the_site_once(fresh: Site) -> None:
+    pages = [fresh.url(f"/page/{i}") for i in range(12)]
+    done = cli("--json", "--jobs", "4", "--allow-private-networks", *pages)
+    assert done.returncode == 0, done.stderr
+    results = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(results) == 12 and {r["status"] for r in results} == {"SUCCESS"}
+    assert fresh.paths().count("/robots.txt") == 1
+    assert fresh.paths().count("/sitemap.xml") == 1
+
+
+def test_no_share_fetches_every_url_afresh(fresh: Site) -> None:
+    pages = [fresh.url(f"/page/{i}") for i in range(3)]
+    done = cli("--json", "--no-share", "--allow-private-networks", *pages)
+    assert done.returncode == 0, done.stderr
+    assert fresh.paths().count("/robots.txt") == 3
+    assert fresh.paths().count("/sitemap.xml") == 3
