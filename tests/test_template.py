@@ -311,7 +311,6 @@ def test_iam_is_least_privilege(template: dict[str, Any]) -> None:
         ("dynamodb:GetItem", facts_table),
         ("dynamodb:PutItem", facts_table),
         ("dynamodb:UpdateItem", facts_table),
-        ("dynamodb:DeleteItem", facts_table),
     ]
     assert granted == sorted((a, json.dumps(r, sort_keys=True)) for a, r in expected)
     tracing = [s for condition, s in role_statements(template) if condition is not None]
@@ -501,7 +500,7 @@ def test_dashboard_facts_table_metrics(dashboard: dict[str, Any]) -> None:
     errors = widget(dashboard, "Facts table: throttles and system errors")
     operations = [row[5] for row in errors["metrics"] if row[1] == "SystemErrors"]
     # SystemErrors has an Operation dimension: one row for each operation the role may call.
-    assert operations == ["GetItem", "PutItem", "UpdateItem", "DeleteItem"]
+    assert operations == ["GetItem", "PutItem", "UpdateItem"]
 
 
 def test_alarms_on_errors_throttles_and_store_errors(template: dict[str, Any]) -> None:
