@@ -18,7 +18,7 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -284,8 +284,14 @@ class Sharing:
                 failed(e)
                 break
             if took:
-                with self._renewing(store, req.key, owner, failed):
-                    got = self._fetch(fetch, previous)
+                try:
+                    with self._renewing(store, req.key, owner, failed):
+                        got = self._fetch(fetch, previous)
+                except BaseException:
+                    # A defect: let the waiters take over now rather than when the lease lapses.
+                    with suppress(StoreError):
+                        store.release_lease(req.key, owner)
+                    raise
                 self._publish(store, req, got, owner, failed)
                 return Shared(got, FETCHED, got.revalidated_bytes, errors)
             try:

@@ -555,3 +555,66 @@ def test_boto3_stays_off_the_path_without_a_table() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "False"
+
+
+class FakeAws:
+    """A loopback endpoint that answers every DynamoDB call badly: stalls, or throttles."""
+
+    def __init__(self, mode: str) -> None:
+        self.calls = 0
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                fake.calls += 1
+                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                if mode == "stall":
+                    time.sleep(5)
+                    return
+                body = json.dumps(
+                    {
+                        "__type": "com.amazonaws.dynamodb.v20120810#ThrottlingException",
+                        "message": "Rate of requests exceeds the allowed throughput.",
+                    }
+                ).encode()
+                send(self, 400, body, {"Content-Type": "application/x-amz-json-1.0"})
+
+            def log_message(self, fmt: str, *args: object) -> None:
+                pass
+
+        from http.server import ThreadingHTTPServer
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize("mode", ["stall", "throttle"])
+def test_a_slow_or_throttling_store_costs_seconds_not_a_result(
+    mode: str, site: Site, logs: LogCapture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = FakeAws(mode)
+    try:
+        for k, v in {**aws_environment(fake.url), "AWS_ENDPOINT_URL_DYNAMODB": fake.url}.items():
+            monkeypatch.setenv(k, v)
+        dynamostore.reset()
+        a_site(site)
+        started = time.monotonic()
+        result = run(site.url("/"), settings=replace(SHARED, cache_table="facts"))
+        elapsed = time.monotonic() - started
+        assert without_date(result) == without_date(run(site.url("/"), settings=LOCAL))
+        assert fake.calls >= 1
+        # Bounded: 1 s connect and read, 2 attempts, for the one call that failed.
+        assert elapsed < 10
+        errors = [x for x in logs.lines() if x.get("message") == "store error"]
+        assert errors and errors[0]["store_op"] == "get_item"
+        finished = [x for x in logs.lines() if x.get("message") == "audit finished"]
+        assert finished[0]["store_errors"] >= 1 and finished[0]["facts_source"] == "fetched"
+    finally:
+        dynamostore.reset()
+        fake.stop()
