@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import io
 import json
 import os
 import sys
@@ -182,13 +183,25 @@ def _read_urls(stream: IO[str]) -> list[str]:
     return urls
 
 
+def _stdin_urls(stdin: IO[str]) -> list[str]:
+    buffer = getattr(stdin, "buffer", None)
+    if buffer is None:
+        return _read_urls(stdin)
+    # As for --input files: bytes that are not UTF-8 become U+FFFD, not an exception.
+    lenient = io.TextIOWrapper(buffer, encoding="utf-8", errors="replace")
+    try:
+        return _read_urls(lenient)
+    finally:
+        lenient.detach()  # standard input stays open for what follows
+
+
 def _collect_urls(args: argparse.Namespace, stdin: IO[str]) -> list[str]:
     urls: list[str] = []
     for url in args.urls:
-        urls.extend(_read_urls(stdin) if url == "-" else [url])
+        urls.extend(_stdin_urls(stdin) if url == "-" else [url])
     if args.input:
         if args.input == "-":
-            urls.extend(_read_urls(stdin))
+            urls.extend(_stdin_urls(stdin))
         else:
             with open(args.input, encoding="utf-8", errors="replace") as f:
                 urls.extend(_read_urls(f))

@@ -278,3 +278,18 @@ def test_no_share_fetches_every_url_afresh(fresh: Site) -> None:
     assert done.returncode == 0, done.stderr
     assert fresh.paths().count("/robots.txt") == 3
     assert fresh.paths().count("/sitemap.xml") == 3
+
+
+def test_urls_on_standard_input_that_are_not_utf8_are_read(fresh: Site) -> None:
+    assert SCRIPT is not None
+    done = subprocess.run(
+        [SCRIPT, "--json", "--allow-private-networks", "-"],
+        input=fresh.url("/caf\xe9").encode("latin-1") + b"\n",
+        capture_output=True,
+        env=env(),
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.decode("utf-8"))
+    assert result["status"] == "SUCCESS"
