@@ -18,6 +18,7 @@ import re
 import socket
 import subprocess
 import sys
+import time
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -97,14 +98,18 @@ class Invoker:
         if expect_run_id is None and isinstance(event, dict) and isinstance(event.get("id"), str):
             expect_run_id = event["id"]
         case = Case(label, request_id, expect_run_id, handled)
-        try:
-            case.post = self.api.wait_for(request_id, timeout_s=90)
-        except AssertionError:
-            self.function.stop()
-            raise AssertionError(
-                f"{label}: no answer; the function printed:\n{self.function.stdout[-3000:]}\n"
-                f"{self.function.stderr[-3000:]}"
-            ) from None
+        end = time.monotonic() + 90
+        while case.post is None:
+            try:
+                case.post = self.api.wait_for(request_id, timeout_s=0.5)
+            except AssertionError:
+                if self.function.proc.poll() is None and time.monotonic() < end:
+                    continue
+                code = self.function.stop()
+                raise AssertionError(
+                    f"{label}: no answer (exit status {code}); the function printed:\n"
+                    f"{self.function.stdout[-3000:]}\n{self.function.stderr[-3000:]}"
+                ) from None
         self.run.cases.append(case)
         return case
 
