@@ -157,8 +157,11 @@ def trace_root(header: str) -> str:
 
 
 def check_stdout(run: Run, api: RuntimeAPI, *, first_is_cold: bool) -> list[list[dict[str, Any]]]:
-    """Every line is JSON; per handled invocation, its lines carry its run id and request id,
-    its trace id, the right cold_start, and exactly one EMF document. Returns the blocks."""
+    """Standard error is empty and every line of standard output is JSON; per handled invocation,
+    its lines carry its run id, request id and trace id and the right cold_start, and end with
+    exactly one EMF document. Returns each invocation's lines."""
+    # Lambda sends standard error to the log group too: nothing may go there.
+    assert run.stderr == ""
     # Lines end at "\n" only: the runtime client joins the lines of one error report with "\r".
     lines = [line for line in run.stdout.split("\n") if line.strip()]
     # The one line not the function's: the runtime client's own report of an event it refused
