@@ -21,7 +21,7 @@ MAX_ITEM_BYTES = 300 * 1024
 # Every call is bounded: a slow or failing store must cost an audit seconds, not minutes
 # (boto3's defaults are 60 s reads and several retries).
 CONNECT_TIMEOUT_S = 1.0
-READ_TIMEOUT_S = 1.0
+READ_TIMEOUT_S = 2.0
 MAX_ATTEMPTS = 2
 
 _clients: dict[str, Any] = {}

@@ -162,7 +162,8 @@ class Invocation:
                     value=self.sharing.facts.revalidated,
                 )
             add(name="BytesSaved", unit=MetricUnit.Bytes, value=self.sharing.bytes_saved)
-        add(name="StoreErrors", unit=MetricUnit.Count, value=self.store_errors)
+        if self.sharing is not None or self.store_errors:
+            add(name="StoreErrors", unit=MetricUnit.Count, value=self.store_errors)
         add(
             name="BytesFetched",
             unit=MetricUnit.Bytes,

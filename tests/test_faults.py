@@ -51,7 +51,7 @@ from servers import (
 import sitemap_auditor.netguard as ng
 from sitemap_auditor import probe
 from sitemap_auditor.config import Settings
-from sitemap_auditor.facts import RobotsProbe, SelectedSitemap, SiteFacts
+from sitemap_auditor.facts import NO_VALIDATORS, RobotsProbe, SelectedSitemap, SiteFacts
 from sitemap_auditor.fetch import (
     MAX_BODY_BYTES,
     Credentials,
@@ -1312,7 +1312,7 @@ def test_credentials_go_to_the_same_host_and_port_only(
 )
 def test_the_authorization_header_follows_the_origin_exactly(url: str, sent: bool) -> None:
     policy = FetchPolicy(origin=("http", "site.test", 80), credentials=Credentials(USER, PASSWORD))
-    headers = Fetcher(policy)._headers(url)
+    headers = Fetcher(policy)._headers(url, NO_VALIDATORS)
     assert ("Authorization" in headers) is sent
 
 
@@ -1321,9 +1321,9 @@ def test_an_https_origin_never_sends_credentials_over_http() -> None:
         origin=("https", "site.test", 443), credentials=Credentials(USER, PASSWORD)
     )
     fetcher = Fetcher(policy)
-    assert "Authorization" in fetcher._headers("https://site.test/robots.txt")
-    assert "Authorization" not in fetcher._headers("http://site.test/robots.txt")
-    assert "Authorization" not in fetcher._headers("http://site.test:443/robots.txt")
+    assert "Authorization" in fetcher._headers("https://site.test/robots.txt", NO_VALIDATORS)
+    assert "Authorization" not in fetcher._headers("http://site.test/robots.txt", NO_VALIDATORS)
+    assert "Authorization" not in fetcher._headers("http://site.test:443/robots.txt", NO_VALIDATORS)
 
 
 @pytest.mark.usefixtures("observed")

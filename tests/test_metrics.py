@@ -73,6 +73,8 @@ def lambda_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]
     env.update(
         {
             "SITEMAP_ALLOW_PRIVATE_NETWORKS": "true",
+            # Each invocation fetches for itself; tests of sharing between audits set their own.
+            "SITEMAP_SHARE_SECONDS": "0",
             "AWS_EC2_METADATA_DISABLED": "true",
             "AWS_CONFIG_FILE": os.devnull,
             "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
@@ -216,7 +218,15 @@ UNITS = {
     "FetchLatency": "Milliseconds",
     "SitemapBytes": "Bytes",
     "SitemapEntries": "Count",
+    "FactsFetched": "Count",
+    "FactsReused": "Count",
+    "FactsWaited": "Count",
+    "FactsRevalidated": "Count",
+    "BytesSaved": "Bytes",
+    "StoreErrors": "Count",
 }
+# What every audit that reached the site emits about sharing, when it fetched by itself.
+SHARING_FETCHED = {"FactsFetched", "FactsRevalidated", "BytesSaved", "StoreErrors"}
 OUTCOMES = {"AuditSuccess", "AuditWarning", "AuditFail", "AuditError"}
 
 
@@ -260,6 +270,7 @@ def test_success_metrics(warm: LambdaProcess, site: Site) -> None:
         "FetchLatency",
         "SitemapBytes",
         "SitemapEntries",
+        *SHARING_FETCHED,
     }
     assert values["AuditSuccess"] == [1]
     assert values["Check100"] == [1] and values["Check200"] == [1]
@@ -296,6 +307,7 @@ def test_fail_metrics(warm: LambdaProcess, site: Site) -> None:
         "AuditDuration",
         "BytesFetched",
         "FetchLatency",
+        *SHARING_FETCHED,
     }
     assert values["AuditFail"] == [1] and values["Check400"] == [1]
     # The 404's body is never read: only robots.txt's bytes crossed into the auditor.
