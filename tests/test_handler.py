@@ -628,7 +628,7 @@ def test_lambda_time_budget_bounds_the_audit(site: Site) -> None:
     assert result["status"] == "FAIL"
     assert issues[0] == (
         f"{site.url('/robots.txt')}: HTTP 200 but the body could not be read whole: "
-        "fetch error (timeout: no complete answer within 1.5 s)"
+        "fetch error (timeout: the audit ran out of time after 1.5 s)"
     )
     assert issues[1:] == [
         f"{site.url(p)}: not fetched: the audit ran out of time"
