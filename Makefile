@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint bench clean build-AuditorFunction
+.PHONY: demo test lint bench bench-share clean build-AuditorFunction
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...)")'
@@ -30,6 +30,10 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+
+## 100 simultaneous audits of one site with a 20 MB sitemap, sharing on and off (bench/share.py).
+bench-share: $(STAMP)
+	$(BIN)/python bench/share.py
 
 ## `sam build` calls this (template.yaml: BuildMethod makefile). The artifact is the package and
 ## what requirements.txt lists, as wheels for the function's arm64 Python 3.13 whatever the build

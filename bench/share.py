@@ -1,0 +1,819 @@
+"""Benchmark of sharing (CONTRACT section 7): 100 simultaneous audits of one site, on and off.
+
+    make bench-share                # = .venv/bin/python bench/share.py
+    .venv/bin/python bench/share.py --runs 1 --no-write     # a quicker look
+
+A site on 127.0.0.1 serves robots.txt and one ~20 MB urlset sitemap with fresh lastmods (plain,
+then gzipped as sitemap.xml.gz), counting the body bytes it sends; moto's DynamoDB server on
+127.0.0.1 is the shared table. 100 audits run as 4 processes ("containers", tests/share_worker.py)
+of 25 threads each, all from one start time, each invocation with a 120 s time budget: with
+sharing on (SITEMAP_SHARE_SECONDS=60 and the table) and off (SITEMAP_SHARE_SECONDS=0). A lone
+audit (one process, one audit, sharing off) is the yardstick of the slowest audit. Prints the
+markdown section and writes it into bench/RESULTS.md, between its markers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import logging
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+RESULTS = BENCH / "RESULTS.md"
+WORKER = ROOT / "tests" / "share_worker.py"
+POLL_WORKER = BENCH / "share_poll_worker.py"
+sys.path.insert(0, str(BENCH))
+
+import corpora  # noqa: E402
+import run  # noqa: E402
+
+from sitemap_auditor import sharing  # noqa: E402
+
+COMMAND = "make bench-share"
+COMMAND_RAW = ".venv/bin/python bench/share.py"
+BEGIN = "<!-- bench/share.py: begin -->"
+END = "<!-- bench/share.py: end -->"
+
+SITEMAP_BYTES = 20_000_000
+PROCESSES = 4
+THREADS = 25
+BUDGET_MS = 120_000
+SHARE_SECONDS = 60
+RUNS = 3
+# Containers are started this long before the common start time: interpreter, imports and, for
+# warm containers, one audit of another site must be done by then (checked: a late one is said).
+START_DELAY_S = 8.0
+RUN_TIMEOUT_S = 400.0
+REGION = "us-east-1"
+# Targets of the project's issue.
+TARGET_BYTES = 50.0  # bytes served with sharing off / with sharing on, at least
+TARGET_CPU = 50.0  # CPU-seconds off / on, at least
+TARGET_SLOWEST = 1.2  # slowest shared audit / lone audit, at most
+# The experiment: waiting audits poll the table at this flat interval instead of the backoff.
+EXPERIMENT_POLL_S = 0.05
+
+
+# --- the site ----------------------------------------------------------------------------------
+
+
+def fresh_lastmod(now: datetime) -> Any:
+    """W3C Datetime values of the common forms, all within the last five days."""
+
+    def value(rng: random.Random, _i: int) -> str:
+        t = now - timedelta(seconds=rng.randrange(86_400, 5 * 86_400))
+        r = rng.random()
+        if r < 0.25:
+            return t.date().isoformat()
+        if r < 0.6:
+            return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+        if r < 0.85:
+            return (t + timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M:%S+02:00")
+        return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{rng.randrange(1000):03d}Z"
+
+    return value
+
+
+def write_sitemaps(folder: Path, target: int) -> tuple[Path, Path, Path, int]:
+    """A urlset of about target bytes of fresh lastmods, its gzip, a 5-URL sitemap; entries."""
+    now = datetime.now(UTC)
+    big = folder / "sitemap.xml"
+    entries = 0
+    with big.open("w", encoding="utf-8", newline="\n", buffering=1 << 20) as f:
+        size = f.write(corpora.HEAD_URLSET)
+        for entry in corpora._urlset_entries(10**7, 20, fresh_lastmod(now), True):
+            size += len(entry)  # ASCII: characters are bytes
+            f.write(entry)
+            entries += 1
+            if size + len(corpora.TAIL_URLSET) >= target:
+                break
+        f.write(corpora.TAIL_URLSET)
+    packed = folder / "sitemap.xml.gz"
+    with big.open("rb") as src, gzip.open(packed, "wb", compresslevel=6) as dst:
+        shutil.copyfileobj(src, dst, 1 << 20)
+    tiny = folder / "tiny.xml"
+    rng = random.Random(5)
+    lastmod = fresh_lastmod(now)
+    tiny.write_text(
+        corpora.HEAD_URLSET
+        + "".join(
+            f"<url><loc>https://example.com/{i}</loc><lastmod>{lastmod(rng, i)}</lastmod></url>\n"
+            for i in range(5)
+        )
+        + corpora.TAIL_URLSET,
+        encoding="utf-8",
+    )
+    return big, packed, tiny, entries
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 256  # 100 audits connect at once
+
+
+class Site:
+    """robots.txt naming one file, that file sent from disk; body bytes counted per path."""
+
+    def __init__(self, sitemap: Path) -> None:
+        self.sitemap = sitemap
+        self.lock = threading.Lock()
+        self.bytes: Counter[str] = Counter()
+        self.requests: Counter[str] = Counter()
+        self.started: list[float] = []  # time.time() of each sitemap request
+        site = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                with site.lock:
+                    site.requests[self.path] += 1
+                    if self.path == "/" + site.sitemap.name:
+                        site.started.append(time.time())
+                if self.path == "/robots.txt":
+                    body = f"User-agent: *\nSitemap: {site.base}/{site.sitemap.name}\n".encode()
+                    self._head(200, "text/plain", len(body))
+                    self.wfile.write(body)
+                    site.count(self.path, len(body))
+                elif self.path == "/" + site.sitemap.name:
+                    self._send_file(site.sitemap)
+                else:
+                    self._head(404, "text/plain", 0)
+
+            def _send_file(self, path: Path) -> None:
+                gz = path.name.endswith(".gz")
+                size = path.stat().st_size
+                self._head(200, "application/gzip" if gz else "application/xml", size)
+                self.wfile.flush()
+                # sendfile: the site costs this process (and so the audits' cores) little.
+                with path.open("rb") as f:
+                    offset = 0
+                    try:
+                        while offset < size:
+                            sent = self.connection.sendfile(f, offset, min(1 << 20, size - offset))
+                            if sent == 0:
+                                break
+                            offset += sent
+                            site.count(self.path, sent)
+                    except OSError:
+                        pass  # the audit hung up: what was sent is counted
+
+            def _head(self, status: int, kind: str, length: int) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(length))
+                self.end_headers()
+
+            def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+                pass
+
+        self.server = _Server(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def count(self, path: str, n: int) -> None:
+        with self.lock:
+            self.bytes[path] += n
+
+    def reset(self) -> None:
+        with self.lock:
+            self.bytes.clear()
+            self.requests.clear()
+            self.started.clear()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+# --- the table and the containers ---------------------------------------------------------------
+
+
+@contextmanager
+def moto_dynamodb() -> Iterator[tuple[str, Any]]:
+    """moto's server on a free port of 127.0.0.1; yields its URL and a DynamoDB client of it."""
+    import boto3
+    from moto.server import ThreadedMotoServer
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # moto's request log
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    endpoint = f"http://{host}:{port}"
+    client = boto3.session.Session(
+        aws_access_key_id="testing", aws_secret_access_key="testing", region_name=REGION
+    ).client("dynamodb", endpoint_url=endpoint)
+    try:
+        yield endpoint, client
+    finally:
+        server.stop()
+
+
+def new_table(client: Any) -> str:
+    """A fresh table for one run, so that no run finds the facts of another."""
+    name = f"site-facts-{time.monotonic_ns()}"
+    client.create_table(
+        TableName=name,
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    return name
+
+
+def container_env(endpoint: str, table: str, share_seconds: int) -> dict[str, str]:
+    """The function's environment as deployed, pointed at the local table, private IPs allowed."""
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("SITEMAP_", "POWERTOOLS_", "AWS_"))
+    }
+    env.update(
+        {
+            "SITEMAP_ALLOW_PRIVATE_NETWORKS": "true",
+            "SITEMAP_SHARE_SECONDS": str(share_seconds),
+            "SITEMAP_CACHE_TABLE": table,
+            "AWS_ENDPOINT_URL_DYNAMODB": endpoint,
+            "AWS_DEFAULT_REGION": REGION,
+            "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_EC2_METADATA_DISABLED": "true",
+            "AWS_CONFIG_FILE": os.devnull,
+            "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+            "POWERTOOLS_METRICS_NAMESPACE": "bench",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    return env
+
+
+def json_objects(line: str) -> Iterator[dict[str, Any]]:
+    """The JSON objects of one line of a container's output.
+
+    With many invocations at once in one process, a log line can land between an EMF document
+    and its newline (print() writes them separately), so one line may hold two objects.
+    """
+    decoder = json.JSONDecoder()
+    at = line.find("{")
+    while at != -1:
+        try:
+            value, end = decoder.raw_decode(line, at)
+        except ValueError:
+            at = line.find("{", at + 1)
+            continue
+        if isinstance(value, dict):
+            yield value
+        at = line.find("{", end)
+
+
+class Container:
+    """One process of the function auditing URLs with threads (tests/share_worker.py)."""
+
+    def __init__(self, env: dict[str, str], spec: dict[str, Any], worker: Path = WORKER) -> None:
+        handle, self.out = tempfile.mkstemp(suffix=".json")
+        os.close(handle)
+        self.proc = subprocess.Popen(
+            [sys.executable, str(worker), json.dumps({**spec, "out": self.out})],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=ROOT,
+            text=True,
+            encoding="utf-8",
+        )
+        self.lines: list[dict[str, Any]] = []
+        self.ready_at: float | None = None
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self._errors: list[str] = []
+        self._err_reader = threading.Thread(target=self._read_errors, daemon=True)
+        self._err_reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            for value in json_objects(line):
+                if value.get("ready"):
+                    self.ready_at = time.time()
+                self.lines.append(value)
+
+    def _read_errors(self) -> None:
+        assert self.proc.stderr is not None
+        self._errors = self.proc.stderr.read().splitlines()[-5:]
+
+    def finish(self, timeout: float) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """The answers and the CPU usage of the audits."""
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
+        self._reader.join(10)
+        self._err_reader.join(10)
+        try:
+            if self.proc.returncode != 0:
+                raise RuntimeError(f"a container failed: {' / '.join(self._errors)[-400:]}")
+            answers: list[dict[str, Any]] = json.loads(Path(self.out).read_text("utf-8"))
+        finally:
+            os.unlink(self.out)
+        usage = next(x["usage"] for x in self.lines if "usage" in x)
+        return answers, usage
+
+    def finished_logs(self) -> list[dict[str, Any]]:
+        """The "audit finished" lines of the timed audits (warm-up audits left out)."""
+        return [
+            x
+            for x in self.lines
+            if x.get("message") == "audit finished" and str(x.get("run_id", "")).startswith("run-")
+        ]
+
+
+# --- one run -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """What one run of N audits cost and gave."""
+
+    kind: str  # "lone", "on", "off" or "poll" (sharing on, the polling experiment)
+    warm: bool
+    seconds: list[float]
+    cpu_s: float
+    bytes_served: int
+    sitemap_requests: int
+    robots_requests: int
+    sources: Counter[str]
+    store_errors: int
+    codes: Counter[str]
+    same_as_lone: int
+    late: int  # containers not ready at the common start time
+    fetching_s: list[float]  # duration of the audits that fetched (their log lines)
+    request_offsets: list[float]  # start of each sitemap request after the common start time
+
+    @property
+    def lag(self) -> float | None:
+        """How long the slowest audit finished after the (slowest) fetching audit."""
+        return self.slowest - max(self.fetching_s) if self.fetching_s else None
+
+    @property
+    def slowest(self) -> float:
+        return max(self.seconds)
+
+
+def without_date(result: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in result.items() if k != "date"}
+
+
+def check_codes(result: dict[str, Any]) -> str:
+    return "/".join(c["code"]["id"].rsplit("-", 1)[-1] for c in result.get("checks") or [])
+
+
+@dataclass
+class Bench:
+    site: Site
+    warm_site: Site
+    endpoint: str
+    client: Any
+    reference: dict[str, Any] | None = None
+    log: Any = field(default=sys.stderr)
+
+    def run(self, kind: str, warm: bool) -> Run:
+        """kind "lone": 1 audit in 1 process, sharing off; "on"/"off"/"poll": 100 audits, 4 x 25."""
+        shared = kind in ("on", "poll")
+        table = new_table(self.client) if shared else "unused-table"
+        env = container_env(self.endpoint, table, SHARE_SECONDS if shared else 0)
+        worker = WORKER
+        if kind == "poll":
+            env["BENCH_POLL_S"] = str(EXPERIMENT_POLL_S)
+            worker = POLL_WORKER
+        processes, threads = (1, 1) if kind == "lone" else (PROCESSES, THREADS)
+        start_at = time.time() + START_DELAY_S if kind != "lone" else None
+        zero = start_at or time.time()
+        warmup = [self.warm_site.base + "/"] if warm else []
+        self.site.reset()
+        containers = [
+            Container(
+                env,
+                {
+                    "urls": [self.site.base + f"/c{c}/page-{i}" for i in range(threads)],
+                    "threads": threads,
+                    "start_at": start_at,
+                    "budget_ms": BUDGET_MS,
+                    "warmup": warmup,
+                },
+                worker,
+            )
+            for c in range(processes)
+        ]
+        got = [c.finish(RUN_TIMEOUT_S) for c in containers]
+        answers = [a for answers, _ in got for a in answers]
+        usages = [u for _, u in got]
+        logs = [x for c in containers for x in c.finished_logs()]
+        if self.reference is None:
+            self.reference = without_date(answers[0]["result"])
+        late = sum(
+            1 for c in containers if start_at is not None and (c.ready_at or 1e18) > start_at
+        )
+        sitemap_path = "/" + self.site.sitemap.name
+        with self.site.lock:
+            served = sum(self.site.bytes.values())
+            sitemap_requests = self.site.requests[sitemap_path]
+            robots_requests = self.site.requests["/robots.txt"]
+            offsets = [t - zero for t in self.site.started]
+        if table != "unused-table":
+            self.client.delete_table(TableName=table)
+        return Run(
+            kind=kind,
+            warm=warm,
+            seconds=[float(a["seconds"]) for a in answers],
+            cpu_s=sum(u["user_s"] + u["sys_s"] for u in usages),
+            bytes_served=served,
+            sitemap_requests=sitemap_requests,
+            robots_requests=robots_requests,
+            sources=Counter(str(x.get("facts_source")) for x in logs),
+            store_errors=sum(int(x.get("store_errors") or 0) for x in logs),
+            codes=Counter(check_codes(a["result"]) for a in answers),
+            same_as_lone=sum(1 for a in answers if without_date(a["result"]) == self.reference),
+            late=late,
+            fetching_s=[
+                float(x["duration_ms"]) / 1000 for x in logs if x.get("facts_source") == "fetched"
+            ],
+            request_offsets=offsets,
+        )
+
+
+# --- the report ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Variant:
+    """One sitemap (plain or gzipped): every run made on it."""
+
+    name: str
+    sitemap: Path
+    size: int
+    runs: list[Run] = field(default_factory=list)
+
+    def of(self, kind: str, warm: bool) -> list[Run]:
+        return [r for r in self.runs if r.kind == kind and r.warm == warm]
+
+
+def med(xs: Sequence[float]) -> float:
+    return statistics.median(xs)
+
+
+def fmt_bytes(n: float) -> str:
+    return f"{n:,.0f}"
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "**missed**"
+
+
+def run_row(label: str, runs: list[Run]) -> str:
+    """One table row for a set of runs of one kind: medians, with (min–max) where it varies."""
+
+    def span(xs: list[float], f: str) -> str:
+        if not xs:
+            return "—"
+        if len(xs) == 1 or min(xs) == max(xs):
+            return format(xs[0], f)
+        return f"{format(med(xs), f)} ({format(min(xs), f)}–{format(max(xs), f)})"
+
+    sources = Counter[str]()
+    codes = Counter[str]()
+    for r in runs:
+        sources.update(r.sources)
+        codes.update(r.codes)
+    audits = sum(len(r.seconds) for r in runs)
+    source_text = ", ".join(f"{k} {v}" for k, v in sorted(sources.items()))
+    code_text = ", ".join(f"{k} ×{v}" for k, v in sorted(codes.items()))
+    same = sum(r.same_as_lone for r in runs)
+    late = sum(r.late for r in runs)
+    several = [r for r in runs if len(r.request_offsets) > 1]
+    starts = "; ".join(
+        ", ".join(f"{t:.2f}" for t in sorted(r.request_offsets)[:4])
+        + (", …" if len(r.request_offsets) > 4 else "")
+        for r in several
+    )
+    lags = [r.lag for r in runs if r.lag is not None]
+    shared = runs[0].kind in ("on", "poll")
+    fetching = [max(r.fetching_s) for r in runs if r.fetching_s]
+    return (
+        f"| {label} | {len(runs)} | {span([float(r.bytes_served) for r in runs], ',.0f')} "
+        f"| {span([float(r.sitemap_requests) for r in runs], '.0f')} "
+        f"| {span([r.cpu_s for r in runs], '.2f')} "
+        f"| {span([r.slowest for r in runs], '.2f')} "
+        f"| {span([med(r.seconds) for r in runs], '.2f')} "
+        f"| {span(fetching, '.2f') if shared else '—'} "
+        f"| {span(lags, '.2f') if shared else '—'} "
+        f"| {source_text or '—'} | {code_text} | {same}/{audits} "
+        f"| {sum(r.store_errors for r in runs)} | {late} | {starts or '—'} |"
+    )
+
+
+def targets_rows(v: Variant, warm: bool, kind: str = "on") -> list[str]:
+    lone = v.of("lone", warm)
+    on = v.of(kind, warm)
+    off = v.of("off", False)
+    if not (lone and on and off):
+        return []
+    state = ("warm" if warm else "cold") + (
+        f", experiment: {EXPERIMENT_POLL_S} s polls" if kind == "poll" else ""
+    )
+    bytes_ratio = med([r.bytes_served for r in off]) / max(1.0, med([r.bytes_served for r in on]))
+    cpu_ratio = med([r.cpu_s for r in off]) / med([r.cpu_s for r in on])
+    slow_med = med([r.slowest for r in on]) / med([r.seconds[0] for r in lone])
+    slow_best = min(r.slowest for r in on) / min(r.seconds[0] for r in lone)
+    rows = []
+    if kind == "on":
+        rows += [
+            f"| {v.name} | {state} | bytes served off / on | {bytes_ratio:,.0f}× "
+            f"| ≥ {TARGET_BYTES:.0f}× | {verdict(bytes_ratio >= TARGET_BYTES)} |",
+            f"| {v.name} | {state} | CPU-seconds off / on | {cpu_ratio:,.1f}× "
+            f"| ≥ {TARGET_CPU:.0f}× | {verdict(cpu_ratio >= TARGET_CPU)} |",
+        ]
+    rows += [
+        f"| {v.name} | {state} | slowest shared audit / lone audit, medians "
+        f"| {slow_med:.2f}× | ≤ {TARGET_SLOWEST}× | {verdict(slow_med <= TARGET_SLOWEST)} |",
+        f"| {v.name} | {state} | slowest shared audit / lone audit, best runs "
+        f"| {slow_best:.2f}× | ≤ {TARGET_SLOWEST}× | {verdict(slow_best <= TARGET_SLOWEST)} |",
+    ]
+    return rows
+
+
+def why(variants: list[Variant]) -> list[str]:
+    """Where the shared audits' time and CPU go, from the runs' own figures."""
+    out: list[str] = []
+    for v in variants:
+        lone = med([r.cpu_s for r in v.of("lone", True)])
+        lone_s = med([r.seconds[0] for r in v.of("lone", True)])
+        cold, warm, poll = v.of("on", False), v.of("on", True), v.of("poll", True)
+        if not (cold and warm and poll and v.of("lone", True)):
+            continue
+
+        def m(runs: list[Run], f: Any) -> float:
+            return med([f(r) for r in runs])
+
+        extra_cpu = m(cold, lambda r: r.cpu_s) - m(warm, lambda r: r.cpu_s)
+        fetching_warm = m(warm, lambda r: max(r.fetching_s))
+        fetching_cold = m(cold, lambda r: max(r.fetching_s))
+        out.append(
+            f"- **{v.name}**: the audit that fetched took {fetching_warm:.2f} s "
+            f"warm ({fetching_cold:.2f} s cold) against "
+            f"{lone_s:.2f} s alone; the last waiting audit finished "
+            f"{m(warm, lambda r: r.lag):.2f} s after it with the shipped backoff, "
+            f"{m(poll, lambda r: r.lag):.2f} s with {EXPERIMENT_POLL_S} s polls. Cold "
+            f"containers used {extra_cpu:.2f} CPU s more than warm ones "
+            f"({extra_cpu / PROCESSES:.2f} s per container); the 100 warm audits used "
+            f"{m(warm, lambda r: r.cpu_s) - lone:.2f} CPU s more than one lone audit."
+        )
+    if out:
+        out = [
+            "### Why",
+            "",
+            *out,
+            "",
+            "- **Cold containers**: with a table configured, boto3 is imported and the DynamoDB "
+            "client made by the first audit that uses them, inside the invocation: each container "
+            "pays that once, the fetching audit pays it before it can take the lease, and 4 "
+            "containers do it at once on 2 cores. That is the gap between the cold and the warm "
+            "rows, in CPU and in the fetching audit's time.",
+            "- **Waiting audits**: they poll the table with a backoff up to "
+            f"`POLL_MAX_S` = {sharing.POLL_MAX_S} s, so they learn of the facts up to that long "
+            "after they are published; the experiment rows show the lag with flat "
+            f"{EXPERIMENT_POLL_S} s polls. The rest of the lag is the last poll's round trip and "
+            f"the {THREADS} audits of a container finishing one after another under one GIL.",
+            "- **The fetching audit itself**: its store calls (read, lease, publish) on the "
+            "critical path, the lease-renewal thread, and the other audits of its container "
+            "starting and finishing alongside it.",
+        ]
+    return out
+
+
+def cut_note(variants: list[Variant]) -> list[str]:
+    """Say it when audits with sharing off did not complete: their figures are then low."""
+    notes = []
+    for v in variants:
+        lone_cpu = 100 * med([x.cpu_s for x in v.of("lone", False)])
+        for r in v.of("off", False):
+            done = r.codes.get(v.of("lone", False)[0].codes.most_common(1)[0][0], 0)
+            if done < len(r.seconds):
+                notes.append(
+                    f"- **{v.name}, sharing off**: {len(r.seconds) - done} of the "
+                    f"{len(r.seconds)} audits did not complete (check codes other than the lone "
+                    f"audit's; slowest {r.slowest:.1f} s): the site's 30 s whole-fetch deadline "
+                    "cut their sitemap. Their bytes and CPU stop where they were cut, so the "
+                    "off figures, and the off / on ratios, are lower bounds. For comparison, "
+                    f"100 × the median lone audit is {lone_cpu:.1f} CPU s."
+                )
+    return notes
+
+
+def render(
+    variants: list[Variant],
+    info: dict[str, str],
+    entries: int,
+    runs: int,
+    load_end: str,
+    elapsed: float,
+) -> str:
+    sizes = ", ".join(f"`{v.sitemap.name}` {fmt_bytes(v.size)}" for v in variants)
+    out = [
+        BEGIN,
+        "## Sharing: 100 simultaneous audits of one site",
+        "",
+        f"Generated by `bench/share.py`; do not edit by hand. Reproduce with `{COMMAND}` "
+        f"(runs `{COMMAND_RAW}`, about {elapsed / 60:.0f} minutes here).",
+        "",
+        f"{info['python']}, {info['cpu']}, {info['cores']} cores, {info['os']}; load average "
+        f"(1/5/15 min) {info['load']} at the start, {load_end} at the end. The machine may be "
+        "shared with other work.",
+        "",
+        "**Set-up.** A threaded HTTP server on 127.0.0.1 (in the benchmark's process) serves "
+        "`robots.txt`, which names the sitemap, and the sitemap from disk (`sendfile`), counting "
+        f"the body bytes it sends. The sitemap is a urlset of {entries:,} URLs whose lastmods are "
+        "all within the last five days (mixed W3C forms), written afresh into a temporary folder "
+        "on each run of the benchmark; the gzipped variant is the same file gzipped, named "
+        "`sitemap.xml.gz` in robots.txt and served as `application/gzip` (no Content-Encoding). "
+        f"Bytes on disk: {sizes}. The "
+        "shared table is moto's DynamoDB server on 127.0.0.1 (in the benchmark's process too), a "
+        "fresh table per run. The audits run as the function runs: "
+        f"{PROCESSES} processes (`tests/share_worker.py`, the containers) of {THREADS} threads, "
+        "each thread one `lambda_handler` invocation of a different page of the site with a "
+        f"{BUDGET_MS // 1000} s time budget, all from one wall-clock start time.",
+        "",
+        f"- **sharing on**: `SITEMAP_SHARE_SECONDS={SHARE_SECONDS}` and `SITEMAP_CACHE_TABLE` "
+        "set; **sharing off**: `SITEMAP_SHARE_SECONDS=0`.",
+        "- **lone**: one process, one audit, sharing off: the yardstick of the slowest audit.",
+        "- **cold**: each container's first invocation is the timed one (as after a cold start: "
+        "with sharing on, it imports boto3 and makes its DynamoDB client inside the audit). "
+        "**warm**: each container first audits another small site (same settings), untimed, so "
+        "that the timed audits find boto3 imported and the client made, as a warm container does.",
+        "- **bytes served**: body bytes the site's server wrote (robots.txt and sitemap), all "
+        "audits of the run together.",
+        "- **CPU s**: user + system CPU time of the container processes from right before their "
+        "audits start to right after the last one ends (`getrusage(RUSAGE_SELF)` around the "
+        "thread pool), summed over the containers: interpreter start-up, imports done before "
+        "the handler runs, the warm-up audit and the wait for the start time are not counted; "
+        "the site's server and moto, both outside the containers, are not counted either.",
+        "- **slowest audit s**: the longest wall time of one invocation, measured around "
+        "`lambda_handler` in its thread; **median audit s** the median over the run's audits.",
+        "- **fetching audit s**: the wall time of the audit that fetched the site (from its "
+        "`audit finished` log line; the slowest one if several did); **slowest − fetching s**: "
+        "how long after it the last waiting audit finished.",
+        "- **facts source**: how each audit got the site's facts (`fetched` itself, `waited` for "
+        "another's fetch, `reused` facts already there), from its `audit finished` log line.",
+        "- **check codes**: the result's check codes (`100/200`: sitemap found, fresh); "
+        "**results equal to the lone audit's**: results equal key for key, `date` aside, to the "
+        "first lone audit's; **containers late**: containers not ready at the start time.",
+        f"- **experiment**: sharing on, warm, but the waiting audits poll the table every "
+        f"{EXPERIMENT_POLL_S} s flat instead of the backoff from `sharing.POLL_FIRST_S` "
+        f"({sharing.POLL_FIRST_S} s) to `sharing.POLL_MAX_S` ({sharing.POLL_MAX_S} s): "
+        "`bench/share_poll_worker.py` sets both "
+        "constants in the containers, nothing else changes. Not the function as shipped.",
+        f"- Cells are the median over the runs with (min–max); the 100-audit runs with sharing "
+        f"off are made once (each parses 100 × {variants[0].size / 1e6:.0f} MB of XML), the "
+        f"others {runs} time{'s' if runs != 1 else ''}, taking turns.",
+        "",
+    ]
+    header = (
+        "| run | runs | bytes served | sitemap requests | CPU s | slowest audit s "
+        "| median audit s | fetching audit s | slowest − fetching s | facts source "
+        "| check codes | results equal to the lone audit's | store errors | containers late "
+        "| sitemap requests began at s (runs with several) |"
+    )
+    rule = "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---|"
+    for v in variants:
+        out += [f"### {v.name}", "", header, rule]
+        for label, kind, warm in (
+            ("lone audit, cold", "lone", False),
+            ("lone audit, warm", "lone", True),
+            ("100 audits, sharing off, cold", "off", False),
+            ("100 audits, sharing on, cold", "on", False),
+            ("100 audits, sharing on, warm", "on", True),
+            (f"experiment: sharing on, warm, flat {EXPERIMENT_POLL_S} s polls", "poll", True),
+        ):
+            runs_of = v.of(kind, warm)
+            if runs_of:
+                out.append(run_row(label, runs_of))
+        out.append("")
+    out += [
+        "### Targets",
+        "",
+        "Bytes served and CPU-seconds at least 50× lower with sharing on; the slowest audit "
+        "with sharing on no slower than 1.2× a lone audit (cold against cold, warm against warm; "
+        "the 100-audit run with sharing off is the same for both). Judged on medians; the best "
+        "runs are shown too, to show the noise.",
+        "",
+        "| sitemap | containers | measure | value | target | |",
+        "|---|---|---|---:|---|---|",
+    ]
+    for v in variants:
+        for warm in (False, True):
+            out += targets_rows(v, warm)
+        out += targets_rows(v, True, "poll")
+    notes = cut_note(variants)
+    if notes:
+        out += ["", *notes]
+    reasons = why(variants)
+    if reasons:
+        out += ["", *reasons]
+    out += ["", END, ""]
+    return "\n".join(out)
+
+
+def write_section(text: str) -> None:
+    """Put the section into RESULTS.md between its markers, or at the end the first time."""
+    current = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
+    if BEGIN in current and END in current:
+        head, rest = current.split(BEGIN, 1)
+        tail = rest.split(END, 1)[1].lstrip("\n")
+        new = head + text + ("\n" + tail if tail else "")
+    else:
+        new = current.rstrip("\n") + "\n\n" + text
+    RESULTS.write_text(new, encoding="utf-8")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=RUNS, help="runs of the lone and shared cases")
+    parser.add_argument("--no-write", action="store_true", help="do not write RESULTS.md")
+    parser.add_argument("--only", choices=("plain", "gz"), help="one sitemap variant only")
+    parser.add_argument(
+        "--megabytes", type=float, default=SITEMAP_BYTES / 1e6, help="size of the sitemap"
+    )
+    args = parser.parse_args(argv)
+    started = time.monotonic()
+    log = sys.stderr
+    info = run.machine()
+    with tempfile.TemporaryDirectory(prefix="bench-share-") as tmp:
+        print("writing the sitemaps ...", file=log, flush=True)
+        big, packed, tiny, entries = write_sitemaps(Path(tmp), int(args.megabytes * 1e6))
+        variants = [
+            Variant("sitemap.xml (plain)", big, big.stat().st_size),
+            Variant("sitemap.xml.gz", packed, packed.stat().st_size),
+        ]
+        if args.only:
+            variants = [variants[0] if args.only == "plain" else variants[1]]
+        warm_site = Site(tiny)
+        with moto_dynamodb() as (endpoint, client):
+            for v in variants:
+                site = Site(v.sitemap)
+                bench = Bench(site, warm_site, endpoint, client)
+                try:
+                    plan = [
+                        ("lone", False),
+                        ("lone", True),
+                        ("on", False),
+                        ("on", True),
+                        ("poll", True),
+                    ]
+                    for i in range(args.runs):
+                        for kind, warm in plan:
+                            r = bench.run(kind, warm)
+                            v.runs.append(r)
+                            print(
+                                f"{v.name} run {i + 1}: {kind} {'warm' if warm else 'cold'}: "
+                                f"{r.bytes_served:,} B, {r.cpu_s:.2f} CPU s, "
+                                f"slowest {r.slowest:.2f} s, {dict(r.sources)}",
+                                file=log,
+                                flush=True,
+                            )
+                    r = bench.run("off", False)
+                    v.runs.append(r)
+                    print(
+                        f"{v.name}: off: {r.bytes_served:,} B, {r.cpu_s:.2f} CPU s, "
+                        f"slowest {r.slowest:.2f} s, {dict(r.codes)}",
+                        file=log,
+                        flush=True,
+                    )
+                finally:
+                    site.stop()
+        warm_site.stop()
+    load_end = " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    text = render(variants, info, entries, args.runs, load_end, time.monotonic() - started)
+    print(text)
+    if not args.no_write:
+        write_section(text)
+        print("wrote the section into bench/RESULTS.md", file=log)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
