@@ -1094,6 +1094,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = render(report)
     print(text)
     if not args.no_write:
+        # bench/share.py owns a section of its own between its markers: keep it.
+        current = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
+        begin, end = "<!-- bench/share.py: begin -->", "<!-- bench/share.py: end -->"
+        if begin in current and end in current:
+            section = begin + current.split(begin, 1)[1].split(end, 1)[0] + end
+            text = text.rstrip("\n") + "\n\n" + section + "\n"
         RESULTS.write_text(text, encoding="utf-8")
         print(f"wrote bench/RESULTS.md in {time.perf_counter() - started:.0f} s", file=log)
     return 0

@@ -48,6 +48,14 @@ def _client() -> Any:
         return client
 
 
+def warm() -> None:
+    """Import boto3 and build the client now (at start-up), so that no audit pays for it."""
+    try:
+        _client()
+    except Exception:  # noqa: BLE001 -- the first audit meets the same failure as a StoreError
+        reset()
+
+
 def reset() -> None:
     """Forget the client (for tests that change the endpoint)."""
     with _clients_lock:
@@ -93,19 +101,25 @@ class DynamoStore:
         until = item.get("lease_until", {}).get("N")
         return StoredItem(facts, owner, float(until) if until is not None else None)
 
-    def take_lease(self, key: str, owner: str, until: float, now: float) -> bool:
-        """Take the site's lease unless another owner holds one that lasts past now."""
+    def take_lease(
+        self, key: str, owner: str, until: float, now: float, fresh_since: float
+    ) -> bool:
+        """Take the site's lease unless another owner holds one or facts since then are stored."""
         try:
             self._call(
                 "update_item",
                 Key={"pk": {"S": key}},
                 UpdateExpression="SET lease_owner = :o, lease_until = :u, "
                 "expires_at = if_not_exists(expires_at, :ttl)",
-                ConditionExpression="attribute_not_exists(lease_until) OR lease_until < :now",
+                # Publishing facts removes the lease: without the second half, an audit that
+                # read the item just before another's publish would take a lease and fetch again.
+                ConditionExpression="(attribute_not_exists(lease_until) OR lease_until < :now) "
+                "AND (attribute_not_exists(fetched_at) OR fetched_at < :fresh)",
                 ExpressionAttributeValues={
                     ":o": {"S": owner},
                     ":u": {"N": repr(until)},
                     ":now": {"N": repr(now)},
+                    ":fresh": {"N": repr(fresh_since)},
                     # An abandoned lease item expires by itself too.
                     ":ttl": {"N": str(int(until) + 86_400)},
                 },

@@ -12,7 +12,17 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from . import candidates, config, credentials, observability, probe, response, rules, sharing
+from . import (
+    candidates,
+    config,
+    credentials,
+    dynamostore,
+    observability,
+    probe,
+    response,
+    rules,
+    sharing,
+)
 from . import site as sites
 from .dynamostore import DynamoStore
 from .facts import SiteFacts
@@ -28,6 +38,10 @@ SETTINGS = config.load(os.environ)
 RESPONSE_MARGIN_S = 3.0
 # Audits of one site in this process share its facts (CONTRACT section 7).
 SHARING = sharing.Sharing()
+if SETTINGS.cache_table and SETTINGS.share_seconds > 0:
+    # boto3 and the DynamoDB client (~110 ms) at start-up, which Lambda runs at full speed before
+    # the first event, rather than in the first audit; without a table boto3 is never imported.
+    dynamostore.warm()
 # Without a shared key, credentials are hashed with this process's own key: such facts are then
 # shared within the process only, and the key never leaves it.
 _PROCESS_KEY = os.urandom(32)

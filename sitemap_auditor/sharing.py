@@ -36,10 +36,12 @@ LOCAL_MAX_BYTES = 32 * 1024 * 1024
 # died stops renewing, and its lease lapses within LEASE_S for another audit to take over.
 LEASE_S = 10.0
 LEASE_RENEW_S = 3.0
-# Waiting audits poll the shared store with a backoff from POLL_FIRST_S up to POLL_MAX_S: short
-# enough that a waiter finishes close behind the fetching audit, long enough to cost little.
-POLL_FIRST_S = 0.05
-POLL_MAX_S = 0.25
+# Waiting audits poll the shared store every POLL_SHARE of the time they have waited, within
+# POLL_MIN_S and POLL_MAX_S: a waiter finishes at most about a tenth behind the fetching audit,
+# and a long wait costs few reads.
+POLL_MIN_S = 0.03
+POLL_MAX_S = 1.0
+POLL_SHARE = 0.1
 # A waiting audit stops waiting while it still has this long to fetch by itself: one request's
 # 30 s deadline and some margin.
 SELF_FETCH_RESERVE_S = 35.0
@@ -75,8 +77,10 @@ class SharedStore(Protocol):
     def get(self, key: str) -> StoredItem | None:
         """The item of a site, read consistently."""
 
-    def take_lease(self, key: str, owner: str, until: float, now: float) -> bool:
-        """Take the site's lease unless another owner holds one that lasts past now."""
+    def take_lease(
+        self, key: str, owner: str, until: float, now: float, fresh_since: float
+    ) -> bool:
+        """Take the site's lease unless another owner holds one or facts since then are stored."""
 
     def renew_lease(self, key: str, owner: str, until: float) -> None:
         """Extend this owner's lease."""
@@ -279,7 +283,7 @@ class Sharing:
         while True:
             now = self._wall()
             try:
-                took = store.take_lease(req.key, owner, now + LEASE_S, now)
+                took = store.take_lease(req.key, owner, now + LEASE_S, now, now - req.window_s)
             except StoreError as e:
                 failed(e)
                 break
@@ -323,13 +327,14 @@ class Sharing:
 
     def _await(self, store: SharedStore, req: Request, wait_until: float) -> StoredItem | None:
         """Poll until the holder's facts appear, its lease lapses or the wait runs out."""
-        delay = POLL_FIRST_S
+        started = self._mono()
         while True:
-            left = wait_until - self._mono()
+            now_mono = self._mono()
+            left = wait_until - now_mono
             if left <= 0:
                 return None
+            delay = min(max(POLL_SHARE * (now_mono - started), POLL_MIN_S), POLL_MAX_S)
             self._sleep(min(delay, left))
-            delay = min(delay * 1.5, POLL_MAX_S)
             item = store.get(req.key)
             now = self._wall()
             if item is None:

@@ -642,3 +642,38 @@ def test_a_slow_or_throttling_store_costs_seconds_not_a_result(
     finally:
         dynamostore.reset()
         fake.stop()
+
+
+def test_with_a_table_boto3_is_ready_before_the_first_audit(moto: str) -> None:
+    code = "import sys, sitemap_auditor.handler as h\nprint('boto3' in sys.modules)\n"
+    env = container_env(moto, "any-table")
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "True"
+
+
+def test_no_lease_is_taken_over_facts_fresh_in_the_window(
+    moto: str, table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sitemap_auditor import facts
+
+    for k, v in {**aws_environment(moto), "AWS_ENDPOINT_URL_DYNAMODB": moto}.items():
+        monkeypatch.setenv(k, v)
+    dynamostore.reset()
+    try:
+        store = dynamostore.DynamoStore(table)
+        now = time.time()
+        published = facts.SiteFacts(
+            facts.RobotsProbe(404, False, (), (), ()), (), (), fetched_at=now
+        )
+        assert store.put("k", facts.encode(published), now, now + 60)
+        # Facts published at `now`: an audit whose window reaches back before them must use them.
+        assert not store.take_lease("k", "late-reader", now + 10, now, now - 60)
+        # Once they are older than the window, the site may be asked again.
+        assert store.take_lease("k", "next", now + 10, now, now + 1)
+        item = store.get("k")
+        assert item is not None and item.lease_owner == "next" and item.facts == published
+    finally:
+        dynamostore.reset()
