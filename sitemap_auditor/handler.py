@@ -151,16 +151,15 @@ def share_request(
     key = _PROCESS_KEY
     store: sharing.SharedStore | None = None
     if settings.cache_table and settings.share_seconds > 0:
-        store = DynamoStore(settings.cache_table)
-        if creds is not None:
+        if creds is None:
+            store = DynamoStore(settings.cache_table)
+        elif settings.cache_key_secret:
             # Facts learnt with credentials go to the table only under a key kept outside it.
-            store = None
-            if settings.cache_key_secret:
-                try:
-                    key = credentials.cache_key(settings.cache_key_secret)
-                    store = DynamoStore(settings.cache_table)
-                except credentials.SecretError as e:
-                    log.store_error(sharing.StoreError("cache key", str(e)))
+            try:
+                key = credentials.cache_key(settings.cache_key_secret)
+                store = DynamoStore(settings.cache_table)
+            except credentials.SecretError as e:
+                log.store_error(sharing.StoreError("cache key", str(e)))
     secrets = [s.encode() for s in creds.secrets()] if creds else []
     return sharing.Request(
         key=sharing.scope_key(

@@ -677,3 +677,27 @@ def test_no_lease_is_taken_over_facts_fresh_in_the_window(
         assert item is not None and item.lease_owner == "next" and item.facts == published
     finally:
         dynamostore.reset()
+
+
+def test_an_unreadable_cache_key_keeps_credentialed_facts_in_the_process(
+    moto: str, table: str, site: Site, logs: LogCapture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for k, v in {**aws_environment(moto), "AWS_ENDPOINT_URL_DYNAMODB": moto}.items():
+        monkeypatch.setenv(k, v)
+    credentials.clear_cache()
+    dynamostore.reset()
+    try:
+        a_site(site)
+        settings = replace(SHARED, cache_table=table, cache_key_secret="no-such-secret")
+        event = {"basicAuth": {"username": "u", "password": "pw-123456"}}
+        first = run(site.url("/1"), settings=settings, **event)
+        second = run(site.url("/2"), settings=settings, **event)
+        assert codes_of(first) == codes_of(second) == ["100", "200"]
+        assert count(site, "/sitemap.xml") == 1  # shared within the process all the same
+        errors = [x for x in logs.lines() if x.get("message") == "store error"]
+        assert errors and errors[0]["store_op"] == "cache key"
+        assert "no-such-secret" in errors[0]["error"]
+        assert dynamodb(moto).scan(TableName=table)["Items"] == []
+    finally:
+        credentials.clear_cache()
+        dynamostore.reset()
