@@ -22,13 +22,10 @@ WARNING = re.compile(r"warn|deprecat|!!|\*{20}", re.IGNORECASE)
 PIP_NOTICE = re.compile(r"^\s*Location '.*' is ignored", re.IGNORECASE)
 
 
-@pytest.fixture(scope="module")
-def build(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
-    """Build a wheel from a copy of the sources; return pip's output and the wheel."""
-    work = tmp_path_factory.mktemp("install")
+def copy_sources(work: Path) -> Path:
+    """A copy of what a build reads: the build writes build/ and *.egg-info beside the sources."""
     source = work / "src"
     source.mkdir()
-    # A copy: the build writes build/ and *.egg-info beside the sources.
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
     shutil.copytree(
@@ -36,6 +33,22 @@ def build(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
         source / "sitemap_auditor",
         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
     )
+    return source
+
+
+def warnings_in(printed: str) -> list[str]:
+    return [
+        line
+        for line in printed.splitlines()
+        if WARNING.search(line) and not PIP_NOTICE.search(line)
+    ]
+
+
+@pytest.fixture(scope="module")
+def build(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """Build a wheel from a copy of the sources; return pip's output and the wheel."""
+    work = tmp_path_factory.mktemp("install")
+    source = copy_sources(work)
     out = work / "wheels"
     done = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", str(out), str(source)],
@@ -51,9 +64,29 @@ def build(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
 
 def test_building_the_project_prints_no_warning(build: tuple[str, Path]) -> None:
     printed, _ = build
-    lines = printed.splitlines()
-    warnings = [line for line in lines if WARNING.search(line) and not PIP_NOTICE.search(line)]
-    assert warnings == [], printed
+    assert warnings_in(printed) == [], printed
+
+
+def test_the_editable_install_of_make_prints_no_warning(tmp_path: Path) -> None:
+    # What `make` runs on a fresh machine (pip install -e), into a throwaway environment.
+    source = copy_sources(tmp_path)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "env")],
+        check=True,
+        timeout=120,
+    )
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "pip", "--python", str(tmp_path / "env" / "bin" / "python")),
+            *("install", "--no-deps", "--editable", str(source)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    printed = done.stdout + done.stderr
+    assert done.returncode == 0, printed
+    assert warnings_in(printed) == [], printed
 
 
 def test_the_wheel_ships_the_demo_site_and_the_type_marker(build: tuple[str, Path]) -> None:
