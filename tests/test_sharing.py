@@ -251,13 +251,14 @@ TABLE = "site-facts"
 
 @pytest.fixture(scope="module")
 def moto() -> Iterator[str]:
-    """moto's server in a process of its own, as DynamoDB is a service of its own: in the test
-    process it would compete with the tests for the interpreter and answer late."""
+    """moto's server in a process of its own, as DynamoDB is a service of its own (in the test
+    process it would compete with the tests for the interpreter and answer late), with atomic
+    conditional writes, as DynamoDB's."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        [sys.executable, str(Path(__file__).parent / "moto_atomic.py"), "127.0.0.1", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -701,3 +702,35 @@ def test_an_unreadable_cache_key_keeps_credentialed_facts_in_the_process(
     finally:
         credentials.clear_cache()
         dynamostore.reset()
+
+
+RACER = """
+import json, sys, time
+from sitemap_auditor.dynamostore import DynamoStore
+table, me, start_at, keys = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
+store = DynamoStore(table)
+time.sleep(max(0.0, start_at - time.time()))
+won = []
+for i in range(keys):
+    now = time.time()
+    if store.take_lease(f"race-{i}", me, now + 30, now, now - 60):
+        won.append(i)
+print(json.dumps(won))
+"""
+
+
+@pytest.mark.slow
+def test_of_containers_racing_for_a_lease_exactly_one_wins(moto: str, table: str) -> None:
+    env = container_env(moto, table)
+    start_at = time.time() + 5
+    racers = [
+        subprocess.Popen(
+            [sys.executable, "-c", RACER, table, f"racer-{n}", str(start_at), "40"],
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(4)
+    ]
+    won = [json.loads(p.communicate(timeout=120)[0]) for p in racers]
+    assert sorted(i for w in won for i in w) == list(range(40))
