@@ -19,10 +19,10 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import logging
 import os
 import random
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -209,22 +209,36 @@ class Site:
 
 @contextmanager
 def moto_dynamodb() -> Iterator[tuple[str, Any]]:
-    """moto's server on a free port of 127.0.0.1; yields its URL and a DynamoDB client of it."""
+    """moto's server, in a process of its own with atomic conditional writes as DynamoDB's
+    (tests/moto_atomic.py), on a free port of 127.0.0.1; yields its URL and a client of it."""
     import boto3
-    from moto.server import ThreadedMotoServer
 
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # moto's request log
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    endpoint = f"http://{host}:{port}"
-    client = boto3.session.Session(
-        aws_access_key_id="testing", aws_secret_access_key="testing", region_name=REGION
-    ).client("dynamodb", endpoint_url=endpoint)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "moto_atomic.py"), "127.0.0.1", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    endpoint = f"http://127.0.0.1:{port}"
     try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise
+                time.sleep(0.1)
+        client = boto3.session.Session(
+            aws_access_key_id="testing", aws_secret_access_key="testing", region_name=REGION
+        ).client("dynamodb", endpoint_url=endpoint)
         yield endpoint, client
     finally:
-        server.stop()
+        server.terminate()
+        server.wait(10)
 
 
 def new_table(client: Any) -> str:
@@ -761,8 +775,7 @@ def fetch_note(variants: list[Variant]) -> list[str]:
                 when = (
                     f" All began before the first fetching audit ended ({first_end:.2f} s), so "
                     "before any facts were published: two leases granted at nearly the same "
-                    "moment, not a lease over published facts. The table here is moto's server; "
-                    "DynamoDB makes each conditional write atomic."
+                    "moment, not a lease over published facts."
                 )
             notes.append(
                 f"- **{v.name}, sharing on, {'warm' if r.warm else 'cold'}**: a run with "
@@ -822,8 +835,9 @@ def render(
         "on each run of the benchmark; the gzipped variant is the same file gzipped, named "
         "`sitemap.xml.gz` in robots.txt and served as `application/gzip` (no Content-Encoding). "
         f"Bytes on disk: {sizes}. The "
-        "shared table is moto's DynamoDB server on 127.0.0.1 (in the benchmark's process too), a "
-        "fresh table per run. The audits run as the function runs: "
+        "shared table is moto's DynamoDB server on 127.0.0.1, in a process of its own and handling "
+        "one request at a time so that conditional writes are atomic as DynamoDB's "
+        "(`tests/moto_atomic.py`), a fresh table per run. The audits run as the function runs: "
         f"{PROCESSES} processes (`tests/share_worker.py`, the containers) of {THREADS} threads, "
         "each thread one `lambda_handler` invocation of a different page of the site with a "
         f"{BUDGET_MS // 1000} s time budget, all from one wall-clock start time.",
