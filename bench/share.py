@@ -22,7 +22,6 @@ import json
 import os
 import random
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -43,8 +42,10 @@ ROOT = BENCH.parent
 RESULTS = BENCH / "RESULTS.md"
 WORKER = ROOT / "tests" / "share_worker.py"
 sys.path.insert(0, str(BENCH))
+sys.path.insert(0, str(ROOT / "tests"))
 
 import corpora  # noqa: E402
+import moto_atomic  # noqa: E402
 import run  # noqa: E402
 
 from sitemap_auditor import sharing  # noqa: E402
@@ -213,32 +214,11 @@ def moto_dynamodb() -> Iterator[tuple[str, Any]]:
     (tests/moto_atomic.py), on a free port of 127.0.0.1; yields its URL and a client of it."""
     import boto3
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "moto_atomic.py"), "127.0.0.1", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    endpoint = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise
-                time.sleep(0.1)
+    with moto_atomic.running() as endpoint:
         client = boto3.session.Session(
             aws_access_key_id="testing", aws_secret_access_key="testing", region_name=REGION
         ).client("dynamodb", endpoint_url=endpoint)
         yield endpoint, client
-    finally:
-        server.terminate()
-        server.wait(10)
 
 
 def new_table(client: Any) -> str:

@@ -1,4 +1,4 @@
-"""moto's server, one request at a time: `python moto_atomic.py HOST PORT`.
+"""moto's server, one request at a time: `python moto_atomic.py HOST PORT`, or `running()`.
 
 DynamoDB makes each conditional write atomic, and the lease that elects the one audit fetching a
 site relies on it. moto's threaded server checks a condition and writes without a lock, so two
@@ -8,9 +8,13 @@ still arrive concurrently; the application handles them one after another.
 
 from __future__ import annotations
 
+import socket
+import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from moto.moto_server.werkzeug_app import (
@@ -33,6 +37,33 @@ def main() -> None:
             return list(app(environ, start_response))
 
     run_simple(host, port, one_at_a_time, threaded=True, request_handler=MotoRequestHandler)
+
+
+@contextmanager
+def running(host: str = "127.0.0.1") -> Iterator[str]:
+    """This server in a process of its own on a free port; yield its URL once it listens."""
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, __file__, host, str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with socket.create_connection((host, port), timeout=1):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise
+                time.sleep(0.1)
+        yield f"http://{host}:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(10)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ import base64
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,6 +22,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
+import moto_atomic
 import pytest
 from conftest import LOCAL, LogCapture, codes_of, data_of, days_ago
 from servers import Site, gz, reply, robots_with, send, urlset
@@ -254,29 +254,20 @@ def moto() -> Iterator[str]:
     """moto's server in a process of its own, as DynamoDB is a service of its own (in the test
     process it would compete with the tests for the interpreter and answer late), with atomic
     conditional writes, as DynamoDB's."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    proc = subprocess.Popen(
-        [sys.executable, str(Path(__file__).parent / "moto_atomic.py"), "127.0.0.1", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    endpoint = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise
-                time.sleep(0.1)
+    with moto_atomic.running() as endpoint:
         yield endpoint
-    finally:
-        proc.terminate()
-        proc.wait(10)
+
+
+@pytest.fixture
+def local_aws(moto: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """This process's boto3 pointed at the local server, with fresh clients before and after."""
+    for k, v in {**aws_environment(moto), "AWS_ENDPOINT_URL_DYNAMODB": moto}.items():
+        monkeypatch.setenv(k, v)
+    credentials.clear_cache()
+    dynamostore.reset()
+    yield moto
+    credentials.clear_cache()
+    dynamostore.reset()
 
 
 def dynamodb(endpoint: str) -> Any:
@@ -524,14 +515,11 @@ def test_no_credential_reaches_the_table(moto: str, table: str, site: Site) -> N
 
 
 def test_facts_that_echo_a_credential_stay_in_the_process(
-    moto: str, table: str, site: Site, monkeypatch: pytest.MonkeyPatch
+    local_aws: str, table: str, site: Site
 ) -> None:
     from test_secrets import secrets_client
 
-    for k, v in {**aws_environment(moto), "AWS_ENDPOINT_URL_DYNAMODB": moto}.items():
-        monkeypatch.setenv(k, v)
-    credentials.clear_cache()
-    dynamostore.reset()
+    moto = local_aws
     key_id = secrets_client(moto).create_secret(
         Name=f"cache-key-{time.monotonic_ns()}", SecretString="q" * 64
     )["ARN"]
@@ -548,24 +536,18 @@ def test_facts_that_echo_a_credential_stay_in_the_process(
     items = dynamodb(moto).scan(TableName=table)["Items"]
     assert all("facts" not in i for i in items)
     assert password not in json.dumps(items, default=str)
-    credentials.clear_cache()
-    dynamostore.reset()
 
 
 def test_without_a_key_secret_credentialed_facts_stay_in_the_process(
-    moto: str, table: str, site: Site, monkeypatch: pytest.MonkeyPatch
+    local_aws: str, table: str, site: Site
 ) -> None:
-    for k, v in {**aws_environment(moto), "AWS_ENDPOINT_URL_DYNAMODB": moto}.items():
-        monkeypatch.setenv(k, v)
-    dynamostore.reset()
     a_site(site)
     settings = replace(SHARED, cache_table=table)
     run(site.url("/1"), settings=settings, basicAuth={"username": "u", "password": "pw-123"})
     run(site.url("/2"), settings=settings)
     assert count(site, "/sitemap.xml") == 2
-    items = dynamodb(moto).scan(TableName=table)["Items"]
+    items = dynamodb(local_aws).scan(TableName=table)["Items"]
     assert len(items) == 1  # the anonymous audit's facts only
-    dynamostore.reset()
 
 
 def test_boto3_stays_off_the_path_without_a_table() -> None:
@@ -655,53 +637,36 @@ def test_with_a_table_boto3_is_ready_before_the_first_audit(moto: str) -> None:
     assert done.stdout.strip().splitlines()[-1] == "True"
 
 
-def test_no_lease_is_taken_over_facts_fresh_in_the_window(
-    moto: str, table: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.mark.usefixtures("local_aws")
+def test_no_lease_is_taken_over_facts_fresh_in_the_window(table: str) -> None:
     from sitemap_auditor import facts
 
-    for k, v in {**aws_environment(moto), "AWS_ENDPOINT_URL_DYNAMODB": moto}.items():
-        monkeypatch.setenv(k, v)
-    dynamostore.reset()
-    try:
-        store = dynamostore.DynamoStore(table)
-        now = time.time()
-        published = facts.SiteFacts(
-            facts.RobotsProbe(404, False, (), (), ()), (), (), fetched_at=now
-        )
-        assert store.put("k", facts.encode(published), now, now + 60)
-        # Facts published at `now`: an audit whose window reaches back before them must use them.
-        assert not store.take_lease("k", "late-reader", now + 10, now, now - 60)
-        # Once they are older than the window, the site may be asked again.
-        assert store.take_lease("k", "next", now + 10, now, now + 1)
-        item = store.get("k")
-        assert item is not None and item.lease_owner == "next" and item.facts == published
-    finally:
-        dynamostore.reset()
+    store = dynamostore.DynamoStore(table)
+    now = time.time()
+    published = facts.SiteFacts(facts.RobotsProbe(404, False, (), (), ()), (), (), fetched_at=now)
+    assert store.put("k", facts.encode(published), now, now + 60)
+    # Facts published at `now`: an audit whose window reaches back before them must use them.
+    assert not store.take_lease("k", "late-reader", now + 10, now, now - 60)
+    # Once they are older than the window, the site may be asked again.
+    assert store.take_lease("k", "next", now + 10, now, now + 1)
+    item = store.get("k")
+    assert item is not None and item.lease_owner == "next" and item.facts == published
 
 
 def test_an_unreadable_cache_key_keeps_credentialed_facts_in_the_process(
-    moto: str, table: str, site: Site, logs: LogCapture, monkeypatch: pytest.MonkeyPatch
+    local_aws: str, table: str, site: Site, logs: LogCapture
 ) -> None:
-    for k, v in {**aws_environment(moto), "AWS_ENDPOINT_URL_DYNAMODB": moto}.items():
-        monkeypatch.setenv(k, v)
-    credentials.clear_cache()
-    dynamostore.reset()
-    try:
-        a_site(site)
-        settings = replace(SHARED, cache_table=table, cache_key_secret="no-such-secret")
-        event = {"basicAuth": {"username": "u", "password": "pw-123456"}}
-        first = run(site.url("/1"), settings=settings, **event)
-        second = run(site.url("/2"), settings=settings, **event)
-        assert codes_of(first) == codes_of(second) == ["100", "200"]
-        assert count(site, "/sitemap.xml") == 1  # shared within the process all the same
-        errors = [x for x in logs.lines() if x.get("message") == "store error"]
-        assert errors and errors[0]["store_op"] == "cache key"
-        assert "no-such-secret" in errors[0]["error"]
-        assert dynamodb(moto).scan(TableName=table)["Items"] == []
-    finally:
-        credentials.clear_cache()
-        dynamostore.reset()
+    a_site(site)
+    settings = replace(SHARED, cache_table=table, cache_key_secret="no-such-secret")
+    event = {"basicAuth": {"username": "u", "password": "pw-123456"}}
+    first = run(site.url("/1"), settings=settings, **event)
+    second = run(site.url("/2"), settings=settings, **event)
+    assert codes_of(first) == codes_of(second) == ["100", "200"]
+    assert count(site, "/sitemap.xml") == 1  # shared within the process all the same
+    errors = [x for x in logs.lines() if x.get("message") == "store error"]
+    assert errors and errors[0]["store_op"] == "cache key"
+    assert "no-such-secret" in errors[0]["error"]
+    assert dynamodb(local_aws).scan(TableName=table)["Items"] == []
 
 
 RACER = """
