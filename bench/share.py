@@ -40,13 +40,13 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 RESULTS = BENCH / "RESULTS.md"
-WORKER = ROOT / "tests" / "share_worker.py"
 sys.path.insert(0, str(BENCH))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import corpora  # noqa: E402
 import moto_atomic  # noqa: E402
 import run  # noqa: E402
+from containers import Container  # noqa: E402
 
 from sitemap_auditor import sharing  # noqa: E402
 
@@ -305,87 +305,6 @@ def init_cost(endpoint: str, shared: bool, samples: int) -> Init:
         cpus.append(float(value["cpu_s"]))
         boto.append(bool(value["boto3"]))
     return Init(walls, cpus, all(boto))
-
-
-def json_objects(line: str) -> Iterator[dict[str, Any]]:
-    """The JSON objects of one line of a container's output.
-
-    With many invocations at once in one process, a log line can land between an EMF document
-    and its newline (print() writes them separately), so one line may hold two objects.
-    """
-    decoder = json.JSONDecoder()
-    at = line.find("{")
-    while at != -1:
-        try:
-            value, end = decoder.raw_decode(line, at)
-        except ValueError:
-            at = line.find("{", at + 1)
-            continue
-        if isinstance(value, dict):
-            yield value
-        at = line.find("{", end)
-
-
-class Container:
-    """One process of the function auditing URLs with threads (tests/share_worker.py)."""
-
-    def __init__(self, env: dict[str, str], spec: dict[str, Any]) -> None:
-        handle, self.out = tempfile.mkstemp(suffix=".json")
-        os.close(handle)
-        self.proc = subprocess.Popen(
-            [sys.executable, str(WORKER), json.dumps({**spec, "out": self.out})],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-            cwd=ROOT,
-            text=True,
-            encoding="utf-8",
-        )
-        self.lines: list[dict[str, Any]] = []
-        self.ready_at: float | None = None
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-        self._errors: list[str] = []
-        self._err_reader = threading.Thread(target=self._read_errors, daemon=True)
-        self._err_reader.start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            for value in json_objects(line):
-                if value.get("ready"):
-                    self.ready_at = time.time()
-                self.lines.append(value)
-
-    def _read_errors(self) -> None:
-        assert self.proc.stderr is not None
-        self._errors = self.proc.stderr.read().splitlines()[-5:]
-
-    def finish(self, timeout: float) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        """The answers and the CPU usage of the audits."""
-        try:
-            self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(10)
-        self._reader.join(10)
-        self._err_reader.join(10)
-        try:
-            if self.proc.returncode != 0:
-                raise RuntimeError(f"a container failed: {' / '.join(self._errors)[-400:]}")
-            answers: list[dict[str, Any]] = json.loads(Path(self.out).read_text("utf-8"))
-        finally:
-            os.unlink(self.out)
-        usage = next(x["usage"] for x in self.lines if "usage" in x)
-        return answers, usage
-
-    def finished_logs(self) -> list[dict[str, Any]]:
-        """The "audit finished" lines of the timed audits (warm-up audits left out)."""
-        return [
-            x
-            for x in self.lines
-            if x.get("message") == "audit finished" and str(x.get("run_id", "")).startswith("run-")
-        ]
 
 
 # --- one run -------------------------------------------------------------------------------------

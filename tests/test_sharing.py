@@ -10,21 +10,19 @@ from __future__ import annotations
 import base64
 import json
 import os
-import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from http.server import BaseHTTPRequestHandler
-from pathlib import Path
 from typing import Any
 
 import moto_atomic
 import pytest
 from conftest import LOCAL, LogCapture, codes_of, data_of, days_ago
+from containers import Container
 from servers import Site, gz, reply, robots_with, send, urlset
 from test_metrics import lambda_environment
 from test_secrets import REGION, aws_environment, moto_server
@@ -34,7 +32,6 @@ from sitemap_auditor.config import Settings
 
 FRESH = days_ago(1)
 SHARED = replace(LOCAL, share_seconds=60)
-WORKER = Path(__file__).parent / "share_worker.py"
 
 
 def without_date(result: dict[str, Any]) -> dict[str, Any]:
@@ -304,54 +301,6 @@ def container_env(moto: str, table: str, **extra: str) -> dict[str, str]:
     )
     env.update(extra)
     return env
-
-
-class Container:
-    """A process of the function auditing URLs with threads; its results come back as JSON."""
-
-    def __init__(self, env: dict[str, str], spec: dict[str, Any]) -> None:
-        handle, self.out = tempfile.mkstemp(suffix=".json")
-        os.close(handle)
-        self.proc = subprocess.Popen(
-            [sys.executable, str(WORKER), json.dumps({**spec, "out": self.out})],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-            text=True,
-            encoding="utf-8",
-        )
-        self.lines: list[dict[str, Any]] = []
-        self.ready = threading.Event()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            try:
-                value = json.loads(line)
-            except ValueError:
-                continue
-            self.lines.append(value)
-            if value.get("ready"):
-                self.ready.set()
-
-    def answers(self, timeout: float = 120) -> list[dict[str, Any]]:
-        self.proc.wait(timeout)
-        self._reader.join(10)
-        assert self.proc.returncode == 0, self.proc.stderr.read() if self.proc.stderr else ""
-        try:
-            answers: list[dict[str, Any]] = json.loads(Path(self.out).read_text("utf-8"))
-        finally:
-            os.unlink(self.out)
-        return answers
-
-    def logs(self) -> list[dict[str, Any]]:
-        return [x for x in self.lines if "message" in x]
-
-    def kill(self) -> None:
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(10)
 
 
 @pytest.mark.slow
