@@ -221,18 +221,6 @@ def moto_dynamodb() -> Iterator[tuple[str, Any]]:
         yield endpoint, client
 
 
-def new_table(client: Any) -> str:
-    """A fresh table for one run, so that no run finds the facts of another."""
-    name = f"site-facts-{time.monotonic_ns()}"
-    client.create_table(
-        TableName=name,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
-    return name
-
-
 def container_env(endpoint: str, table: str, share_seconds: int) -> dict[str, str]:
     """The function's environment as deployed, pointed at the local table, private IPs allowed."""
     env = {
@@ -390,7 +378,7 @@ class Bench:
         4 processes x 25 threads."""
         shared = kind in ("on", "lone-on")
         lone = kind.startswith("lone")
-        table = new_table(self.client) if shared else "unused-table"
+        table = moto_atomic.new_facts_table(self.client) if shared else "unused-table"
         env = container_env(self.endpoint, table, SHARE_SECONDS if shared else 0)
         processes, threads = (1, 1) if lone else (PROCESSES, THREADS)
         start_at = time.time() + START_DELAY_S if not lone else None

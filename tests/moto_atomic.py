@@ -39,6 +39,18 @@ def main() -> None:
     run_simple(host, port, one_at_a_time, threaded=True, request_handler=MotoRequestHandler)
 
 
+def new_facts_table(client: Any) -> str:
+    """Create a table of site facts as template.yaml declares it; return its fresh name."""
+    name = f"site-facts-{time.monotonic_ns()}"
+    client.create_table(
+        TableName=name,
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    return name
+
+
 @contextmanager
 def running(host: str = "127.0.0.1") -> Iterator[str]:
     """This server in a process of its own on a free port; yield its URL once it listens."""

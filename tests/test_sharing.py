@@ -243,8 +243,6 @@ def test_facts_cut_by_the_time_budget_are_not_shared(site: Site) -> None:
 
 # --- across processes, through DynamoDB -------------------------------------------------------
 
-TABLE = "site-facts"
-
 
 @pytest.fixture(scope="module")
 def moto() -> Iterator[str]:
@@ -278,13 +276,7 @@ def dynamodb(endpoint: str) -> Any:
 @pytest.fixture
 def table(moto: str) -> Iterator[str]:
     client = dynamodb(moto)
-    name = f"{TABLE}-{time.monotonic_ns()}"
-    client.create_table(
-        TableName=name,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    name = moto_atomic.new_facts_table(client)
     yield name
     client.delete_table(TableName=name)
 
@@ -395,14 +387,7 @@ def test_an_unreachable_table_costs_no_result(moto: str, site: Site) -> None:
 def test_a_table_that_stops_answering_mid_run_costs_no_result(site: Site) -> None:
     a_site(site)
     with moto_server() as endpoint:
-        client = dynamodb(endpoint)
-        client.create_table(
-            TableName=TABLE,
-            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-            BillingMode="PAY_PER_REQUEST",
-        )
-        env = container_env(endpoint, TABLE)
+        env = container_env(endpoint, moto_atomic.new_facts_table(dynamodb(endpoint)))
         first = Container(env, {"urls": [site.url("/1")]}).answers()
     # moto is stopped now: a new container finds the table unreachable.
     again = Container(env, {"urls": [site.url("/2")]}).answers()
