@@ -146,7 +146,7 @@ def load_noop() -> Run:
 
 # --- (c) the reference: hand-written expat pass and a fast strict W3C parser -------------------
 
-# CONTRACT section 5: W3C Datetime, zone optional on the timed forms, ASCII digits only.
+# docs/contract.md §5: W3C Datetime, zone optional on the timed forms, ASCII digits only.
 _W3C = re.compile(
     r"([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2})"
     r"(?:T([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.([0-9]+))?)?(Z|[+-][0-9]{2}:[0-9]{2})?)?"
@@ -161,7 +161,7 @@ _CACHE_LIMIT = 4096
 def w3c_naive_utc(text: str) -> datetime | None:
     """The UTC instant of a W3C Datetime as a naive datetime (cheaper to compare), or None.
 
-    Date-only means that day's last second and YYYY-MM that month's (CONTRACT section 5).
+    Date-only means that day's last second and YYYY-MM that month's (docs/contract.md §5).
     """
     m = _W3C.fullmatch(text.strip(_SPACE))
     if m is None:

@@ -41,7 +41,7 @@ SPAN_DAYS = (LAST_TIMED_DAY - FIRST_DAY).days
 OFFSETS = ("+02:00", "-05:00", "+05:30", "+01:00", "-08:00", "+09:00")
 SECTIONS = ("products", "blog", "category", "help", "news", "stores")
 
-# Values that CONTRACT section 5 refuses. Several of them are accepted by lenient parsers
+# Values that docs/contract.md §5 refuses. Several of them are accepted by lenient parsers
 # (`datetime.fromisoformat`, dateutil, pandas) as dates later than every valid value.
 UNPARSABLE = (
     "2024-07-15 10:00:00",  # space instead of T

@@ -1,7 +1,7 @@
 """The CheckCodes of this auditor and their texts, in the documentation's table order.
 
 Recommendations and rationales are auditor-doc.md's texts to the letter, with the element names the
-rendered page lost restored (CONTRACT section 2). Placeholders are filled with str.format.
+rendered page lost restored (docs/contract.md §2). Placeholders are filled with str.format.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ CACHE_TABLE_ENV = "SITEMAP_CACHE_TABLE"
 CACHE_KEY_SECRET_ENV = "SITEMAP_CACHE_KEY_SECRET"
 # The documented default freshness window (auditor-doc.md, "Freshness window").
 DEFAULT_MAX_AGE_DAYS = 7
-# CONTRACT section 7: audits of a site within this many seconds of its fetch share its facts.
+# docs/contract.md §7: audits of a site within this many seconds of its fetch share its facts.
 DEFAULT_SHARE_SECONDS = 60
 
 _DIGITS = re.compile(r"[0-9]+")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-# CONTRACT section 6: no issue string is longer than 500 characters; quoted values are cut to 100.
+# docs/contract.md §6: no issue string is longer than 500 characters; quoted values are cut to 100.
 MAX_ISSUE_CHARS = 500
 MAX_VALUE_CHARS = 100
 _ELLIPSIS = "..."

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 
-# The W3C Datetime profile (https://www.w3.org/TR/NOTE-datetime) as CONTRACT.md section 5 extends
+# The W3C Datetime profile (https://www.w3.org/TR/NOTE-datetime) as docs/contract.md §5 extends
 # it: the zone is optional on the timed forms. ASCII digits only ([0-9], not \d).
 _W3C = re.compile(
     r"([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2})"

@@ -1,4 +1,4 @@
-"""Network safety: which addresses the auditor may connect to (CONTRACT section 4)."""
+"""Network safety: which addresses the auditor may connect to (docs/contract.md §4)."""
 
 from __future__ import annotations
 

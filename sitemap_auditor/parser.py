@@ -19,7 +19,7 @@ from defusedxml import EntitiesForbidden, ExternalReferenceForbidden
 from .lastmod import LatestLastmod
 
 ROOTS = {"urlset": "url", "sitemapindex": "sitemap"}  # root local name -> entry local name
-# CONTRACT section 6: at most 20 unparsable values are listed, each cut to 100 characters.
+# docs/contract.md §6: at most 20 unparsable values are listed, each cut to 100 characters.
 MAX_UNPARSABLE_SAMPLES = 20
 MAX_SAMPLE_CHARS = 100
 # No W3C Datetime is longer than this (fractions aside); longer text is unparsable anyway, and

@@ -17,13 +17,13 @@ AUDITOR = {
     "name": "Sitemap",
     "version": __version__,
 }
-# CONTRACT section 2: a defect's message is cut at 300 characters.
+# docs/contract.md §2: a defect's message is cut at 300 characters.
 MAX_ERROR_MESSAGE = 300
 _SPACE = re.compile(r"\s+")
 
 
 def data_map(facts: Facts, issues: Sequence[str]) -> dict[str, Any]:
-    """Build the data map shared by every check (CONTRACT section 3)."""
+    """Build the data map shared by every check (docs/contract.md §3)."""
     site = facts.site
     s = facts.selected
     latest = s.parsed.latest_lastmod if s else None
@@ -51,7 +51,7 @@ def _fill(template: str | None, values: dict[str, object]) -> str | None:
 
 
 def overall_status(statuses: Iterable[str]) -> str:
-    """Combine the statuses of the checks other than INFORMATION (CONTRACT section 2)."""
+    """Combine the statuses of the checks other than INFORMATION (docs/contract.md §2)."""
     graded = [s for s in statuses if s != codes.INFORMATION]
     if graded and all(s == codes.ERROR for s in graded):
         return codes.ERROR

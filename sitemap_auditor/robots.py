@@ -1,7 +1,7 @@
 """robots.txt reading: the `Sitemap:` lines of a body, as Googlebot reads them, made into URLs.
 
 Which lines count follows Google's open-source parser (google/robotstxt, robots.cc) byte for byte
-(CONTRACT section 4): a line Google reads does make the sitemap discoverable, so the auditor must
+(docs/contract.md §4): a line Google reads does make the sitemap discoverable, so the auditor must
 neither miss it nor, by ignoring it, report that robots.txt lists no sitemap.
 """
 
@@ -16,13 +16,13 @@ from urllib.parse import quote, urljoin, urlsplit
 from .issues import cut_value, issue
 from .site import ascii_host
 
-# Google reads only the first 500 KiB of a robots.txt (CONTRACT section 4).
+# Google reads only the first 500 KiB of a robots.txt (docs/contract.md §4).
 MAX_ROBOTS_BYTES = 500 * 1024
 # The Sitemaps protocol caps a URL below 2,048 characters; longer values are not sitemap URLs.
 # The cap holds for the value as written and for the URL made from it, whose percent-encoding can
 # make it up to twelve times longer: that keeps the size of each listed candidate bounded.
 MAX_URL_CHARS = 2048
-# CONTRACT section 4: every candidate tried costs up to 30 s and every one listed is echoed in each
+# docs/contract.md §4: every candidate tried costs up to 30 s and every one listed is echoed in each
 # check's data map; 100 keeps the result far below Lambda's 6 MB response limit (100 x 2,048
 # characters is 200 KB a copy). A robots.txt with 1,293 `Sitemap:` lines exists.
 MAX_CANDIDATES = 100

@@ -72,7 +72,7 @@ def ascii_host(host: str) -> str | None:
         return None
     if ":" in host:  # an IPv6 literal (brackets removed): it has no labels
         return host
-    # CONTRACT section 6: a host with an empty label (`.example.com`, `a..b`) is no host. One
+    # docs/contract.md §6: a host with an empty label (`.example.com`, `a..b`) is no host. One
     # trailing dot is the DNS root, which a fully qualified name may write (`example.com.`).
     labels = host.split(".")
     if labels[-1] == "" and len(labels) > 1:

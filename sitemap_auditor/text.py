@@ -1,4 +1,4 @@
-"""Valid Unicode out, whatever came in (CONTRACT section 2).
+"""Valid Unicode out, whatever came in (docs/contract.md §2).
 
 JSON lets an event carry a lone surrogate (`"\\ud800"`), and so does a command-line argument that
 is not UTF-8 (Python decodes it with surrogateescape). UTF-8 cannot encode one: the Lambda runtime

@@ -1,4 +1,4 @@
-"""Deployment settings (CONTRACT section 6): read at start-up; a bad window stops the function."""
+"""Deployment settings (docs/contract.md §6): read at start-up; a bad window stops the function."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A slow DNS answer is bounded by the fetch's deadline too (CONTRACT section 4).
+"""A slow DNS answer is bounded by the fetch's deadline too (docs/contract.md §4).
 
 A hostile authoritative name server can answer slowly, and getaddrinfo cannot be interrupted: the
 look-up runs in a worker thread that the fetch stops waiting for at its deadline. These tests use

@@ -21,7 +21,7 @@ from sitemap_auditor import credentials, handler
 
 ROOT = Path(__file__).resolve().parent.parent
 EVENTS = ROOT / "events"
-# The event keys of the platform's format and this auditor's two extensions (CONTRACT section 1).
+# The event keys of the platform's format and this auditor's two extensions (docs/contract.md §1).
 EVENT_KEYS = {"id", "url", "stack", "basicAuth", "basicAuthSecretId", "preferences"}
 COVERED = {"plain.json", "basic-auth.json", "secret.json", "invalid-url.json"}
 

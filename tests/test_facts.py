@@ -1,4 +1,4 @@
-"""Shared facts (CONTRACT section 7): a result built from facts that travelled through a store
+"""Shared facts (docs/contract.md §7): a result built from facts that travelled through a store
 equals, key for key, the result built from the facts as fetched, `date` aside."""
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """Fault injection: what a broken or hostile site serves, through the real handler and fetcher.
 
-Each case asserts what CONTRACT.md implies (the issue strings, the CheckCodes, the status), that the
-answer came back within its deadline (elapsed time, generous bounds) and, for big bodies, that
-memory stayed bounded (tracemalloc peak). Where the 30 s deadline would make a case slow, it runs
-through a Fetcher with a 1.5 s deadline and the probe functions the handler calls.
+Each case asserts what docs/contract.md implies (the issue strings, the CheckCodes, the status),
+that the answer came back within its deadline (elapsed time, generous bounds) and, for big
+bodies, that memory stayed bounded (tracemalloc peak). Where the 30 s deadline would make a
+case slow, it runs through a Fetcher with a 1.5 s deadline and the probe functions the handler
+calls.
 
 No test here sends a byte off loopback: an autouse guard refuses (and records) every connection to
 an address other than 127.0.0.1 and every look-up of a host name through the system's resolver,
@@ -419,7 +420,7 @@ def test_a_huge_content_type_keeps_the_result_small(audit: AuditFn, site: Site) 
     content_type = "application/xml; x=" + "y" * 60_000
     site.route("/sitemap.xml", reply(urlset([FRESH]), content_type=content_type))
     result = audit(site.url("/"))
-    assert data_of(result)["contentType"] == content_type  # as sent, CONTRACT 3
+    assert data_of(result)["contentType"] == content_type  # as sent, docs/contract.md §3
     assert len(json.dumps(result)) < 1_000_000
 
 
@@ -773,7 +774,7 @@ def test_a_sitemap_line_among_binary_garbage_is_still_found(audit: AuditFn, site
 
 
 def test_robots_in_utf16_is_read_with_an_issue(audit: AuditFn, site: Site) -> None:
-    # CONTRACT section 4: decoded and read, though Google reads robots.txt as UTF-8 only.
+    # docs/contract.md §4: decoded and read, though Google reads robots.txt as UTF-8 only.
     site.route(
         "/robots.txt", reply("Sitemap: /s.xml\n".encode("utf-16"), content_type="text/plain")
     )

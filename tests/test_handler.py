@@ -1,4 +1,4 @@
-"""The whole auditor through its handler, against real sites on 127.0.0.1 (CONTRACT 1-6)."""
+"""The whole auditor through its handler, on real sites of 127.0.0.1 (docs/contract.md §§1-6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""W3C Datetime parsing: every form of CONTRACT section 5, the end-of-period rule, the refusals."""
+"""W3C Datetime parsing: every form of docs/contract.md §5, the end-of-period rule, the refusals."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Network safety (CONTRACT section 4): non-public addresses are refused before any connection."""
+"""Network safety (docs/contract.md §4): non-public addresses are refused before any connection."""
 
 from __future__ import annotations
 

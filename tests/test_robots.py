@@ -1,4 +1,4 @@
-"""robots.txt reading: Sitemap: lines (CONTRACT section 4)."""
+"""robots.txt reading: Sitemap: lines (docs/contract.md §4)."""
 
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def test_bad_bytes_and_odd_urls_are_encoded_not_fatal() -> None:
     body = b"Sitemap: https://ex.com/caf\xc3\xa9 map.xml\nSitemap: https://ex.com/\xff\xfe.xml\n"
     found = urls(body)
     assert found[0] == "https://ex.com/caf%C3%A9%20map.xml"
-    # CONTRACT section 4: a byte that is not UTF-8 is percent-encoded as itself.
+    # docs/contract.md §4: a byte that is not UTF-8 is percent-encoded as itself.
     assert found[1] == "https://ex.com/%FF%FE.xml"
 
 
@@ -116,7 +116,7 @@ def test_real_robots_files() -> None:
     assert many == ("https://aeroenterprises.shop/sitemap.xml",)
 
 
-# --- which lines are Sitemap: lines: what Google's parser reads (CONTRACT section 4) -------------
+# --- which lines are Sitemap: lines: what Google's parser reads (docs/contract.md §4) -------------
 
 
 @pytest.mark.parametrize(

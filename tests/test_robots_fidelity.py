@@ -1,6 +1,6 @@
 """robots.txt as Googlebot reads it, through the handler, against real servers on 127.0.0.1.
 
-CONTRACT section 4 (which lines are Sitemap: lines, UTF-16, a value made into a URL as a browser
+docs/contract.md §4 (which lines are Sitemap: lines, UTF-16, a value made into a URL as a browser
 makes it, the cap of 100) and section 6 (501 for hosts that are not hosts, the order of issues).
 """
 
@@ -113,7 +113,7 @@ def test_a_utf16_robots_txt_is_read_and_the_issues_come_in_order(
     issues = data["issues"]
     assert len(issues) == 6
     # The note on the file comes with robots.txt's answer, met before any candidate; notes on its
-    # lines come with the skipped values, in line order (CONTRACT section 6).
+    # lines come with the skipped values, in line order (docs/contract.md §6).
     assert issues[0].startswith(f"{robots}: {name} (byte-order mark ")
     assert "Google reads robots.txt as UTF-8 only" in issues[0]
     assert issues[1] == f"{site.url('/missing.xml')}: HTTP 404"

@@ -1,4 +1,4 @@
-"""Site root (CONTRACT section 3, siteBase) and the 501 rendering of the audited URL."""
+"""Site root (docs/contract.md §3, siteBase) and the 501 rendering of the audited URL."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def test_site_base(url: str, base: str) -> None:
         "https://example.com:port/",
         "http://exa mple.com/",
         "mailto:someone@example.com",
-        # CONTRACT section 6: a host with an empty label, or that no IDNA encoding accepts.
+        # docs/contract.md §6: a host with an empty label, or that no IDNA encoding accepts.
         "http://.example.com/",
         "http://a..b/",
         "http://example.com../",

@@ -1,4 +1,4 @@
-"""Valid Unicode out, whatever came in (CONTRACT section 2).
+"""Valid Unicode out, whatever came in (docs/contract.md §2).
 
 JSON lets an event carry a lone surrogate; the Lambda runtime encodes the result as UTF-8 with
 `ensure_ascii=False`, and the log stream encodes as UTF-8, where a lone surrogate cannot go. So
