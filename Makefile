@@ -3,8 +3,10 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+# dynalite (npm), the second DynamoDB the sharing tests run against; Node.js is on every machine.
+DYNALITE := tests/dynalite/node_modules/.installed-stamp
 
-.PHONY: demo test lint bench bench-share clean build-AuditorFunction
+.PHONY: demo test lint bench bench-share bench-scale clean build-AuditorFunction
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...)")'
@@ -17,8 +19,12 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/python -m sitemap_auditor demo
 
+$(DYNALITE): tests/dynalite/package.json tests/dynalite/package-lock.json
+	cd tests/dynalite && npm ci --no-audit --no-fund --loglevel=error
+	@touch $(DYNALITE)
+
 ## Lint, type-check and run the whole test suite (slow tests included).
-test: $(STAMP)
+test: $(STAMP) $(DYNALITE)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
@@ -34,6 +40,10 @@ bench: $(STAMP)
 ## 100 simultaneous audits of one site with a 20 MB sitemap, sharing on and off (bench/share.py).
 bench-share: $(STAMP)
 	$(BIN)/python bench/share.py
+
+## The fleet in virtual time: the lease protocol at a hot site's scale (bench/scale.py).
+bench-scale: $(STAMP)
+	$(BIN)/python bench/scale.py
 
 ## `sam build` calls this (template.yaml: BuildMethod makefile). The artifact is the package and
 ## what requirements.txt lists, as wheels for the function's arm64 Python 3.13 whatever the build
@@ -52,4 +62,4 @@ build-AuditorFunction:
 	rm -rf "$(ARTIFACTS_DIR)"/sitemap_auditor/__pycache__
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info tests/dynalite/node_modules

@@ -1,8 +1,10 @@
-"""The shared store of site facts in a DynamoDB table (CONTRACT section 7).
+"""The shared store of site facts in a DynamoDB table (docs/contract.md §7).
 
-One item per site key: `pk`, the facts (`facts`, zlib-compressed JSON), `fetched_at`, `expires_at`
-(the table's TTL attribute) and, while an audit fetches the site, `lease_owner` / `lease_until`.
-boto3 is imported only when a table is configured, on the first audit that uses it.
+One item per site key: `pk`; the facts (`facts`, zlib-compressed JSON) with their stamp
+(`fetched_at`, `fetch_s`, `transient`, `flight`: the lease under which they were fetched);
+`expires_at` (the table's TTL attribute); while an audit fetches the site, `lease_owner` /
+`lease_until`; and after a fetch whose facts could not be shared, `unshareable_flight`,
+`unshareable_at` and `unshareable_lasting`. boto3 is imported only when a table is configured.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import zlib
 from typing import Any
 
 from . import facts as site_facts
+from . import lease
 from .sharing import StoredItem, StoreError
 
 # DynamoDB refuses items over 400 KB; facts compress well, and a set that does not fit in
@@ -22,7 +25,18 @@ MAX_ITEM_BYTES = 300 * 1024
 # (boto3's defaults are 60 s reads and several retries).
 CONNECT_TIMEOUT_S = 1.0
 READ_TIMEOUT_S = 2.0
-MAX_ATTEMPTS = 2
+MAX_ATTEMPTS = 2  # in all, the first included (botocore's `total_max_attempts`)
+# What DynamoDB answers when it throttles: the store answered, later (section 7: a waiter keeps
+# waiting, with backoff). Every other failure is a store that did not answer usefully.
+THROTTLING_CODES = frozenset(
+    {
+        "ProvisionedThroughputExceededException",
+        "ThrottlingException",
+        "RequestLimitExceeded",
+        "Throttling",
+        "ThrottledException",
+    }
+)
 
 _clients: dict[str, Any] = {}
 _clients_lock = threading.Lock()
@@ -40,7 +54,7 @@ def _client() -> Any:
             config = Config(
                 connect_timeout=CONNECT_TIMEOUT_S,
                 read_timeout=READ_TIMEOUT_S,
-                retries={"max_attempts": MAX_ATTEMPTS, "mode": "standard"},
+                retries={"total_max_attempts": MAX_ATTEMPTS, "mode": "standard"},
             )
             client = _clients["dynamodb"] = boto3.session.Session().client(
                 "dynamodb", config=config
@@ -81,13 +95,14 @@ class DynamoStore:
         try:
             return getattr(_client(), op)(TableName=self.table, **kwargs)
         except Exception as e:  # noqa: BLE001 -- botocore's many errors are all a store failure
-            if _code(e) == "ConditionalCheckFailedException":
+            code = _code(e)
+            if code == "ConditionalCheckFailedException":
                 raise _ConditionFailedError from None
-            raise StoreError(op, _code(e)) from None
+            raise StoreError(op, code, throttled=code in THROTTLING_CODES) from None
 
-    def get(self, key: str) -> StoredItem | None:
-        """The item of a site, read consistently."""
-        answer = self._call("get_item", Key={"pk": {"S": key}}, ConsistentRead=True)
+    def get(self, key: str, consistent: bool) -> StoredItem | None:
+        """The item of a site, None when it has none."""
+        answer = self._call("get_item", Key={"pk": {"S": key}}, ConsistentRead=consistent)
         item = answer.get("Item")
         if not item:
             return None
@@ -97,29 +112,48 @@ class DynamoStore:
                 facts = site_facts.decode(zlib.decompress(item["facts"]["B"]))
             except zlib.error:
                 facts = None
-        owner = item.get("lease_owner", {}).get("S")
+        stamp = None
+        if facts is not None and "fetched_at" in item:
+            stamp = lease.Stamp(
+                fetched_at=float(item["fetched_at"]["N"]),
+                fetch_s=float(item.get("fetch_s", {}).get("N", "0")),
+                transient=bool(item.get("transient", {}).get("BOOL", False)),
+                flight=item.get("flight", {}).get("S"),
+            )
+        else:
+            facts = None  # facts the protocol cannot stamp are no facts
         until = item.get("lease_until", {}).get("N")
-        return StoredItem(facts, owner, float(until) if until is not None else None)
+        marked_at = item.get("unshareable_at", {}).get("N")
+        return StoredItem(
+            lease.Item(
+                stamp=stamp,
+                lease_owner=item.get("lease_owner", {}).get("S"),
+                lease_until=float(until) if until is not None else None,
+                unshareable_flight=item.get("unshareable_flight", {}).get("S"),
+                unshareable_at=float(marked_at) if marked_at is not None else None,
+                unshareable_lasting=bool(item.get("unshareable_lasting", {}).get("BOOL", False)),
+            ),
+            facts,
+        )
 
-    def take_lease(
-        self, key: str, owner: str, until: float, now: float, fresh_since: float
-    ) -> bool:
-        """Take the site's lease unless another owner holds one or facts since then are stored."""
+    def take_lease(self, key: str, owner: str, until: float, now: float, due: float) -> bool:
+        """Take the site's lease unless a live lease, or facts fetched since `due`, are there."""
         try:
             self._call(
                 "update_item",
                 Key={"pk": {"S": key}},
                 UpdateExpression="SET lease_owner = :o, lease_until = :u, "
                 "expires_at = if_not_exists(expires_at, :ttl)",
-                # Publishing facts removes the lease: without the second half, an audit that
-                # read the item just before another's publish would take a lease and fetch again.
+                # The second half: an audit that read the item just before another's publish
+                # must not take a lease and fetch again; transient facts never stand in the way.
                 ConditionExpression="(attribute_not_exists(lease_until) OR lease_until < :now) "
-                "AND (attribute_not_exists(fetched_at) OR fetched_at < :fresh)",
+                "AND (attribute_not_exists(fetched_at) OR fetched_at < :due OR transient = :yes)",
                 ExpressionAttributeValues={
                     ":o": {"S": owner},
                     ":u": {"N": repr(until)},
                     ":now": {"N": repr(now)},
-                    ":fresh": {"N": repr(fresh_since)},
+                    ":due": {"N": repr(due)},
+                    ":yes": {"BOOL": True},
                     # An abandoned lease item expires by itself too.
                     ":ttl": {"N": str(int(until) + 86_400)},
                 },
@@ -139,32 +173,40 @@ class DynamoStore:
                 ExpressionAttributeValues={":o": {"S": owner}, ":u": {"N": repr(until)}},
             )
 
-    def release_lease(self, key: str, owner: str) -> None:
-        """Give up this owner's lease without publishing facts."""
+    def mark_unshareable(self, key: str, owner: str, at: float, lasting: bool) -> None:
+        """End this owner's lease with the mark that its facts cannot be shared."""
         with contextlib.suppress(_ConditionFailedError):
             self._call(
                 "update_item",
                 Key={"pk": {"S": key}},
-                UpdateExpression="REMOVE lease_owner, lease_until",
+                UpdateExpression="REMOVE lease_owner, lease_until "
+                "SET unshareable_flight = :o, unshareable_at = :at, unshareable_lasting = :l",
                 ConditionExpression="lease_owner = :o",
-                ExpressionAttributeValues={":o": {"S": owner}},
+                ExpressionAttributeValues={
+                    ":o": {"S": owner},
+                    ":at": {"N": repr(at)},
+                    ":l": {"BOOL": lasting},
+                },
             )
 
-    def put(self, key: str, data: bytes, fetched_at: float, expires_at: float) -> bool:
-        """Publish a site's facts, replacing the item (and so any lease); False if too large."""
+    def pack(self, data: bytes) -> bytes | None:
+        """The facts compressed as the item keeps them; None when too large for an item."""
         packed = zlib.compress(data, 6)
-        if len(packed) > MAX_ITEM_BYTES:
-            return False
-        self._call(
-            "put_item",
-            Item={
-                "pk": {"S": key},
-                "facts": {"B": packed},
-                "fetched_at": {"N": repr(fetched_at)},
-                "expires_at": {"N": str(int(expires_at))},
-            },
-        )
-        return True
+        return packed if len(packed) <= MAX_ITEM_BYTES else None
+
+    def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
+        """Publish a site's facts, replacing the item (and so any lease or mark)."""
+        item: dict[str, Any] = {
+            "pk": {"S": key},
+            "facts": {"B": packed},
+            "fetched_at": {"N": repr(stamp.fetched_at)},
+            "fetch_s": {"N": repr(round(stamp.fetch_s, 3))},
+            "transient": {"BOOL": stamp.transient},
+            "expires_at": {"N": str(int(expires_at))},
+        }
+        if stamp.flight is not None:
+            item["flight"] = {"S": stamp.flight}
+        self._call("put_item", Item=item)
 
 
 class _ConditionFailedError(Exception):

@@ -1,4 +1,4 @@
-"""What a site answered, apart from any rule: the values audits of one site share (CONTRACT 7).
+"""What a site answered, apart from any rule: what audits of one site share (docs/contract.md §7).
 
 A result is the rules applied to these facts at one moment with one window; the facts themselves
 depend only on the site's answers. They travel between audits as JSON (`encode` / `decode`).
@@ -15,7 +15,7 @@ from .parser import ParsedSitemap
 
 # Bumped whenever the shape below changes, so that a store written by an older version is
 # read as empty instead of misread.
-FORMAT = 1
+FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,9 @@ class RobotsProbe:
     skipped: tuple[str, ...]  # Sitemap: values that were not usable
     validators: Validators = NO_VALIDATORS
     wire_bytes: int = 0
+    # The answer may not hold a moment later (429, 5xx, a timeout, a failed connection or name
+    # look-up): such facts go only to the audits that waited for their fetch (section 7).
+    transient: bool = False
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,7 @@ class CandidateOutcome:
     issue: str | None  # None exactly when selected is set
     validators: Validators = NO_VALIDATORS
     wire_bytes: int = 0
+    transient: bool = False  # as for RobotsProbe
 
 
 @dataclass(frozen=True)
@@ -83,12 +87,18 @@ class SiteFacts:
     candidates: tuple[str, ...]
     outcomes: tuple[CandidateOutcome, ...]  # the candidates tried, in order
     # False when the audit's own time budget cut the fetching short: such facts are incomplete
-    # and never shared (CONTRACT 7, last bullet).
+    # and never shared (docs/contract.md §7, last bullet).
     complete: bool = True
     fetched_at: float = 0.0  # wall-clock seconds when the fetching finished
+    fetch_seconds: float = 0.0  # how long the fetching took (how early to refresh them)
     # What this fetch did not download again because the site answered 304: URLs and bytes.
     revalidated: int = field(default=0, compare=False)
     revalidated_bytes: int = field(default=0, compare=False)
+
+    @property
+    def transient(self) -> bool:
+        """True when any answer in them may not hold a moment later (a 503, a timeout)."""
+        return self.robots.transient or any(o.transient for o in self.outcomes)
 
     @property
     def selected(self) -> SelectedSitemap | None:
@@ -151,6 +161,7 @@ def to_json(facts: SiteFacts) -> dict[str, Any]:
             "skipped": list(r.skipped),
             "validators": _validators(r.validators),
             "bytes": r.wire_bytes,
+            "transient": r.transient,
         },
         "candidates": list(facts.candidates),
         "outcomes": [
@@ -160,11 +171,13 @@ def to_json(facts: SiteFacts) -> dict[str, Any]:
                 "issue": o.issue,
                 "validators": _validators(o.validators),
                 "bytes": o.wire_bytes,
+                "transient": o.transient,
             }
             for o in facts.outcomes
         ],
         "complete": facts.complete,
         "fetchedAt": facts.fetched_at,
+        "fetchSeconds": facts.fetch_seconds,
     }
 
 
@@ -201,6 +214,7 @@ def from_json(value: Any) -> SiteFacts | None:
             skipped=tuple(r["skipped"]),
             validators=_read_validators(r["validators"]),
             wire_bytes=int(r["bytes"]),
+            transient=bool(r["transient"]),
         )
         outcomes = tuple(
             CandidateOutcome(
@@ -209,6 +223,7 @@ def from_json(value: Any) -> SiteFacts | None:
                 issue=o["issue"],
                 validators=_read_validators(o["validators"]),
                 wire_bytes=int(o["bytes"]),
+                transient=bool(o["transient"]),
             )
             for o in value["outcomes"]
         )
@@ -218,6 +233,7 @@ def from_json(value: Any) -> SiteFacts | None:
             outcomes=outcomes,
             complete=bool(value["complete"]),
             fetched_at=float(value["fetchedAt"]),
+            fetch_seconds=float(value["fetchSeconds"]),
         )
     except (AttributeError, KeyError, TypeError, ValueError):
         return None

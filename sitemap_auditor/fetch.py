@@ -1,6 +1,6 @@
 """The only module that speaks HTTP: one guarded GET at a time, its body as bounded, decoded chunks.
 
-What it guarantees for every URL it fetches (CONTRACT section 4):
+What it guarantees for every URL it fetches (docs/contract.md §4):
 - the 37AuditsBot user agent, and Basic Auth only on the site's own origin, hop by hop;
 - every resolved address checked before any connection opens, and the connection made to a checked
   address, with no second lookup (no DNS rebinding), on every redirect hop;
@@ -41,13 +41,13 @@ from .site import DEFAULT_PORTS, ascii_host
 if TYPE_CHECKING:
     from urllib3._base_connection import BaseHTTPConnection
 
-# The platform's crawler identity (CONTRACT section 4), to the letter.
+# The platform's crawler identity (docs/contract.md §4), to the letter.
 USER_AGENT = "37AuditsBot/1.0 (+https://www.37audits.com/bot)"
-# auditor-doc.md step 4: 30 s per request, which CONTRACT section 4 makes a whole-fetch deadline.
+# auditor-doc.md step 4: 30 s per request, which docs/contract.md §4 makes a whole-fetch deadline.
 REQUEST_DEADLINE_S = 30.0
-# CONTRACT section 4: 10 hops are followed, an 11th fails the request.
+# docs/contract.md §4: 10 hops are followed, an 11th fails the request.
 MAX_REDIRECTS = 10
-# auditor-doc.md step 4: bodies up to 50 MB; CONTRACT section 4 fixes the number of bytes.
+# auditor-doc.md step 4: bodies up to 50 MB; docs/contract.md §4 fixes the number of bytes.
 MAX_BODY_BYTES = 52_428_800
 # Reads and decompression work in slices of this size, so memory does not grow with the body.
 CHUNK_BYTES = 64 * 1024
@@ -143,6 +143,26 @@ class FetchStats:
     error: str | None
 
 
+# Fetch errors that say something of this moment rather than of the site: a timeout, a failed
+# connection or name look-up (docs/contract.md §7: such answers are not reused later).
+TRANSIENT_KINDS = frozenset(
+    {
+        "timeout",
+        "dns",
+        "connect",
+        "connection",
+        "connection reset",
+        "connection closed",
+        "incomplete body",
+    }
+)
+
+
+def transient_status(status: int) -> bool:
+    """True for an HTTP status that says the site could not answer now: 429 and 5xx."""
+    return status == 429 or 500 <= status <= 599
+
+
 class FetchError(Exception):
     """A fetch that could not be completed; part of the audit, not a defect."""
 
@@ -150,6 +170,11 @@ class FetchError(Exception):
         super().__init__(f"{kind}: {detail}" if detail else kind)
         self.kind = kind
         self.detail = detail
+
+    @property
+    def transient(self) -> bool:
+        """True when the same fetch a moment later may well succeed."""
+        return self.kind in TRANSIENT_KINDS
 
     def describe(self) -> str:
         """A short phrase for the data map's issues."""
@@ -509,7 +534,7 @@ class Fetcher:
         self.policy = policy
         self._on_fetch = on_fetch
         # Set when a fetch was cut by the audit's own time budget rather than by the site: the
-        # audit's facts are then incomplete (CONTRACT section 7).
+        # audit's facts are then incomplete (docs/contract.md §7).
         self.ran_out_of_budget = False
         # No Session: no cookies, no proxies or .netrc credentials from the environment.
         self._adapter = _GuardedAdapter(max_retries=0, pool_connections=4, pool_maxsize=1)

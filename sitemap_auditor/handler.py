@@ -36,7 +36,7 @@ from .text import valid_unicode
 SETTINGS = config.load(os.environ)
 # Time kept back from the Lambda's own limit to build and return the result.
 RESPONSE_MARGIN_S = 3.0
-# Audits of one site in this process share its facts (CONTRACT section 7).
+# Audits of one site in this process share its facts (docs/contract.md §7).
 SHARING = sharing.Sharing()
 if SETTINGS.cache_table and SETTINGS.share_seconds > 0:
     # boto3 and the DynamoDB client (~110 ms) at start-up, which Lambda runs at full speed before
@@ -49,10 +49,12 @@ _PROCESS_KEY = os.urandom(32)
 
 def fetch_facts(site: sites.SiteBase, fetcher: Fetcher, previous: SiteFacts | None) -> SiteFacts:
     """What the site answers now: robots probe -> candidates -> streaming parse."""
+    started = time.monotonic()
     robots = probe.robots_txt(fetcher, site.robots_txt_url, previous.robots if previous else None)
     tried = candidates.for_site(site, robots.sitemaps)
     outcomes = probe.first_sitemap(fetcher, tried, previous)
-    return probe.facts(fetcher, robots, tried, outcomes, previous, time.time())
+    took = time.monotonic() - started
+    return probe.facts(fetcher, robots, tried, outcomes, previous, time.time(), took)
 
 
 def apply_rules(
@@ -77,7 +79,7 @@ def apply_rules(
                 issue(selected.url, f"{parsed.unparsable_total} unparsable <lastmod> values in all")
             )
     robots = facts.robots
-    # CONTRACT section 6: each kind of issue in this order.
+    # docs/contract.md §6: each kind of issue in this order.
     issues = [
         *robots.issues,
         *facts.candidate_issues,
@@ -104,12 +106,12 @@ def audit(
     event: dict[str, Any],
     settings: config.Settings,
     fetcher: Fetcher,
-    share: sharing.Request,
+    share: sharing.ShareRequest,
     log: Invocation,
 ) -> dict[str, Any]:
     """Audit one site root and return the platform Response."""
     # The site's answers, from this audit's own fetch or shared with other audits of the site.
-    shared = SHARING.facts(
+    shared = SHARING.obtain(
         share, lambda previous: fetch_facts(site, fetcher, previous), log.store_error
     )
     log.shared(shared)
@@ -146,7 +148,7 @@ def share_request(
     settings: config.Settings,
     budget_deadline: float | None,
     log: Invocation,
-) -> sharing.Request:
+) -> sharing.ShareRequest:
     """How this audit takes part in sharing: its store key, its window and where facts may go."""
     key = _PROCESS_KEY
     store: sharing.SharedStore | None = None
@@ -161,7 +163,7 @@ def share_request(
             except credentials.SecretError as e:
                 log.store_error(sharing.StoreError("cache key", str(e)))
     secrets = [s.encode() for s in creds.secrets()] if creds else []
-    return sharing.Request(
+    return sharing.ShareRequest(
         key=sharing.scope_key(
             site.url,
             settings.allow_private_networks,
@@ -169,9 +171,8 @@ def share_request(
             key,
         ),
         window_s=settings.share_seconds,
-        wait_until=(
-            budget_deadline - sharing.SELF_FETCH_RESERVE_S if budget_deadline is not None else None
-        ),
+        # Waiting for another audit's fetch never outlasts this audit's own budget (section 7).
+        budget_end=budget_deadline,
         shared_store=store,
         # A site may echo a credential back into what it answers: such facts stay in this process.
         publishable=lambda data: not any(secret in data for secret in secrets),
@@ -231,7 +232,7 @@ def run(
 
 
 def _lambda_handler(event: Any, context: Any) -> dict[str, Any]:
-    """The Lambda handler (CONTRACT section 1)."""
+    """The Lambda handler (docs/contract.md §1)."""
     return run(event, context)
 
 

@@ -97,6 +97,11 @@ class Invocation:
             "revalidated": s.facts.revalidated if s and s.source == FETCHED else 0,
             "bytes_saved": s.bytes_saved if s else 0,
             "store_errors": self.store_errors,
+            # Why it fetched (holder, refresh, store-failed, unshareable, budget), when it did.
+            "fetch_reason": s.reason if s else None,
+            "refreshed_ahead": s.refreshed_ahead if s else False,
+            "store_throttles": s.throttled if s else 0,
+            "unshareable": s.unshareable if s else None,
         }
 
     def secret_unreadable(self, exc: BaseException) -> None:
@@ -162,6 +167,12 @@ class Invocation:
                     value=self.sharing.facts.revalidated,
                 )
             add(name="BytesSaved", unit=MetricUnit.Bytes, value=self.sharing.bytes_saved)
+            if self.sharing.refreshed_ahead:
+                add(name="FactsRefreshedAhead", unit=MetricUnit.Count, value=1)
+            if self.sharing.throttled:
+                add(name="StoreThrottles", unit=MetricUnit.Count, value=self.sharing.throttled)
+            if self.sharing.unshareable is not None:
+                add(name="FactsUnshareable", unit=MetricUnit.Count, value=1)
         if self.sharing is not None or self.store_errors:
             add(name="StoreErrors", unit=MetricUnit.Count, value=self.store_errors)
         add(

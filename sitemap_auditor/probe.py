@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from . import robots
 from .facts import NO_VALIDATORS, CandidateOutcome, RobotsProbe, SelectedSitemap, SiteFacts
-from .fetch import Fetcher, FetchError
+from .fetch import Fetcher, FetchError, transient_status
 from .issues import issue
 from .parser import ParsedSitemap, SitemapParser
 
@@ -30,13 +30,20 @@ def robots_txt(
                 return previous
             if resp.status != 200:
                 return RobotsProbe(
-                    resp.status, False, (), (issue(robots_url, f"HTTP {resp.status}"),), ()
+                    resp.status,
+                    False,
+                    (),
+                    (issue(robots_url, f"HTTP {resp.status}"),),
+                    (),
+                    transient=transient_status(resp.status),
                 )
             try:
                 body = b"".join(resp.body(limit=robots.MAX_ROBOTS_BYTES, truncate=True))
             except FetchError as e:
                 why = f"HTTP 200 but the body could not be read whole: {e.describe()}"
-                return RobotsProbe(resp.status, False, (), (issue(robots_url, why),), ())
+                return RobotsProbe(
+                    resp.status, False, (), (issue(robots_url, why),), (), transient=e.transient
+                )
             found = robots.sitemap_urls(body, resp.url, robots_url, truncated=resp.truncated)
             notes: tuple[str, ...] = ()
             if resp.truncated:
@@ -58,12 +65,17 @@ def robots_txt(
                 wire_bytes=resp.wire_bytes,
             )
     except FetchError as e:
-        return RobotsProbe(None, False, (), (issue(robots_url, e.describe()),), ())
+        return RobotsProbe(
+            None, False, (), (issue(robots_url, e.describe()),), (), transient=e.transient
+        )
 
 
 def _try_candidate(
     fetcher: Fetcher, url: str, previous: CandidateOutcome | None
 ) -> CandidateOutcome:
+    # A transient answer (a 503 that carried an ETag) is asked afresh, never revalidated.
+    if previous is not None and previous.transient:
+        previous = None
     validators = previous.validators if previous is not None else NO_VALIDATORS
     try:
         with fetcher.open(url, validators) as resp:
@@ -71,6 +83,10 @@ def _try_candidate(
                 return previous
             if not 200 <= resp.status < 300:
                 why = f"HTTP {resp.status}"
+                if transient_status(resp.status):
+                    return CandidateOutcome(
+                        url, None, issue(url, why), resp.validators, resp.wire_bytes, True
+                    )
             else:
                 parser = SitemapParser()
                 for chunk in resp.body():
@@ -84,7 +100,7 @@ def _try_candidate(
                 why = outcome.reason
             return CandidateOutcome(url, None, issue(url, why), resp.validators, resp.wire_bytes)
     except FetchError as e:
-        return CandidateOutcome(url, None, issue(url, e.describe()))
+        return CandidateOutcome(url, None, issue(url, e.describe()), transient=e.transient)
 
 
 def first_sitemap(
@@ -112,6 +128,7 @@ def facts(
     outcomes: tuple[CandidateOutcome, ...],
     previous: SiteFacts | None,
     fetched_at: float,
+    fetch_seconds: float = 0.0,
 ) -> SiteFacts:
     """Gather one fetch's answers as the site's facts, counting what a 304 let it reuse."""
     # A step answered 304 hands back the very object it was given.
@@ -126,6 +143,7 @@ def facts(
         outcomes=outcomes,
         complete=not fetcher.ran_out_of_budget,
         fetched_at=fetched_at,
+        fetch_seconds=fetch_seconds,
         revalidated=len(reused),
         revalidated_bytes=sum(x.wire_bytes for x in reused),
     )

@@ -1,18 +1,18 @@
-"""Audits of one site share one fetch (CONTRACT section 7).
+"""Audits of one site share one fetch (docs/contract.md §7): the stores and the driver.
 
-Within the share window an audit reuses the facts of the site's last complete fetch; while the
-site is being fetched, other audits wait for those facts (single flight) instead of fetching too;
-after the window the site is asked again, conditionally, from the stored validators. Facts live in
-a bounded store of this process and, when a table is configured, in a store shared by every
-container, where a lease (a conditional write with an expiry, renewed while its holder works)
-elects the one audit that fetches. The stores are an optimisation: any failure of theirs makes
-the audit fetch by itself, with the same result.
+Within their window an audit reuses the facts its process holds (`LocalStore`); while its process
+fetches the site, its other audits wait for that one fetch. Otherwise one audit leads for the
+process: where a table shares facts between containers, it drives the lease protocol
+(`lease.Protocol`, pure) against that store, making the calls and the sleeps the protocol asks
+for; without a table it fetches. The stores are an optimisation: a store that fails makes the
+audit fetch by itself, with the same result.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import random
 import threading
 import time
 import uuid
@@ -23,7 +23,26 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from . import facts as site_facts
+from . import lease
 from .facts import SiteFacts
+from .lease import Local, Reason, Source, Unshareable
+
+__all__ = [
+    "DEFAULT_MAX_WAIT_S",
+    "FETCHED",
+    "RETENTION_S",
+    "REUSED",
+    "WAITED",
+    "LocalStore",
+    "ShareRequest",
+    "Shared",
+    "SharedStore",
+    "Sharing",
+    "StoreError",
+    "StoredItem",
+    "scope_key",
+    "stamp_of",
+]
 
 # Facts are kept this long after their fetch so that a later audit can revalidate them with a
 # 304 instead of downloading again; a site audited less often than weekly is simply refetched.
@@ -32,83 +51,79 @@ RETENTION_S = 7 * 86_400
 # is usually a few KB; the worst, 100 long candidate URLs and their issues, a few hundred KB).
 LOCAL_MAX_SITES = 512
 LOCAL_MAX_BYTES = 32 * 1024 * 1024
-# A lease is this long and renewed every LEASE_RENEW_S while its holder fetches: a holder that
-# died stops renewing, and its lease lapses within LEASE_S for another audit to take over.
-LEASE_S = 10.0
-LEASE_RENEW_S = 3.0
-# Waiting audits poll the shared store every POLL_SHARE of the time they have waited, within
-# POLL_MIN_S and POLL_MAX_S: a waiter finishes at most about a tenth behind the fetching audit,
-# and a long wait costs few reads.
-POLL_MIN_S = 0.03
-POLL_MAX_S = 1.0
-POLL_SHARE = 0.1
-# A waiting audit stops waiting while it still has this long to fetch by itself: one request's
-# 30 s deadline and some margin.
-SELF_FETCH_RESERVE_S = 35.0
 # Without a time budget (the command line), an audit waits at most this long for another.
 DEFAULT_MAX_WAIT_S = 120.0
 
-FETCHED, REUSED, WAITED = "fetched", "reused", "waited"
+FETCHED, REUSED, WAITED = Source.FETCHED.value, Source.REUSED.value, Source.WAITED.value
 
 Fetch = Callable[[SiteFacts | None], SiteFacts]
 
 
 class StoreError(Exception):
-    """A call to the shared store failed, timed out or was throttled."""
+    """A call to the shared store failed or timed out (`throttled`: it answered, but later)."""
 
-    def __init__(self, op: str, detail: str) -> None:
+    def __init__(self, op: str, detail: str, throttled: bool = False) -> None:
         super().__init__(f"{op}: {detail}")
         self.op = op
         self.detail = detail
+        self.throttled = throttled
 
 
 @dataclass(frozen=True)
 class StoredItem:
-    """What the shared store holds for one site: its facts and who holds the lease, if anyone."""
+    """A site's shared item: what the protocol reads of it, and the facts it holds."""
 
-    facts: SiteFacts | None
-    lease_owner: str | None
-    lease_until: float | None
+    item: lease.Item
+    facts: SiteFacts | None  # set exactly when item.stamp is
 
 
 class SharedStore(Protocol):
     """A store shared by every container; every call is bounded in time and raises StoreError."""
 
-    def get(self, key: str) -> StoredItem | None:
-        """The item of a site, read consistently."""
+    def get(self, key: str, consistent: bool) -> StoredItem | None:
+        """The item of a site, None when it has none."""
 
-    def take_lease(
-        self, key: str, owner: str, until: float, now: float, fresh_since: float
-    ) -> bool:
-        """Take the site's lease unless another owner holds one or facts since then are stored."""
+    def take_lease(self, key: str, owner: str, until: float, now: float, due: float) -> bool:
+        """Take the site's lease unless a live lease, or facts fetched since `due`, are there."""
 
     def renew_lease(self, key: str, owner: str, until: float) -> None:
         """Extend this owner's lease."""
 
-    def release_lease(self, key: str, owner: str) -> None:
-        """Give up this owner's lease without publishing facts."""
+    def pack(self, data: bytes) -> bytes | None:
+        """The facts as the store keeps them; None when they are too large for it."""
 
-    def put(self, key: str, data: bytes, fetched_at: float, expires_at: float) -> bool:
-        """Publish a site's facts, replacing the item (and so any lease); False if too large."""
+    def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
+        """Publish a site's facts, replacing the item (and so any lease)."""
+
+    def mark_unshareable(self, key: str, owner: str, at: float, lasting: bool) -> None:
+        """End this owner's lease with the mark that its facts cannot be shared."""
 
 
 @dataclass(frozen=True)
 class Shared:
-    """The facts an audit got, and how: fetched itself, reused, or waited for another's fetch."""
+    """The facts an audit got, how (fetched, reused, waited) and what sharing did on the way."""
 
     facts: SiteFacts
     source: str
     bytes_saved: int  # what the site did not have to send again thanks to sharing
     store_errors: int
+    reason: str | None = None  # why it fetched (lease.Reason), when it did
+    throttled: int = 0  # throttled store answers this audit rode out
+    unshareable: str | None = None  # why its own fetch's facts could not go to the store
+
+    @property
+    def refreshed_ahead(self) -> bool:
+        """True when this audit refreshed facts ahead of their window's end."""
+        return self.reason == Reason.REFRESH.value
 
 
 @dataclass(frozen=True)
-class Request:
-    """One audit's part in sharing: its key, window, how long it may wait, where facts may go."""
+class ShareRequest:
+    """One audit's part in sharing: its key, window, time budget and where facts may go."""
 
     key: str
     window_s: int
-    wait_until: float | None  # time.monotonic() value; None for no time budget
+    budget_end: float | None  # time.monotonic() value; None for no time budget
     shared_store: SharedStore | None  # None: share within this process only
     publishable: Callable[[bytes], bool]  # False for facts that must not leave the process
 
@@ -120,6 +135,13 @@ def scope_key(site_url: str, private_networks: bool, credential: str | None, key
     if credential is not None:
         scope = hmac.new(key, credential.encode("utf-8", "replace"), hashlib.sha256).hexdigest()
     return f"v{site_facts.FORMAT}|{'p' if private_networks else 'g'}|{scope}|{site_url}"
+
+
+def stamp_of(facts: SiteFacts | None, flight: str | None = None) -> lease.Stamp | None:
+    """What the lease protocol needs to know of a set of facts."""
+    if facts is None:
+        return None
+    return lease.Stamp(facts.fetched_at, facts.fetch_seconds, facts.transient, flight)
 
 
 class _Flight:
@@ -136,22 +158,41 @@ class LocalStore:
     def __init__(self, max_sites: int = LOCAL_MAX_SITES, max_bytes: int = LOCAL_MAX_BYTES) -> None:
         self._facts: OrderedDict[str, tuple[SiteFacts, int]] = OrderedDict()
         self._flights: dict[str, _Flight] = {}
+        self._checked: dict[str, float] = {}  # when a lead last found another audit refreshing
         self._bytes = 0
         self._max_sites = max_sites
         self._max_bytes = max_bytes
         self._lock = threading.Lock()
 
+    def enter(
+        self, key: str, window_s: int, now: float, draw: float
+    ) -> tuple[Local, SiteFacts | None, _Flight | None]:
+        """What an audit of the site does here, the facts held for it, and the flight it joins
+        or leads."""
+        with self._lock:
+            known = self._known(key, now)
+            flight = self._flights.get(key)
+            choice = lease.local_choice(
+                stamp_of(known), window_s, now, flight is not None, self._checked.get(key), draw
+            )
+            if choice is Local.LEAD:
+                flight = self._flights[key] = _Flight()
+            return choice, known, flight if choice is not Local.REUSE else None
+
+    def _known(self, key: str, now: float) -> SiteFacts | None:
+        hit = self._facts.get(key)
+        if hit is None:
+            return None
+        if now - hit[0].fetched_at > RETENTION_S:
+            self._drop(key)
+            return None
+        self._facts.move_to_end(key)
+        return hit[0]
+
     def get(self, key: str, now: float) -> SiteFacts | None:
         """The facts stored for a site, unless older than the retention."""
         with self._lock:
-            hit = self._facts.get(key)
-            if hit is None:
-                return None
-            if now - hit[0].fetched_at > RETENTION_S:
-                self._drop(key)
-                return None
-            self._facts.move_to_end(key)
-            return hit[0]
+            return self._known(key, now)
 
     def put(self, key: str, facts: SiteFacts, size: int) -> None:
         """Keep a site's facts, evicting the least recently used beyond the bounds."""
@@ -166,17 +207,15 @@ class LocalStore:
 
     def _drop(self, key: str) -> None:
         old = self._facts.pop(key, None)
+        self._checked.pop(key, None)
         if old is not None:
             self._bytes -= old[1]
 
-    def join(self, key: str) -> tuple[_Flight, bool]:
-        """The site's fetch in progress and False, or a new one and True: this caller leads it."""
+    def checked(self, key: str, now: float) -> None:
+        """Note that a lead found another audit refreshing the site's facts."""
         with self._lock:
-            flight = self._flights.get(key)
-            if flight is not None:
-                return flight, False
-            flight = self._flights[key] = _Flight()
-            return flight, True
+            if key in self._facts:
+                self._checked[key] = now
 
     def land(self, key: str, flight: _Flight, facts: SiteFacts | None) -> None:
         """End a fetch in progress, handing its facts (None: nothing usable) to its waiters."""
@@ -190,21 +229,12 @@ class LocalStore:
         """Forget every site."""
         with self._lock:
             self._facts.clear()
+            self._checked.clear()
             self._bytes = 0
 
 
-def _fresh(facts: SiteFacts | None, window_s: int, now: float) -> bool:
-    return facts is not None and facts.complete and now - facts.fetched_at <= window_s
-
-
-def _newer(a: SiteFacts | None, b: SiteFacts | None) -> SiteFacts | None:
-    if a is None or b is None:
-        return a or b
-    return a if a.fetched_at >= b.fetched_at else b
-
-
 class Sharing:
-    """Hands each audit its site's facts: reused, waited for, or fetched (CONTRACT section 7)."""
+    """Hands each audit its site's facts: reused, waited for, or fetched (section 7)."""
 
     def __init__(
         self,
@@ -212,112 +242,52 @@ class Sharing:
         wall: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        rng: random.Random | None = None,
     ) -> None:
         self.local = local or LocalStore()
         self._wall = wall
         self._mono = monotonic
         self._sleep = sleep
+        self._rng = rng or random.Random()
 
-    def facts(self, req: Request, fetch: Fetch, on_error: Callable[[StoreError], None]) -> Shared:
+    def obtain(
+        self, req: ShareRequest, fetch: Fetch, on_error: Callable[[StoreError], None]
+    ) -> Shared:
         """The site's facts for one audit, fetching them only when no other audit can share."""
         if req.window_s <= 0:
             return Shared(fetch(None), FETCHED, 0, 0)
         now = self._wall()
-        known = self.local.get(req.key, now)
-        if _fresh(known, req.window_s, now):
+        draw = self._rng.random()  # this audit's one draw for refreshing ahead (lease.due)
+        choice, known, flight = self.local.enter(req.key, req.window_s, now, draw)
+        if choice is Local.REUSE:
             assert known is not None
             return Shared(known, REUSED, known.wire_bytes, 0)
-        wait_until = req.wait_until
-        if wait_until is None:
-            wait_until = self._mono() + DEFAULT_MAX_WAIT_S
-        flight, leader = self.local.join(req.key)
-        if not leader:
-            flight.done.wait(max(0.0, wait_until - self._mono()))
-            landed = flight.facts
-            if landed is not None:
-                return Shared(landed, WAITED, landed.wire_bytes, 0)
+        assert flight is not None
+        budget_end = req.budget_end
+        if budget_end is None:
+            budget_end = self._mono() + DEFAULT_MAX_WAIT_S
+        if choice is Local.JOIN:
+            landed = flight.done.wait(max(0.0, budget_end - self._mono()))
+            if flight.facts is not None:
+                return Shared(flight.facts, WAITED, flight.facts.wire_bytes, 0)
+            # The fetch this audit waited for gave nothing to share (or its budget ran out):
+            # each of its waiters fetches now, side by side.
+            why = Reason.UNSHAREABLE if landed else Reason.BUDGET
             got = self._fetch(fetch, known)
-            return Shared(got, FETCHED, got.revalidated_bytes, 0)
+            return Shared(got, FETCHED, got.revalidated_bytes, 0, why.value)
         result: Shared | None = None
         try:
-            result = self._lead(req, fetch, known, wait_until, on_error)
+            result = self._lead(req, fetch, known, budget_end, draw, on_error)
             return result
         finally:
-            # Waiters get the facts only when complete; an exception or a cut fetch hands them
-            # nothing, and each then fetches by itself.
+            # Waiters get facts only when complete (transient ones too: they waited for this very
+            # fetch); an exception or a cut fetch hands them nothing, and each fetches by itself.
             usable = result.facts if result is not None and result.facts.complete else None
-            if usable is not None:
+            if usable is not None and usable is not known:
                 self.local.put(req.key, usable, len(site_facts.encode(usable)))
+            if result is not None and result.source == REUSED and known is not None:
+                self.local.checked(req.key, self._wall())
             self.local.land(req.key, flight, usable)
-
-    def _lead(
-        self,
-        req: Request,
-        fetch: Fetch,
-        known: SiteFacts | None,
-        wait_until: float,
-        on_error: Callable[[StoreError], None],
-    ) -> Shared:
-        store = req.shared_store
-        if store is None:
-            got = self._fetch(fetch, known)
-            return Shared(got, FETCHED, got.revalidated_bytes, 0)
-        errors = 0
-
-        def failed(e: StoreError) -> None:
-            nonlocal errors
-            errors += 1
-            on_error(e)
-
-        try:
-            item = store.get(req.key)
-        except StoreError as e:
-            failed(e)
-            got = self._fetch(fetch, known)
-            return Shared(got, FETCHED, got.revalidated_bytes, errors)
-        if item is not None and _fresh(item.facts, req.window_s, self._wall()):
-            assert item.facts is not None
-            return Shared(item.facts, REUSED, item.facts.wire_bytes, 0)
-        previous = _newer(known, item.facts if item is not None else None)
-        owner = uuid.uuid4().hex
-        while True:
-            now = self._wall()
-            try:
-                took = store.take_lease(req.key, owner, now + LEASE_S, now, now - req.window_s)
-            except StoreError as e:
-                failed(e)
-                break
-            if took:
-                try:
-                    with self._renewing(store, req.key, owner, failed):
-                        got = self._fetch(fetch, previous)
-                except BaseException:
-                    # A defect: let the waiters take over now rather than when the lease lapses.
-                    with suppress(StoreError):
-                        store.release_lease(req.key, owner)
-                    raise
-                self._publish(store, req, got, owner, failed)
-                return Shared(got, FETCHED, got.revalidated_bytes, errors)
-            try:
-                item = self._await(store, req, wait_until)
-            except StoreError as e:
-                failed(e)
-                break
-            if (
-                item is not None
-                and item.facts is not None
-                and _fresh(item.facts, req.window_s, self._wall())
-            ):
-                return Shared(item.facts, WAITED, item.facts.wire_bytes, errors)
-            if self._mono() >= wait_until:
-                break
-            # The holder's lease lapsed without facts: take it over.
-        # The store failed or the wait ran out: fetch by ourselves, and share what we learn if
-        # the store still answers.
-        got = self._fetch(fetch, previous)
-        if errors == 0:
-            self._publish(store, req, got, None, failed)
-        return Shared(got, FETCHED, got.revalidated_bytes, errors)
 
     def _fetch(self, fetch: Fetch, previous: SiteFacts | None) -> SiteFacts:
         # Facts past the retention are not revalidated: their validators may name old content.
@@ -325,24 +295,122 @@ class Sharing:
             previous = None
         return fetch(previous)
 
-    def _await(self, store: SharedStore, req: Request, wait_until: float) -> StoredItem | None:
-        """Poll until the holder's facts appear, its lease lapses or the wait runs out."""
-        started = self._mono()
+    def _lead(
+        self,
+        req: ShareRequest,
+        fetch: Fetch,
+        known: SiteFacts | None,
+        budget_end: float,
+        draw: float,
+        on_error: Callable[[StoreError], None],
+    ) -> Shared:
+        """Drive the lease protocol for this process's audits of the site."""
+        store = req.shared_store
+        if store is None:
+            refresh = lease.usable(stamp_of(known), req.window_s, self._wall())
+            got = self._fetch(fetch, known)
+            why = Reason.REFRESH if refresh else Reason.HOLDER
+            return Shared(got, FETCHED, got.revalidated_bytes, 0, why.value)
+        errors = throttles = 0
+
+        def failed(e: StoreError) -> None:
+            nonlocal errors, throttles
+            errors += 1
+            # A wait that rides out throttling may meet hundreds: the first is logged, the rest
+            # counted (store_throttles).
+            throttles += e.throttled
+            if not e.throttled or throttles == 1:
+                on_error(e)
+
+        owner = uuid.uuid4().hex
+        wall_budget_end = self._wall() + (budget_end - self._mono())
+        machine = lease.Protocol(
+            owner, req.window_s, wall_budget_end, stamp_of(known), self._rng, draw
+        )
+        stored: SiteFacts | None = None  # the facts of the item read last
+        own: SiteFacts | None = None
+        unshareable: Unshareable | None = None
+        packed: bytes | None = None
+        action = machine.start()
         while True:
-            now_mono = self._mono()
-            left = wait_until - now_mono
-            if left <= 0:
-                return None
-            delay = min(max(POLL_SHARE * (now_mono - started), POLL_MIN_S), POLL_MAX_S)
-            self._sleep(min(delay, left))
-            item = store.get(req.key)
-            now = self._wall()
-            if item is None:
-                return None
-            if _fresh(item.facts, req.window_s, now):
-                return item
-            if item.lease_until is None or item.lease_until < now:
-                return item
+            seen: lease.Observation
+            try:
+                match action:
+                    case lease.Read(consistent=consistent):
+                        got_item = store.get(req.key, consistent)
+                        stored = got_item.facts if got_item is not None else None
+                        seen = lease.ReadDone(got_item.item if got_item is not None else None)
+                    case lease.TakeLease(until=until, now=at, due=due):
+                        took = store.take_lease(req.key, owner, until, at, due)
+                        seen = lease.LeaseTaken() if took else lease.LeaseRefused()
+                    case lease.Sleep(until=until):
+                        self._sleep(max(0.0, until - self._wall()))
+                        seen = lease.Slept()
+                    case lease.FetchHolding():
+                        previous = _newer(known, stored)
+                        started = self._wall()
+                        try:
+                            with self._renewing(store, req.key, owner, failed):
+                                own = self._fetch(fetch, previous)
+                        except BaseException:
+                            # A defect: the waiters fetch by themselves now, not when the lease
+                            # lapses.
+                            with suppress(StoreError):
+                                store.mark_unshareable(req.key, owner, self._wall(), False)
+                            raise
+                        unshareable, packed = self._packing(store, req, own)
+                        fetched = stamp_of(own) or lease.Stamp(started)
+                        seen = lease.Fetched(fetched, unshareable)
+                    case lease.Publish(stamp=stamp):
+                        assert own is not None and packed is not None
+                        store.put(req.key, packed, stamp, own.fetched_at + RETENTION_S)
+                        seen = lease.StoreAnswered()
+                    case lease.MarkUnshareable(at=at, why=marked):
+                        store.mark_unshareable(req.key, owner, at, marked.lasting)
+                        seen = lease.StoreAnswered()
+                    case lease.FetchAlone(reason=reason):
+                        got = self._fetch(fetch, _newer(known, stored))
+                        return Shared(
+                            got,
+                            FETCHED,
+                            got.revalidated_bytes,
+                            errors,
+                            reason.value,
+                            machine.throttled,
+                        )
+                    case lease.Finish(use=use, source=source, reason=reason):
+                        chosen = {lease.Use.KNOWN: known, lease.Use.STORED: stored}.get(use, own)
+                        assert chosen is not None
+                        saved = chosen.wire_bytes
+                        if source is Source.FETCHED:
+                            saved = chosen.revalidated_bytes
+                        return Shared(
+                            chosen,
+                            source.value,
+                            saved,
+                            errors,
+                            reason.value if reason else None,
+                            machine.throttled,
+                            unshareable.value if unshareable else None,
+                        )
+            except StoreError as e:
+                failed(e)
+                seen = lease.StoreFailed(e.throttled)
+            action = machine.step(seen, self._wall())
+
+    def _packing(
+        self, store: SharedStore, req: ShareRequest, own: SiteFacts
+    ) -> tuple[Unshareable | None, bytes | None]:
+        """Why the fetched facts cannot go to the store, or what goes."""
+        if not own.complete:
+            return Unshareable.CUT, None
+        data = site_facts.encode(own)
+        if not req.publishable(data):
+            return Unshareable.CREDENTIAL, None
+        packed = store.pack(data)
+        if packed is None:
+            return Unshareable.LARGE, None
+        return None, packed
 
     @contextmanager
     def _renewing(
@@ -350,13 +418,17 @@ class Sharing:
     ) -> Iterator[None]:
         """Keep the lease alive while its holder fetches."""
         stop = threading.Event()
+        rng = random.Random(self._rng.random())
 
         def renew() -> None:
-            while not stop.wait(LEASE_RENEW_S):
+            in_a_row = 0
+            while not stop.wait(lease.renewal_s(in_a_row, rng)):
                 try:
-                    store.renew_lease(key, owner, self._wall() + LEASE_S)
+                    store.renew_lease(key, owner, self._wall() + lease.LEASE_S)
+                    in_a_row = 0
                 except StoreError as e:
                     failed(e)
+                    in_a_row = in_a_row + 1 if e.throttled else 0
 
         worker = threading.Thread(target=renew, name="lease-renewal", daemon=True)
         worker.start()
@@ -366,23 +438,8 @@ class Sharing:
             stop.set()
             worker.join(timeout=2.0)
 
-    def _publish(
-        self,
-        store: SharedStore,
-        req: Request,
-        got: SiteFacts,
-        owner: str | None,
-        failed: Callable[[StoreError], None],
-    ) -> None:
-        data = site_facts.encode(got) if got.complete else b""
-        try:
-            stored = (
-                got.complete
-                and req.publishable(data)
-                and store.put(req.key, data, got.fetched_at, got.fetched_at + RETENTION_S)
-            )
-            if not stored and owner is not None:
-                # Let the waiters take over now rather than when the lease lapses.
-                store.release_lease(req.key, owner)
-        except StoreError as e:
-            failed(e)
+
+def _newer(a: SiteFacts | None, b: SiteFacts | None) -> SiteFacts | None:
+    if a is None or b is None:
+        return a or b
+    return a if a.fetched_at >= b.fetched_at else b

@@ -117,3 +117,7 @@ def logs() -> Iterator[LogCapture]:
         yield capture
     finally:
         handler.setStream(previous)
+
+
+# The shared table's fixtures; imported last, as their module imports helpers from this one.
+from support.tables import dynamo, local_aws, moto, table  # noqa: E402, F401

@@ -48,6 +48,10 @@ def new_facts_table(client: Any) -> str:
         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
         BillingMode="PAY_PER_REQUEST",
     )
+    # dynalite, like DynamoDB, creates a table asynchronously: wait until it is ACTIVE.
+    client.get_waiter("table_exists").wait(
+        TableName=name, WaiterConfig={"Delay": 0.05, "MaxAttempts": 200}
+    )
     return name
 
 

@@ -2,7 +2,8 @@
 
 Started as `python share_worker.py SPEC_JSON`, where the spec gives the URLs to audit, how many
 threads audit them at once, an optional wall-clock start time (so that several processes start
-together), an optional time budget per invocation and the file to write the results to, in order.
+together), an optional time budget per invocation, an optional spacing (audit i starts i x spacing
+seconds after the start) and the file to write the results to, in order.
 URLs under "warmup" are audited first, one by one, before the start time (a container that has
 served before). The CPU time of the audits themselves (user + system, `getrusage` of the process
 taken right before and after them) is printed as a JSON line `{"usage": ...}`.
@@ -44,7 +45,13 @@ def main() -> None:
     if start_at is not None:
         time.sleep(max(0.0, start_at - time.time()))
 
+    spacing = spec.get("spacing_s")
+    began = time.time()
+
     def one(i: int) -> dict[str, Any]:
+        if spacing:
+            # A stream of audits rather than a burst: audit i starts i x spacing after the start.
+            time.sleep(max(0.0, began + i * spacing - time.time()))
         context = Context(budget_ms, f"req-{i}") if budget_ms else None
         started = time.monotonic()
         result = handler.lambda_handler(events[i], context)

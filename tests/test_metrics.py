@@ -224,6 +224,9 @@ UNITS = {
     "FactsRevalidated": "Count",
     "BytesSaved": "Bytes",
     "StoreErrors": "Count",
+    "FactsRefreshedAhead": "Count",
+    "StoreThrottles": "Count",
+    "FactsUnshareable": "Count",
 }
 # What every audit that reached the site emits about sharing, when it fetched by itself.
 SHARING_FETCHED = {"FactsFetched", "FactsRevalidated", "BytesSaved", "StoreErrors"}

@@ -1,8 +1,9 @@
-"""Audits of one site share one fetch (CONTRACT section 7), against real servers.
+"""Audits of one site share one fetch (docs/contract.md §7), against real servers.
 
 The sites are loopback servers that count what they are asked and can answer 304, ignore
-validators, stall or fail; the shared store is DynamoDB as moto's server on 127.0.0.1, reached
-by the function's own boto3 through AWS_ENDPOINT_URL_DYNAMODB; "containers" are processes.
+validators, stall or fail; the shared store is DynamoDB as moto's server and as dynalite on
+127.0.0.1 (every test of the table runs against both), reached by the function's own boto3
+through AWS_ENDPOINT_URL_DYNAMODB; "containers" are processes.
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ import pytest
 from conftest import LOCAL, LogCapture, codes_of, data_of, days_ago
 from containers import Container
 from servers import Site, gz, reply, robots_with, send, urlset
-from test_metrics import lambda_environment
-from test_secrets import REGION, aws_environment, moto_server
+from support.tables import container_env, dynamodb
+from test_secrets import aws_environment, moto_server
 
-from sitemap_auditor import credentials, dynamostore, handler
+from sitemap_auditor import dynamostore, handler, lease
 from sitemap_auditor.config import Settings
 
 FRESH = days_ago(1)
@@ -244,63 +245,12 @@ def test_facts_cut_by_the_time_budget_are_not_shared(site: Site) -> None:
 # --- across processes, through DynamoDB -------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def moto() -> Iterator[str]:
-    """moto's server in a process of its own, as DynamoDB is a service of its own (in the test
-    process it would compete with the tests for the interpreter and answer late), with atomic
-    conditional writes, as DynamoDB's."""
-    with moto_atomic.running() as endpoint:
-        yield endpoint
-
-
-@pytest.fixture
-def local_aws(moto: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """This process's boto3 pointed at the local server, with fresh clients before and after."""
-    for k, v in {**aws_environment(moto), "AWS_ENDPOINT_URL_DYNAMODB": moto}.items():
-        monkeypatch.setenv(k, v)
-    credentials.clear_cache()
-    dynamostore.reset()
-    yield moto
-    credentials.clear_cache()
-    dynamostore.reset()
-
-
-def dynamodb(endpoint: str) -> Any:
-    import boto3
-
-    return boto3.session.Session(
-        aws_access_key_id="testing", aws_secret_access_key="testing", region_name=REGION
-    ).client("dynamodb", endpoint_url=endpoint)
-
-
-@pytest.fixture
-def table(moto: str) -> Iterator[str]:
-    client = dynamodb(moto)
-    name = moto_atomic.new_facts_table(client)
-    yield name
-    client.delete_table(TableName=name)
-
-
-def container_env(moto: str, table: str, **extra: str) -> dict[str, str]:
-    env = lambda_environment(
-        {
-            **aws_environment(moto),
-            "AWS_ENDPOINT_URL_DYNAMODB": moto,
-            "SITEMAP_CACHE_TABLE": table,
-            "SITEMAP_SHARE_SECONDS": "60",
-            "POWERTOOLS_METRICS_NAMESPACE": "test",
-        }
-    )
-    env.update(extra)
-    return env
-
-
 @pytest.mark.slow
 def test_100_audits_from_4_containers_fetch_the_site_once(
-    moto: str, table: str, site: Site
+    dynamo: str, table: str, site: Site
 ) -> None:
     a_site(site, delay=1.5)
-    env = container_env(moto, table)
+    env = container_env(dynamo, table)
     start_at = time.time() + 6
     containers = [
         Container(
@@ -323,7 +273,9 @@ def test_100_audits_from_4_containers_fetch_the_site_once(
 
 
 @pytest.mark.slow
-def test_the_lease_holder_killed_mid_fetch_is_taken_over(moto: str, table: str, site: Site) -> None:
+def test_the_lease_holder_killed_mid_fetch_is_taken_over(
+    dynamo: str, table: str, site: Site
+) -> None:
     release = threading.Event()
     body = urlset([FRESH])
 
@@ -336,7 +288,7 @@ def test_the_lease_holder_killed_mid_fetch_is_taken_over(moto: str, table: str, 
 
     site.route("/robots.txt", robots_with(f"Sitemap: {site.url('/sitemap.xml')}"))
     site.route("/sitemap.xml", stalled)
-    env = container_env(moto, table)
+    env = container_env(dynamo, table)
     holder = Container(env, {"urls": [site.url("/holder")], "budget_ms": 100_000})
     deadline = time.monotonic() + 30
     while count(site, "/sitemap.xml") < 1 and time.monotonic() < deadline:
@@ -396,11 +348,13 @@ def test_a_table_that_stops_answering_mid_run_costs_no_result(site: Site) -> Non
 
 
 @pytest.mark.slow
-def test_a_second_container_after_the_window_revalidates(moto: str, table: str, site: Site) -> None:
+def test_a_second_container_after_the_window_revalidates(
+    dynamo: str, table: str, site: Site
+) -> None:
     body = urlset([FRESH])
     site.route("/robots.txt", robots_with(f"Sitemap: {site.url('/sitemap.xml')}"))
     site.route("/sitemap.xml", with_validators(gz(body), etag='W/"gz-1"'))
-    env = container_env(moto, table, SITEMAP_SHARE_SECONDS="1")
+    env = container_env(dynamo, table, SITEMAP_SHARE_SECONDS="1")
     first = Container(env, {"urls": [site.url("/a")]}).answers()
     time.sleep(1.2)
     second = Container(env, {"urls": [site.url("/b")]}).answers()
@@ -410,7 +364,7 @@ def test_a_second_container_after_the_window_revalidates(moto: str, table: str, 
 
 
 @pytest.mark.slow
-def test_no_credential_reaches_the_table(moto: str, table: str, site: Site) -> None:
+def test_no_credential_reaches_the_table(moto: str, dynamo: str, table: str, site: Site) -> None:
     from test_secrets import secrets_client
 
     key_id = secrets_client(moto).create_secret(
@@ -423,7 +377,7 @@ def test_no_credential_reaches_the_table(moto: str, table: str, site: Site) -> N
         robots_with(f"Sitemap: {site.url('/sitemap.xml')}"),
     )
     site.route("/sitemap.xml", reply(urlset([FRESH])))
-    env = container_env(moto, table, SITEMAP_CACHE_KEY_SECRET=key_id)
+    env = container_env(dynamo, table, moto, SITEMAP_CACHE_KEY_SECRET=key_id)
     events = [
         {"basicAuth": {"username": "alice", "password": password}},
         {"basicAuth": {"username": "bob", "password": "another-password"}},
@@ -433,7 +387,7 @@ def test_no_credential_reaches_the_table(moto: str, table: str, site: Site) -> N
             Container(env, {"urls": [site.url("/x")], "event": event}).answers()
     # Each credential set fetched once, across containers, and never shared with the other.
     assert count(site, "/sitemap.xml") == 2
-    items = dynamodb(moto).scan(TableName=table)["Items"]
+    items = dynamodb(dynamo).scan(TableName=table)["Items"]
     assert len(items) == 2
     dumped = json.dumps(items, default=str)
     raw = b"".join(
@@ -449,11 +403,10 @@ def test_no_credential_reaches_the_table(moto: str, table: str, site: Site) -> N
 
 
 def test_facts_that_echo_a_credential_stay_in_the_process(
-    local_aws: str, table: str, site: Site
+    local_aws: str, moto: str, table: str, site: Site
 ) -> None:
     from test_secrets import secrets_client
 
-    moto = local_aws
     key_id = secrets_client(moto).create_secret(
         Name=f"cache-key-{time.monotonic_ns()}", SecretString="q" * 64
     )["ARN"]
@@ -467,7 +420,7 @@ def test_facts_that_echo_a_credential_stay_in_the_process(
     assert without_date(first) == without_date(second)
     assert password not in json.dumps(first)
     assert count(site, f"/sitemap.xml?p={password}") == 1
-    items = dynamodb(moto).scan(TableName=table)["Items"]
+    items = dynamodb(local_aws).scan(TableName=table)["Items"]
     assert all("facts" not in i for i in items)
     assert password not in json.dumps(items, default=str)
 
@@ -578,13 +531,16 @@ def test_no_lease_is_taken_over_facts_fresh_in_the_window(table: str) -> None:
     store = dynamostore.DynamoStore(table)
     now = time.time()
     published = facts.SiteFacts(facts.RobotsProbe(404, False, (), (), ()), (), (), fetched_at=now)
-    assert store.put("k", facts.encode(published), now, now + 60)
+    packed = store.pack(facts.encode(published))
+    assert packed is not None
+    store.put("k", packed, lease.Stamp(now, 0.5), now + 60)
     # Facts published at `now`: an audit whose window reaches back before them must use them.
     assert not store.take_lease("k", "late-reader", now + 10, now, now - 60)
     # Once they are older than the window, the site may be asked again.
     assert store.take_lease("k", "next", now + 10, now, now + 1)
-    item = store.get("k")
-    assert item is not None and item.lease_owner == "next" and item.facts == published
+    got = store.get("k", consistent=True)
+    assert got is not None and got.item.lease_owner == "next" and got.facts == published
+    assert got.item.stamp == lease.Stamp(now, 0.5)
 
 
 def test_an_unreadable_cache_key_keeps_credentialed_facts_in_the_process(
@@ -619,8 +575,8 @@ print(json.dumps(won))
 
 
 @pytest.mark.slow
-def test_of_containers_racing_for_a_lease_exactly_one_wins(moto: str, table: str) -> None:
-    env = container_env(moto, table)
+def test_of_containers_racing_for_a_lease_exactly_one_wins(dynamo: str, table: str) -> None:
+    env = container_env(dynamo, table)
     start_at = time.time() + 5
     racers = [
         subprocess.Popen(

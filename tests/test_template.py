@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE_TEXT = (ROOT / "template.yaml").read_text(encoding="utf-8")
 # Every metric the function emits (observability.py), each of which the dashboard must show.
 METRIC_NAMES = set(UNITS)
-# The metrics of facts shared between audits of one site (CONTRACT.md section 7), named here too so
+# The metrics of facts shared between audits of one site (docs/contract.md §7), named here too so
 # that the dashboard shows them whatever test_metrics.UNITS lists.
 SHARING_METRICS = {
     "FactsFetched",
@@ -38,6 +38,9 @@ SHARING_METRICS = {
     "FactsRevalidated",
     "BytesSaved",
     "StoreErrors",
+    "FactsRefreshedAhead",
+    "StoreThrottles",
+    "FactsUnshareable",
 }
 LAMBDA_MAX_TIMEOUT_S = 900
 

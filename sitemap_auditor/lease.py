@@ -1,0 +1,552 @@
+"""Which audit of a site fetches it, as a pure state machine (docs/contract.md §7).
+
+The site's shared item holds the stamp of its last facts (when they were fetched, how long that
+took, whether they hold a transient answer, under whose lease) and, while an audit fetches the
+site, that audit's lease. An audit asks a `Protocol` what to do (read the item, take the lease,
+sleep until a time, fetch, publish, mark its facts unshareable, or finish), does it, and tells the
+machine what came of it. The machine makes no call, reads no clock and never sleeps: `sharing`
+drives it against the real store, the unit tests and `bench/scale.py` against fakes in virtual
+time. Times are wall-clock seconds, the clock every container shares.
+
+What it guarantees (section 7): an audit waits for a fetch as long as that fetch's lease is
+renewed, up to its own budget; a store that throttles keeps it waiting with jittered backoff;
+only a store that does not answer, a lease that lapsed or its own budget make it act alone; an
+unshareable fetch releases every waiter at once; facts holding a transient answer go only to the
+audits that waited for that very fetch; facts in the last part of their window are refreshed by
+one audit while the others go on reusing them; and no audit writes a conditional lease over a
+live lease it has just read.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from enum import Enum
+
+__all__ = [
+    "LEASE_RENEW_S",
+    "LEASE_S",
+    "Action",
+    "FetchAlone",
+    "FetchHolding",
+    "Fetched",
+    "Finish",
+    "Item",
+    "LeaseRefused",
+    "LeaseTaken",
+    "Local",
+    "MarkUnshareable",
+    "Observation",
+    "Protocol",
+    "Publish",
+    "Read",
+    "ReadDone",
+    "Reason",
+    "Sleep",
+    "Slept",
+    "Source",
+    "Stamp",
+    "StoreAnswered",
+    "StoreFailed",
+    "TakeLease",
+    "Unshareable",
+    "Use",
+    "backoff_s",
+    "due",
+    "local_choice",
+    "poll_base_s",
+    "poll_s",
+    "renewal_s",
+    "usable",
+]
+
+# A lease is this long and renewed every LEASE_RENEW_S while its holder fetches: a holder that
+# died stops renewing, and its lease lapses within LEASE_S for a waiter to take over. The slack
+# between the two (7 s) lets a renewal that the store throttles be retried before the lapse.
+LEASE_S = 10.0
+LEASE_RENEW_S = 3.0
+# Waiters poll every POLL_SHARE of the time they have waited, within POLL_MIN_S and POLL_MAX_S,
+# jittered so that a crowd of waiters does not poll in step: a waiter learns of the facts at most
+# about a tenth of its wait (and never more than a second) behind the fetching audit.
+POLL_MIN_S = 0.05
+POLL_MAX_S = 1.0
+POLL_SHARE = 0.1
+# A throttled call is tried again after a "full jitter" backoff: uniform in [0, cap], the cap
+# doubling from BACKOFF_BASE_S per throttled answer in a row up to BACKOFF_MAX_S.
+BACKOFF_BASE_S = 0.05
+BACKOFF_MAX_S = 2.0
+# A lapsed lease seen by many waiters at once: each waits a random part of this before it reads
+# again and tries to take over, so that the first one's lease is seen by the others instead of
+# every one of them paying for a conditional write that fails.
+TAKEOVER_JITTER_S = 0.5
+# Facts are refreshed ahead of their window's end by a draw of each audit ("probabilistic early
+# expiration"): an audit refreshes when the time left is under REFRESH_BETA x the fetch time
+# (at least REFRESH_MIN_FETCH_S) x -ln(u), u uniform in (0, 1]. On a busy site some audit draws
+# a small u early, tens of seconds ahead for hundreds of audits a second, so the refresh is done
+# before the window ends; a quiet site's audit refreshes only very near the end, where it would
+# have had to fetch soon anyway. Never in the first half of the window.
+REFRESH_BETA = 0.5
+REFRESH_MIN_FETCH_S = 1.0
+# A holder whose publish the store throttles tries again for this long (well inside its lease).
+PUBLISH_RETRY_S = 5.0
+# An audit that has not yet seen a live lease (so knows of no fetch to wait for) rides out
+# throttled answers for this long, then fetches by itself: a store that throttles every call for
+# seconds on end is failing, not busy (a waiter that saw a live lease waits up to its budget).
+THROTTLED_PATIENCE_S = 4.0
+# An audit whose lease writes are refused this often, with no lease or current facts to be seen
+# in between, stops: the item holds something it cannot read (facts of another format).
+MAX_REFUSED_WRITES = 3
+# A process that has just looked at the store for a refresh and found another audit refreshing
+# does not look again for this long: its audits go on reusing the facts still in their window.
+REFRESH_RECHECK_S = 1.0
+
+
+class Source(Enum):
+    """How an audit got its site's facts."""
+
+    FETCHED = "fetched"  # by its own fetch
+    REUSED = "reused"  # facts already there, within their window
+    WAITED = "waited"  # the facts of another audit's fetch it waited for
+
+
+class Reason(Enum):
+    """Why an audit fetched the site itself."""
+
+    HOLDER = "holder"  # it took the lease: the one fetch others wait for
+    REFRESH = "refresh"  # it took the lease to refresh facts ahead of their window's end
+    STORE_FAILED = "store-failed"  # the store did not answer
+    UNSHAREABLE = "unshareable"  # the fetch it waited for, or the site's last one, was unshareable
+    BUDGET = "budget"  # its own time budget ran out while it waited
+
+
+class Unshareable(Enum):
+    """Why a fetch's facts could not be shared through the store."""
+
+    LARGE = "too-large"  # too large for an item; lasting: the next fetch will be as large
+    CREDENTIAL = "credential-echoed"  # the site echoed a credential into them; lasting
+    CUT = "cut-by-budget"  # the holder's own budget cut its fetch short; a later one may finish
+    DEFECT = "defect"  # the holder failed; a later one may not
+
+    @property
+    def lasting(self) -> bool:
+        """True when a later fetch of the site would be unshareable for the same reason."""
+        return self in (Unshareable.LARGE, Unshareable.CREDENTIAL)
+
+
+class Use(Enum):
+    """Which facts a finishing audit uses."""
+
+    KNOWN = "known"  # those its process already held
+    STORED = "stored"  # those of the item it read last
+    OWN = "own"  # those of its own fetch
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What the protocol knows of a set of facts: when, how long, how sound, whose."""
+
+    fetched_at: float  # when the fetch that gave them finished
+    fetch_s: float = 0.0  # how long that fetch took
+    transient: bool = False  # they hold an answer that may not hold a moment later (a 503)
+    flight: str | None = None  # the lease owner whose fetch gave them
+
+
+@dataclass(frozen=True)
+class Item:
+    """A site's shared item as the protocol reads it."""
+
+    stamp: Stamp | None = None
+    lease_owner: str | None = None
+    lease_until: float | None = None
+    unshareable_flight: str | None = None  # the last flight whose facts could not be shared
+    unshareable_at: float | None = None
+    unshareable_lasting: bool = False
+
+    def lease_live(self, now: float) -> bool:
+        """True when some audit holds an unexpired lease."""
+        return self.lease_owner is not None and (self.lease_until or 0.0) >= now
+
+
+# --- actions: what the machine asks its driver to do --------------------------------------------
+
+
+@dataclass(frozen=True)
+class Read:
+    """Read the site's item."""
+
+    consistent: bool
+
+
+@dataclass(frozen=True)
+class TakeLease:
+    """Write this audit's lease unless a live lease or facts fetched at or after `due` are there
+    (transient facts never stand in the way)."""
+
+    until: float
+    now: float
+    due: float
+
+
+@dataclass(frozen=True)
+class Sleep:
+    """Wait until this time, then report Slept."""
+
+    until: float
+
+
+@dataclass(frozen=True)
+class FetchHolding:
+    """Fetch the site, renewing the lease meanwhile, then report Fetched."""
+
+    refresh: bool
+
+
+@dataclass(frozen=True)
+class Publish:
+    """Write the fetched facts with this stamp, which ends the lease."""
+
+    stamp: Stamp
+
+
+@dataclass(frozen=True)
+class MarkUnshareable:
+    """End the lease with a mark that this flight's facts cannot be shared."""
+
+    at: float
+    why: Unshareable
+
+
+@dataclass(frozen=True)
+class FetchAlone:
+    """Fetch the site without the store, publish nothing, and finish."""
+
+    reason: Reason
+
+
+@dataclass(frozen=True)
+class Finish:
+    """Done: use these facts."""
+
+    use: Use
+    source: Source
+    reason: Reason | None = None
+
+
+Action = Read | TakeLease | Sleep | FetchHolding | Publish | MarkUnshareable | FetchAlone | Finish
+
+
+# --- observations: what came of an action -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReadDone:
+    """The item as read; None when the site has none."""
+
+    item: Item | None
+
+
+@dataclass(frozen=True)
+class StoreFailed:
+    """The call failed: throttled (the store answered, later) or no usable answer at all."""
+
+    throttled: bool
+
+
+@dataclass(frozen=True)
+class LeaseTaken:
+    """The lease is this audit's."""
+
+
+@dataclass(frozen=True)
+class LeaseRefused:
+    """The condition did not hold: another lease, or facts fetched since, are there."""
+
+
+@dataclass(frozen=True)
+class Slept:
+    """The sleep asked for is over."""
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """The holder's fetch is done; `unshareable` says why its facts cannot go to the store."""
+
+    stamp: Stamp
+    unshareable: Unshareable | None = None
+
+
+@dataclass(frozen=True)
+class StoreAnswered:
+    """A publish or a mark was written."""
+
+
+Observation = ReadDone | StoreFailed | LeaseTaken | LeaseRefused | Slept | Fetched | StoreAnswered
+
+
+# --- pure rules ---------------------------------------------------------------------------------
+
+
+def usable(stamp: Stamp | None, window_s: float, now: float) -> bool:
+    """True for facts that any audit may reuse now: sound and within their window."""
+    return stamp is not None and not stamp.transient and now - stamp.fetched_at <= window_s
+
+
+def due(stamp: Stamp, window_s: float, now: float, draw: float) -> bool:
+    """True when an audit with this draw (uniform in [0, 1)) refreshes these facts ahead now."""
+    left = stamp.fetched_at + window_s - now
+    if left > window_s / 2:
+        return False
+    scale = REFRESH_BETA * max(stamp.fetch_s, REFRESH_MIN_FETCH_S)
+    return left <= scale * -math.log(max(1.0 - draw, 1e-300))
+
+
+def poll_base_s(waited_s: float) -> float:
+    """The mean time between a waiter's polls, having waited this long."""
+    return min(max(POLL_SHARE * waited_s, POLL_MIN_S), POLL_MAX_S)
+
+
+def poll_s(waited_s: float, rng: random.Random) -> float:
+    """How long a waiter sleeps before its next poll, having waited this long (jittered)."""
+    return poll_base_s(waited_s) * (0.5 + rng.random())
+
+
+def backoff_s(attempt: int, rng: random.Random) -> float:
+    """How long to wait before trying again after this many throttled answers in a row."""
+    cap = min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2 ** min(attempt, 16))
+    return rng.uniform(0.0, cap)
+
+
+def renewal_s(throttled_in_a_row: int, rng: random.Random) -> float:
+    """How long the holder waits before its next renewal of the lease."""
+    if throttled_in_a_row == 0:
+        return LEASE_RENEW_S
+    # A throttled renewal is tried again soon: the lease has LEASE_S - LEASE_RENEW_S to spare.
+    return min(backoff_s(throttled_in_a_row, rng), 1.0)
+
+
+class Local(Enum):
+    """What an audit does with what its own process knows of its site."""
+
+    REUSE = "reuse"  # the process's facts, within their window
+    JOIN = "join"  # wait for the fetch this process already has in flight
+    LEAD = "lead"  # go to the store (and maybe fetch) for the process
+
+
+def local_choice(
+    known: Stamp | None,
+    window_s: float,
+    now: float,
+    in_flight: bool,
+    checked_at: float | None,
+    draw: float,
+) -> Local:
+    """What an audit does, from the facts its process holds and whether one fetch is in flight."""
+    if usable(known, window_s, now):
+        assert known is not None
+        if not due(known, window_s, now, draw):
+            return Local.REUSE
+        # Due: one audit of the process looks after the refresh; the others reuse meanwhile.
+        recently = checked_at is not None and now - checked_at < REFRESH_RECHECK_S
+        return Local.REUSE if in_flight or recently else Local.LEAD
+    return Local.JOIN if in_flight else Local.LEAD
+
+
+# --- the machine --------------------------------------------------------------------------------
+
+
+class Protocol:
+    """One audit's part in the lease protocol: from what it observes, what it does next."""
+
+    def __init__(
+        self,
+        owner: str,
+        window_s: float,
+        budget_end: float,
+        known: Stamp | None,
+        rng: random.Random,
+        draw: float | None = None,
+    ) -> None:
+        self.owner = owner
+        self.window_s = window_s
+        self.budget_end = budget_end
+        self.known = known
+        self.rng = rng
+        # The audit's one draw for refreshing ahead (the same as its process's local choice).
+        self.draw = rng.random() if draw is None else draw
+        self.waiting_for: str | None = None  # the holder whose fetch this audit waits for
+        self.waited_since: float | None = None
+        self.throttled = 0  # throttled answers ridden out, in all
+        self._in_a_row = 0
+        self._throttled_since: float | None = None
+        self._refresh = False
+        self._retry: Action | None = None  # the call a throttled answer repeats
+        self._retry_deadline: float | None = None
+        self._fetched: Stamp | None = None
+        self._unshareable: Unshareable | None = None
+        # Taking over a lapsed lease: "jitter" (sleeping first), then "confirm" (reading again).
+        self._takeover: str | None = None
+        self._best: Use | None = None  # in a refresh, which current facts are in hand
+        self.failed_writes = 0
+
+    # The first action: an eventually consistent read. Reuse is the common case, and facts never
+    # change once written: a read that lags shows an older state, which leads at worst to one
+    # conditional write that fails, cheaper than a consistent read (twice the units) every time.
+    def start(self) -> Action:
+        """The first thing to do."""
+        return Read(consistent=False)
+
+    def step(self, seen: Observation, now: float) -> Action:
+        """The next thing to do, given what came of the last one, at this time."""
+        if isinstance(seen, StoreFailed):
+            return self._failed(seen, now)
+        if not isinstance(seen, Slept):
+            self._in_a_row = 0
+            self._throttled_since = None
+        if isinstance(seen, ReadDone):
+            return self._read(seen.item, now)
+        if isinstance(seen, LeaseTaken):
+            return FetchHolding(refresh=self._refresh)
+        if isinstance(seen, LeaseRefused):
+            self.failed_writes += 1
+            if self.failed_writes >= MAX_REFUSED_WRITES:
+                return FetchAlone(Reason.STORE_FAILED)
+            if self._refresh:
+                # Another audit refreshes, or just did: the facts in hand are still current.
+                return Finish(self._best or Use.KNOWN, Source.REUSED)
+            # The view was stale: read the truth before deciding again.
+            return Read(consistent=True)
+        if isinstance(seen, Slept):
+            if self._retry is not None:
+                retry, self._retry = self._retry, None
+                return retry
+            if self._takeover == "jitter":
+                self._takeover = "confirm"
+                # Consistent: the takeover writes on what this read shows.
+                return Read(consistent=True)
+            # Polls are eventually consistent: they look for the holder's facts or the end of its
+            # lease, and a stale answer costs only one more poll, at half the units.
+            return Read(consistent=False)
+        if isinstance(seen, Fetched):
+            self._fetched = seen.stamp
+            self._unshareable = seen.unshareable
+            self._retry_deadline = now + PUBLISH_RETRY_S
+            if seen.unshareable is not None:
+                return MarkUnshareable(now, seen.unshareable)
+            return Publish(self._owned(seen.stamp))
+        # StoreAnswered: the publish or the mark is written.
+        return self._holder_done()
+
+    # --- reading the item -----------------------------------------------------------------------
+
+    def _current(self, item: Item | None, now: float) -> tuple[Use, Stamp] | None:
+        """The newest facts any audit may reuse now, and whose they are, if any."""
+        stored = item.stamp if item is not None else None
+        best: tuple[Use, Stamp] | None = None
+        for use, stamp in ((Use.KNOWN, self.known), (Use.STORED, stored)):
+            if stamp is None or not usable(stamp, self.window_s, now):
+                continue
+            if best is None or stamp.fetched_at > best[1].fetched_at:
+                best = (use, stamp)
+        return best
+
+    def _read(self, item: Item | None, now: float) -> Action:
+        stamp = item.stamp if item is not None else None
+        waiting = self.waiting_for
+        if waiting is not None and item is not None:
+            if stamp is not None and (
+                stamp.flight == waiting
+                or (self.waited_since is not None and stamp.fetched_at >= self.waited_since)
+            ):
+                # The facts of the very fetch this audit waited for (or of the one that took over
+                # from it), transient ones included.
+                return Finish(Use.STORED, Source.WAITED)
+            if item.unshareable_flight == waiting:
+                # That fetch's facts cannot be shared: every waiter fetches now, side by side.
+                return FetchAlone(Reason.UNSHAREABLE)
+        current = self._current(item, now)
+        if current is not None:
+            use, best = current
+            source = Source.WAITED if waiting is not None else Source.REUSED
+            if not due(best, self.window_s, now, self.draw):
+                return Finish(use, source)
+            if item is not None and item.lease_live(now):
+                return Finish(use, source)  # another audit refreshes them
+            self._refresh = True
+            self._best = use
+            return self._take(now)
+        if (
+            item is not None
+            and item.unshareable_lasting
+            and item.unshareable_at is not None
+            and now - item.unshareable_at <= self.window_s
+            and not item.lease_live(now)
+        ):
+            # The site's last fetch could not be shared and the next would not be either.
+            return FetchAlone(Reason.UNSHAREABLE)
+        if item is not None and item.lease_live(now):
+            assert item.lease_owner is not None
+            self._takeover = None
+            if self.waiting_for != item.lease_owner:
+                # A new holder (the first seen, or one that took over from a dead one).
+                self.waiting_for = item.lease_owner
+                if self.waited_since is None:
+                    self.waited_since = now
+            return self._sleep(now + poll_s(now - (self.waited_since or now), self.rng), now)
+        if self.waiting_for is not None and self._takeover != "confirm":
+            # The lease this audit waited on lapsed without facts: its holder died. Take over,
+            # after a jitter that lets one waiter's new lease be seen by the others first.
+            self._takeover = "jitter"
+            return self._sleep(now + self.rng.uniform(0.0, TAKEOVER_JITTER_S), now)
+        self._takeover = None
+        return self._take(now)
+
+    def _take(self, now: float) -> Action:
+        # The write fails when facts in the first half of their window (never refreshed ahead)
+        # were stored meanwhile: another audit has just fetched the site.
+        return TakeLease(until=now + LEASE_S, now=now, due=now - self.window_s / 2)
+
+    def _sleep(self, until: float, now: float) -> Action:
+        if now >= self.budget_end:
+            return FetchAlone(Reason.BUDGET)
+        return Sleep(min(until, self.budget_end))
+
+    def _owned(self, stamp: Stamp) -> Stamp:
+        return Stamp(stamp.fetched_at, stamp.fetch_s, stamp.transient, self.owner)
+
+    # --- failures -------------------------------------------------------------------------------
+
+    def _failed(self, seen: StoreFailed, now: float) -> Action:
+        holding = self._fetched is not None
+        if holding:
+            assert self._retry_deadline is not None
+            if not seen.throttled or now >= min(self._retry_deadline, self.budget_end):
+                # The waiters learn of it when the lease lapses.
+                return self._holder_done()
+            self.throttled += 1
+            self._in_a_row += 1
+            assert self._fetched is not None
+            if self._unshareable is not None:
+                self._retry = MarkUnshareable(now, self._unshareable)
+            else:
+                self._retry = Publish(self._owned(self._fetched))
+            return Sleep(min(now + backoff_s(self._in_a_row, self.rng), self._retry_deadline))
+        if self._current(None, now) is not None:
+            # This process's facts are still current: no need to wait for the store.
+            return Finish(Use.KNOWN, Source.REUSED)
+        if not seen.throttled:
+            return FetchAlone(Reason.STORE_FAILED)
+        # Throttled: the store answered, later. Keep waiting, and read again after a backoff
+        # (a throttled write is not repeated blindly: the item may have changed meanwhile).
+        self.throttled += 1
+        self._in_a_row += 1
+        if self._throttled_since is None:
+            self._throttled_since = now
+        if self.waiting_for is None and now - self._throttled_since >= THROTTLED_PATIENCE_S:
+            return FetchAlone(Reason.STORE_FAILED)
+        self._retry = Read(consistent=self._takeover is not None or self._refresh)
+        return self._sleep(now + backoff_s(self._in_a_row, self.rng), now)
+
+    def _holder_done(self) -> Action:
+        reason = Reason.REFRESH if self._refresh else Reason.HOLDER
+        return Finish(Use.OWN, Source.FETCHED, reason)

@@ -1,0 +1,428 @@
+"""The lease protocol's pure core: each step, its rules, and fleets of it in virtual time.
+
+No socket, no sleep: the machine is fed observations and a time; fleets run in
+tests/support/fleet.py's discrete-event time, with its simulated DynamoDB.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from support.fleet import START, Fleet, SiteModel
+
+from sitemap_auditor import lease
+from sitemap_auditor.lease import (
+    FetchAlone,
+    Fetched,
+    FetchHolding,
+    Finish,
+    Item,
+    LeaseRefused,
+    LeaseTaken,
+    Local,
+    MarkUnshareable,
+    Protocol,
+    Publish,
+    Read,
+    ReadDone,
+    Reason,
+    Sleep,
+    Slept,
+    Source,
+    Stamp,
+    StoreAnswered,
+    StoreFailed,
+    TakeLease,
+    Unshareable,
+    Use,
+)
+
+NOW = 1_000_000.0
+WINDOW = 60.0
+
+
+def machine(
+    known: Stamp | None = None, budget: float = 147.0, seed: int = 1, draw: float = 0.5
+) -> Protocol:
+    return Protocol("me", WINDOW, NOW + budget, known, random.Random(seed), draw)
+
+
+def leased(owner: str = "other", until: float = NOW + 10, stamp: Stamp | None = None) -> Item:
+    return Item(stamp=stamp, lease_owner=owner, lease_until=until)
+
+
+# --- single steps -------------------------------------------------------------------------------
+
+
+def test_the_first_read_is_eventually_consistent() -> None:
+    assert machine().start() == Read(consistent=False)
+
+
+def test_an_empty_item_is_leased_with_a_condition_on_fresh_facts() -> None:
+    action = machine().step(ReadDone(None), NOW)
+    assert isinstance(action, TakeLease)
+    assert action.until == NOW + lease.LEASE_S and action.now == NOW
+    # Facts fetched after `due` would be current: the write must fail over them.
+    assert action.due == NOW - WINDOW / 2
+
+
+def test_current_facts_are_reused_without_a_write() -> None:
+    item = Item(stamp=Stamp(NOW - 5, 1.0))
+    assert machine().step(ReadDone(item), NOW) == Finish(Use.STORED, Source.REUSED)
+
+
+def test_a_live_lease_of_another_is_waited_for_without_a_conditional_write() -> None:
+    m = machine()
+    action = m.step(ReadDone(leased()), NOW)
+    assert isinstance(action, Sleep) and NOW < action.until <= NOW + lease.POLL_MIN_S * 1.5
+    assert m.step(Slept(), action.until) == Read(consistent=False)
+    # Still leased: sleep again, longer as the wait grows, never a write.
+    later = m.step(ReadDone(leased(until=NOW + 20)), NOW + 30)
+    assert isinstance(later, Sleep)
+    assert later.until - (NOW + 30) <= lease.POLL_MAX_S * 1.5
+
+
+def test_a_waiter_takes_the_facts_of_the_fetch_it_waited_for_even_when_transient() -> None:
+    m = machine()
+    m.step(ReadDone(leased("holder")), NOW)
+    m.step(Slept(), NOW + 1)
+    landed = Item(stamp=Stamp(NOW + 1, 1.0, transient=True, flight="holder"))
+    assert m.step(ReadDone(landed), NOW + 1.1) == Finish(Use.STORED, Source.WAITED)
+
+
+def test_transient_facts_are_not_reused_by_a_later_audit() -> None:
+    item = Item(stamp=Stamp(NOW - 1, 1.0, transient=True, flight="holder"))
+    action = machine().step(ReadDone(item), NOW)
+    assert isinstance(action, TakeLease)
+
+
+def test_an_unshareable_fetch_sends_its_waiters_to_fetch_at_once() -> None:
+    m = machine()
+    m.step(ReadDone(leased("holder")), NOW)
+    m.step(Slept(), NOW + 1)
+    marked = Item(unshareable_flight="holder", unshareable_at=NOW + 1, unshareable_lasting=False)
+    assert m.step(ReadDone(marked), NOW + 1.1) == FetchAlone(Reason.UNSHAREABLE)
+
+
+def test_a_lasting_mark_sends_newcomers_to_fetch_within_the_window_only() -> None:
+    marked = Item(unshareable_flight="x", unshareable_at=NOW - 10, unshareable_lasting=True)
+    assert machine().step(ReadDone(marked), NOW) == FetchAlone(Reason.UNSHAREABLE)
+    old = Item(unshareable_flight="x", unshareable_at=NOW - 61, unshareable_lasting=True)
+    assert isinstance(machine().step(ReadDone(old), NOW), TakeLease)
+    # A budget cut is not lasting: the next audit tries the lease again.
+    cut = Item(unshareable_flight="x", unshareable_at=NOW - 10, unshareable_lasting=False)
+    assert isinstance(machine().step(ReadDone(cut), NOW), TakeLease)
+
+
+def test_throttling_keeps_a_waiter_waiting_as_long_as_its_budget() -> None:
+    m = machine(budget=100.0)
+    m.step(ReadDone(leased("holder")), NOW)
+    t = NOW
+    for _ in range(200):
+        action = m.step(StoreFailed(throttled=True), t)
+        if not isinstance(action, Sleep):
+            break
+        assert action.until - t <= lease.BACKOFF_MAX_S
+        t = action.until
+        assert m.step(Slept(), t) == Read(consistent=False)
+    else:
+        pytest.fail("the wait never ended")
+    # Well past THROTTLED_PATIENCE_S, it left only when its budget ended.
+    assert action == FetchAlone(Reason.BUDGET) and t >= NOW + 100.0 - lease.BACKOFF_MAX_S
+    assert m.throttled > 40
+
+
+def test_throttling_before_any_lease_is_seen_is_ridden_out_for_a_while() -> None:
+    m = machine()
+    t = NOW
+    while True:
+        action = m.step(StoreFailed(throttled=True), t)
+        if not isinstance(action, Sleep):
+            break
+        t = action.until
+        m.step(Slept(), t)
+    assert action == FetchAlone(Reason.STORE_FAILED)
+    assert lease.THROTTLED_PATIENCE_S <= t - NOW <= lease.THROTTLED_PATIENCE_S + 2
+
+
+def test_a_store_that_does_not_answer_sends_the_audit_to_fetch() -> None:
+    m = machine()
+    m.step(ReadDone(leased()), NOW)
+    assert m.step(StoreFailed(throttled=False), NOW + 1) == FetchAlone(Reason.STORE_FAILED)
+
+
+def test_a_lapsed_lease_is_taken_over_after_a_jitter_and_a_consistent_read() -> None:
+    m = machine()
+    m.step(ReadDone(leased("dead", until=NOW + 10)), NOW)
+    lapsed = leased("dead", until=NOW + 10)
+    jitter = m.step(ReadDone(lapsed), NOW + 11)
+    assert isinstance(jitter, Sleep) and jitter.until <= NOW + 11 + lease.TAKEOVER_JITTER_S
+    assert m.step(Slept(), jitter.until) == Read(consistent=True)
+    take = m.step(ReadDone(lapsed), jitter.until + 0.01)
+    assert isinstance(take, TakeLease)
+    # Another waiter won: wait for it instead.
+    assert m.step(LeaseRefused(), take.now + 0.01) == Read(consistent=True)
+    assert isinstance(m.step(ReadDone(leased("winner", until=NOW + 30)), NOW + 12), Sleep)
+
+
+def test_a_waiter_leaves_when_its_budget_ends() -> None:
+    m = machine(budget=5.0)
+    action = m.step(ReadDone(leased(until=NOW + 100)), NOW)
+    t = NOW
+    while isinstance(action, Sleep):
+        assert action.until <= NOW + 5.0
+        t = action.until
+        m.step(Slept(), t)
+        action = m.step(ReadDone(leased(until=t + 10)), t)
+    assert action == FetchAlone(Reason.BUDGET)
+
+
+def test_facts_due_for_refresh_are_refreshed_by_one_audit() -> None:
+    known = Stamp(NOW - WINDOW + 2, 2.0)  # 2 s left; a draw of 0.9 is due within 2.3 s
+    assert not lease.due(known, WINDOW, NOW, 0.5)
+    m = machine(known, draw=0.9)
+    take = m.step(ReadDone(Item(stamp=known)), NOW)
+    assert isinstance(take, TakeLease)
+    assert m.step(LeaseTaken(), NOW) == FetchHolding(refresh=True)
+    # Another refreshes: this one reuses the facts still in their window, without waiting.
+    other = machine(known, draw=0.9)
+    other.step(ReadDone(Item(stamp=known)), NOW)
+    assert other.step(LeaseRefused(), NOW) == Finish(Use.KNOWN, Source.REUSED)
+    busy = machine(known, draw=0.9).step(ReadDone(leased(stamp=known)), NOW)
+    assert busy == Finish(Use.KNOWN, Source.REUSED)
+    # A draw that is not due yet reuses them as they are.
+    assert machine(known, draw=0.5).step(ReadDone(Item(stamp=known)), NOW) == Finish(
+        Use.KNOWN, Source.REUSED
+    )
+
+
+def test_newer_stored_facts_win_over_the_process_own() -> None:
+    known = Stamp(NOW - 50, 1.0)
+    stored = Stamp(NOW - 2, 1.0)
+    assert machine(known).step(ReadDone(Item(stamp=stored)), NOW) == Finish(
+        Use.STORED, Source.REUSED
+    )
+
+
+def test_the_holder_publishes_under_its_own_flight() -> None:
+    m = machine()
+    m.step(ReadDone(None), NOW)
+    m.step(LeaseTaken(), NOW)
+    got = Stamp(NOW + 3, 3.0, transient=True)
+    assert m.step(Fetched(got), NOW + 3) == Publish(Stamp(NOW + 3, 3.0, True, "me"))
+    assert m.step(StoreAnswered(), NOW + 3.1) == Finish(Use.OWN, Source.FETCHED, Reason.HOLDER)
+
+
+def test_the_holder_marks_unshareable_facts_and_rides_out_throttling() -> None:
+    m = machine()
+    m.step(ReadDone(None), NOW)
+    m.step(LeaseTaken(), NOW)
+    mark = m.step(Fetched(Stamp(NOW + 3, 3.0), Unshareable.CUT), NOW + 3)
+    assert mark == MarkUnshareable(NOW + 3, Unshareable.CUT)
+    again = m.step(StoreFailed(throttled=True), NOW + 3.1)
+    assert isinstance(again, Sleep)
+    assert isinstance(m.step(Slept(), again.until), MarkUnshareable)
+    assert m.step(StoreAnswered(), again.until + 0.1) == Finish(
+        Use.OWN, Source.FETCHED, Reason.HOLDER
+    )
+
+
+def test_refused_writes_with_nothing_to_see_end_in_a_fetch() -> None:
+    m = machine()
+    action: lease.Action = m.start()
+    for _ in range(lease.MAX_REFUSED_WRITES):
+        action = m.step(ReadDone(None), NOW)
+        assert isinstance(action, TakeLease)
+        action = m.step(LeaseRefused(), NOW)
+    assert action == FetchAlone(Reason.STORE_FAILED)
+
+
+# --- rules --------------------------------------------------------------------------------------
+
+
+def test_usable_facts_are_sound_and_within_the_window() -> None:
+    assert lease.usable(Stamp(NOW - 60), 60, NOW)
+    assert not lease.usable(Stamp(NOW - 60.1), 60, NOW)
+    assert not lease.usable(Stamp(NOW, transient=True), 60, NOW)
+    assert not lease.usable(None, 60, NOW)
+
+
+@given(st.floats(1, 100_000), st.floats(0, 200), st.floats(0, 1, exclude_max=True))
+def test_no_refresh_in_the_first_half_of_the_window(
+    window: float, fetch_s: float, draw: float
+) -> None:
+    stamp = Stamp(NOW, fetch_s)
+    assert not lease.due(stamp, window, NOW + window / 2 - 1e-6, draw)
+    # At the window's very end, every draw is due.
+    assert lease.due(stamp, window, NOW + window, draw)
+
+
+def test_a_busy_site_refreshes_earlier_than_a_quiet_one() -> None:
+    stamp = Stamp(NOW, 5.0)
+    rng = random.Random(4)
+
+    def first_due(rate: float) -> float:
+        t = NOW + WINDOW / 2
+        while not lease.due(stamp, WINDOW, t, rng.random()):
+            t += rng.expovariate(rate)
+        return NOW + WINDOW - t
+
+    # Hundreds of audits a second: some audit refreshes well ahead (5 s fetch, 2x that).
+    assert min(first_due(200) for _ in range(20)) >= 10
+    # One a minute: typically only near the end.
+    assert statistics.median(first_due(1 / 60) for _ in range(50)) < 5
+
+
+@given(st.floats(0, 10_000), st.integers(0, 100), st.integers(0, 2**32))
+def test_polls_and_backoffs_are_bounded(waited: float, attempt: int, seed: int) -> None:
+    rng = random.Random(seed)
+    assert lease.POLL_MIN_S * 0.5 <= lease.poll_s(waited, rng) <= lease.POLL_MAX_S * 1.5
+    assert 0 <= lease.backoff_s(attempt, rng) <= lease.BACKOFF_MAX_S
+    assert 0 < lease.renewal_s(attempt, rng) <= lease.LEASE_RENEW_S
+
+
+def test_local_choice() -> None:
+    fresh = Stamp(NOW - 1, 1.0)
+    due = Stamp(NOW - 59.9, 1.0)
+    stale = Stamp(NOW - 61, 1.0)
+    choice = lease.local_choice
+    assert choice(fresh, 60, NOW, False, None, 0.99) is Local.REUSE
+    assert choice(due, 60, NOW, False, None, 0.5) is Local.LEAD
+    assert choice(due, 60, NOW, False, None, 0.01) is Local.REUSE  # not this audit's draw
+    assert choice(due, 60, NOW, True, None, 0.5) is Local.REUSE
+    assert choice(due, 60, NOW, False, NOW - 0.5, 0.5) is Local.REUSE
+    assert choice(stale, 60, NOW, True, None, 0.5) is Local.JOIN
+    assert choice(stale, 60, NOW, False, None, 0.5) is Local.LEAD
+    assert choice(None, 60, NOW, False, None, 0.5) is Local.LEAD
+
+
+items = st.builds(
+    Item,
+    stamp=st.none()
+    | st.builds(
+        Stamp,
+        fetched_at=st.floats(NOW - 200, NOW + 5),
+        fetch_s=st.floats(0, 30),
+        transient=st.booleans(),
+        flight=st.sampled_from([None, "a", "b"]),
+    ),
+    lease_owner=st.sampled_from([None, "a", "b"]),
+    lease_until=st.none() | st.floats(NOW - 20, NOW + 20),
+    unshareable_flight=st.sampled_from([None, "a", "b"]),
+    unshareable_at=st.none() | st.floats(NOW - 100, NOW),
+    unshareable_lasting=st.booleans(),
+)
+
+
+@given(st.lists(items, min_size=1, max_size=12), st.integers(0, 2**16))
+def test_no_lease_write_right_after_reading_another_live_lease(seen: list[Item], seed: int) -> None:
+    m = machine(seed=seed)
+    t = NOW
+    action: lease.Action = m.start()
+    for item in seen:
+        if not isinstance(action, Read):
+            break
+        action = m.step(ReadDone(item), t)
+        if isinstance(action, TakeLease):
+            assert not item.lease_live(t), (item, t)
+        while isinstance(action, Sleep | TakeLease):
+            if isinstance(action, TakeLease):
+                action = m.step(LeaseRefused(), t)
+            else:
+                t = action.until
+                action = m.step(Slept(), t)
+        t += 0.5
+
+
+# --- fleets in virtual time ---------------------------------------------------------------------
+
+
+def burst(n: int, spread: float = 1.0) -> list[tuple[float, str]]:
+    return [(i * spread / n, "site") for i in range(n)]
+
+
+@pytest.mark.parametrize("containers", [200, 1000])
+@pytest.mark.parametrize("fetch_s", [0.8, 25.0])
+def test_a_burst_of_a_thousand_audits_fetches_the_site_once(
+    containers: int, fetch_s: float
+) -> None:
+    f = Fleet(containers, sites={"site": SiteModel(fetch_s=lambda r: fetch_s)})
+    f.run(burst(1000))
+    assert len(f.fetches) == 1 and f.fetches[0].reason == "holder"
+    assert len(f.records) == 1000 and all(r.complete for r in f.records)
+    assert {r.facts_flight for r in f.records} == {0}
+
+
+def test_a_dead_holder_costs_one_more_fetch() -> None:
+    site = {"site": SiteModel(fetch_s=lambda r: 25.0)}
+    f = Fleet(1000, sites=site, kill_first_holder_after=5.0)
+    f.run(burst(1000))
+    assert len(f.fetches) == 2
+    done = [r for r in f.records if not r.lost]
+    assert len(done) == 999 and all(r.complete for r in done)
+    # Taken over once the lease lapsed, within a lease and a poll of the death.
+    second = f.fetches[1]
+    assert second.started - (START + 5.0) <= lease.LEASE_S + lease.POLL_MAX_S * 1.5 + 0.6
+
+
+@pytest.mark.parametrize("fetch_s", [0.8, 5.0])
+def test_unshareable_facts_release_every_waiter_at_once(fetch_s: float) -> None:
+    site = {"site": SiteModel(fetch_s=lambda r: fetch_s, unshareable=Unshareable.LARGE)}
+    f = Fleet(1000, sites=site)
+    f.run(burst(1000))
+    first_end = f.fetches[0].ended
+    assert first_end is not None
+    for r in f.records:
+        since = max(r.arrived, first_end) if r.arrived < first_end else r.arrived
+        assert r.ended - since <= fetch_s + 1.0, r
+
+
+def test_a_slow_site_gives_every_waiter_a_complete_result() -> None:
+    f = Fleet(1000, sites={"site": SiteModel(fetch_s=lambda r: 120.0)})
+    f.run(burst(1000, spread=60.0))
+    assert len(f.fetches) == 1 and all(r.complete for r in f.records)
+
+
+def test_a_hot_site_is_refreshed_ahead_and_nobody_waits_at_window_ends() -> None:
+    rng = random.Random(3)
+    arrivals = []
+    t = 0.0
+    while t < 200:
+        t += rng.expovariate(200.0)
+        arrivals.append((t, "site"))
+    waiting: list[tuple[float, int]] = []
+    f = Fleet(1000, sites={"site": SiteModel(fetch_s=lambda r: 5.0)})
+    f.every(0.05, lambda fl: waiting.append((fl.now, len(fl.waiting["site"]))), 200)
+    f.run(arrivals)
+    reasons = [x.reason for x in f.fetches]
+    assert reasons[0] == "holder" and set(reasons[1:]) == {"refresh"}
+    # One fetch per window (the refresh starts inside the window of the facts it replaces).
+    for a, b in zip(f.fetches, f.fetches[1:], strict=False):
+        assert a.ended is not None and b.started - a.ended >= WINDOW / 2
+    first = f.fetches[0].ended
+    assert first is not None
+    drained = next(t for t, n in waiting if t > first and n == 0)
+    assert max(n for t, n in waiting if t > drained) <= 20
+
+
+def test_a_transient_answer_goes_to_its_waiters_only() -> None:
+    site = {"site": SiteModel(fetch_s=lambda r: 1.0, transient=lambda t: t < START + 1)}
+    f = Fleet(100, sites=site)
+    f.run([*burst(50, spread=0.5), *[(2.0 + i * 0.01, "site") for i in range(50)]])
+    assert len(f.fetches) == 2
+    assert f.fetches[0].transient and not f.fetches[1].transient
+    for r in f.records:
+        assert r.transient == (r.arrived < START + 2.0)
+
+
+def test_throttling_never_makes_a_waiter_fetch() -> None:
+    # 1,000 waiters polling one item is more than its read units: calls are throttled.
+    f = Fleet(1000, sites={"site": SiteModel(fetch_s=lambda r: 25.0)})
+    f.run(burst(1000))
+    assert f.store.throttled_calls > 0
+    assert len(f.fetches) == 1 and not any(x.throttle_caused for x in f.fetches)
+    assert sum(r.throttled for r in f.records) > 0

@@ -1,0 +1,257 @@
+"""The sharing driver against a store in memory and a fake clock: no socket, no sleep.
+
+`Sharing` makes the calls `lease.Protocol` asks for; these check that it makes them right (what
+it publishes, marks and hands back) and that the in-process single flight sits in front of it.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field, replace
+
+from sitemap_auditor import facts, lease
+from sitemap_auditor.sharing import (
+    FETCHED,
+    REUSED,
+    WAITED,
+    LocalStore,
+    Shared,
+    ShareRequest,
+    Sharing,
+    StoredItem,
+    StoreError,
+    stamp_of,
+)
+
+SITE = "https://www.example.com"
+
+
+class Clock:
+    """Wall and monotonic time that move only when the code sleeps."""
+
+    def __init__(self) -> None:
+        self.t = 1_800_000_000.0
+
+    def wall(self) -> float:
+        return self.t
+
+    def mono(self) -> float:
+        return self.t - 1_700_000_000.0
+
+    def sleep(self, seconds: float) -> None:
+        self.t += seconds
+
+
+@dataclass
+class MemoryStore:
+    """The SharedStore protocol in memory; `script` makes chosen calls fail."""
+
+    clock: Clock
+    items: dict[str, dict[str, object]] = field(default_factory=dict)
+    calls: list[str] = field(default_factory=list)
+    script: list[tuple[str, bool]] = field(default_factory=list)  # (op, throttled) to fail next
+    limit: int = 300 * 1024
+
+    def _maybe_fail(self, op: str) -> None:
+        self.calls.append(op)
+        if self.script and self.script[0][0] == op:
+            _, throttled = self.script.pop(0)
+            raise StoreError(op, "Throttling" if throttled else "Timeout", throttled)
+
+    def get(self, key: str, consistent: bool) -> StoredItem | None:
+        self._maybe_fail("get")
+        raw = self.items.get(key)
+        if raw is None:
+            return None
+        data = raw.get("facts")
+        got = facts.decode(data) if isinstance(data, bytes) else None
+        stamp = raw.get("stamp") if got is not None else None
+        assert stamp is None or isinstance(stamp, lease.Stamp)
+        item = lease.Item(
+            stamp=stamp,
+            lease_owner=raw.get("owner"),  # type: ignore[arg-type]
+            lease_until=raw.get("until"),  # type: ignore[arg-type]
+            unshareable_flight=raw.get("marked"),  # type: ignore[arg-type]
+            unshareable_at=raw.get("marked_at"),  # type: ignore[arg-type]
+            unshareable_lasting=bool(raw.get("lasting", False)),
+        )
+        return StoredItem(item, got)
+
+    def take_lease(self, key: str, owner: str, until: float, now: float, due: float) -> bool:
+        self._maybe_fail("take")
+        raw = self.items.setdefault(key, {})
+        until_now = raw.get("until")
+        if raw.get("owner") and isinstance(until_now, float) and until_now >= now:
+            return False
+        stamp = raw.get("stamp")
+        if isinstance(stamp, lease.Stamp) and stamp.fetched_at >= due and not stamp.transient:
+            return False
+        raw.update(owner=owner, until=until)
+        return True
+
+    def renew_lease(self, key: str, owner: str, until: float) -> None:
+        self._maybe_fail("renew")
+        raw = self.items.get(key, {})
+        if raw.get("owner") == owner:
+            raw["until"] = until
+
+    def pack(self, data: bytes) -> bytes | None:
+        return data if len(data) <= self.limit else None
+
+    def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
+        self._maybe_fail("put")
+        self.items[key] = {"facts": packed, "stamp": stamp}
+
+    def mark_unshareable(self, key: str, owner: str, at: float, lasting: bool) -> None:
+        self._maybe_fail("mark")
+        raw = self.items.get(key, {})
+        if raw.get("owner") == owner:
+            raw.pop("owner", None)
+            raw.pop("until", None)
+            raw.update(marked=owner, marked_at=at, lasting=lasting)
+
+
+def site_facts(at: float, status: int = 200, echo: str = "") -> facts.SiteFacts:
+    url = f"{SITE}/sitemap.xml{echo}"
+    robots = facts.RobotsProbe(200, True, (url,), (), ())
+    transient = status >= 500
+    outcome = facts.CandidateOutcome(url, None, f"{url}: HTTP {status}", transient=transient)
+    return facts.SiteFacts(robots, (url,), (outcome,), fetched_at=at, fetch_seconds=1.0)
+
+
+class Fetcher:
+    """Counts fetches; each gives the facts `make` builds at the clock's time, after 1 s."""
+
+    def __init__(self, clock: Clock, status: int = 404, echo: str = "") -> None:
+        self.clock = clock
+        self.status = status
+        self.echo = echo
+        self.count = 0
+
+    def __call__(self, previous: facts.SiteFacts | None) -> facts.SiteFacts:
+        self.count += 1
+        self.clock.sleep(1.0)
+        return site_facts(self.clock.wall(), self.status, self.echo)
+
+
+def setup(
+    publishable: bool = True,
+) -> tuple[Clock, MemoryStore, Sharing, ShareRequest, list[StoreError]]:
+    clock = Clock()
+    store = MemoryStore(clock)
+    sharing = Sharing(LocalStore(), clock.wall, clock.mono, clock.sleep, random.Random(1))
+    req = ShareRequest("k", 60, clock.mono() + 147, store, lambda data: publishable)
+    return clock, store, sharing, req, []
+
+
+def obtain(sharing: Sharing, req: ShareRequest, fetch: Fetcher, errors: list[StoreError]) -> Shared:
+    return sharing.obtain(req, fetch, errors.append)
+
+
+def test_the_holder_publishes_and_the_next_container_reuses() -> None:
+    clock, store, sharing, req, errors = setup()
+    fetch = Fetcher(clock)
+    first = obtain(sharing, req, fetch, errors)
+    assert first.source == FETCHED and first.reason == "holder" and fetch.count == 1
+    stored = store.items["k"]["stamp"]
+    assert isinstance(stored, lease.Stamp) and stored.flight is not None
+    assert stored.fetched_at == first.facts.fetched_at and not stored.transient
+    # Another container (its own process store) reuses the table's facts.
+    other = Sharing(LocalStore(), clock.wall, clock.mono, clock.sleep, random.Random(2))
+    second = obtain(other, req, fetch, errors)
+    assert second.source == REUSED and second.facts == first.facts and fetch.count == 1
+    assert errors == []
+
+
+def test_the_process_store_answers_before_the_table() -> None:
+    clock, store, sharing, req, errors = setup()
+    fetch = Fetcher(clock)
+    obtain(sharing, req, fetch, errors)
+    calls = len(store.calls)
+    again = obtain(sharing, req, fetch, errors)
+    assert again.source == REUSED and len(store.calls) == calls
+
+
+def test_a_waiter_rides_out_throttling_until_the_holder_publishes() -> None:
+    clock, store, sharing, req, errors = setup()
+    published = site_facts(clock.wall() + 5)
+    store.items["k"] = {"owner": "holder", "until": clock.wall() + 10}
+    real_get = store.get
+    reads = 0
+
+    def get(key: str, consistent: bool) -> StoredItem | None:
+        nonlocal reads
+        reads += 1
+        if reads == 2:
+            # Having seen the holder's live lease, the next 30 reads are throttled.
+            store.script = [("get", True)] * 30
+        # The holder publishes 5 s from now.
+        if clock.wall() >= published.fetched_at and "facts" not in store.items["k"]:
+            stamp = replace(stamp_of(published) or lease.Stamp(0), flight="holder")
+            store.items["k"] = {"facts": facts.encode(published), "stamp": stamp}
+        elif "facts" not in store.items["k"]:
+            store.items["k"]["until"] = clock.wall() + 10  # renewed
+        return real_get(key, consistent)
+
+    store.get = get  # type: ignore[method-assign]
+    fetch = Fetcher(clock)
+    got = obtain(sharing, req, fetch, errors)
+    assert got.source == WAITED and got.facts == published and fetch.count == 0
+    assert got.throttled == 30
+    # Only the first throttled answer is logged; all are counted.
+    assert len(errors) == 1 and errors[0].throttled and got.store_errors == 30
+
+
+def test_facts_that_echo_a_credential_mark_the_item_and_stay_in_the_process() -> None:
+    clock, store, sharing, req, errors = setup(publishable=False)
+    fetch = Fetcher(clock, echo="?p=secret")
+    got = obtain(sharing, req, fetch, errors)
+    assert got.source == FETCHED and got.unshareable == "credential-echoed"
+    raw = store.items["k"]
+    assert "facts" not in raw and raw["marked"] and raw["lasting"] is True
+    # A newcomer from another container within the window fetches by itself at once.
+    other = Sharing(LocalStore(), clock.wall, clock.mono, clock.sleep, random.Random(3))
+    alone = obtain(other, req, fetch, errors)
+    assert alone.reason == "unshareable" and fetch.count == 2
+    # This process still reuses its own facts.
+    assert obtain(sharing, req, fetch, errors).source == REUSED
+
+
+def test_transient_facts_are_not_reused_by_a_later_audit() -> None:
+    clock, store, sharing, req, errors = setup()
+    fetch = Fetcher(clock, status=503)
+    first = obtain(sharing, req, fetch, errors)
+    assert first.facts.transient
+    stamp = store.items["k"]["stamp"]
+    assert isinstance(stamp, lease.Stamp) and stamp.transient
+    fetch.status = 404
+    clock.sleep(5)
+    second = obtain(sharing, req, fetch, errors)
+    assert second.source == FETCHED and not second.facts.transient and fetch.count == 2
+
+
+def test_a_store_that_does_not_answer_costs_no_result() -> None:
+    clock, store, sharing, req, errors = setup()
+    store.script = [("get", False)]
+    fetch = Fetcher(clock)
+    got = obtain(sharing, req, fetch, errors)
+    assert got.source == FETCHED and got.reason == "store-failed" and fetch.count == 1
+    assert [e.op for e in errors] == ["get"] and "put" not in store.calls
+
+
+def test_facts_too_large_for_an_item_are_marked_unshareable() -> None:
+    clock, store, sharing, req, errors = setup()
+    store.limit = 10
+    got = obtain(sharing, req, Fetcher(clock), errors)
+    assert got.unshareable == "too-large" and store.items["k"]["lasting"] is True
+
+
+def test_refresh_ahead_fetches_once_and_others_keep_reusing() -> None:
+    clock, _, sharing, req, errors = setup()
+    fetch = Fetcher(clock)
+    obtain(sharing, req, fetch, errors)
+    clock.sleep(59.5)  # half a second left: about one draw in three refreshes ahead
+    results = [obtain(sharing, req, fetch, errors) for _ in range(20)]
+    refreshed = [r for r in results if r.refreshed_ahead]
+    assert len(refreshed) == 1 and fetch.count == 2
+    assert all(r.source == REUSED for r in results if not r.refreshed_ahead)
