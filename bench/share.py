@@ -1,4 +1,4 @@
-"""Benchmark of sharing (CONTRACT section 7): 100 simultaneous audits of one site, on and off.
+"""Benchmark of sharing (docs/contract.md §7): 100 simultaneous audits of one site, on and off.
 
     make bench-share                # = .venv/bin/python bench/share.py
     .venv/bin/python bench/share.py --runs 1 --no-write     # a quicker look
@@ -39,16 +39,16 @@ from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
-RESULTS = BENCH / "RESULTS.md"
 sys.path.insert(0, str(BENCH))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import corpora  # noqa: E402
 import moto_atomic  # noqa: E402
+import report  # noqa: E402
 import run  # noqa: E402
 from containers import Container  # noqa: E402
 
-from sitemap_auditor import sharing  # noqa: E402
+from sitemap_auditor import lease  # noqa: E402
 
 COMMAND = "make bench-share"
 COMMAND_RAW = ".venv/bin/python bench/share.py"
@@ -550,8 +550,8 @@ def targets_rows(v: Variant, warm: bool, inits: dict[bool, Init] | None) -> list
 
 
 def poll_interval(waited_s: float) -> float:
-    """The function's poll interval after waiting this long (sharing._await)."""
-    return min(max(sharing.POLL_SHARE * waited_s, sharing.POLL_MIN_S), sharing.POLL_MAX_S)
+    """The function's mean poll interval after waiting this long."""
+    return lease.poll_base_s(waited_s)
 
 
 def why(variants: list[Variant], inits: dict[bool, Init] | None, cores: str) -> list[str]:
@@ -624,9 +624,10 @@ def why(variants: list[Variant], inits: dict[bool, Init] | None, cores: str) -> 
         "- **Waiting audits**: in each container one audit of the site reads the table and, "
         f"finding the lease taken, polls it; the other {THREADS - 1} wait on that one within the "
         "process. The poll interval is `POLL_SHARE` "
-        f"({sharing.POLL_SHARE}) × the time waited, within `POLL_MIN_S` ({sharing.POLL_MIN_S} s) "
-        f"and `POLL_MAX_S` ({sharing.POLL_MAX_S} s): a poller learns of the facts on average "
-        "half an interval after they are published, plus one read's round trip.",
+        f"({lease.POLL_SHARE}) × the time waited, within `POLL_MIN_S` ({lease.POLL_MIN_S} s) "
+        f"and `POLL_MAX_S` ({lease.POLL_MAX_S} s), jittered by ±50 %: a poller learns of the "
+        "facts on average half an interval after they are published, plus one read's round "
+        "trip.",
         f"- **One process, many audits**: when the facts arrive, the {THREADS} audits of a "
         "container resume together and build their results one after another under one GIL, "
         f"while {PROCESSES} containers, the site's server and moto share {cores} cores: that is "
@@ -830,15 +831,8 @@ def render(
 
 
 def write_section(text: str) -> None:
-    """Put the section into RESULTS.md between its markers, or at the end the first time."""
-    current = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
-    if BEGIN in current and END in current:
-        head, rest = current.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1].lstrip("\n")
-        new = head + text + ("\n" + tail if tail else "")
-    else:
-        new = current.rstrip("\n") + "\n\n" + text
-    RESULTS.write_text(new, encoding="utf-8")
+    """Put this script's section into RESULTS.md."""
+    report.write_section(text, BEGIN, END)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
