@@ -26,6 +26,8 @@ NAMESPACE = os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or "37Audits/SitemapA
 # CloudWatch takes at most 100 values of one metric in one EMF document, and Powertools flushes on
 # its own when a metric reaches 100: stay below, so each invocation is one EMF document.
 MAX_METRIC_VALUES = 99
+# The event's id as logged and put on the EMF document.
+MAX_RUN_ID_CHARS = 256
 # Distinct issue kinds logged per audit, for "failures by issue kind" queries.
 MAX_ISSUE_KINDS = 20
 
@@ -53,7 +55,9 @@ class Invocation:
         self.started = time.monotonic()
         self.sharing: Shared | None = None
         self.store_errors = 0
-        self.run_id = run_id if isinstance(run_id, str) else None
+        # docs/contract.md §1: cut on log lines and the EMF document (an event's id may be MBs;
+        # CloudWatch cuts a log event at 256 KB).
+        self.run_id = run_id[:MAX_RUN_ID_CHARS] if isinstance(run_id, str) else None
         cold_start, _state["cold_start"] = _state["cold_start"], False
         logger.thread_safe_append_keys(
             run_id=self.run_id,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from urllib.parse import quote, urljoin, urlsplit
 
 from .issues import cut_value, issue
-from .site import ascii_host
+from .site import host_or_reason
 
 # Google reads only the first 500 KiB of a robots.txt (docs/contract.md §4).
 MAX_ROBOTS_BYTES = 500 * 1024
@@ -148,10 +148,10 @@ def _url(value: str, base: str) -> tuple[str, None] | tuple[None, str]:
         return None, "not an http(s) URL"
     if parts.scheme not in ("http", "https") or not hostname:
         return None, "not an http(s) URL"
-    host = ascii_host(hostname)
+    host, why = host_or_reason(hostname)
     if host is None:
         written = hostname.encode("utf-8", "surrogateescape")
-        return None, f"host {cut_value(shown(written))!r} has an empty label or no IDNA form"
+        return None, f"host {cut_value(shown(written))!r} {why}"
     userinfo, at, _ = parts.netloc.rpartition("@")
     netloc = "".join(
         (

@@ -55,8 +55,18 @@ def _idna_accepts(label: str) -> bool:
 _NOT_IN_HOSTS = frozenset(" \t\r\n\\/?#@<>\"'`{}|^%") | frozenset(map(chr, range(32))) | {"\x7f"}
 
 
-def ascii_host(host: str) -> str | None:
-    """Return the lower-cased ASCII (IDNA) form of a host name, or None when it is no host name."""
+# docs/contract.md §6: what DNS can carry. A name is at most 253 characters in its ASCII form
+# (255 octets on the wire, less the length octets), a trailing dot aside, and a label at most 63.
+MAX_HOST_CHARS = 253
+MAX_LABEL_CHARS = 63
+NO_IDNA_FORM = "has an empty label or no IDNA form"
+TOO_LONG_FOR_DNS = (
+    f"is too long for DNS (over {MAX_HOST_CHARS} characters, or a label over {MAX_LABEL_CHARS})"
+)
+
+
+def host_or_reason(host: str) -> tuple[str, None] | tuple[None, str]:
+    """The lower-cased ASCII (IDNA) form of a host name, or why it is no host name."""
     host = host.lower()
     if not host.isascii():
         try:
@@ -67,21 +77,30 @@ def ascii_host(host: str) -> str | None:
             try:  # IDNA 2003, which still names some hosts IDNA 2008 refuses (symbols)
                 host = host.encode("idna").decode("ascii")
             except UnicodeError:
-                return None
+                return None, NO_IDNA_FORM
     if not host or not _NOT_IN_HOSTS.isdisjoint(host):
-        return None
+        return None, NO_IDNA_FORM
     if ":" in host:  # an IPv6 literal (brackets removed): it has no labels
-        return host
+        return host, None
     # docs/contract.md §6: a host with an empty label (`.example.com`, `a..b`) is no host. One
     # trailing dot is the DNS root, which a fully qualified name may write (`example.com.`).
     labels = host.split(".")
     if labels[-1] == "" and len(labels) > 1:
         labels.pop()
     if not all(labels):
-        return None
+        return None, NO_IDNA_FORM
+    if sum(map(len, labels)) + len(labels) - 1 > MAX_HOST_CHARS or any(
+        len(label) > MAX_LABEL_CHARS for label in labels
+    ):
+        return None, TOO_LONG_FOR_DNS
     if not all(_idna_accepts(label) for label in labels if label.startswith("xn--")):
-        return None
-    return host
+        return None, NO_IDNA_FORM
+    return host, None
+
+
+def ascii_host(host: str) -> str | None:
+    """Return the lower-cased ASCII (IDNA) form of a host name, or None when it is no host name."""
+    return host_or_reason(host)[0]
 
 
 def resolve(url: object) -> SiteBase | None:
