@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .issues import cut_value, issue
+from .issues import Issue, Kind, cut_value, issue
 
 MAX_AGE_ENV = "SITEMAP_MAX_AGE_DAYS"
 ALLOW_PRIVATE_ENV = "SITEMAP_ALLOW_PRIVATE_NETWORKS"
@@ -84,7 +84,7 @@ def load(environ: Mapping[str, str]) -> Settings:
     )
 
 
-def event_max_age_days(preferences: object, default: int) -> tuple[int, str | None]:
+def event_max_age_days(preferences: object, default: int) -> tuple[int, Issue | None]:
     """Return the window for one run: `preferences.maxAgeDays` when valid, else default and why."""
     if not isinstance(preferences, dict) or preferences.get("maxAgeDays") is None:
         return default, None
@@ -98,6 +98,7 @@ def event_max_age_days(preferences: object, default: int) -> tuple[int, str | No
         shown = repr(value)
     return default, issue(
         "preferences.maxAgeDays",
+        Kind.IGNORED_PREFERENCE,
         f"ignored {cut_value(shown)}: not an integer of at least 1; "
         f"the window stays {default} days",
     )

@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from .issues import Issue, Kind
 from .parser import ParsedSitemap
 
 # Bumped whenever the shape below changes, so that a store written by an older version is
 # read as empty instead of misread.
-FORMAT = 2
+FORMAT = 3
 
 
 @dataclass(frozen=True)
@@ -58,8 +59,8 @@ class RobotsProbe:
     status: int | None
     read_whole: bool  # answered 200 and its body (up to the cap) was read
     sitemaps: tuple[str, ...]
-    issues: tuple[str, ...]  # its answer other than 200, fetch errors
-    skipped: tuple[str, ...]  # Sitemap: values that were not usable
+    issues: tuple[Issue, ...]  # its answer other than 200, fetch errors
+    skipped: tuple[Issue, ...]  # Sitemap: values that were not usable
     validators: Validators = NO_VALIDATORS
     wire_bytes: int = 0
     # The answer may not hold a moment later (429, 5xx, a timeout, a failed connection or name
@@ -73,7 +74,7 @@ class CandidateOutcome:
 
     url: str
     selected: SelectedSitemap | None
-    issue: str | None  # None exactly when selected is set
+    issue: Issue | None  # None exactly when selected is set
     validators: Validators = NO_VALIDATORS
     wire_bytes: int = 0
     transient: bool = False  # as for RobotsProbe
@@ -106,7 +107,7 @@ class SiteFacts:
         return next((o.selected for o in self.outcomes if o.selected is not None), None)
 
     @property
-    def candidate_issues(self) -> tuple[str, ...]:
+    def candidate_issues(self) -> tuple[Issue, ...]:
         """Why each candidate tried before the selected one (or every one) was not accepted."""
         return tuple(o.issue for o in self.outcomes if o.issue is not None)
 
@@ -121,6 +122,15 @@ class SiteFacts:
 
 
 # --- JSON codec -------------------------------------------------------------------------------
+
+
+def _issue(i: Issue) -> list[str]:
+    return [i.subject, i.kind.value, i.detail]
+
+
+def _read_issue(value: Any) -> Issue:
+    subject, kind, detail = value
+    return Issue(str(subject), Kind(kind), str(detail))
 
 
 def _validators(v: Validators) -> list[str | None]:
@@ -157,8 +167,8 @@ def to_json(facts: SiteFacts) -> dict[str, Any]:
             "status": r.status,
             "whole": r.read_whole,
             "sitemaps": list(r.sitemaps),
-            "issues": list(r.issues),
-            "skipped": list(r.skipped),
+            "issues": [_issue(i) for i in r.issues],
+            "skipped": [_issue(i) for i in r.skipped],
             "validators": _validators(r.validators),
             "bytes": r.wire_bytes,
             "transient": r.transient,
@@ -168,7 +178,7 @@ def to_json(facts: SiteFacts) -> dict[str, Any]:
             {
                 "url": o.url,
                 "selected": _selected(o.selected),
-                "issue": o.issue,
+                "issue": _issue(o.issue) if o.issue is not None else None,
                 "validators": _validators(o.validators),
                 "bytes": o.wire_bytes,
                 "transient": o.transient,
@@ -210,8 +220,8 @@ def from_json(value: Any) -> SiteFacts | None:
             status=r["status"],
             read_whole=bool(r["whole"]),
             sitemaps=tuple(r["sitemaps"]),
-            issues=tuple(r["issues"]),
-            skipped=tuple(r["skipped"]),
+            issues=tuple(_read_issue(i) for i in r["issues"]),
+            skipped=tuple(_read_issue(i) for i in r["skipped"]),
             validators=_read_validators(r["validators"]),
             wire_bytes=int(r["bytes"]),
             transient=bool(r["transient"]),
@@ -220,7 +230,7 @@ def from_json(value: Any) -> SiteFacts | None:
             CandidateOutcome(
                 url=o["url"],
                 selected=_read_selected(o["selected"]),
-                issue=o["issue"],
+                issue=_read_issue(o["issue"]) if o["issue"] is not None else None,
                 validators=_read_validators(o["validators"]),
                 wire_bytes=int(o["bytes"]),
                 transient=bool(o["transient"]),

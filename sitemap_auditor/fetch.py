@@ -25,6 +25,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, quote_plus, urljoin, urlsplit
 
@@ -36,6 +37,7 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from . import netguard
 from .facts import NO_VALIDATORS, Validators
+from .issues import Issue, Kind, issue
 from .site import DEFAULT_PORTS, ascii_host
 
 if TYPE_CHECKING:
@@ -143,46 +145,108 @@ class FetchStats:
     error: str | None
 
 
-# Fetch errors that say something of this moment rather than of the site: a timeout, a failed
-# connection or name look-up (docs/contract.md §7: such answers are not reused later).
-TRANSIENT_KINDS = frozenset(
-    {
-        "timeout",
-        "dns",
-        "connect",
-        "connection",
-        "connection reset",
-        "connection closed",
-        "incomplete body",
-    }
-)
-
-
 def transient_status(status: int) -> bool:
     """True for an HTTP status that says the site could not answer now: 429 and 5xx."""
     return status == 429 or 500 <= status <= 599
 
 
+class FetchErrorKind(StrEnum):
+    """Why a fetch could not be completed, as issues and the `fetch_error` log field say it."""
+
+    TIMEOUT = "timeout"
+    DNS = "dns"
+    CONNECT = "connect"
+    CONNECTION = "connection"
+    CONNECTION_RESET = "connection reset"
+    CONNECTION_CLOSED = "connection closed"
+    INCOMPLETE_BODY = "incomplete body"
+    TLS = "tls"
+    BLOCKED = "blocked"
+    TOO_LARGE = "too-large"
+    INVALID_URL = "invalid URL"
+    BROKEN_BODY = "broken body"
+    PROTOCOL = "protocol"
+    BAD_COMPRESSED_DATA = "bad compressed data"
+    TRUNCATED_COMPRESSED_DATA = "truncated compressed data"
+    UNSUPPORTED_ENCODING = "unsupported Content-Encoding"
+    TOO_MANY_REDIRECTS = "too many redirects"
+    OTHER_SCHEME = "redirect to another scheme"
+
+    @property
+    def label(self) -> str:
+        """The kind as issues and log lines write it."""
+        return self.value
+
+    @property
+    def issue_kind(self) -> Kind:
+        """The kind of the issue this error gives."""
+        return _ISSUE_KINDS[self]
+
+    @property
+    def transient(self) -> bool:
+        """True when it says something of this moment rather than of the site: a timeout, a
+        failed connection or name look-up (docs/contract.md §7)."""
+        return self in _TRANSIENT
+
+
+_TRANSIENT = frozenset(
+    {
+        FetchErrorKind.TIMEOUT,
+        FetchErrorKind.DNS,
+        FetchErrorKind.CONNECT,
+        FetchErrorKind.CONNECTION,
+        FetchErrorKind.CONNECTION_RESET,
+        FetchErrorKind.CONNECTION_CLOSED,
+        FetchErrorKind.INCOMPLETE_BODY,
+    }
+)
+_ISSUE_KINDS = {
+    FetchErrorKind.TIMEOUT: Kind.FETCH_TIMEOUT,
+    FetchErrorKind.DNS: Kind.FETCH_DNS,
+    FetchErrorKind.CONNECT: Kind.FETCH_CONNECT,
+    FetchErrorKind.CONNECTION: Kind.FETCH_CONNECTION,
+    FetchErrorKind.CONNECTION_RESET: Kind.FETCH_CONNECTION_RESET,
+    FetchErrorKind.CONNECTION_CLOSED: Kind.FETCH_CONNECTION_CLOSED,
+    FetchErrorKind.INCOMPLETE_BODY: Kind.FETCH_INCOMPLETE_BODY,
+    FetchErrorKind.TLS: Kind.FETCH_TLS,
+    FetchErrorKind.BLOCKED: Kind.BLOCKED_ADDRESS,
+    FetchErrorKind.TOO_LARGE: Kind.BODY_TOO_LARGE,
+    FetchErrorKind.INVALID_URL: Kind.FETCH_INVALID_URL,
+    FetchErrorKind.BROKEN_BODY: Kind.FETCH_BROKEN_BODY,
+    FetchErrorKind.PROTOCOL: Kind.FETCH_PROTOCOL,
+    FetchErrorKind.BAD_COMPRESSED_DATA: Kind.FETCH_BAD_COMPRESSED_DATA,
+    FetchErrorKind.TRUNCATED_COMPRESSED_DATA: Kind.FETCH_TRUNCATED_COMPRESSED_DATA,
+    FetchErrorKind.UNSUPPORTED_ENCODING: Kind.FETCH_UNSUPPORTED_ENCODING,
+    FetchErrorKind.TOO_MANY_REDIRECTS: Kind.FETCH_TOO_MANY_REDIRECTS,
+    FetchErrorKind.OTHER_SCHEME: Kind.FETCH_OTHER_SCHEME,
+}
+
+
 class FetchError(Exception):
     """A fetch that could not be completed; part of the audit, not a defect."""
 
-    def __init__(self, kind: str, detail: str = "") -> None:
-        super().__init__(f"{kind}: {detail}" if detail else kind)
+    def __init__(self, kind: FetchErrorKind, detail: str = "") -> None:
+        super().__init__(f"{kind.label}: {detail}" if detail else kind.label)
         self.kind = kind
         self.detail = detail
 
     @property
     def transient(self) -> bool:
         """True when the same fetch a moment later may well succeed."""
-        return self.kind in TRANSIENT_KINDS
+        return self.kind.transient
 
     def describe(self) -> str:
         """A short phrase for the data map's issues."""
-        if self.kind == "blocked":
+        if self.kind is FetchErrorKind.BLOCKED:
             return f"blocked address {self.detail}"
-        if self.kind == "too-large":
+        if self.kind is FetchErrorKind.TOO_LARGE:
             return f"body larger than {MAX_BODY_BYTES:,} bytes{self.detail}"
-        return f"fetch error ({self.kind}{': ' + self.detail if self.detail else ''})"
+        label = self.kind.label
+        return f"fetch error ({label}{': ' + self.detail if self.detail else ''})"
+
+    def issue(self, url: str) -> Issue:
+        """The issue this error gives the URL it was about."""
+        return issue(url, self.kind.issue_kind, self.describe())
 
 
 class _Hop:
@@ -210,8 +274,10 @@ class _Hop:
     def timeout(self) -> FetchError:
         if self.budget_bound:
             # Not the site's fault: said so, lest its owner look for a slow server.
-            return FetchError("timeout", f"the audit ran out of time after {self.seconds:.3g} s")
-        return FetchError("timeout", f"no complete answer within {self.seconds:.3g} s")
+            return FetchError(
+                FetchErrorKind.TIMEOUT, f"the audit ran out of time after {self.seconds:.3g} s"
+            )
+        return FetchError(FetchErrorKind.TIMEOUT, f"no complete answer within {self.seconds:.3g} s")
 
     def expire(self) -> None:
         """Watchdog: cut every socket of this fetch, waking any read blocked on it."""
@@ -251,19 +317,21 @@ class _Hop:
             try:
                 names = self.resolve(host, port)
             except (OSError, UnicodeError) as e:
-                raise FetchError("dns", f"{host}: {e.__class__.__name__}") from None
+                raise FetchError(FetchErrorKind.DNS, f"{host}: {e.__class__.__name__}") from None
             for name in names:
                 address = netguard.parse_ip_literal(name)
                 if address is None:
-                    raise FetchError("dns", f"{host}: unusable address {name[:60]!r}")
+                    raise FetchError(FetchErrorKind.DNS, f"{host}: unusable address {name[:60]!r}")
                 found.append(address)
             if not found:
-                raise FetchError("dns", f"{host}: no address")
+                raise FetchError(FetchErrorKind.DNS, f"{host}: no address")
         if not self.policy.allow_private_networks:
             for address in found:
                 reason = netguard.blocked_reason(address)
                 if reason is not None:
-                    raise FetchError("blocked", f"{address} ({reason}) for host {host}")
+                    raise FetchError(
+                        FetchErrorKind.BLOCKED, f"{address} ({reason}) for host {host}"
+                    )
         return [str(a) for a in found]
 
     def connect(self, host: str, port: int, options: Sequence[Any] | None) -> socket.socket:
@@ -287,7 +355,7 @@ class _Hop:
                 if self.expired:
                     break
         self.check_deadline()
-        raise FetchError("connect", type(last).__name__ if last else "no address")
+        raise FetchError(FetchErrorKind.CONNECT, type(last).__name__ if last else "no address")
 
 
 _HOP: contextvars.ContextVar[_Hop] = contextvars.ContextVar("sitemap_auditor_hop")
@@ -380,25 +448,25 @@ def _classify(exc: BaseException, hop: _Hop) -> FetchError:
             return e
     for e in chain:
         if isinstance(e, (ssl.SSLError, ssl.CertificateError, requests.exceptions.SSLError)):
-            return FetchError("tls", type(e).__name__)
+            return FetchError(FetchErrorKind.TLS, type(e).__name__)
     for e in chain:
         if isinstance(e, (TimeoutError, socket.timeout, requests.exceptions.Timeout)):
-            return FetchError("timeout", type(e).__name__)
+            return FetchError(FetchErrorKind.TIMEOUT, type(e).__name__)
     for e in chain:
         if isinstance(e, ConnectionResetError):
-            return FetchError("connection reset")
+            return FetchError(FetchErrorKind.CONNECTION_RESET)
         if isinstance(e, http.client.IncompleteRead):
-            return FetchError("incomplete body")
+            return FetchError(FetchErrorKind.INCOMPLETE_BODY)
         if isinstance(e, http.client.RemoteDisconnected):
-            return FetchError("connection closed", "no answer")
+            return FetchError(FetchErrorKind.CONNECTION_CLOSED, "no answer")
     for e in chain:
         if isinstance(e, (requests.exceptions.InvalidURL, urllib3.exceptions.LocationParseError)):
-            return FetchError("invalid URL")
+            return FetchError(FetchErrorKind.INVALID_URL)
         if isinstance(e, requests.exceptions.ChunkedEncodingError):
-            return FetchError("broken body", type(e).__name__)
+            return FetchError(FetchErrorKind.BROKEN_BODY, type(e).__name__)
         if isinstance(e, (urllib3.exceptions.ProtocolError, http.client.HTTPException)):
-            return FetchError("protocol", type(e).__name__)
-    return FetchError("connection", type(exc).__name__)
+            return FetchError(FetchErrorKind.PROTOCOL, type(e).__name__)
+    return FetchError(FetchErrorKind.CONNECTION, type(exc).__name__)
 
 
 def _inflate(chunks: Iterable[bytes], hop: _Hop) -> Iterator[bytes]:
@@ -432,13 +500,13 @@ def _inflate(chunks: Iterable[bytes], hop: _Hop) -> Iterator[bytes]:
                 if out:
                     produced += len(out)
                     if produced > MAX_BODY_BYTES:
-                        raise FetchError("too-large", " once decompressed")
+                        raise FetchError(FetchErrorKind.TOO_LARGE, " once decompressed")
                     hop.check_deadline()
                     yield out
     except zlib.error:
-        raise FetchError("bad compressed data") from None
+        raise FetchError(FetchErrorKind.BAD_COMPRESSED_DATA) from None
     if started and not d.eof:
-        raise FetchError("truncated compressed data")
+        raise FetchError(FetchErrorKind.TRUNCATED_COMPRESSED_DATA)
 
 
 def _peel_gzip(chunks: Iterable[bytes], hop: _Hop, layers: int) -> Iterator[bytes]:
@@ -453,7 +521,7 @@ def _peel_gzip(chunks: Iterable[bytes], hop: _Hop, layers: int) -> Iterator[byte
     if head[:2] != GZIP_MAGIC:
         yield from stream
     elif layers <= 0:
-        raise FetchError("bad compressed data", "too many gzip layers")
+        raise FetchError(FetchErrorKind.BAD_COMPRESSED_DATA, "too many gzip layers")
     else:
         yield from _peel_gzip(_inflate(stream, hop), hop, layers - 1)
 
@@ -489,7 +557,7 @@ class Response:
             for chunk in self._raw.raw.stream(CHUNK_BYTES, decode_content=False):
                 hop.wire_bytes += len(chunk)
                 if hop.wire_bytes > MAX_BODY_BYTES:
-                    raise FetchError("too-large")
+                    raise FetchError(FetchErrorKind.TOO_LARGE)
                 hop.check_deadline()
                 yield chunk
         except FetchError:
@@ -508,17 +576,17 @@ class Response:
             if c.strip() and c.strip().lower() != "identity"
         ]
         if len(codings) > MAX_CONTENT_CODINGS:
-            raise FetchError("unsupported Content-Encoding", f"{len(codings)} codings")
+            raise FetchError(FetchErrorKind.UNSUPPORTED_ENCODING, f"{len(codings)} codings")
         for coding in reversed(codings):
             if coding not in _TRANSPORT_ENCODINGS:
-                raise FetchError("unsupported Content-Encoding", coding[:40])
+                raise FetchError(FetchErrorKind.UNSUPPORTED_ENCODING, coding[:40])
             stream = _inflate(stream, self._hop)
         total = 0
         for chunk in _peel_gzip(stream, self._hop, MAX_SNIFFED_GZIP_LAYERS):
             total += len(chunk)
             if total > limit:
                 if not truncate:
-                    raise FetchError("too-large")
+                    raise FetchError(FetchErrorKind.TOO_LARGE)
                 self.truncated = True
                 yield chunk[: len(chunk) - (total - limit)]
                 return
@@ -613,7 +681,9 @@ class Fetcher:
                 if raw.status_code not in _REDIRECTS or location is None:
                     break
                 if hop_number >= MAX_REDIRECTS:
-                    raise FetchError("too many redirects", f"more than {MAX_REDIRECTS}")
+                    raise FetchError(
+                        FetchErrorKind.TOO_MANY_REDIRECTS, f"more than {MAX_REDIRECTS}"
+                    )
                 raw.close()
                 with suppress(UnicodeError):
                     location = location.encode("latin-1").decode("utf-8")
@@ -621,14 +691,14 @@ class Fetcher:
                     current = urljoin(current, location.strip())
                     urlsplit(current).port  # noqa: B018 -- raises ValueError on a bad port
                 except ValueError:
-                    raise FetchError("invalid URL") from None
+                    raise FetchError(FetchErrorKind.INVALID_URL) from None
                 if urlsplit(current).scheme.lower() not in ("http", "https"):
-                    raise FetchError("redirect to another scheme", urlsplit(current).scheme[:20])
+                    raise FetchError(FetchErrorKind.OTHER_SCHEME, urlsplit(current).scheme[:20])
             assert raw is not None
             status = raw.status_code
             yield Response(current, raw, hop)
         except FetchError as e:
-            error = e.kind
+            error = e.kind.label
             if hop.budget_bound and hop.expired:
                 self.ran_out_of_budget = True
             raise

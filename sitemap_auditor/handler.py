@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,7 +28,7 @@ from . import site as sites
 from .dynamostore import DynamoStore
 from .facts import SiteFacts
 from .fetch import Credentials, Fetcher, FetchPolicy, Resolver, system_resolver
-from .issues import issue
+from .issues import Issue, Kind, issue
 from .observability import Invocation
 from .parser import MAX_UNPARSABLE_SAMPLES
 from .text import valid_unicode
@@ -63,20 +64,27 @@ def apply_rules(
     facts: SiteFacts,
     settings: config.Settings,
     now: datetime,
+    on_issues: Callable[[list[Issue]], None] | None = None,
 ) -> dict[str, Any]:
     """The platform Response the rules give for a site's facts, this event and this moment."""
     max_age_days, preference_issue = config.event_max_age_days(
         event.get("preferences"), settings.max_age_days
     )
     selected = facts.selected
-    lastmod_issues: list[str] = []
+    lastmod_issues: list[Issue] = []
     if selected is not None:
         parsed = selected.parsed
         for value in parsed.unparsable_samples:
-            lastmod_issues.append(issue(selected.url, f"unparsable <lastmod> {value!r}"))
+            lastmod_issues.append(
+                issue(selected.url, Kind.UNPARSABLE_LASTMOD, f"unparsable <lastmod> {value!r}")
+            )
         if parsed.unparsable_total > MAX_UNPARSABLE_SAMPLES:
             lastmod_issues.append(
-                issue(selected.url, f"{parsed.unparsable_total} unparsable <lastmod> values in all")
+                issue(
+                    selected.url,
+                    Kind.UNPARSABLE_TOTAL,
+                    f"{parsed.unparsable_total} unparsable <lastmod> values in all",
+                )
             )
     robots = facts.robots
     # docs/contract.md §6: each kind of issue in this order.
@@ -87,6 +95,8 @@ def apply_rules(
         *([preference_issue] if preference_issue else []),
         *lastmod_issues,
     ]
+    if on_issues is not None:
+        on_issues(issues)
     checked = rules.Facts(
         url_value=event.get("url"),
         site=site,
@@ -115,7 +125,7 @@ def audit(
         share, lambda previous: fetch_facts(site, fetcher, previous), log.store_error
     )
     log.shared(shared)
-    return apply_rules(site, event, shared.facts, settings, datetime.now(UTC))
+    return apply_rules(site, event, shared.facts, settings, datetime.now(UTC), log.issues)
 
 
 def invalid_url(url_value: object, settings: config.Settings) -> dict[str, Any]:

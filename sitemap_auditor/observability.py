@@ -14,8 +14,8 @@ from typing import Any
 from aws_lambda_powertools.logging import Logger
 from aws_lambda_powertools.metrics import Metrics, MetricUnit
 
-from . import issues
 from .fetch import FetchStats
+from .issues import Issue
 from .response import redact
 from .sharing import FETCHED, Shared, StoreError
 from .site import strip_userinfo
@@ -55,6 +55,7 @@ class Invocation:
         self.started = time.monotonic()
         self.sharing: Shared | None = None
         self.store_errors = 0
+        self.issue_kinds: list[str] = []
         # docs/contract.md §1: cut on log lines and the EMF document (an event's id may be MBs;
         # CloudWatch cuts a log event at 256 KB).
         self.run_id = run_id[:MAX_RUN_ID_CHARS] if isinstance(run_id, str) else None
@@ -67,6 +68,10 @@ class Invocation:
             request_id=request_id if isinstance(request_id, str) else None,
         )
         logger.info("audit started")
+
+    def issues(self, found: list[Issue]) -> None:
+        """Record the kinds of the audit's issues, for the `issue_kinds` field."""
+        self.issue_kinds = [i.kind.value for i in found]
 
     def fetched(self, stats: FetchStats) -> None:
         """Record one fetch (a callback of the Fetcher)."""
@@ -128,11 +133,7 @@ class Invocation:
                     "status": result.get("status"),
                     "check_codes": [c["code"]["id"] for c in checks],
                     "duration_ms": round(duration_ms, 1),
-                    "issue_kinds": list(
-                        dict.fromkeys(
-                            issues.kind(i) for i in (checks[0]["data"]["issues"] if checks else [])
-                        )
-                    )[:MAX_ISSUE_KINDS],
+                    "issue_kinds": list(dict.fromkeys(self.issue_kinds))[:MAX_ISSUE_KINDS],
                     **self.sharing_fields(),
                 },
             )

@@ -16,6 +16,7 @@ from xml.parsers import expat
 
 from defusedxml import EntitiesForbidden, ExternalReferenceForbidden
 
+from .issues import Kind
 from .lastmod import LatestLastmod
 
 ROOTS = {"urlset": "url", "sitemapindex": "sitemap"}  # root local name -> entry local name
@@ -49,6 +50,7 @@ class ParsedSitemap:
 class Rejected:
     """A body that is not an acceptable sitemap, and why."""
 
+    kind: Kind
     reason: str
 
 
@@ -79,6 +81,10 @@ def _transcoding(head: bytes) -> str | None:
 
 class _RefusedError(Exception):
     """Raised from inside expat callbacks to stop parsing with a reason."""
+
+    def __init__(self, kind: Kind, reason: str) -> None:
+        super().__init__(reason)
+        self.kind = kind
 
 
 def _entity_decl(name: str, *_: object) -> None:
@@ -136,12 +142,12 @@ class SitemapParser:
                 if in_entry:
                     count += 1
             elif depth > MAX_DEPTH:
-                raise _RefusedError(f"elements nested deeper than {MAX_DEPTH}")
+                raise _RefusedError(Kind.TOO_DEEP, f"elements nested deeper than {MAX_DEPTH}")
             elif depth == 1:
                 local = name.rpartition(":")[2]
                 found = ROOTS.get(local)
                 if found is None:
-                    raise _RefusedError(f"unknown root element <{local[:100]}>")
+                    raise _RefusedError(Kind.UNKNOWN_ROOT, f"unknown root element <{local[:100]}>")
                 root, entry, entry_suffix = local, found, ":" + found
 
         def end(_name: str) -> None:
@@ -231,7 +237,7 @@ class SitemapParser:
         """Finish the document and return what it was."""
         if self._outcome is None:
             if not self._seen_content:
-                self._outcome = Rejected("empty body")
+                self._outcome = Rejected(Kind.EMPTY_BODY, "empty body")
             else:
                 data = b""
                 if self._p is None:
@@ -256,7 +262,8 @@ class SitemapParser:
             self._markup_run = len(data) - lt - 1 if self._in_markup else 0
         if self._markup_run > MAX_MARKUP_BYTES:
             self._outcome = Rejected(
-                f"refused XML construct: markup longer than {MAX_MARKUP_BYTES:,} bytes"
+                Kind.REFUSED_XML,
+                f"refused XML construct: markup longer than {MAX_MARKUP_BYTES:,} bytes",
             )
 
     def _start(self, head: bytes) -> None:
@@ -295,25 +302,32 @@ class SitemapParser:
             self._p.Parse(data, final)
         except expat.ExpatError as e:
             self._outcome = Rejected(
+                Kind.NOT_WELL_FORMED,
                 f"not well-formed XML at line {e.lineno}, column {e.offset}: "
-                f"{expat.ErrorString(e.code)}"
+                f"{expat.ErrorString(e.code)}",
             )
         except _RefusedError as e:
-            self._outcome = Rejected(str(e))
+            self._outcome = Rejected(e.kind, str(e))
         except EntitiesForbidden as e:
             self._outcome = Rejected(
-                f"refused XML construct: entity declaration {str(e.name)[:100]!r}"
+                Kind.REFUSED_XML,
+                f"refused XML construct: entity declaration {str(e.name)[:100]!r}",
             )
         except ExternalReferenceForbidden as e:
             self._outcome = Rejected(
-                f"refused XML construct: external reference {str(e.sysid)[:100]!r}"
+                Kind.REFUSED_XML,
+                f"refused XML construct: external reference {str(e.sysid)[:100]!r}",
             )
         except (ValueError, LookupError) as e:  # after defusedxml's, which are ValueErrors
             # An encoding neither expat nor Python knows; UnicodeError, a ValueError, comes from
             # a codec that is not for text.
-            self._outcome = Rejected(f"unsupported character encoding ({str(e)[:100]})")
+            self._outcome = Rejected(
+                Kind.UNSUPPORTED_ENCODING, f"unsupported character encoding ({str(e)[:100]})"
+            )
         if bad_bytes and self._outcome is None:
-            self._outcome = Rejected(f"not well-formed XML: bytes that are not {self._codec}")
+            self._outcome = Rejected(
+                Kind.NOT_WELL_FORMED, f"not well-formed XML: bytes that are not {self._codec}"
+            )
 
 
 def parse_bytes(chunks: Iterable[bytes]) -> ParsedSitemap | Rejected:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from . import robots
 from .facts import NO_VALIDATORS, CandidateOutcome, RobotsProbe, SelectedSitemap, SiteFacts
 from .fetch import Fetcher, FetchError, transient_status
-from .issues import issue
+from .issues import Issue, Kind, issue
 from .parser import ParsedSitemap, SitemapParser
 
 NOT_MODIFIED = 304
@@ -33,7 +33,7 @@ def robots_txt(
                     resp.status,
                     False,
                     (),
-                    (issue(robots_url, f"HTTP {resp.status}"),),
+                    (issue(robots_url, Kind.HTTP_STATUS, f"HTTP {resp.status}"),),
                     (),
                     transient=transient_status(resp.status),
                 )
@@ -42,14 +42,20 @@ def robots_txt(
             except FetchError as e:
                 why = f"HTTP 200 but the body could not be read whole: {e.describe()}"
                 return RobotsProbe(
-                    resp.status, False, (), (issue(robots_url, why),), (), transient=e.transient
+                    resp.status,
+                    False,
+                    (),
+                    (issue(robots_url, Kind.ROBOTS_UNREAD, why),),
+                    (),
+                    transient=e.transient,
                 )
             found = robots.sitemap_urls(body, resp.url, robots_url, truncated=resp.truncated)
-            notes: tuple[str, ...] = ()
+            notes: tuple[Issue, ...] = ()
             if resp.truncated:
                 notes = (
                     issue(
                         robots_url,
+                        Kind.ROBOTS_TRUNCATED,
                         f"larger than {robots.MAX_ROBOTS_BYTES:,} bytes; only that much was read",
                     ),
                 )
@@ -65,9 +71,7 @@ def robots_txt(
                 wire_bytes=resp.wire_bytes,
             )
     except FetchError as e:
-        return RobotsProbe(
-            None, False, (), (issue(robots_url, e.describe()),), (), transient=e.transient
-        )
+        return RobotsProbe(None, False, (), (e.issue(robots_url),), (), transient=e.transient)
 
 
 def _try_candidate(
@@ -82,25 +86,24 @@ def _try_candidate(
             if resp.status == NOT_MODIFIED and validators and previous is not None:
                 return previous
             if not 200 <= resp.status < 300:
-                why = f"HTTP {resp.status}"
-                if transient_status(resp.status):
-                    return CandidateOutcome(
-                        url, None, issue(url, why), resp.validators, resp.wire_bytes, True
-                    )
-            else:
-                parser = SitemapParser()
-                for chunk in resp.body():
-                    parser.feed(chunk)
-                    if parser.finished:
-                        break  # refused already: the rest of the body cannot change that
-                outcome = parser.close()
-                if isinstance(outcome, ParsedSitemap):
-                    selected = SelectedSitemap(url, resp.status, resp.content_type, outcome)
-                    return CandidateOutcome(url, selected, None, resp.validators, resp.wire_bytes)
-                why = outcome.reason
-            return CandidateOutcome(url, None, issue(url, why), resp.validators, resp.wire_bytes)
+                refused = issue(url, Kind.HTTP_STATUS, f"HTTP {resp.status}")
+                transient = transient_status(resp.status)
+                return CandidateOutcome(
+                    url, None, refused, resp.validators, resp.wire_bytes, transient
+                )
+            parser = SitemapParser()
+            for chunk in resp.body():
+                parser.feed(chunk)
+                if parser.finished:
+                    break  # refused already: the rest of the body cannot change that
+            outcome = parser.close()
+            if isinstance(outcome, ParsedSitemap):
+                selected = SelectedSitemap(url, resp.status, resp.content_type, outcome)
+                return CandidateOutcome(url, selected, None, resp.validators, resp.wire_bytes)
+            refused = issue(url, outcome.kind, outcome.reason)
+            return CandidateOutcome(url, None, refused, resp.validators, resp.wire_bytes)
     except FetchError as e:
-        return CandidateOutcome(url, None, issue(url, e.describe()), transient=e.transient)
+        return CandidateOutcome(url, None, e.issue(url), transient=e.transient)
 
 
 def first_sitemap(
@@ -112,7 +115,7 @@ def first_sitemap(
         budget = fetcher.remaining_budget()
         if budget is not None and budget <= 0:
             fetcher.ran_out_of_budget = True
-            outcomes.append(CandidateOutcome(url, None, issue(url, OUT_OF_TIME)))
+            outcomes.append(CandidateOutcome(url, None, issue(url, Kind.OUT_OF_TIME, OUT_OF_TIME)))
             continue
         outcome = _try_candidate(fetcher, url, previous.outcome(url) if previous else None)
         outcomes.append(outcome)

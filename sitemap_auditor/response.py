@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from . import __version__, codes
+from .issues import Issue
 from .lastmod import format_instant
 from .rules import Facts, Fired
 
@@ -22,7 +23,7 @@ MAX_ERROR_MESSAGE = 300
 _SPACE = re.compile(r"\s+")
 
 
-def data_map(facts: Facts, issues: Sequence[str]) -> dict[str, Any]:
+def data_map(facts: Facts, issues: Sequence[Issue]) -> dict[str, Any]:
     """Build the data map shared by every check (docs/contract.md §3)."""
     site = facts.site
     s = facts.selected
@@ -40,7 +41,7 @@ def data_map(facts: Facts, issues: Sequence[str]) -> dict[str, Any]:
         "entryCount": s.parsed.entry_count if s else None,
         "latestLastmod": format_instant(latest) if latest else None,
         "maxAgeDays": facts.max_age_days,
-        "issues": list(issues),
+        "issues": [i.text for i in issues],
     }
 
 

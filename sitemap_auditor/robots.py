@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import quote, urljoin, urlsplit
 
-from .issues import cut_value, issue
+from .issues import Issue, Kind, cut_value, issue
 from .site import host_or_reason
 
 # Google reads only the first 500 KiB of a robots.txt (docs/contract.md §4).
@@ -64,8 +64,8 @@ class RobotsSitemaps:
     """The usable `Sitemap:` URLs of a robots.txt, and issues about how it was read."""
 
     urls: tuple[str, ...]
-    issues: tuple[str, ...]  # about its Sitemap: lines: lenient keys, skipped values, the cap
-    notes: tuple[str, ...] = ()  # about the file as a whole: its encoding
+    issues: tuple[Issue, ...]  # about its Sitemap: lines: lenient keys, skipped values, the cap
+    notes: tuple[Issue, ...] = ()  # about the file as a whole: its encoding
 
 
 def utf16_encoding(body: bytes) -> str | None:
@@ -179,12 +179,13 @@ def _made(written: bytes, base: str) -> tuple[str, None] | tuple[None, str]:
     return _url(value, base)
 
 
-def _lenient_issue(robots_url: str, key: bytes, colon: bool, count: int) -> str:
+def _lenient_issue(robots_url: str, key: bytes, colon: bool, count: int) -> Issue:
     written = repr(cut_value(shown(key)))
     how = f"key {written}" if colon else f"key {written} without a colon"
     times = f" ({count} lines)" if count > 1 else ""
     return issue(
         robots_url,
+        Kind.LENIENT_KEY,
         f"{how}{times} is read as Sitemap: by Google's lenient parser, but other crawlers may "
         "not read it: write 'Sitemap: <url>'",
     )
@@ -195,11 +196,12 @@ def sitemap_urls(
 ) -> RobotsSitemaps:
     """Collect the `Sitemap:` URLs of a robots.txt body, resolved against its final URL."""
     encoding = utf16_encoding(body)
-    notes: tuple[str, ...] = ()
+    notes: tuple[Issue, ...] = ()
     if encoding is not None:
         notes = (
             issue(
                 robots_url,
+                Kind.UTF16_ROBOTS,
                 f"{encoding} (byte-order mark {body[:2].hex(' ').upper()}); read here, but Google "
                 "reads robots.txt as UTF-8 only and finds none of its lines: save it as UTF-8",
             ),
@@ -208,7 +210,7 @@ def sitemap_urls(
     left_out: set[str] = set()
     # Issues in the order their lines come; a lenient key's entry is filled in at the end, when
     # the number of lines that wrote it is known.
-    listed: list[str | tuple[bytes, bool]] = []
+    listed: list[Issue | tuple[bytes, bool]] = []
     lenient: Counter[tuple[bytes, bool]] = Counter()
     skipped_listed = skipped_total = 0
     # Large robots.txt files repeat their values; each is made into a URL once.
@@ -227,30 +229,34 @@ def sitemap_urls(
             if skipped_listed < MAX_SKIPPED_LISTED:
                 skipped_listed += 1
                 quoted = cut_value(shown(line.value))
-                listed.append(issue(robots_url, f"skipped Sitemap: value {quoted!r} ({reason})"))
+                why = f"skipped Sitemap: value {quoted!r} ({reason})"
+                listed.append(issue(robots_url, Kind.SKIPPED_SITEMAP, why))
         elif url not in urls:
             if len(urls) < MAX_CANDIDATES:
                 urls[url] = None
             else:
                 left_out.add(url)
     issues = [
-        entry if isinstance(entry, str) else _lenient_issue(robots_url, *entry, lenient[entry])
+        entry if isinstance(entry, Issue) else _lenient_issue(robots_url, *entry, lenient[entry])
         for entry in listed
     ]
     if len(lenient) > MAX_SKIPPED_LISTED:
         issues.append(
             issue(
                 robots_url,
+                Kind.LENIENT_KEYS_TOTAL,
                 f"{sum(lenient.values())} lines in all, with {len(lenient)} different keys, "
                 "are read as Sitemap: by Google's lenient parser only",
             )
         )
     if skipped_total > skipped_listed:
-        issues.append(issue(robots_url, f"{skipped_total} Sitemap: values skipped in all"))
+        total = f"{skipped_total} Sitemap: values skipped in all"
+        issues.append(issue(robots_url, Kind.SKIPPED_TOTAL, total))
     if left_out:
         issues.append(
             issue(
                 robots_url,
+                Kind.CANDIDATES_LEFT_OUT,
                 f"{len(left_out)} more distinct Sitemap: URLs beyond the first {MAX_CANDIDATES} "
                 "left out, never tried",
             )

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from servers import sitemapindex, urlset
 
+from sitemap_auditor.issues import Kind
 from sitemap_auditor.parser import ParsedSitemap, Rejected, SitemapParser, parse_bytes
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -184,7 +185,7 @@ def test_feeding_after_the_answer_is_known_changes_nothing() -> None:
     parser.feed(b"<rss>")
     assert parser.finished
     parser.feed(b"<urlset>" * 1000)
-    assert parser.close() == Rejected("unknown root element <rss>")
+    assert parser.close() == Rejected(Kind.UNKNOWN_ROOT, "unknown root element <rss>")
 
 
 EXPECTED_CORPUS = {

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from sitemap_auditor.fetch import MAX_BODY_BYTES, FetchError, FetchPolicy, _Hop, _peel_gzip
-from sitemap_auditor.issues import MAX_ISSUE_CHARS
+from sitemap_auditor.issues import MAX_ISSUE_CHARS, Kind
 from sitemap_auditor.lastmod import format_instant, parse_lastmod
 from sitemap_auditor.parser import (
     MAX_SAMPLE_CHARS,
@@ -269,7 +269,7 @@ def test_the_error_position_does_not_depend_on_the_chunking(data: bytes) -> None
 def _comparable(answer: ParsedSitemap | Rejected) -> ParsedSitemap | Rejected:
     """The answer, with the detail of a not-well-formed error left out (see the test above)."""
     if isinstance(answer, Rejected) and answer.reason.startswith("not well-formed XML"):
-        return Rejected("not well-formed XML")
+        return Rejected(Kind.NOT_WELL_FORMED, "not well-formed XML")
     return answer
 
 

@@ -10,6 +10,7 @@ import random
 from dataclasses import dataclass, field, replace
 
 from sitemap_auditor import facts, lease
+from sitemap_auditor.issues import Kind, issue
 from sitemap_auditor.sharing import (
     FETCHED,
     REUSED,
@@ -115,7 +116,8 @@ def site_facts(at: float, status: int = 200, echo: str = "") -> facts.SiteFacts:
     url = f"{SITE}/sitemap.xml{echo}"
     robots = facts.RobotsProbe(200, True, (url,), (), ())
     transient = status >= 500
-    outcome = facts.CandidateOutcome(url, None, f"{url}: HTTP {status}", transient=transient)
+    refused = issue(url, Kind.HTTP_STATUS, f"HTTP {status}")
+    outcome = facts.CandidateOutcome(url, None, refused, transient=transient)
     return facts.SiteFacts(robots, (url,), (outcome,), fetched_at=at, fetch_seconds=1.0)
 
 
