@@ -13,11 +13,13 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import IO, Any, NoReturn
 
+from .issues import Issue, Kind
 from .text import valid_text
 
 # Exit status by the worst outcome; usage errors use 64 (EX_USAGE) so they never read as a FAIL.
 EXIT_CODES = {"SUCCESS": 0, "WARNING": 1, "FAIL": 2, "ERROR": 3}
 EXIT_USAGE = 64
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report an interrupted command
 PASSWORD_ENV = "SITEMAP_AUDITOR_PASSWORD"
 
 _COLOURS = {
@@ -44,7 +46,9 @@ examples:
   sitemap-auditor demo
       serve the embedded demo site on 127.0.0.1 and audit it
 
-exit status: 0 all SUCCESS, 1 worst WARNING, 2 worst FAIL, 3 worst ERROR, 64 usage error.
+exit status: 0 all SUCCESS, 1 worst WARNING, 2 worst FAIL, 3 worst ERROR, 64 usage error,
+130 interrupted.
+JSON Lines of a batch (more than one URL): {"url": <the input URL>, "result": <Lambda result>}.
 colour: only on a terminal, never when NO_COLOR is set.
 """
 
@@ -136,7 +140,41 @@ def _colour_enabled(stream: IO[str]) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
-def render(url: str, result: dict[str, Any], colour: bool) -> str:
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+# When no candidate parsed and every candidate failed the same way for a reason that is not the
+# site's sitemap, the report says that first: the documented "publish a sitemap" advice would
+# send the reader the wrong way. (The Lambda result keeps its documented texts.)
+_CAUSES: dict[str, str] = {
+    "blocked-address": "every candidate is on a loopback or private address, which the auditor "
+    "refuses by default: to audit a local server, add --allow-private-networks",
+    "fetch-dns": "the site's host name did not resolve (DNS): check the URL's spelling, or the "
+    "network",
+    "fetch-connect": "the site refused the connection, or none could be opened: is the server "
+    "running, on that port?",
+    "fetch-timeout": "the site gave no complete answer in time",
+    "fetch-tls": "the TLS handshake with the site failed (certificate or protocol)",
+    "body-too-large": "the sitemap is larger than 50 MB, which the auditor does not read",
+}
+
+
+def cause(issues: Sequence[Issue]) -> str | None:
+    """What the report says first of a FAIL whose candidates failed for one such reason."""
+    causes = {i.kind.value for i in issues if i.kind.value in _CAUSES}
+    others = {i.kind for i in issues if i.kind.value not in _CAUSES}
+    if len(causes) == 1 and others <= _TOLERATED:
+        return _CAUSES[causes.pop()]
+    return None
+
+
+# Kinds that may stand beside a lead cause: other candidates' (or robots.txt's) HTTP statuses,
+# the event's ignored preference.
+_TOLERATED = {Kind.HTTP_STATUS, Kind.IGNORED_PREFERENCE}
+
+
+def render(url: str, result: dict[str, Any], colour: bool, issues: Sequence[Issue] = ()) -> str:
     """A readable report of one result."""
     status = result["status"]
     lines = [f"{url}  {_colour(colour, status, status)}"]
@@ -145,6 +183,9 @@ def render(url: str, result: dict[str, Any], colour: bool) -> str:
         lines.append(f"  {result['message']}")
         return "\n".join(lines)
     data = checks[0]["data"]
+    lead = cause(issues) if status == "FAIL" else None
+    if lead is not None:
+        lines.append(f"  {_colour(colour, status, 'cause')}  {lead}")
     if data["siteBase"] is not None:
         robots = data["robotsTxtHttpStatus"]
         lists = "lists a sitemap" if data["robotsTxtListsSitemap"] else "lists no sitemap"
@@ -153,15 +194,22 @@ def render(url: str, result: dict[str, Any], colour: bool) -> str:
             f"{'HTTP ' + str(robots) if robots is not None else 'no answer'}, {lists}"
         )
         if data["selectedSitemapUrl"]:
+            latest = data["latestLastmod"]
+            if latest is not None and latest.endswith("T23:59:59Z"):
+                # A date-only <lastmod> counts as the end of its day (docs/contract.md §5).
+                latest += " (the end of that day, if the file gave a date only)"
             lines.append(
                 f"  sitemap     {data['selectedSitemapUrl']}  <{data['sitemapType']}>, "
-                f"{data['entryCount']} entries, latest <lastmod> {data['latestLastmod'] or 'none'}"
+                f"{_plural(data['entryCount'], 'entry', 'entries')}, "
+                f"latest <lastmod> {latest or 'none'}"
             )
         else:
-            lines.append(
-                f"  sitemap     none of {len(data['candidateSitemaps'])} candidates parsed"
-            )
-        lines.append(f"  window      {data['maxAgeDays']} days")
+            tried = len(data["candidateSitemaps"])
+            if tried == 1:
+                lines.append("  sitemap     the one candidate did not parse")
+            else:
+                lines.append(f"  sitemap     none of {tried} candidates parsed")
+        lines.append(f"  window      {_plural(data['maxAgeDays'], 'day')}")
     for check in checks:
         s = check["status"]
         code = check["code"]["id"].rsplit("-", 1)[-1]
@@ -203,9 +251,17 @@ def _collect_urls(args: argparse.Namespace, stdin: IO[str]) -> list[str]:
         if args.input == "-":
             urls.extend(_stdin_urls(stdin))
         else:
-            with open(args.input, encoding="utf-8", errors="replace") as f:
-                urls.extend(_read_urls(f))
+            try:
+                with open(args.input, encoding="utf-8", errors="replace") as f:
+                    urls.extend(_read_urls(f))
+            except OSError as e:
+                # One line and the usage status, not a traceback (a directory, a missing file).
+                raise UsageError(f"cannot read --input {args.input}: {e.strerror or e}") from None
     return urls
+
+
+class UsageError(Exception):
+    """A problem with what the command line was given: one line, exit status 64."""
 
 
 class _Progress:
@@ -227,7 +283,17 @@ class _Progress:
                 bar = "#" * filled + "-" * (width - filled)
                 self.stream.write(f"\r[{bar}] {self.done}/{self.total}")
                 if self.done == self.total:
-                    self.stream.write("\r" + " " * (width + 20) + "\r")
+                    self._clear()
+                self.stream.flush()
+
+    def _clear(self) -> None:
+        self.stream.write("\r" + " " * 50 + "\r")
+
+    def erase(self) -> None:
+        """Leave the terminal clean: the progress line erased."""
+        with self._lock:
+            if self.enabled and self.done < self.total:
+                self._clear()
                 self.stream.flush()
 
 
@@ -252,7 +318,11 @@ def main(argv: Sequence[str] | None = None, *, json_by_default: bool = False) ->
         parser.error("--max-age-days must be at least 1")
 
     # An argument that is not UTF-8 arrives with lone surrogates, which no report could print.
-    urls = [] if demo else [valid_text(url) for url in _collect_urls(args, sys.stdin)]
+    try:
+        urls = [] if demo else [valid_text(url) for url in _collect_urls(args, sys.stdin)]
+    except UsageError as e:
+        stderr.write(f"{parser.prog}: {e}\n")
+        return EXIT_USAGE
     if not demo and not urls:
         parser.error("no URL given (name one, use --input FILE, '-' for standard input, or 'demo')")
 
@@ -287,36 +357,51 @@ def main(argv: Sequence[str] | None = None, *, json_by_default: bool = False) ->
 
     observability.quiet(verbose=args.verbose)
 
-    def audit(url: str) -> dict[str, Any]:
+    def audit(url: str) -> tuple[dict[str, Any], list[Issue]]:
         event: dict[str, Any] = {"id": "cli", "url": url}
         if args.user is not None and password is not None:
             event["basicAuth"] = {"username": args.user, "password": password}
-        return handler.run(event, None, settings)
+        found: list[Issue] = []
+        return handler.run(event, None, settings, on_issues=found.extend), found
 
     if demo:
         from . import demo as demo_site
 
         with demo_site.serve() as base:
             urls = [base + "/"]
-            results = [audit(urls[0])]
+            answers = [audit(urls[0])]
     else:
         progress = _Progress(len(urls), stderr)
 
-        def one(url: str) -> dict[str, Any]:
+        def one(url: str) -> tuple[dict[str, Any], list[Issue]]:
             try:
                 return audit(url)
             finally:
                 progress.step()
 
-        with ThreadPoolExecutor(max_workers=min(args.jobs, len(urls))) as pool:
-            results = list(pool.map(one, urls))
+        pool = ThreadPoolExecutor(max_workers=min(args.jobs, len(urls)))
+        try:
+            answers = list(pool.map(one, urls))
+        except KeyboardInterrupt:
+            progress.erase()
+            stderr.write("interrupted\n")
+            stderr.flush()
+            stdout.flush()
+            # Audits still running would hold the exit for up to their 30 s deadlines.
+            os._exit(EXIT_INTERRUPTED)
+        pool.shutdown()
 
+    results = [result for result, _ in answers]
     colour = _colour_enabled(stdout)
-    for url, result in zip(urls, results, strict=False):
+    batch = len(urls) > 1
+    for url, (result, found) in zip(urls, answers, strict=False):
         if as_json:
-            stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+            # A batch's JSON Lines record names its input URL (README, "Using it"); a single
+            # audit prints the exact Lambda result.
+            record = {"url": url, "result": result} if batch else result
+            stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
         else:
-            stdout.write(render(url, result, colour) + "\n\n")
+            stdout.write(render(url, result, colour, found) + "\n\n")
     if len(results) > 1:
         (stderr if as_json else stdout).write(_summary(r["status"] for r in results) + "\n")
     stdout.flush()

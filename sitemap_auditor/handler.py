@@ -118,6 +118,7 @@ def audit(
     fetcher: Fetcher,
     share: sharing.ShareRequest,
     log: Invocation,
+    on_issues: Callable[[list[Issue]], None] | None = None,
 ) -> dict[str, Any]:
     """Audit one site root and return the platform Response."""
     # The site's answers, from this audit's own fetch or shared with other audits of the site.
@@ -125,7 +126,12 @@ def audit(
         share, lambda previous: fetch_facts(site, fetcher, previous), log.store_error
     )
     log.shared(shared)
-    return apply_rules(site, event, shared.facts, settings, datetime.now(UTC), log.issues)
+    def seen(found: list[Issue]) -> None:
+        log.issues(found)
+        if on_issues is not None:
+            on_issues(found)
+
+    return apply_rules(site, event, shared.facts, settings, datetime.now(UTC), seen)
 
 
 def invalid_url(url_value: object, settings: config.Settings) -> dict[str, Any]:
@@ -194,8 +200,10 @@ def run(
     context: Any = None,
     settings: config.Settings = SETTINGS,
     resolver: Resolver = system_resolver,
+    on_issues: Callable[[list[Issue]], None] | None = None,
 ) -> dict[str, Any]:
-    """Audit the URL of one event under the given settings; never raises."""
+    """Audit the URL of one event under the given settings; never raises. `on_issues` is given
+    the audit's issues as values (the command line's report leads with their cause)."""
     # Lone surrogates become U+FFFD here, once, so no result or log line can fail to encode.
     event = valid_unicode(event)
     ev: dict[str, Any] = event if isinstance(event, dict) else {}
@@ -220,7 +228,7 @@ def run(
             share = share_request(site, creds, settings, budget_deadline, log)
             fetcher = Fetcher(policy, on_fetch=log.fetched)
             try:
-                result = audit(site, ev, settings, fetcher, share, log)
+                result = audit(site, ev, settings, fetcher, share, log, on_issues)
             finally:
                 fetcher.close()
             if secrets:

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import days_ago
@@ -62,7 +63,7 @@ def test_readable_report_and_exit_0(fresh: Site) -> None:
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert f"{fresh.url('/')}  SUCCESS" in out
-    assert "lists a sitemap" in out and "<urlset>, 1 entries" in out
+    assert "lists a sitemap" in out and "<urlset>, 1 entry," in out
     assert "✓ 200" in out and "\033[" not in out  # not a terminal: no colour
     assert done.stderr == ""  # logs stay quiet unless --verbose
 
@@ -92,7 +93,9 @@ def test_several_urls_give_json_lines_in_input_order_and_the_worst_exit(
     urls = [stale.url("/"), "not a url", fresh.url("/"), stale.url("/x")]
     done = cli("--json", "--jobs", "3", "--allow-private-networks", *urls)
     lines = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [r["status"] for r in lines] == ["WARNING", "ERROR", "SUCCESS", "WARNING"]
+    # Each record of a batch names its input URL beside the exact Lambda result.
+    assert [r["url"] for r in lines] == urls
+    assert [r["result"]["status"] for r in lines] == ["WARNING", "ERROR", "SUCCESS", "WARNING"]
     assert done.returncode == 3
     assert done.stderr.strip().splitlines()[-1] == (
         "4 audited: 1 SUCCESS, 2 WARNING, 0 FAIL, 1 ERROR"
@@ -266,7 +269,7 @@ def test_a_batch_of_one_sites_pages_fetches_the_site_once(fresh: Site) -> None:
     pages = [fresh.url(f"/page/{i}") for i in range(12)]
     done = cli("--json", "--jobs", "4", "--allow-private-networks", *pages)
     assert done.returncode == 0, done.stderr
-    results = [json.loads(line) for line in done.stdout.splitlines()]
+    results = [json.loads(line)["result"] for line in done.stdout.splitlines()]
     assert len(results) == 12 and {r["status"] for r in results} == {"SUCCESS"}
     assert fresh.paths().count("/robots.txt") == 1
     assert fresh.paths().count("/sitemap.xml") == 1
@@ -293,3 +296,71 @@ def test_urls_on_standard_input_that_are_not_utf8_are_read(fresh: Site) -> None:
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.decode("utf-8"))
     assert result["status"] == "SUCCESS"
+
+
+# --- rough edges a newcomer meets --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("what", ["directory", "missing"])
+def test_an_unreadable_input_is_one_line_and_the_usage_status(what: str, tmp_path: Path) -> None:
+    target = tmp_path if what == "directory" else tmp_path / "no-such-file.txt"
+    done = cli("--input", str(target))
+    assert done.returncode == 64
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"sitemap-auditor: cannot read --input {target}: "
+        + ("Is a directory" if what == "directory" else "No such file or directory")
+    ]
+
+
+def test_ctrl_c_in_a_batch_says_interrupted_and_exits_130(site: Site) -> None:
+    import signal
+    import threading
+    import time as clock
+
+    seen = threading.Event()
+
+    def stall(h: Any) -> None:
+        seen.set()
+        clock.sleep(20)
+
+    site.route("/robots.txt", stall)
+    assert SCRIPT is not None
+    proc = subprocess.Popen(
+        [SCRIPT, "--allow-private-networks", site.url("/a"), site.url("/b")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
+        cwd=ROOT,
+    )
+    assert seen.wait(30)
+    started = clock.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert clock.monotonic() - started < 10  # the stalled audits do not hold the exit
+    assert err.strip().splitlines() == ["interrupted"] and out == ""
+
+
+def test_a_local_site_without_the_switch_names_the_cause_first(fresh: Site) -> None:
+    done = cli(fresh.url("/"))
+    assert done.returncode == 2
+    lines = done.stdout.splitlines()
+    assert lines[0].endswith("FAIL")
+    assert "--allow-private-networks" in lines[1] and "cause" in lines[1]
+
+
+def test_a_dns_failure_names_the_cause_first() -> None:
+    done = cli("--allow-private-networks", "http://no-such-host.invalid/")
+    assert done.returncode == 2
+    assert "did not resolve" in done.stdout.splitlines()[1]
+
+
+def test_a_report_says_one_entry_and_one_day(site: Site) -> None:
+    site.route("/robots.txt", reply("Sitemap: /sitemap.xml\n", content_type="text/plain"))
+    site.route("/sitemap.xml", reply(urlset([days_ago(0)[:10]])))
+    done = cli("--allow-private-networks", "--max-age-days", "1", site.url("/"))
+    assert "<urlset>, 1 entry," in done.stdout
+    assert "window      1 day" in done.stdout
+    assert "(the end of that day, if the file gave a date only)" in done.stdout
