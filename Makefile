@@ -2,22 +2,29 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# make demo installs the runtime dependencies only; make test adds the development tools.
+RUNTIME_STAMP := $(VENV)/.runtime-stamp
 STAMP := $(VENV)/.installed-stamp
 # dynalite (npm), the second DynamoDB the sharing tests run against; Node.js is on every machine.
 DYNALITE := tests/dynalite/node_modules/.installed-stamp
 
 .PHONY: demo test lint bench bench-share bench-scale clean build-AuditorFunction
 
-$(STAMP): pyproject.toml
+$(RUNTIME_STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...)")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	@touch $(RUNTIME_STAMP)
+
+$(STAMP): $(RUNTIME_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-## Serve the embedded demo site on 127.0.0.1, audit it through the handler, print the JSON result.
-demo: $(STAMP)
-	$(BIN)/python -m sitemap_auditor demo
+## Serve the embedded demo site on 127.0.0.1, audit it through the handler, print the report
+## (`.venv/bin/python -m sitemap_auditor demo` prints the exact JSON result instead).
+demo: $(RUNTIME_STAMP)
+	$(BIN)/sitemap-auditor demo
 
 $(DYNALITE): tests/dynalite/package.json tests/dynalite/package-lock.json
 	cd tests/dynalite && npm ci --no-audit --no-fund --loglevel=error
