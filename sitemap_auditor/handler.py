@@ -126,6 +126,7 @@ def audit(
         share, lambda previous: fetch_facts(site, fetcher, previous), log.store_error
     )
     log.shared(shared)
+
     def seen(found: list[Issue]) -> None:
         log.issues(found)
         if on_issues is not None:
