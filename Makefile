@@ -58,11 +58,15 @@ bench-scale: $(STAMP)
 ## lacks; boto3 and its dependencies come with the runtime), without bytecode (the build machine's
 ## Python is not the function's) and without the console scripts of bin/.
 ## LAMBDA_PLATFORM and LAMBDA_PYTHON build for another machine (tests/test_runtime.py builds for its own).
+## Some wheels (ada-url's) are tagged manylinux_2_28 only, which the function's runtime (Amazon
+## Linux 2023, glibc 2.34) runs: both tags are asked for.
 LAMBDA_PLATFORM ?= manylinux2014_aarch64
+LAMBDA_PLATFORM_2_28 ?= $(subst manylinux2014,manylinux_2_28,$(LAMBDA_PLATFORM))
 LAMBDA_PYTHON ?= 3.13
 build-AuditorFunction:
 	$(PYTHON) -m pip install --quiet --target "$(ARTIFACTS_DIR)" --requirement requirements.txt \
-		--platform $(LAMBDA_PLATFORM) --implementation cp --python-version $(LAMBDA_PYTHON) \
+		--platform $(LAMBDA_PLATFORM) --platform $(LAMBDA_PLATFORM_2_28) \
+		--implementation cp --python-version $(LAMBDA_PYTHON) \
 		--only-binary=:all: --no-deps --no-compile --upgrade
 	rm -rf "$(ARTIFACTS_DIR)/bin"
 	cp -r sitemap_auditor "$(ARTIFACTS_DIR)/"

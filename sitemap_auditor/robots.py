@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from urllib.parse import quote, urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from .issues import Issue, Kind, cut_value, issue
 from .site import host_or_reason
@@ -38,10 +38,6 @@ _LINE_END = re.compile(rb"\r\n|\r|\n")
 _SPACE = b" \t\n\v\f\r"
 _BLANK = b" \t"
 _KEYS = (b"sitemap", b"site-map")
-# What may stand in a URL as it is; anything else (space, quotes, non-ASCII, controls) is
-# percent-encoded, as it will be on the wire. `%` stays: a value may be percent-encoded already.
-_URL_SAFE = "!#$%&'()*+,/:;=?@[]~-._"
-_USERINFO_SAFE = "!$%&'()*+,;=:~-._"
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,14 +131,22 @@ def shown(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+def _undecodable_escaped(value: str) -> str:
+    """The value with each byte that was not UTF-8 (kept by surrogateescape) as `%XX`."""
+    if value.isascii() or not any("\udc80" <= c <= "\udcff" for c in value):
+        return value
+    return "".join(f"%{ord(c) - 0xDC00:02X}" if "\udc80" <= c <= "\udcff" else c for c in value)
+
+
 def _url(value: str, base: str) -> tuple[str, None] | tuple[None, str]:
-    # As a browser makes it: resolved against robots.txt's final URL, the host in its IDNA form
-    # exactly as for siteBase, the rest percent-encoded as UTF-8 (a byte that is not UTF-8, kept
-    # by surrogateescape, as itself).
+    # docs/contract.md §4: as a browser makes it, with the WHATWG URL Standard's parser (ada, the
+    # parser Node.js runs), resolved against robots.txt's final URL; around it, the contract's
+    # own rules: the host as for siteBase (IDNA, no empty label, what DNS can carry), a byte that
+    # is not UTF-8 percent-encoded as itself, and the length cap.
     try:
         joined = urljoin(base, value)
         parts = urlsplit(joined)
-        port = parts.port  # raises ValueError on a bad port
+        parts.port  # noqa: B018 -- raises ValueError on a bad port
         hostname = parts.hostname
     except ValueError:  # also a malformed [IPv6] host
         return None, "not an http(s) URL"
@@ -152,19 +156,19 @@ def _url(value: str, base: str) -> tuple[str, None] | tuple[None, str]:
     if host is None:
         written = hostname.encode("utf-8", "surrogateescape")
         return None, f"host {cut_value(shown(written))!r} {why}"
-    userinfo, at, _ = parts.netloc.rpartition("@")
-    netloc = "".join(
-        (
-            quote(userinfo, safe=_USERINFO_SAFE, errors="surrogateescape") + at,
-            f"[{host}]" if ":" in host else host,
-            f":{port}" if port is not None else "",
-        )
-    )
-    # No fragment can remain (`#` starts a comment), so a trailing `?` is an empty query, which
-    # urljoin drops and a browser keeps.
-    query = f"?{parts.query}" if parts.query or value.endswith("?") else ""
-    rest = quote((parts.path or "/") + query, safe=_URL_SAFE, errors="surrogateescape")
-    url = f"{parts.scheme}://{netloc}{rest}"
+    from ada_url import URL  # imported on the first Sitemap: line, not at start-up
+
+    try:
+        parsed = URL(_undecodable_escaped(value), base)
+    except ValueError:
+        return None, "not an http(s) URL"
+    if parsed.protocol not in ("http:", "https:"):
+        return None, "not an http(s) URL"
+    # The host exactly as siteBase writes it (the browser's IDNA may map a rare name apart).
+    ada_host = parsed.hostname.strip("[]")
+    if ada_host != host.strip("[]"):
+        parsed.hostname = f"[{host}]" if ":" in host else host
+    url = parsed.href
     if len(url) > MAX_URL_CHARS:
         return None, f"longer than {MAX_URL_CHARS} characters as a URL"
     return url, None
