@@ -11,10 +11,13 @@ import sys
 import threading
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import IO, Any, NoReturn
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from .issues import Issue, Kind
 from .text import valid_text
+
+if TYPE_CHECKING:
+    from .handler import Audited
 
 # Exit status by the worst outcome; usage errors use 64 (EX_USAGE) so they never read as a FAIL.
 EXIT_CODES = {"SUCCESS": 0, "WARNING": 1, "FAIL": 2, "ERROR": 3}
@@ -174,8 +177,9 @@ def cause(issues: Sequence[Issue]) -> str | None:
 _TOLERATED = {Kind.HTTP_STATUS, Kind.IGNORED_PREFERENCE}
 
 
-def render(url: str, result: dict[str, Any], colour: bool, issues: Sequence[Issue] = ()) -> str:
+def render(url: str, result: dict[str, Any], colour: bool, audited: Audited | None = None) -> str:
     """A readable report of one result."""
+    issues = audited.issues if audited is not None else ()
     status = result["status"]
     lines = [f"{url}  {_colour(colour, status, status)}"]
     checks = result.get("checks")
@@ -195,9 +199,14 @@ def render(url: str, result: dict[str, Any], colour: bool, issues: Sequence[Issu
         )
         if data["selectedSitemapUrl"]:
             latest = data["latestLastmod"]
-            if latest is not None and latest.endswith("T23:59:59Z"):
-                # A date-only <lastmod> counts as the end of its day (docs/contract.md §5).
-                latest += " (the end of that day, if the file gave a date only)"
+            written = audited.latest_lastmod_written if audited is not None else None
+            if latest is not None and written is not None and written != latest:
+                # As the file says it; a period without a time counts as its last second
+                # (docs/contract.md §5), which the instant alone reads as a moment to come.
+                if "T" not in written:
+                    latest = f"{written} (counts as {latest}, the end of that period)"
+                else:
+                    latest = f"{written} ({latest})"
             lines.append(
                 f"  sitemap     {data['selectedSitemapUrl']}  <{data['sitemapType']}>, "
                 f"{_plural(data['entryCount'], 'entry', 'entries')}, "
@@ -357,12 +366,13 @@ def main(argv: Sequence[str] | None = None, *, json_by_default: bool = False) ->
 
     observability.quiet(verbose=args.verbose)
 
-    def audit(url: str) -> tuple[dict[str, Any], list[Issue]]:
+    def audit(url: str) -> tuple[dict[str, Any], Audited | None]:
         event: dict[str, Any] = {"id": "cli", "url": url}
         if args.user is not None and password is not None:
             event["basicAuth"] = {"username": args.user, "password": password}
-        found: list[Issue] = []
-        return handler.run(event, None, settings, on_issues=found.extend), found
+        found: list[Audited] = []
+        result = handler.run(event, None, settings, observe=found.append)
+        return result, found[0] if found else None
 
     if demo:
         from . import demo as demo_site
@@ -373,7 +383,7 @@ def main(argv: Sequence[str] | None = None, *, json_by_default: bool = False) ->
     else:
         progress = _Progress(len(urls), stderr)
 
-        def one(url: str) -> tuple[dict[str, Any], list[Issue]]:
+        def one(url: str) -> tuple[dict[str, Any], Audited | None]:
             try:
                 return audit(url)
             finally:
@@ -394,14 +404,14 @@ def main(argv: Sequence[str] | None = None, *, json_by_default: bool = False) ->
     results = [result for result, _ in answers]
     colour = _colour_enabled(stdout)
     batch = len(urls) > 1
-    for url, (result, found) in zip(urls, answers, strict=False):
+    for url, (result, audited) in zip(urls, answers, strict=False):
         if as_json:
             # A batch's JSON Lines record names its input URL (README, "Using it"); a single
             # audit prints the exact Lambda result.
             record = {"url": url, "result": result} if batch else result
             stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
         else:
-            stdout.write(render(url, result, colour, found) + "\n\n")
+            stdout.write(render(url, result, colour, audited) + "\n\n")
     if len(results) > 1:
         (stderr if as_json else stdout).write(_summary(r["status"] for r in results) + "\n")
     stdout.flush()

@@ -16,7 +16,7 @@ from .parser import ParsedSitemap
 
 # Bumped whenever the shape below changes, so that a store written by an older version is
 # read as empty instead of misread.
-FORMAT = 3
+FORMAT = 4
 
 
 @dataclass(frozen=True)
@@ -144,6 +144,7 @@ def _parsed(p: ParsedSitemap) -> dict[str, Any]:
         "latest": p.latest_lastmod.isoformat() if p.latest_lastmod else None,
         "samples": list(p.unparsable_samples),
         "unparsable": p.unparsable_total,
+        "latestText": p.latest_lastmod_text,
     }
 
 
@@ -206,6 +207,7 @@ def _read_selected(value: Any) -> SelectedSitemap | None:
         latest_lastmod=datetime.fromisoformat(p["latest"]) if p["latest"] else None,
         unparsable_samples=tuple(p["samples"]),
         unparsable_total=int(p["unparsable"]),
+        latest_lastmod_text=p["latestText"],
     )
     return SelectedSitemap(value["url"], int(value["status"]), value["type"], parsed)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -48,6 +49,15 @@ if SETTINGS.cache_table and SETTINGS.share_seconds > 0:
 _PROCESS_KEY = os.urandom(32)
 
 
+@dataclass(frozen=True)
+class Audited:
+    """What an audit found besides its Response: its issues as values, and the selected
+    sitemap's latest <lastmod> as written."""
+
+    issues: tuple[Issue, ...]
+    latest_lastmod_written: str | None
+
+
 def fetch_facts(site: sites.SiteBase, fetcher: Fetcher, previous: SiteFacts | None) -> SiteFacts:
     """What the site answers now: robots probe -> candidates -> streaming parse."""
     started = time.monotonic()
@@ -64,7 +74,7 @@ def apply_rules(
     facts: SiteFacts,
     settings: config.Settings,
     now: datetime,
-    on_issues: Callable[[list[Issue]], None] | None = None,
+    observe: Callable[[Audited], None] | None = None,
 ) -> dict[str, Any]:
     """The platform Response the rules give for a site's facts, this event and this moment."""
     max_age_days, preference_issue = config.event_max_age_days(
@@ -95,8 +105,9 @@ def apply_rules(
         *([preference_issue] if preference_issue else []),
         *lastmod_issues,
     ]
-    if on_issues is not None:
-        on_issues(issues)
+    if observe is not None:
+        written = selected.parsed.latest_lastmod_text if selected is not None else None
+        observe(Audited(tuple(issues), written))
     checked = rules.Facts(
         url_value=event.get("url"),
         site=site,
@@ -118,7 +129,7 @@ def audit(
     fetcher: Fetcher,
     share: sharing.ShareRequest,
     log: Invocation,
-    on_issues: Callable[[list[Issue]], None] | None = None,
+    observe: Callable[[Audited], None] | None = None,
 ) -> dict[str, Any]:
     """Audit one site root and return the platform Response."""
     # The site's answers, from this audit's own fetch or shared with other audits of the site.
@@ -127,10 +138,10 @@ def audit(
     )
     log.shared(shared)
 
-    def seen(found: list[Issue]) -> None:
-        log.issues(found)
-        if on_issues is not None:
-            on_issues(found)
+    def seen(audited: Audited) -> None:
+        log.issues(audited.issues)
+        if observe is not None:
+            observe(audited)
 
     return apply_rules(site, event, shared.facts, settings, datetime.now(UTC), seen)
 
@@ -201,10 +212,10 @@ def run(
     context: Any = None,
     settings: config.Settings = SETTINGS,
     resolver: Resolver = system_resolver,
-    on_issues: Callable[[list[Issue]], None] | None = None,
+    observe: Callable[[Audited], None] | None = None,
 ) -> dict[str, Any]:
-    """Audit the URL of one event under the given settings; never raises. `on_issues` is given
-    the audit's issues as values (the command line's report leads with their cause)."""
+    """Audit the URL of one event under the given settings; never raises. `observe` is given
+    what the audit found besides its Response (the command line's report uses it)."""
     # Lone surrogates become U+FFFD here, once, so no result or log line can fail to encode.
     event = valid_unicode(event)
     ev: dict[str, Any] = event if isinstance(event, dict) else {}
@@ -229,7 +240,7 @@ def run(
             share = share_request(site, creds, settings, budget_deadline, log)
             fetcher = Fetcher(policy, on_fetch=log.fetched)
             try:
-                result = audit(site, ev, settings, fetcher, share, log, on_issues)
+                result = audit(site, ev, settings, fetcher, share, log, observe)
             finally:
                 fetcher.close()
             if secrets:

@@ -114,11 +114,12 @@ def _needs_exact_check(text: str) -> bool:
 class LatestLastmod:
     """Collects a sitemap's lastmod values and answers the latest; parses only the candidates."""
 
-    __slots__ = ("_best", "_exact", "_memo", "known")
+    __slots__ = ("_best", "_exact", "_exact_text", "_memo", "known")
 
     def __init__(self) -> None:
         self._best: dict[Shape, str] = {}
         self._exact = -1  # the latest key among shapes already turned into instants
+        self._exact_text: str | None = None  # and that value as written (trimmed)
         self._memo: dict[str, bool] = {}
         # True for a text already taken, False for one already refused, None for a new one.
         self.known: Callable[[str], bool | None] = self._memo.get
@@ -149,18 +150,26 @@ class LatestLastmod:
         best = self._best.get(shape)
         if best is None:
             if len(self._best) >= _SHAPE_LIMIT:
-                self._exact = self._latest_key()
+                self._exact, self._exact_text = self._latest_key_text()
                 self._best.clear()
             self._best[shape] = text
         elif text > best:
             self._best[shape] = text
         return True
 
-    def _latest_key(self) -> int:
-        keys = [lastmod_key(text) for text in self._best.values()]
-        return max([self._exact, *(k for k in keys if k is not None)])
+    def _latest_key_text(self) -> tuple[int, str | None]:
+        best = (self._exact, self._exact_text)
+        for text in self._best.values():
+            key = lastmod_key(text)
+            if key is not None and key > best[0]:
+                best = (key, text)
+        return best
 
     def latest(self) -> datetime | None:
         """The latest instant among the values that parsed, or None when none did."""
-        key = self._latest_key()
+        key = self._latest_key_text()[0]
         return key_to_instant(key) if key >= 0 else None
+
+    def latest_text(self) -> str | None:
+        """The latest value as the sitemap wrote it (white space around it trimmed)."""
+        return self._latest_key_text()[1]

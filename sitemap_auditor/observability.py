@@ -8,7 +8,7 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from aws_lambda_powertools.logging import Logger
@@ -69,7 +69,7 @@ class Invocation:
         )
         logger.info("audit started")
 
-    def issues(self, found: list[Issue]) -> None:
+    def issues(self, found: Sequence[Issue]) -> None:
         """Record the kinds of the audit's issues, for the `issue_kinds` field."""
         self.issue_kinds = [i.kind.value for i in found]
 

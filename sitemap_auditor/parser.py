@@ -44,6 +44,9 @@ class ParsedSitemap:
     latest_lastmod: datetime | None
     unparsable_samples: tuple[str, ...]
     unparsable_total: int
+    # The latest <lastmod> as written (a date-only value counts as the end of its day): for the
+    # command line's report, which shows what the file says.
+    latest_lastmod_text: str | None = None
 
 
 @dataclass(frozen=True)
@@ -188,7 +191,9 @@ class SitemapParser:
         def facts() -> ParsedSitemap | None:
             if root is None:
                 return None
-            return ParsedSitemap(root, count, latest.latest(), tuple(samples), unparsable)
+            return ParsedSitemap(
+                root, count, latest.latest(), tuple(samples), unparsable, latest.latest_text()
+            )
 
         def build(encoding: str | None) -> Any:
             nonlocal p

@@ -359,8 +359,12 @@ def test_a_dns_failure_names_the_cause_first() -> None:
 
 def test_a_report_says_one_entry_and_one_day(site: Site) -> None:
     site.route("/robots.txt", reply("Sitemap: /sitemap.xml\n", content_type="text/plain"))
-    site.route("/sitemap.xml", reply(urlset([days_ago(0)[:10]])))
+    day = days_ago(0)[:10]
+    site.route("/sitemap.xml", reply(urlset([day])))
     done = cli("--allow-private-networks", "--max-age-days", "1", site.url("/"))
     assert "<urlset>, 1 entry," in done.stdout
     assert "window      1 day" in done.stdout
-    assert "(the end of that day, if the file gave a date only)" in done.stdout
+    # The value as the file writes it, and the instant it counts as.
+    assert f"latest <lastmod> {day} (counts as {day}T23:59:59Z, the end of that period)" in (
+        done.stdout
+    )
