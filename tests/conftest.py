@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -41,6 +43,19 @@ def days_ago(days: float) -> str:
     """A W3C datetime `days` days before now, in UTC."""
     moment = datetime.now(UTC) - timedelta(days=days)
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# The X-Ray SDK, started as in Lambda (tests/test_runtime.py), marks itself in this fixed place.
+_XRAY_MARK = Path(tempfile.gettempdir()) / ".aws-xray"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_files_left_behind() -> Iterator[None]:
+    """What the tests' own subjects leave in the temporary folder is removed at the end."""
+    had_mark = _XRAY_MARK.exists()
+    yield
+    if not had_mark:
+        shutil.rmtree(_XRAY_MARK, ignore_errors=True)
 
 
 @pytest.fixture

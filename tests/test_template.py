@@ -755,3 +755,11 @@ def test_sam_build_packages_only_the_package(template: dict[str, Any], tmp_path:
     assert "manylinux2014_aarch64" in done.stdout and "--python-version 3.13" in done.stdout
     assert f"cp -r sitemap_auditor {tmp_path}/" in done.stdout.replace('"', "")
     assert "tests" not in done.stdout and "bench" not in done.stdout
+
+
+def test_sam_build_runs_make_in_the_source_folder() -> None:
+    # Without it, sam build copies the whole folder (.venv included) to a scratch folder first.
+    import tomllib
+
+    config = tomllib.loads((ROOT / "samconfig.toml").read_text(encoding="utf-8"))
+    assert config["default"]["build"]["parameters"]["build_in_source"] is True
