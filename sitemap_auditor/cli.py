@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
+from .codes import BY_ID
 from .issues import Issue, Kind
 from .text import valid_text
 
@@ -221,7 +222,7 @@ def render(url: str, result: dict[str, Any], colour: bool, audited: Audited | No
         lines.append(f"  window      {_plural(data['maxAgeDays'], 'day')}")
     for check in checks:
         s = check["status"]
-        code = check["code"]["id"].rsplit("-", 1)[-1]
+        code = BY_ID[check["code"]["id"]].number
         lines.append(f"  {_colour(colour, s, _MARKS.get(s, '?') + ' ' + code)}  {check['message']}")
         if check["recommendation"]:
             lines.append(f"        -> {check['recommendation']}")
@@ -346,11 +347,11 @@ def main(argv: Sequence[str] | None = None, *, json_by_default: bool = False) ->
             except (EOFError, KeyboardInterrupt):
                 parser.error("no password given")
 
-    from . import config
+    from . import config, errors
 
     try:
         settings = config.load(os.environ)
-    except config.ConfigError as e:
+    except errors.ConfigError as e:
         stderr.write(f"sitemap-auditor: {e}\n")
         return EXIT_USAGE
     from dataclasses import replace

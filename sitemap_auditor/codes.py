@@ -28,6 +28,11 @@ class CheckCode:
     recommendation: str | None
     rationale: str | None
 
+    @property
+    def number(self) -> str:
+        """The suffix of the id, `100` ... `501` (metric names and reports use it)."""
+        return self.id.rsplit("-", 1)[1]
+
 
 INFO_100 = CheckCode(
     id="37A-SitemapAuditor-100",
@@ -129,3 +134,5 @@ ERROR_501 = CheckCode(
 
 # The documentation's table order, which is also the order of `checks` in a result.
 ALL: tuple[CheckCode, ...] = (INFO_100, FAIL_400, WARN_300, WARN_301, WARN_302, OK_200, ERROR_501)
+# The CheckCode of an id, for what reads a Response (metrics, the command line's report).
+BY_ID: dict[str, CheckCode] = {code.id: code for code in ALL}

@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .errors import ConfigError as ConfigError
 from .issues import Issue, Kind, cut_value, issue
 
 MAX_AGE_ENV = "SITEMAP_MAX_AGE_DAYS"
@@ -20,10 +21,6 @@ DEFAULT_MAX_AGE_DAYS = 7
 DEFAULT_SHARE_SECONDS = 60
 
 _DIGITS = re.compile(r"[0-9]+")
-
-
-class ConfigError(ValueError):
-    """A deployment setting is invalid; the function must not start with it."""
 
 
 @dataclass(frozen=True)

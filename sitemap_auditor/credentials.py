@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, cast
 
+from .errors import SecretError as SecretError
 from .fetch import Credentials
 
 # Warm invocations reuse a secret for this long; a rotated password is picked up after it.
@@ -20,10 +21,6 @@ T = TypeVar("T")
 _cache: dict[tuple[str, str], tuple[float, object]] = {}
 _cache_lock = threading.Lock()
 _client: Any = None
-
-
-class SecretError(RuntimeError):
-    """The secret named by `basicAuthSecretId` could not be turned into credentials."""
 
 
 def _from_mapping(value: object) -> Credentials | None:

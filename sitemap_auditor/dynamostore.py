@@ -16,7 +16,8 @@ from typing import Any
 
 from . import facts as site_facts
 from . import lease
-from .sharing import StoredItem, StoreError
+from .errors import StoreError
+from .sharing import StoredItem
 
 # DynamoDB refuses items over 400 KB; facts compress well, and a set that does not fit in
 # well under that is simply not shared between containers.

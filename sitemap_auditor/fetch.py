@@ -25,7 +25,6 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, quote_plus, urljoin, urlsplit
 
@@ -35,9 +34,11 @@ from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
-from . import netguard
+from . import errors, netguard
+from .errors import FetchError as FetchError
+from .errors import FetchErrorKind as FetchErrorKind
 from .facts import NO_VALIDATORS, Validators
-from .issues import Issue, Kind, issue
+from .fetch_stats import FetchStats as FetchStats
 from .site import DEFAULT_PORTS, ascii_host
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ REQUEST_DEADLINE_S = 30.0
 # docs/contract.md §4: 10 hops are followed, an 11th fails the request.
 MAX_REDIRECTS = 10
 # auditor-doc.md step 4: bodies up to 50 MB; docs/contract.md §4 fixes the number of bytes.
-MAX_BODY_BYTES = 52_428_800
+MAX_BODY_BYTES = errors.MAX_BODY_BYTES
 # Reads and decompression work in slices of this size, so memory does not grow with the body.
 CHUNK_BYTES = 64 * 1024
 # A sitemap.xml.gz sent with Content-Encoding: gzip has two layers; more than three sniffed
@@ -134,119 +135,9 @@ class FetchPolicy:
     budget_deadline: float | None = None
 
 
-@dataclass(frozen=True)
-class FetchStats:
-    """What one fetch cost, for logs and metrics."""
-
-    url: str
-    status: int | None
-    wire_bytes: int
-    seconds: float
-    error: str | None
-
-
 def transient_status(status: int) -> bool:
     """True for an HTTP status that says the site could not answer now: 429 and 5xx."""
     return status == 429 or 500 <= status <= 599
-
-
-class FetchErrorKind(StrEnum):
-    """Why a fetch could not be completed, as issues and the `fetch_error` log field say it."""
-
-    TIMEOUT = "timeout"
-    DNS = "dns"
-    CONNECT = "connect"
-    CONNECTION = "connection"
-    CONNECTION_RESET = "connection reset"
-    CONNECTION_CLOSED = "connection closed"
-    INCOMPLETE_BODY = "incomplete body"
-    TLS = "tls"
-    BLOCKED = "blocked"
-    TOO_LARGE = "too-large"
-    INVALID_URL = "invalid URL"
-    BROKEN_BODY = "broken body"
-    PROTOCOL = "protocol"
-    BAD_COMPRESSED_DATA = "bad compressed data"
-    TRUNCATED_COMPRESSED_DATA = "truncated compressed data"
-    UNSUPPORTED_ENCODING = "unsupported Content-Encoding"
-    TOO_MANY_REDIRECTS = "too many redirects"
-    OTHER_SCHEME = "redirect to another scheme"
-
-    @property
-    def label(self) -> str:
-        """The kind as issues and log lines write it."""
-        return self.value
-
-    @property
-    def issue_kind(self) -> Kind:
-        """The kind of the issue this error gives."""
-        return _ISSUE_KINDS[self]
-
-    @property
-    def transient(self) -> bool:
-        """True when it says something of this moment rather than of the site: a timeout, a
-        failed connection or name look-up (docs/contract.md §7)."""
-        return self in _TRANSIENT
-
-
-_TRANSIENT = frozenset(
-    {
-        FetchErrorKind.TIMEOUT,
-        FetchErrorKind.DNS,
-        FetchErrorKind.CONNECT,
-        FetchErrorKind.CONNECTION,
-        FetchErrorKind.CONNECTION_RESET,
-        FetchErrorKind.CONNECTION_CLOSED,
-        FetchErrorKind.INCOMPLETE_BODY,
-    }
-)
-_ISSUE_KINDS = {
-    FetchErrorKind.TIMEOUT: Kind.FETCH_TIMEOUT,
-    FetchErrorKind.DNS: Kind.FETCH_DNS,
-    FetchErrorKind.CONNECT: Kind.FETCH_CONNECT,
-    FetchErrorKind.CONNECTION: Kind.FETCH_CONNECTION,
-    FetchErrorKind.CONNECTION_RESET: Kind.FETCH_CONNECTION_RESET,
-    FetchErrorKind.CONNECTION_CLOSED: Kind.FETCH_CONNECTION_CLOSED,
-    FetchErrorKind.INCOMPLETE_BODY: Kind.FETCH_INCOMPLETE_BODY,
-    FetchErrorKind.TLS: Kind.FETCH_TLS,
-    FetchErrorKind.BLOCKED: Kind.BLOCKED_ADDRESS,
-    FetchErrorKind.TOO_LARGE: Kind.BODY_TOO_LARGE,
-    FetchErrorKind.INVALID_URL: Kind.FETCH_INVALID_URL,
-    FetchErrorKind.BROKEN_BODY: Kind.FETCH_BROKEN_BODY,
-    FetchErrorKind.PROTOCOL: Kind.FETCH_PROTOCOL,
-    FetchErrorKind.BAD_COMPRESSED_DATA: Kind.FETCH_BAD_COMPRESSED_DATA,
-    FetchErrorKind.TRUNCATED_COMPRESSED_DATA: Kind.FETCH_TRUNCATED_COMPRESSED_DATA,
-    FetchErrorKind.UNSUPPORTED_ENCODING: Kind.FETCH_UNSUPPORTED_ENCODING,
-    FetchErrorKind.TOO_MANY_REDIRECTS: Kind.FETCH_TOO_MANY_REDIRECTS,
-    FetchErrorKind.OTHER_SCHEME: Kind.FETCH_OTHER_SCHEME,
-}
-
-
-class FetchError(Exception):
-    """A fetch that could not be completed; part of the audit, not a defect."""
-
-    def __init__(self, kind: FetchErrorKind, detail: str = "") -> None:
-        super().__init__(f"{kind.label}: {detail}" if detail else kind.label)
-        self.kind = kind
-        self.detail = detail
-
-    @property
-    def transient(self) -> bool:
-        """True when the same fetch a moment later may well succeed."""
-        return self.kind.transient
-
-    def describe(self) -> str:
-        """A short phrase for the data map's issues."""
-        if self.kind is FetchErrorKind.BLOCKED:
-            return f"blocked address {self.detail}"
-        if self.kind is FetchErrorKind.TOO_LARGE:
-            return f"body larger than {MAX_BODY_BYTES:,} bytes{self.detail}"
-        label = self.kind.label
-        return f"fetch error ({label}{': ' + self.detail if self.detail else ''})"
-
-    def issue(self, url: str) -> Issue:
-        """The issue this error gives the URL it was about."""
-        return issue(url, self.kind.issue_kind, self.describe())
 
 
 class _Hop:

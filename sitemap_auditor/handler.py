@@ -19,6 +19,7 @@ from . import (
     config,
     credentials,
     dynamostore,
+    errors,
     observability,
     probe,
     response,
@@ -188,7 +189,7 @@ def share_request(
             try:
                 key = credentials.cache_key(settings.cache_key_secret)
                 store = DynamoStore(settings.cache_table)
-            except credentials.SecretError as e:
+            except errors.SecretError as e:
                 log.store_error(sharing.StoreError("cache key", str(e)))
     secrets = [s.encode() for s in creds.secrets()] if creds else []
     return sharing.ShareRequest(
@@ -247,7 +248,7 @@ def run(
                 # A site may echo the credentials back (in a Sitemap: URL, a header, a lastmod):
                 # none of it reaches the result.
                 result = response.redact_tree(result, secrets)
-    except credentials.SecretError as e:
+    except errors.SecretError as e:
         # A deployment problem, not a defect: said plainly, without a stack trace.
         log.secret_unreadable(e)
         result = response.error(e, datetime.now(UTC), secrets)

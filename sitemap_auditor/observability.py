@@ -14,10 +14,12 @@ from typing import Any
 from aws_lambda_powertools.logging import Logger
 from aws_lambda_powertools.metrics import Metrics, MetricUnit
 
-from .fetch import FetchStats
+from . import codes
+from .errors import StoreError
+from .fetch_stats import FetchStats
 from .issues import Issue
 from .response import redact
-from .sharing import FETCHED, Shared, StoreError
+from .sharing import FETCHED, Shared
 from .site import strip_userinfo
 from .text import valid_text
 
@@ -159,7 +161,9 @@ class Invocation:
         add(name=f"Audit{str(result.get('status')).title()}", unit=MetricUnit.Count, value=1)
         for check in checks:
             add(
-                name=f"Check{check['code']['id'].rsplit('-', 1)[1]}", unit=MetricUnit.Count, value=1
+                name=f"Check{codes.BY_ID[check['code']['id']].number}",
+                unit=MetricUnit.Count,
+                value=1,
             )
         add(name="AuditDuration", unit=MetricUnit.Milliseconds, value=duration_ms)
         if self.sharing is not None:

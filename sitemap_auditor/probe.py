@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from . import robots
+from .errors import FetchError
 from .facts import NO_VALIDATORS, CandidateOutcome, RobotsProbe, SelectedSitemap, SiteFacts
-from .fetch import Fetcher, FetchError, transient_status
+from .fetch import Fetcher, transient_status
 from .issues import Issue, Kind, issue
 from .parser import ParsedSitemap, SitemapParser
 

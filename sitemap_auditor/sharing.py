@@ -24,6 +24,7 @@ from typing import Protocol
 
 from . import facts as site_facts
 from . import lease
+from .errors import StoreError as StoreError
 from .facts import SiteFacts
 from .lease import Local, Reason, Source, Unshareable
 
@@ -57,16 +58,6 @@ DEFAULT_MAX_WAIT_S = 120.0
 FETCHED, REUSED, WAITED = Source.FETCHED.value, Source.REUSED.value, Source.WAITED.value
 
 Fetch = Callable[[SiteFacts | None], SiteFacts]
-
-
-class StoreError(Exception):
-    """A call to the shared store failed or timed out (`throttled`: it answered, but later)."""
-
-    def __init__(self, op: str, detail: str, throttled: bool = False) -> None:
-        super().__init__(f"{op}: {detail}")
-        self.op = op
-        self.detail = detail
-        self.throttled = throttled
 
 
 @dataclass(frozen=True)

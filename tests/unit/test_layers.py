@@ -1,0 +1,45 @@
+"""What each layer may import, the error hierarchy, and the CheckCode table's own numbers."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from sitemap_auditor import codes, config, credentials, errors, fetch, sharing
+
+
+@pytest.mark.parametrize(
+    ("module", "forbidden"),
+    [
+        ("sitemap_auditor.observability", ("requests", "urllib3")),
+        ("sitemap_auditor.lease", ("requests", "urllib3", "boto3", "sitemap_auditor.fetch")),
+        ("sitemap_auditor.issues", ("requests", "urllib3", "sitemap_auditor.fetch")),
+        ("sitemap_auditor.errors", ("requests", "urllib3", "sitemap_auditor.fetch")),
+        ("sitemap_auditor.parser", ("requests", "urllib3", "sitemap_auditor.fetch")),
+        ("sitemap_auditor.rules", ("requests", "urllib3", "sitemap_auditor.fetch")),
+    ],
+)
+def test_a_layer_imports_none_of_what_it_must_not(module: str, forbidden: tuple[str, ...]) -> None:
+    code = f"import sys, {module}; print([m for m in {list(forbidden)!r} if m in sys.modules])"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_errors_are_where_their_modules_say_and_as_the_docstring_draws() -> None:
+    assert issubclass(errors.ConfigError, ValueError)
+    assert issubclass(errors.SecretError, RuntimeError)
+    assert config.ConfigError is errors.ConfigError
+    assert credentials.SecretError is errors.SecretError
+    assert sharing.StoreError is errors.StoreError
+    assert fetch.FetchError is errors.FetchError
+    for name in errors.__all__:
+        assert name in (errors.__doc__ or "") or name in ("MAX_BODY_BYTES", "FetchErrorKind")
+
+
+def test_each_checkcode_knows_its_number() -> None:
+    assert [c.number for c in codes.ALL] == ["100", "400", "300", "301", "302", "200", "501"]
+    assert all(codes.BY_ID[c.id] is c for c in codes.ALL)
