@@ -25,6 +25,7 @@ import pytest
 from conftest import LOCAL, LogCapture, codes_of, data_of, days_ago
 from containers import Container
 from servers import Site, gz, reply, robots_with, send, urlset
+from support.dynamo import serve_loopback
 from support.tables import container_env, dynamodb
 from test_secrets import aws_environment, moto_server
 
@@ -476,12 +477,7 @@ class FakeAws:
             def log_message(self, fmt: str, *args: object) -> None:
                 pass
 
-        from http.server import ThreadingHTTPServer
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.server, self.url = serve_loopback(Handler)
 
     def stop(self) -> None:
         self.server.shutdown()
