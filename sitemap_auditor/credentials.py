@@ -2,14 +2,38 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
+from urllib.parse import quote, quote_plus
 
 from .errors import SecretError as SecretError
-from .fetch import Credentials
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """HTTP Basic Auth credentials of the audited site."""
+
+    username: str
+    password: str = field(repr=False)
+
+    def header(self) -> str:
+        """The Authorization header value: Basic base64(username:password) in UTF-8."""
+        token = base64.b64encode(f"{self.username}:{self.password}".encode()).decode("ascii")
+        return f"Basic {token}"
+
+    def secrets(self) -> tuple[str, ...]:
+        """The strings that must never appear in a result, log line or message."""
+        header = self.header()
+        # A site may echo the password back, percent-encoded into a URL as likely as not.
+        password = self.password
+        forms = (header, header[6:], password, quote(password, safe=""), quote_plus(password))
+        return tuple(dict.fromkeys(s for s in forms if len(s) >= 3))
+
 
 # Warm invocations reuse a secret for this long; a rotated password is picked up after it.
 SECRET_CACHE_SECONDS = 300.0

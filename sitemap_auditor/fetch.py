@@ -13,7 +13,6 @@ What it guarantees for every URL it fetches (docs/contract.md §4):
 
 from __future__ import annotations
 
-import base64
 import contextvars
 import http.client
 import itertools
@@ -24,9 +23,9 @@ import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, quote_plus, urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import requests
 import urllib3
@@ -35,6 +34,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from . import errors, netguard
+from .credentials import Credentials as Credentials
 from .errors import FetchError as FetchError
 from .errors import FetchErrorKind as FetchErrorKind
 from .facts import NO_VALIDATORS, Validators
@@ -99,27 +99,6 @@ class _Lookup:
         finally:
             _LOOKUP_SLOTS.release()
             self.done.set()
-
-
-@dataclass(frozen=True)
-class Credentials:
-    """HTTP Basic Auth credentials of the audited site."""
-
-    username: str
-    password: str = field(repr=False)
-
-    def header(self) -> str:
-        """The Authorization header value: Basic base64(username:password) in UTF-8."""
-        token = base64.b64encode(f"{self.username}:{self.password}".encode()).decode("ascii")
-        return f"Basic {token}"
-
-    def secrets(self) -> tuple[str, ...]:
-        """The strings that must never appear in a result, log line or message."""
-        header = self.header()
-        # A site may echo the password back, percent-encoded into a URL as likely as not.
-        password = self.password
-        forms = (header, header[6:], password, quote(password, safe=""), quote_plus(password))
-        return tuple(dict.fromkeys(s for s in forms if len(s) >= 3))
 
 
 @dataclass(frozen=True)
@@ -423,7 +402,7 @@ def _validator(value: str | None) -> str | None:
     return value.strip()
 
 
-class Response:
+class Answer:
     """The final answer of a fetch, after redirects; its body is read as decoded chunks."""
 
     def __init__(self, url: str, raw: requests.Response, hop: _Hop) -> None:
@@ -543,8 +522,8 @@ class Fetcher:
             _HOP.reset(token)
 
     @contextmanager
-    def open(self, url: str, validators: Validators = NO_VALIDATORS) -> Iterator[Response]:
-        """Fetch url, following redirects, and yield its final Response; raises FetchError.
+    def open(self, url: str, validators: Validators = NO_VALIDATORS) -> Iterator[Answer]:
+        """Fetch url, following redirects, and yield its final Answer; raises FetchError.
 
         With validators, the request is conditional: the final answer may then be a 304.
         """
@@ -587,7 +566,7 @@ class Fetcher:
                     raise FetchError(FetchErrorKind.OTHER_SCHEME, urlsplit(current).scheme[:20])
             assert raw is not None
             status = raw.status_code
-            yield Response(current, raw, hop)
+            yield Answer(current, raw, hop)
         except FetchError as e:
             error = e.kind.label
             if hop.budget_bound and hop.expired:

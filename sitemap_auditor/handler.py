@@ -27,9 +27,10 @@ from . import (
     sharing,
 )
 from . import site as sites
+from .credentials import Credentials
 from .dynamostore import DynamoStore
 from .facts import SiteFacts
-from .fetch import Credentials, Fetcher, FetchPolicy, Resolver, system_resolver
+from .fetch import Fetcher, FetchPolicy, Resolver, system_resolver
 from .issues import Issue, Kind, issue
 from .observability import Invocation
 from .parser import MAX_UNPARSABLE_SAMPLES
@@ -66,7 +67,7 @@ def fetch_facts(site: sites.SiteBase, fetcher: Fetcher, previous: SiteFacts | No
     tried = candidates.for_site(site, robots.sitemaps)
     outcomes = probe.first_sitemap(fetcher, tried, previous)
     took = time.monotonic() - started
-    return probe.facts(fetcher, robots, tried, outcomes, previous, time.time(), took)
+    return probe.gather(fetcher, robots, tried, outcomes, previous, time.time(), took)
 
 
 def apply_rules(
@@ -109,7 +110,7 @@ def apply_rules(
     if observe is not None:
         written = selected.parsed.latest_lastmod_text if selected is not None else None
         observe(Audited(tuple(issues), written))
-    checked = rules.Facts(
+    checked = rules.RuleInputs(
         url_value=event.get("url"),
         site=site,
         robots_status=robots.status,
@@ -150,7 +151,7 @@ def audit(
 def invalid_url(url_value: object, settings: config.Settings) -> dict[str, Any]:
     """The 501 result: nothing fetched, nothing else in the event looked at."""
     finished = datetime.now(UTC)
-    facts = rules.Facts(
+    facts = rules.RuleInputs(
         url_value=url_value,
         site=None,
         robots_status=None,

@@ -125,7 +125,7 @@ def first_sitemap(
     return tuple(outcomes)
 
 
-def facts(
+def gather(
     fetcher: Fetcher,
     robots_probe: RobotsProbe,
     candidates: tuple[str, ...],

@@ -10,7 +10,7 @@ from typing import Any
 from . import __version__, codes
 from .issues import Issue
 from .lastmod import format_instant
-from .rules import Facts, Fired
+from .rules import Fired, RuleInputs
 
 RESPONSE_VERSION = 2.0
 AUDITOR = {
@@ -23,7 +23,7 @@ MAX_ERROR_MESSAGE = 300
 _SPACE = re.compile(r"\s+")
 
 
-def data_map(facts: Facts, issues: Sequence[Issue]) -> dict[str, Any]:
+def data_map(facts: RuleInputs, issues: Sequence[Issue]) -> dict[str, Any]:
     """Build the data map shared by every check (docs/contract.md §3)."""
     site = facts.site
     s = facts.selected

@@ -14,7 +14,7 @@ from .site import SiteBase, describe_url_value
 
 
 @dataclass(frozen=True)
-class Facts:
+class RuleInputs:
     """Everything the rules look at, gathered by the pipeline."""
 
     url_value: object
@@ -37,7 +37,7 @@ class Fired:
     values: dict[str, object]
 
 
-def _sitemap_values(f: Facts, s: SelectedSitemap) -> dict[str, object]:
+def _sitemap_values(f: RuleInputs, s: SelectedSitemap) -> dict[str, object]:
     latest = s.parsed.latest_lastmod
     return {
         "sitemapUrl": s.url,
@@ -48,21 +48,21 @@ def _sitemap_values(f: Facts, s: SelectedSitemap) -> dict[str, object]:
     }
 
 
-def _age_seconds(f: Facts, latest: datetime) -> int:
+def _age_seconds(f: RuleInputs, latest: datetime) -> int:
     # Integer seconds: a window of 10**30 days must not overflow timedelta.
     return int((f.now - latest).total_seconds())
 
 
-def _is_stale(f: Facts, latest: datetime) -> bool:
+def _is_stale(f: RuleInputs, latest: datetime) -> bool:
     return _age_seconds(f, latest) > f.max_age_days * 86_400
 
 
-def check_100_spec_pin(f: Facts) -> Fired | None:
+def check_100_spec_pin(f: RuleInputs) -> Fired | None:
     """Always: the Sitemaps protocol version this auditor implements."""
     return Fired(codes.INFO_100, codes.SPEC_URL, {"specUrl": codes.SPEC_URL})
 
 
-def check_400_no_sitemap(f: Facts) -> Fired | None:
+def check_400_no_sitemap(f: RuleInputs) -> Fired | None:
     """No candidate answered 2xx with a <urlset> or <sitemapindex> root."""
     if f.site is None or f.selected is not None:
         return None
@@ -78,7 +78,7 @@ def check_400_no_sitemap(f: Facts) -> Fired | None:
     )
 
 
-def check_300_stale(f: Facts) -> Fired | None:
+def check_300_stale(f: RuleInputs) -> Fired | None:
     """The latest <lastmod> is older than the freshness window."""
     s = f.selected
     if s is None or s.parsed.latest_lastmod is None or not _is_stale(f, s.parsed.latest_lastmod):
@@ -88,7 +88,7 @@ def check_300_stale(f: Facts) -> Fired | None:
     return Fired(codes.WARN_300, s.url, values)
 
 
-def check_301_no_lastmod(f: Facts) -> Fired | None:
+def check_301_no_lastmod(f: RuleInputs) -> Fired | None:
     """The sitemap parsed but no entry has a parsable <lastmod>."""
     s = f.selected
     if s is None or s.parsed.latest_lastmod is not None:
@@ -96,7 +96,7 @@ def check_301_no_lastmod(f: Facts) -> Fired | None:
     return Fired(codes.WARN_301, s.url, _sitemap_values(f, s))
 
 
-def check_302_robots_without_sitemap(f: Facts) -> Fired | None:
+def check_302_robots_without_sitemap(f: RuleInputs) -> Fired | None:
     """robots.txt answered 200 but lists no Sitemap: line."""
     if f.site is None or not f.robots_served_without_sitemap:
         return None
@@ -108,7 +108,7 @@ def check_302_robots_without_sitemap(f: Facts) -> Fired | None:
     )
 
 
-def check_200_fresh(f: Facts) -> Fired | None:
+def check_200_fresh(f: RuleInputs) -> Fired | None:
     """The sitemap parsed and its latest <lastmod> is within the window."""
     s = f.selected
     if s is None or s.parsed.latest_lastmod is None or _is_stale(f, s.parsed.latest_lastmod):
@@ -116,7 +116,7 @@ def check_200_fresh(f: Facts) -> Fired | None:
     return Fired(codes.OK_200, s.url, _sitemap_values(f, s))
 
 
-def check_501_invalid_url(f: Facts) -> Fired | None:
+def check_501_invalid_url(f: RuleInputs) -> Fired | None:
     """The audited URL gives no site root."""
     if f.site is not None:
         return None
@@ -124,7 +124,7 @@ def check_501_invalid_url(f: Facts) -> Fired | None:
 
 
 # One rule per CheckCode, in the documentation's table order.
-RULES: tuple[Callable[[Facts], Fired | None], ...] = (
+RULES: tuple[Callable[[RuleInputs], Fired | None], ...] = (
     check_100_spec_pin,
     check_400_no_sitemap,
     check_300_stale,
@@ -135,6 +135,6 @@ RULES: tuple[Callable[[Facts], Fired | None], ...] = (
 )
 
 
-def evaluate(facts: Facts) -> list[Fired]:
+def evaluate(facts: RuleInputs) -> list[Fired]:
     """Run every rule and return the checks that fired, in table order."""
     return [fired for rule in RULES if (fired := rule(facts)) is not None]

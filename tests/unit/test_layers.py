@@ -19,6 +19,8 @@ from sitemap_auditor import codes, config, credentials, errors, fetch, sharing
         ("sitemap_auditor.errors", ("requests", "urllib3", "sitemap_auditor.fetch")),
         ("sitemap_auditor.parser", ("requests", "urllib3", "sitemap_auditor.fetch")),
         ("sitemap_auditor.rules", ("requests", "urllib3", "sitemap_auditor.fetch")),
+        # Credentials travel into the fetcher, not the other way: boto3 only for a secret.
+        ("sitemap_auditor.credentials", ("requests", "urllib3", "boto3", "sitemap_auditor.fetch")),
     ],
 )
 def test_a_layer_imports_none_of_what_it_must_not(module: str, forbidden: tuple[str, ...]) -> None:
