@@ -7,7 +7,6 @@ parse (`fetch_facts`, or the facts another audit of the site fetched: `audit`) -
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,8 +17,8 @@ from . import (
     candidates,
     config,
     credentials,
-    dynamostore,
     errors,
+    lifetime,
     observability,
     probe,
     response,
@@ -36,19 +35,11 @@ from .observability import Invocation
 from .parser import MAX_UNPARSABLE_SAMPLES
 from .text import valid_unicode
 
-# Read once per cold start; an invalid SITEMAP_MAX_AGE_DAYS stops the function here, at import.
-SETTINGS = config.load(os.environ)
+# The process-lifetime objects (lifetime.py): settings, the sharing stores, the process's key.
+SETTINGS = lifetime.SETTINGS
+SHARING = lifetime.SHARING
 # Time kept back from the Lambda's own limit to build and return the result.
 RESPONSE_MARGIN_S = 3.0
-# Audits of one site in this process share its facts (docs/contract.md §7).
-SHARING = sharing.Sharing()
-if SETTINGS.cache_table and SETTINGS.share_seconds > 0:
-    # boto3 and the DynamoDB client (~110 ms) at start-up, which Lambda runs at full speed before
-    # the first event, rather than in the first audit; without a table boto3 is never imported.
-    dynamostore.warm()
-# Without a shared key, credentials are hashed with this process's own key: such facts are then
-# shared within the process only, and the key never leaves it.
-_PROCESS_KEY = os.urandom(32)
 
 
 @dataclass(frozen=True)
@@ -180,7 +171,7 @@ def share_request(
     log: Invocation,
 ) -> sharing.ShareRequest:
     """How this audit takes part in sharing: its store key, its window and where facts may go."""
-    key = _PROCESS_KEY
+    key = lifetime.PROCESS_KEY
     store: sharing.SharedStore | None = None
     if settings.cache_table and settings.share_seconds > 0:
         if creds is None:

@@ -199,6 +199,11 @@ class Invocation:
             add(name="SitemapEntries", unit=MetricUnit.Count, value=data.get("entryCount") or 0)
 
 
+def reset() -> None:
+    """The next invocation is a cold start again (for tests)."""
+    _state["cold_start"] = True
+
+
 def quiet(verbose: bool) -> None:
     """For the command line: no metrics, logs on standard error and only warnings unless verbose."""
     _state["emit_metrics"] = False

@@ -15,7 +15,7 @@ import pytest
 from test_metrics import lambda_environment
 from test_secrets import REGION, aws_environment
 
-from sitemap_auditor import credentials, dynamostore
+from sitemap_auditor import lifetime
 
 from . import dynamo as support_dynamo
 
@@ -48,11 +48,9 @@ def local_aws(dynamo: str, moto: str, monkeypatch: pytest.MonkeyPatch) -> Iterat
     with fresh clients before and after; yields the DynamoDB endpoint."""
     for k, v in {**aws_environment(moto), "AWS_ENDPOINT_URL_DYNAMODB": dynamo}.items():
         monkeypatch.setenv(k, v)
-    credentials.clear_cache()
-    dynamostore.reset()
+    lifetime.reset()
     yield dynamo
-    credentials.clear_cache()
-    dynamostore.reset()
+    lifetime.reset()
 
 
 def dynamodb(endpoint: str) -> Any:

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import LogCapture
 
 from sitemap_auditor import codes, config, credentials, errors, fetch, sharing
 
@@ -45,3 +46,17 @@ def test_the_errors_are_where_their_modules_say_and_as_the_docstring_draws() -> 
 def test_each_checkcode_knows_its_number() -> None:
     assert [c.number for c in codes.ALL] == ["100", "400", "300", "301", "302", "200", "501"]
     assert all(codes.BY_ID[c.id] is c for c in codes.ALL)
+
+
+def test_one_reset_forgets_what_the_process_learnt(logs: LogCapture) -> None:
+    from sitemap_auditor import facts, lifetime, observability
+
+    known = facts.SiteFacts(facts.RobotsProbe(404, False, (), (), ()), (), (), fetched_at=1.0)
+    lifetime.SHARING.local.put("k", known, 10)
+    for _ in range(2):
+        observability.Invocation("r", "https://ex.com/").finished({"status": "ERROR"})
+    lifetime.reset()
+    observability.Invocation("r", "https://ex.com/").finished({"status": "ERROR"})
+    assert lifetime.SHARING.local.get("k", 2.0) is None
+    started = [x["cold_start"] for x in logs.lines() if x["message"] == "audit started"]
+    assert started[-2:] == [False, True]
