@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from .site import SiteBase
 
+__all__ = ["FALLBACK_PATHS", "for_site"]
+
 # auditor-doc.md, "How it works", step 3, in this order.
 FALLBACK_PATHS = ("/sitemap.xml", "/sitemap_index.xml", "/sitemap/sitemap.xml")
 

@@ -17,6 +17,20 @@ from .codes import BY_ID
 from .issues import Issue, Kind
 from .text import valid_text
 
+__all__ = [
+    "EPILOG",
+    "EXIT_CODES",
+    "EXIT_INTERRUPTED",
+    "EXIT_USAGE",
+    "PASSWORD_ENV",
+    "UsageError",
+    "build_parser",
+    "cause",
+    "entry_point",
+    "main",
+    "render",
+]
+
 if TYPE_CHECKING:
     from .handler import Audited
 

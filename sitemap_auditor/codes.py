@@ -8,6 +8,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+__all__ = [
+    "ALL",
+    "BY_ID",
+    "ERROR",
+    "ERROR_501",
+    "FAIL",
+    "FAIL_400",
+    "INFORMATION",
+    "INFO_100",
+    "OK_200",
+    "SPEC_URL",
+    "SUCCESS",
+    "WARNING",
+    "WARN_300",
+    "WARN_301",
+    "WARN_302",
+    "CheckCode",
+]
+
 INFORMATION = "INFORMATION"
 SUCCESS = "SUCCESS"
 WARNING = "WARNING"

@@ -10,6 +10,23 @@ from dataclasses import dataclass
 from .errors import ConfigError as ConfigError
 from .issues import Issue, Kind, cut_value, issue
 
+__all__ = [
+    "ALLOW_PRIVATE_ENV",
+    "CACHE_KEY_SECRET_ENV",
+    "CACHE_TABLE_ENV",
+    "DEFAULT_MAX_AGE_DAYS",
+    "DEFAULT_SHARE_SECONDS",
+    "MAX_AGE_ENV",
+    "SHARE_SECONDS_ENV",
+    "ConfigError",
+    "Settings",
+    "event_max_age_days",
+    "load",
+    "parse_allow_private",
+    "parse_max_age_days",
+    "parse_share_seconds",
+]
+
 MAX_AGE_ENV = "SITEMAP_MAX_AGE_DAYS"
 ALLOW_PRIVATE_ENV = "SITEMAP_ALLOW_PRIVATE_NETWORKS"
 SHARE_SECONDS_ENV = "SITEMAP_SHARE_SECONDS"

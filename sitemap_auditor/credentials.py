@@ -13,6 +13,18 @@ from urllib.parse import quote, quote_plus
 
 from .errors import SecretError as SecretError
 
+__all__ = [
+    "MIN_CACHE_KEY_CHARS",
+    "SECRET_CACHE_SECONDS",
+    "Credentials",
+    "SecretError",
+    "T",
+    "cache_key",
+    "clear_cache",
+    "from_event",
+    "from_secret",
+]
+
 
 @dataclass(frozen=True)
 class Credentials:

@@ -10,6 +10,8 @@ from datetime import date, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 
+__all__ = ["serve"]
+
 
 def _pages(base: str, today: date) -> dict[str, tuple[str, bytes]]:
     files = resources.files("sitemap_auditor") / "demo_site"

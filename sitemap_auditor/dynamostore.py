@@ -19,6 +19,17 @@ from . import lease
 from .errors import StoreError
 from .sharing import StoredItem
 
+__all__ = [
+    "CONNECT_TIMEOUT_S",
+    "MAX_ATTEMPTS",
+    "MAX_ITEM_BYTES",
+    "READ_TIMEOUT_S",
+    "THROTTLING_CODES",
+    "DynamoStore",
+    "reset",
+    "warm",
+]
+
 # DynamoDB refuses items over 400 KB; facts compress well, and a set that does not fit in
 # well under that is simply not shared between containers.
 MAX_ITEM_BYTES = 300 * 1024

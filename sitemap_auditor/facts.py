@@ -14,6 +14,20 @@ from typing import Any
 from .issues import Issue, Kind
 from .parser import ParsedSitemap
 
+__all__ = [
+    "FORMAT",
+    "NO_VALIDATORS",
+    "CandidateOutcome",
+    "RobotsProbe",
+    "SelectedSitemap",
+    "SiteFacts",
+    "Validators",
+    "decode",
+    "encode",
+    "from_json",
+    "to_json",
+]
+
 # Bumped whenever the shape below changes, so that a store written by an older version is
 # read as empty instead of misread.
 FORMAT = 4

@@ -41,6 +41,29 @@ from .facts import NO_VALIDATORS, Validators
 from .fetch_stats import FetchStats as FetchStats
 from .site import DEFAULT_PORTS, ascii_host
 
+__all__ = [
+    "CHUNK_BYTES",
+    "GZIP_MAGIC",
+    "MAX_BODY_BYTES",
+    "MAX_CONTENT_CODINGS",
+    "MAX_PENDING_LOOKUPS",
+    "MAX_REDIRECTS",
+    "MAX_SNIFFED_GZIP_LAYERS",
+    "MAX_VALIDATOR_CHARS",
+    "REQUEST_DEADLINE_S",
+    "USER_AGENT",
+    "Answer",
+    "Credentials",
+    "FetchError",
+    "FetchErrorKind",
+    "FetchPolicy",
+    "FetchStats",
+    "Fetcher",
+    "Resolver",
+    "system_resolver",
+    "transient_status",
+]
+
 if TYPE_CHECKING:
     from urllib3._base_connection import BaseHTTPConnection
 

@@ -35,6 +35,20 @@ from .observability import Invocation
 from .parser import MAX_UNPARSABLE_SAMPLES
 from .text import valid_unicode
 
+__all__ = [
+    "RESPONSE_MARGIN_S",
+    "SETTINGS",
+    "SHARING",
+    "Audited",
+    "apply_rules",
+    "audit",
+    "fetch_facts",
+    "invalid_url",
+    "lambda_handler",
+    "run",
+    "share_request",
+]
+
 # The process-lifetime objects (lifetime.py): settings, the sharing stores, the process's key.
 SETTINGS = lifetime.SETTINGS
 SHARING = lifetime.SHARING

@@ -13,6 +13,15 @@ import re
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 
+__all__ = [
+    "LatestLastmod",
+    "Shape",
+    "format_instant",
+    "key_to_instant",
+    "lastmod_key",
+    "parse_lastmod",
+]
+
 # The W3C Datetime profile (https://www.w3.org/TR/NOTE-datetime) as docs/contract.md §5 extends
 # it: the zone is optional on the timed forms. ASCII digits only ([0-9], not \d).
 _W3C = re.compile(

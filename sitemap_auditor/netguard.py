@@ -5,6 +5,8 @@ from __future__ import annotations
 import ipaddress
 import socket
 
+__all__ = ["IPAddress", "blocked_reason", "parse_ip_literal"]
+
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 # Ranges Python's flags miss or that embed another address worth a second look.

@@ -23,6 +23,22 @@ from .sharing import FETCHED, Shared
 from .site import strip_userinfo
 from .text import valid_text
 
+__all__ = [
+    "MAX_ISSUE_KINDS",
+    "MAX_METRIC_VALUES",
+    "MAX_RUN_ID_CHARS",
+    "NAMESPACE",
+    "SERVICE",
+    "Handler",
+    "Invocation",
+    "logger",
+    "metrics",
+    "quiet",
+    "reset",
+    "traced",
+    "tracing_enabled",
+]
+
 SERVICE = os.environ.get("POWERTOOLS_SERVICE_NAME") or "sitemap-auditor"
 NAMESPACE = os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or "37Audits/SitemapAuditor"
 # CloudWatch takes at most 100 values of one metric in one EMF document, and Powertools flushes on

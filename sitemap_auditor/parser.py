@@ -19,6 +19,19 @@ from defusedxml import EntitiesForbidden, ExternalReferenceForbidden
 from .issues import Kind
 from .lastmod import LatestLastmod
 
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_LASTMOD_CHARS",
+    "MAX_MARKUP_BYTES",
+    "MAX_SAMPLE_CHARS",
+    "MAX_UNPARSABLE_SAMPLES",
+    "ROOTS",
+    "ParsedSitemap",
+    "Rejected",
+    "SitemapParser",
+    "parse_bytes",
+]
+
 ROOTS = {"urlset": "url", "sitemapindex": "sitemap"}  # root local name -> entry local name
 # docs/contract.md §6: at most 20 unparsable values are listed, each cut to 100 characters.
 MAX_UNPARSABLE_SAMPLES = 20

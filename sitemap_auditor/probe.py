@@ -15,6 +15,8 @@ from .fetch import Fetcher, transient_status
 from .issues import Issue, Kind, issue
 from .parser import ParsedSitemap, SitemapParser
 
+__all__ = ["NOT_MODIFIED", "OUT_OF_TIME", "first_sitemap", "gather", "robots_txt"]
+
 NOT_MODIFIED = 304
 OUT_OF_TIME = "not fetched: the audit ran out of time"
 

@@ -12,6 +12,19 @@ from .issues import Issue
 from .lastmod import format_instant
 from .rules import Fired, RuleInputs
 
+__all__ = [
+    "AUDITOR",
+    "MAX_ERROR_MESSAGE",
+    "RESPONSE_VERSION",
+    "build",
+    "data_map",
+    "error",
+    "format_date",
+    "overall_status",
+    "redact",
+    "redact_tree",
+]
+
 RESPONSE_VERSION = 2.0
 AUDITOR = {
     "id": "com.thirtysevenaudits.auditor.SitemapAuditor",

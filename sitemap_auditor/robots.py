@@ -16,6 +16,21 @@ from urllib.parse import urljoin, urlsplit
 from .issues import Issue, Kind, cut_value, issue
 from .site import host_or_reason
 
+__all__ = [
+    "MAX_CANDIDATES",
+    "MAX_LINE_BYTES",
+    "MAX_ROBOTS_BYTES",
+    "MAX_SKIPPED_LISTED",
+    "MAX_URL_CHARS",
+    "RobotsSitemaps",
+    "SitemapLine",
+    "iter_sitemap_lines",
+    "shown",
+    "sitemap_lines",
+    "sitemap_urls",
+    "utf16_encoding",
+]
+
 # Google reads only the first 500 KiB of a robots.txt (docs/contract.md §4).
 MAX_ROBOTS_BYTES = 500 * 1024
 # The Sitemaps protocol caps a URL below 2,048 characters; longer values are not sitemap URLs.

@@ -12,6 +12,20 @@ from .facts import SelectedSitemap
 from .lastmod import format_instant
 from .site import SiteBase, describe_url_value
 
+__all__ = [
+    "RULES",
+    "Fired",
+    "RuleInputs",
+    "check_100_spec_pin",
+    "check_200_fresh",
+    "check_300_stale",
+    "check_301_no_lastmod",
+    "check_302_robots_without_sitemap",
+    "check_400_no_sitemap",
+    "check_501_invalid_url",
+    "evaluate",
+]
+
 
 @dataclass(frozen=True)
 class RuleInputs:

@@ -6,6 +6,22 @@ import json
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+__all__ = [
+    "ALLOWED_SCHEMES",
+    "DEFAULT_PORTS",
+    "MAX_ECHOED_URL",
+    "MAX_HOST_CHARS",
+    "MAX_LABEL_CHARS",
+    "NO_IDNA_FORM",
+    "TOO_LONG_FOR_DNS",
+    "SiteBase",
+    "ascii_host",
+    "describe_url_value",
+    "host_or_reason",
+    "resolve",
+    "strip_userinfo",
+]
+
 ALLOWED_SCHEMES = ("http", "https")
 DEFAULT_PORTS = {"http": 80, "https": 443}
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+__all__ = ["REPLACEMENT", "valid_text", "valid_unicode"]
+
 REPLACEMENT = "\ufffd"
 # Python strings hold surrogate code points only alone: json.loads already joins escaped pairs.
 _SURROGATES = re.compile("[\ud800-\udfff]")
