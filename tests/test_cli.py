@@ -6,7 +6,6 @@ import json
 import os
 import pty
 import select
-import shutil
 import subprocess
 import sys
 import time
@@ -16,20 +15,7 @@ from typing import Any
 import pytest
 from conftest import days_ago
 from servers import Site, reply, urlset
-
-SCRIPT = shutil.which("sitemap-auditor", path=str(Path(sys.executable).parent))
-ROOT = Path(__file__).parent.parent
-PASSWORD = "correct-horse-battery"
-
-
-def env(**extra: str) -> dict[str, str]:
-    base = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("SITEMAP_", "NO_COLOR", "POWERTOOLS_"))
-    }
-    base.update(extra)
-    return base
+from support.cli import PASSWORD, ROOT, SCRIPT, env
 
 
 def cli(*args: str, stdin: str | None = None, **extra: str) -> subprocess.CompletedProcess[str]:

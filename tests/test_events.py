@@ -7,36 +7,17 @@ server's, everything else in the event (path, query, credentials, secret id, pre
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import pytest
 from cfnlint.decode.decode import decode_str
 from conftest import LOCAL, LogCapture, codes_of, data_of, days_ago
 from servers import Site, reply, urlset
-from test_secrets import basic, guarded, moto_server, point_at, secrets_client
+from support.aws import basic, guarded, moto_server, point_at, secrets_client
+from support.events import COVERED, EVENT_KEYS, EVENTS, ROOT, load, localise
 
 from sitemap_auditor import credentials, handler
-
-ROOT = Path(__file__).resolve().parent.parent
-EVENTS = ROOT / "events"
-# The event keys of the platform's format and this auditor's two extensions (docs/contract.md §1).
-EVENT_KEYS = {"id", "url", "stack", "basicAuth", "basicAuthSecretId", "preferences"}
-COVERED = {"plain.json", "basic-auth.json", "secret.json", "invalid-url.json"}
-
-
-def load(name: str) -> dict[str, Any]:
-    event = json.loads((EVENTS / name).read_text(encoding="utf-8"))
-    assert isinstance(event, dict)
-    return event
-
-
-def localise(event: dict[str, Any], site: Site) -> dict[str, Any]:
-    """The event with its URL's scheme and host replaced by the local server's."""
-    parts = urlsplit(event["url"])
-    path = urlunsplit(("", "", parts.path, parts.query, parts.fragment))
-    return {**event, "url": site.base + path}
 
 
 def run(event: dict[str, Any]) -> dict[str, Any]:

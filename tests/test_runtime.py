@@ -29,8 +29,8 @@ import pytest
 from conftest import codes_of, data_of, days_ago
 from runtime_api import Function, Post, RuntimeAPI, lambda_environment, run_id
 from servers import Site, reply, slow_headers, urlset
-from test_events import COVERED, EVENTS, load, localise
-from test_secrets import basic, guarded, moto_server, secrets_client
+from support.aws import basic, guarded, moto_server, secrets_client
+from support.events import COVERED, EVENTS, load, localise
 
 if sys.platform != "linux":
     pytest.skip("Lambda runs on Linux; awslambdaric ships Linux wheels", allow_module_level=True)

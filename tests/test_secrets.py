@@ -6,98 +6,32 @@ AWS_ENDPOINT_URL_SECRETS_MANAGER, as it would reach the real service: no in-proc
 
 from __future__ import annotations
 
-import base64
 import json
-import os
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import LOCAL, LogCapture, codes_of, days_ago
-from servers import Site, reply, send, urlset
-from test_metrics import LambdaProcess, lambda_environment
+from conftest import LOCAL, LogCapture, codes_of
+from servers import Site
+from support.aws import (
+    PREFIX,
+    aws_environment,
+    basic,
+    moto_server,
+    point_at,
+    protect,
+    secrets_client,
+)
+from support.lambda_process import LambdaProcess, lambda_environment
 
 from sitemap_auditor import credentials, handler
-
-REGION = "us-east-1"
-PREFIX = "sitemap-auditor/"  # the template's default SecretPrefix
-
-
-def aws_environment(endpoint: str) -> dict[str, str]:
-    """The variables that point the function's boto3 at the local server, with fake keys."""
-    return {
-        "AWS_ENDPOINT_URL_SECRETS_MANAGER": endpoint,
-        "AWS_DEFAULT_REGION": REGION,
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_EC2_METADATA_DISABLED": "true",
-        "AWS_CONFIG_FILE": os.devnull,
-        "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
-    }
-
-
-@contextmanager
-def moto_server() -> Iterator[str]:
-    """moto's Secrets Manager (and the rest of moto) on a free port of 127.0.0.1; yield its URL."""
-    from moto.server import ThreadedMotoServer
-
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    try:
-        yield f"http://{host}:{port}"
-    finally:
-        server.stop()
-
-
-def secrets_client(endpoint: str) -> Any:
-    """A boto3 client of the local server, for the tests' own set-up."""
-    import boto3
-
-    return boto3.session.Session(
-        aws_access_key_id="testing", aws_secret_access_key="testing", region_name=REGION
-    ).client("secretsmanager", endpoint_url=endpoint)
-
-
-def basic(username: str, password: str) -> str:
-    return "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()
-
-
-def guarded(expected: str, route: Callable[[BaseHTTPRequestHandler], None]) -> Any:
-    """A route that answers 401 unless the request carries exactly this Authorization value."""
-
-    def answer(h: BaseHTTPRequestHandler) -> None:
-        if h.headers.get("Authorization") != expected:
-            send(h, 401, b"authorization required", {"WWW-Authenticate": 'Basic realm="site"'})
-        else:
-            route(h)
-
-    return answer
-
-
-def protect(site: Site, expected: str) -> None:
-    """Serve a fresh sitemap, listed in robots.txt, only to requests with these credentials."""
-    robots = f"User-agent: *\nSitemap: {site.url('/sitemap.xml')}\n"
-    site.route("/robots.txt", guarded(expected, reply(robots, content_type="text/plain")))
-    site.route("/sitemap.xml", guarded(expected, reply(urlset([days_ago(1)]))))
 
 
 @pytest.fixture(scope="module")
 def moto() -> Iterator[str]:
     with moto_server() as endpoint:
         yield endpoint
-
-
-def point_at(endpoint: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Point this process's AWS settings at the local server, and nothing else."""
-    for key in list(os.environ):
-        if key.startswith("AWS_"):
-            monkeypatch.delenv(key)
-    for key, value in aws_environment(endpoint).items():
-        monkeypatch.setenv(key, value)
 
 
 @pytest.fixture

@@ -25,9 +25,9 @@ import pytest
 from conftest import LOCAL, LogCapture, codes_of, data_of, days_ago
 from containers import Container
 from servers import Site, gz, reply, robots_with, send, urlset
+from support.aws import aws_environment, moto_server
 from support.dynamo import serve_loopback
 from support.tables import container_env, dynamodb
-from test_secrets import aws_environment, moto_server
 
 from sitemap_auditor import dynamostore, handler, lease
 from sitemap_auditor.config import Settings
@@ -366,7 +366,7 @@ def test_a_second_container_after_the_window_revalidates(
 
 @pytest.mark.slow
 def test_no_credential_reaches_the_table(moto: str, dynamo: str, table: str, site: Site) -> None:
-    from test_secrets import secrets_client
+    from support.aws import secrets_client
 
     key_id = secrets_client(moto).create_secret(
         Name=f"cache-key-{time.monotonic_ns()}", SecretString="k" * 64
@@ -406,7 +406,7 @@ def test_no_credential_reaches_the_table(moto: str, dynamo: str, table: str, sit
 def test_facts_that_echo_a_credential_stay_in_the_process(
     local_aws: str, moto: str, table: str, site: Site
 ) -> None:
-    from test_secrets import secrets_client
+    from support.aws import secrets_client
 
     key_id = secrets_client(moto).create_secret(
         Name=f"cache-key-{time.monotonic_ns()}", SecretString="q" * 64

@@ -149,7 +149,7 @@ def test_waiters_make_no_conditional_write_and_read_eventually_consistent(
 def test_an_unshareable_fetch_releases_every_waiter_at_once(
     moto: str, dynamo: str, table: str, site: Site
 ) -> None:
-    from test_secrets import secrets_client
+    from support.aws import secrets_client
 
     key_id = secrets_client(moto).create_secret(
         Name=f"cache-key-{time.monotonic_ns()}", SecretString="w" * 64

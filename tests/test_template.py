@@ -19,7 +19,8 @@ from cfnlint.config import ManualArgs
 from cfnlint.decode.decode import decode_str
 from conftest import days_ago
 from servers import Site, reply
-from test_metrics import UNITS, lambda_environment
+from support.lambda_process import lambda_environment
+from support.metric_names import UNITS
 
 from sitemap_auditor import codes, config
 from sitemap_auditor.fetch import MAX_BODY_BYTES, REQUEST_DEADLINE_S

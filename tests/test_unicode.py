@@ -21,8 +21,8 @@ from conftest import LOCAL, days_ago
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from servers import Site, reply, urlset
-from test_cli import SCRIPT, env
-from test_metrics import LambdaProcess, lambda_environment
+from support.cli import SCRIPT, env
+from support.lambda_process import LambdaProcess, lambda_environment
 
 from sitemap_auditor import handler, observability
 from sitemap_auditor.config import Settings

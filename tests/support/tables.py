@@ -12,10 +12,10 @@ from typing import Any
 
 import moto_atomic
 import pytest
-from test_metrics import lambda_environment
-from test_secrets import REGION, aws_environment
 
 from sitemap_auditor import lifetime
+from support.aws import REGION, aws_environment
+from support.lambda_process import lambda_environment
 
 from . import dynamo as support_dynamo
 
