@@ -8,7 +8,6 @@ still arrive concurrently; the application handles them one after another.
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import threading
@@ -58,24 +57,16 @@ def new_facts_table(client: Any) -> str:
 @contextmanager
 def running(host: str = "127.0.0.1") -> Iterator[str]:
     """This server in a process of its own on a free port; yield its URL once it listens."""
-    with socket.socket() as probe:
-        probe.bind((host, 0))
-        port = probe.getsockname()[1]
+    from support.dynamo import free_port, wait_for
+
+    port = free_port(host)
     proc = subprocess.Popen(
         [sys.executable, __file__, host, str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with socket.create_connection((host, port), timeout=1):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise
-                time.sleep(0.1)
+        wait_for(host, port, proc, seconds=60)
         yield f"http://{host}:{port}"
     finally:
         proc.terminate()

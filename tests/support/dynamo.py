@@ -26,13 +26,15 @@ from urllib.parse import urlsplit
 DYNALITE = Path(__file__).resolve().parent.parent / "dynalite" / "node_modules" / "dynalite"
 
 
-def _free_port(host: str) -> int:
+def free_port(host: str) -> int:
+    """A port of host that nothing listens on now."""
     with socket.socket() as probe:
         probe.bind((host, 0))
         return int(probe.getsockname()[1])
 
 
-def _wait_for(host: str, port: int, proc: subprocess.Popen[bytes], seconds: float = 30) -> None:
+def wait_for(host: str, port: int, proc: subprocess.Popen[bytes], seconds: float = 30) -> None:
+    """Return once the server process listens on host:port; raise if it died or never did."""
     deadline = time.monotonic() + seconds
     while True:
         try:
@@ -54,7 +56,7 @@ def dynalite(host: str = "127.0.0.1") -> Iterator[str]:
     """dynalite in a process of its own, in memory, on a free port; yield its URL."""
     if not dynalite_available():
         raise RuntimeError("dynalite is not installed: run `make test` (npm ci in tests/dynalite)")
-    port = _free_port(host)
+    port = free_port(host)
     proc = subprocess.Popen(
         [
             "node",
@@ -75,7 +77,7 @@ def dynalite(host: str = "127.0.0.1") -> Iterator[str]:
         stderr=subprocess.DEVNULL,
     )
     try:
-        _wait_for(host, port, proc)
+        wait_for(host, port, proc)
         yield f"http://{host}:{port}"
     finally:
         proc.terminate()
