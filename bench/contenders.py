@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import calendar
 import re
-import time
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -71,16 +70,10 @@ def load_auditor() -> Run:
     from sitemap_auditor.parser import ParsedSitemap, SitemapParser
 
     try:  # the auditor's own bounded gzip path, as the Lambda runs it
-        from sitemap_auditor.fetch import (
-            MAX_SNIFFED_GZIP_LAYERS,
-            FetchPolicy,
-            _Hop,
-            _peel_gzip,
-        )
+        from sitemap_auditor.decoding import peel_gzip
 
         def body(path: Path) -> Iterator[bytes]:
-            hop = _Hop(FetchPolicy(origin=("http", "bench.invalid", 80)), time.monotonic() + 3600)
-            return _peel_gzip(raw_chunks(path), hop, MAX_SNIFFED_GZIP_LAYERS)
+            return peel_gzip(raw_chunks(path))
 
     except ImportError:  # pragma: no cover - a refactored fetch module
         body = file_chunks

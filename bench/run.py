@@ -634,7 +634,7 @@ def render(r: Report) -> str:
     )
     add(
         "- **auditor**: `SitemapParser.feed()` with 64 KiB chunks, then `close()`; `.gz` goes "
-        "through the auditor's own `fetch._peel_gzip` (bounded inflation in 64 KiB slices).\n"
+        "through the auditor's own `decoding.peel_gzip` (bounded inflation in 64 KiB slices).\n"
         "- **expat, no callbacks (floor)**: `xml.parsers.expat` with no handler at all, "
         "fed the same 64 KiB chunks (`.gz` inflated with `zlib.decompressobj(47)` in 64 KiB "
         "slices). It reads nothing: the cost of tokenising alone.\n"

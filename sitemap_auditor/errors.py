@@ -61,7 +61,6 @@ class FetchErrorKind(StrEnum):
     CONNECT = "connect"
     CONNECTION = "connection"
     CONNECTION_RESET = "connection reset"
-    CONNECTION_CLOSED = "connection closed"
     INCOMPLETE_BODY = "incomplete body"
     TLS = "tls"
     BLOCKED = "blocked"
@@ -99,7 +98,6 @@ _TRANSIENT = frozenset(
         FetchErrorKind.CONNECT,
         FetchErrorKind.CONNECTION,
         FetchErrorKind.CONNECTION_RESET,
-        FetchErrorKind.CONNECTION_CLOSED,
         FetchErrorKind.INCOMPLETE_BODY,
     }
 )
@@ -109,7 +107,6 @@ _ISSUE_KINDS = {
     FetchErrorKind.CONNECT: Kind.FETCH_CONNECT,
     FetchErrorKind.CONNECTION: Kind.FETCH_CONNECTION,
     FetchErrorKind.CONNECTION_RESET: Kind.FETCH_CONNECTION_RESET,
-    FetchErrorKind.CONNECTION_CLOSED: Kind.FETCH_CONNECTION_CLOSED,
     FetchErrorKind.INCOMPLETE_BODY: Kind.FETCH_INCOMPLETE_BODY,
     FetchErrorKind.TLS: Kind.FETCH_TLS,
     FetchErrorKind.BLOCKED: Kind.BLOCKED_ADDRESS,

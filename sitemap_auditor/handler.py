@@ -29,7 +29,8 @@ from . import site as sites
 from .credentials import Credentials
 from .dynamostore import DynamoStore
 from .facts import SiteFacts
-from .fetch import Fetcher, FetchPolicy, Resolver, system_resolver
+from .fetch import Fetcher, FetchPolicy
+from .guard import Resolver, system_resolver
 from .issues import Issue, Kind, issue
 from .observability import Invocation
 from .parser import MAX_UNPARSABLE_SAMPLES

@@ -47,7 +47,6 @@ class Kind(StrEnum):
     FETCH_CONNECT = "fetch-connect"
     FETCH_CONNECTION = "fetch-connection"
     FETCH_CONNECTION_RESET = "fetch-connection-reset"
-    FETCH_CONNECTION_CLOSED = "fetch-connection-closed"
     FETCH_INCOMPLETE_BODY = "fetch-incomplete-body"
     FETCH_TLS = "fetch-tls"
     FETCH_INVALID_URL = "fetch-invalid-url"

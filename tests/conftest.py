@@ -24,7 +24,7 @@ from servers import Site
 
 from sitemap_auditor import handler
 from sitemap_auditor.config import Settings
-from sitemap_auditor.fetch import Resolver, system_resolver
+from sitemap_auditor.guard import Resolver, system_resolver
 
 # CI runs the properties with fixed examples, so a run can be repeated and stays green until code
 # changes; developers' runs keep exploring new examples.

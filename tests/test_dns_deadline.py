@@ -18,8 +18,9 @@ import pytest
 from conftest import LOCAL, codes_of, data_of, days_ago
 from servers import Site, redirect, reply, urlset
 
-from sitemap_auditor import fetch, handler
-from sitemap_auditor.fetch import Fetcher, FetchError, FetchPolicy
+from sitemap_auditor import guard, handler
+from sitemap_auditor.errors import FetchError
+from sitemap_auditor.fetch import Fetcher, FetchPolicy
 
 DEADLINE_S = 1.0
 # Generous: the point is seconds, not the resolver's tens of seconds or forever.
@@ -123,7 +124,7 @@ def test_pending_look_ups_are_bounded(stalling: StallingResolver, site: Site) ->
     """A warm container cannot pile up stuck threads: past the bound, a fetch waits for a slot
     within its own deadline and times out, starting no thread."""
     site.route("/sitemap.xml", reply(urlset([days_ago(1)])))
-    stuck = fetch.MAX_PENDING_LOOKUPS
+    stuck = guard.MAX_PENDING_LOOKUPS
     errors: list[str] = []
 
     def stall_once() -> None:

@@ -19,14 +19,9 @@ from servers import (
     urlset,
 )
 
-from sitemap_auditor.fetch import (
-    MAX_BODY_BYTES,
-    USER_AGENT,
-    Credentials,
-    Fetcher,
-    FetchError,
-    FetchPolicy,
-)
+from sitemap_auditor.credentials import Credentials
+from sitemap_auditor.errors import FetchError
+from sitemap_auditor.fetch import MAX_BODY_BYTES, USER_AGENT, Fetcher, FetchPolicy
 
 CREDS = Credentials("editor", "s3cr3t-pässword")
 
@@ -279,13 +274,12 @@ def test_credentials_never_show_in_their_repr() -> None:
 
 
 def test_multi_member_gzip_whatever_the_chunking() -> None:
-    from sitemap_auditor.fetch import _Hop, _inflate
+    from sitemap_auditor.decoding import inflate
 
     doc = urlset(["2026-01-01"] * 2000)
     half = len(doc) // 2
     data = gz(doc[:half]) + gz(doc[half:]) + b"\0\0trailing"
-    hop = _Hop(FetchPolicy(origin=("http", "h", 80)), time.monotonic() + 60)
     for size in (1, 7, 100, len(gz(doc[:half])), 65536):
         chunks = [data[i : i + size] for i in range(0, len(data), size)]
-        assert b"".join(_inflate(chunks, hop)) == doc, size
-    assert b"".join(_inflate([], hop)) == b""
+        assert b"".join(inflate(chunks)) == doc, size
+    assert b"".join(inflate([])) == b""

@@ -7,7 +7,7 @@ bytecode instrumented for coverage. A crash fails the test with the input that c
 Targets (what counts as a crash):
 - parser: SitemapParser.feed/close over the input cut into chunks; any exception, an answer that
   depends on the chunking, or samples over their caps.
-- gzip: fetch._peel_gzip, the sniffing and bounded decompression; any exception other than
+- gzip: decoding.peel_gzip, the sniffing and bounded decompression; any exception other than
   FetchError, more than the 50 MB cap out, or an answer that depends on the chunking.
 - robots: robots.sitemap_urls; any exception, a URL that is not http(s), a duplicate, more than
   100 URLs, or an issue over 500 characters.
@@ -29,7 +29,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -86,17 +85,16 @@ def _comparable(answer: Any) -> Any:
 
 
 def _peeled(chunks: list[bytes]) -> tuple[str, int, str]:
-    fetch = _modules["fetch"]
-    hop = fetch._Hop(fetch.FetchPolicy(origin=("http", "h", 80)), time.monotonic() + 3600)
+    decoding = _modules["decoding"]
     digest = hashlib.sha256()
     total = 0
     try:
-        for chunk in fetch._peel_gzip(chunks, hop, fetch.MAX_SNIFFED_GZIP_LAYERS):
+        for chunk in decoding.peel_gzip(chunks, layers=decoding.MAX_SNIFFED_GZIP_LAYERS):
             total += len(chunk)
             digest.update(chunk)
-    except fetch.FetchError as e:
+    except decoding.FetchError as e:
         return (e.kind, total, "")
-    assert total <= fetch.MAX_BODY_BYTES
+    assert total <= decoding.MAX_BODY_BYTES
     return ("ok", total, digest.hexdigest())
 
 
@@ -159,9 +157,9 @@ def main(argv: list[str]) -> None:
 
     target = argv[1]
     with atheris.instrument_imports(include=["sitemap_auditor"]):
-        from sitemap_auditor import fetch, lastmod, parser, robots
+        from sitemap_auditor import decoding, lastmod, parser, robots
 
-    _modules.update(parser=parser, fetch=fetch, robots=robots, lastmod=lastmod)
+    _modules.update(parser=parser, decoding=decoding, robots=robots, lastmod=lastmod)
     # libFuzzer runs its program again through the shell for -merge and -fork: name it as a
     # command line that brings the target along.
     program = shlex.join([sys.executable, str(Path(__file__).resolve()), target])

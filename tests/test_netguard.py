@@ -9,7 +9,8 @@ from conftest import AuditFn, data_of
 from servers import Site, redirect, reply, urlset
 
 from sitemap_auditor.config import Settings
-from sitemap_auditor.fetch import Fetcher, FetchError, FetchPolicy
+from sitemap_auditor.errors import FetchError
+from sitemap_auditor.fetch import Fetcher, FetchPolicy
 from sitemap_auditor.netguard import blocked_reason, parse_ip_literal
 
 PRODUCTION = Settings(max_age_days=7, allow_private_networks=False, share_seconds=0)

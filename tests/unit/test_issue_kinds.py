@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from sitemap_auditor import facts
-from sitemap_auditor.fetch import FetchError, FetchErrorKind
+from sitemap_auditor.errors import FetchError, FetchErrorKind
 from sitemap_auditor.issues import MAX_ISSUE_CHARS, Issue, Kind, issue
 from sitemap_auditor.parser import Rejected, parse_bytes
 from sitemap_auditor.robots import sitemap_urls

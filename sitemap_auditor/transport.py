@@ -1,0 +1,216 @@
+"""The boundary with requests and urllib3: one request sent, its wire bytes read, and whatever
+they raise mapped, in one table, to the audit's kinds of fetch error.
+
+Every connection goes through the fetch's Guard (checked addresses, its deadline) and none is
+kept for reuse. Nothing above this module sees an exception of the HTTP stack.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import http.client
+import socket
+import ssl
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import requests
+import urllib3
+from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+from .errors import FetchError, FetchErrorKind
+from .guard import Guard
+
+__all__ = ["ERROR_TABLE", "TRANSPORT_ERRORS", "Transport", "classify", "mapped_errors"]
+
+if TYPE_CHECKING:
+    from urllib3._base_connection import BaseHTTPConnection
+
+# What the network and the HTTP stack raise; anything else is a defect and is not swallowed.
+TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
+    requests.RequestException,
+    urllib3.exceptions.HTTPError,
+    http.client.HTTPException,
+    OSError,
+    UnicodeError,  # a host name that no IDNA encoding accepts
+)
+
+_Detail = Callable[[BaseException], str]
+
+
+def _type_name(e: BaseException) -> str:
+    return type(e).__name__
+
+
+def _fixed(text: str) -> _Detail:
+    return lambda _e: text
+
+
+# The one mapping from what the stack raised to a fetch error kind. It is read tier by tier: the
+# first tier that matches any exception of the chain (outermost first) decides, so a TLS failure
+# wrapped in a connection error is a TLS error whatever wraps it.
+ERROR_TABLE: tuple[
+    tuple[tuple[tuple[type[BaseException], ...], FetchErrorKind, _Detail], ...], ...
+] = (
+    (
+        (
+            (ssl.SSLError, ssl.CertificateError, requests.exceptions.SSLError),
+            FetchErrorKind.TLS,
+            _type_name,
+        ),
+    ),
+    (
+        (
+            (TimeoutError, socket.timeout, requests.exceptions.Timeout),
+            FetchErrorKind.TIMEOUT,
+            _type_name,
+        ),
+    ),
+    (
+        # A server that closes without answering (http.client's RemoteDisconnected) is a
+        # ConnectionResetError too, and is reported as a reset.
+        ((ConnectionResetError,), FetchErrorKind.CONNECTION_RESET, _fixed("")),
+        ((http.client.IncompleteRead,), FetchErrorKind.INCOMPLETE_BODY, _fixed("")),
+    ),
+    (
+        (
+            (requests.exceptions.InvalidURL, urllib3.exceptions.LocationParseError),
+            FetchErrorKind.INVALID_URL,
+            _fixed(""),
+        ),
+        ((requests.exceptions.ChunkedEncodingError,), FetchErrorKind.BROKEN_BODY, _type_name),
+        (
+            (urllib3.exceptions.ProtocolError, http.client.HTTPException),
+            FetchErrorKind.PROTOCOL,
+            _type_name,
+        ),
+    ),
+)
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """The exception and what it wraps, outermost first (requests and urllib3 wrap twice)."""
+    chain: list[BaseException] = []
+    cur: BaseException | None = exc
+    while cur is not None and len(chain) < 8:
+        chain.append(cur)
+        inner = cur.__cause__ or cur.__context__
+        if inner is None and cur.args and isinstance(cur.args[-1], BaseException):
+            inner = cur.args[-1]
+        cur = inner
+    return chain
+
+
+def classify(exc: BaseException, guard: Guard) -> FetchError:
+    """The fetch error a transport exception stands for."""
+    if isinstance(exc, FetchError):
+        return exc
+    # Past the deadline, whatever broke was broken by the watchdog.
+    if guard.past_deadline():
+        return guard.timeout()
+    chain = _chain(exc)
+    for e in chain:
+        if isinstance(e, FetchError):
+            return e
+    for tier in ERROR_TABLE:
+        for e in chain:
+            for types, kind, detail in tier:
+                if isinstance(e, types):
+                    return FetchError(kind, detail(e))
+    return FetchError(FetchErrorKind.CONNECTION, type(exc).__name__)
+
+
+@contextmanager
+def mapped_errors(guard: Guard) -> Iterator[None]:
+    """Let FetchError through and turn any exception of the stack into one."""
+    try:
+        yield
+    except FetchError:
+        raise
+    except TRANSPORT_ERRORS as e:
+        raise classify(e, guard) from None
+
+
+_GUARD: contextvars.ContextVar[Guard] = contextvars.ContextVar("sitemap_auditor_guard")
+
+
+class _GuardedHTTPConnection(HTTPConnection):
+    def _new_conn(self) -> socket.socket:
+        return _GUARD.get().connect(self._dns_host, self.port, self.socket_options)
+
+
+class _GuardedHTTPSConnection(HTTPSConnection):
+    def _new_conn(self) -> socket.socket:
+        return _GUARD.get().connect(self._dns_host, self.port, self.socket_options)
+
+
+class _NoReuse:
+    """Never hand a connection back for reuse: a kept socket would outlive its fetch's watchdog,
+    and reusing one the server is closing (we send Connection: close) races into a reset."""
+
+    def _put_conn(self, conn: BaseHTTPConnection | None) -> None:
+        if conn is not None:
+            conn.close()
+        super()._put_conn(None)  # type: ignore[misc]
+
+
+class _GuardedHTTPPool(_NoReuse, HTTPConnectionPool):
+    ConnectionCls = _GuardedHTTPConnection
+
+
+class _GuardedHTTPSPool(_NoReuse, HTTPSConnectionPool):
+    ConnectionCls = _GuardedHTTPSConnection
+
+
+class _GuardedAdapter(HTTPAdapter):
+    """A requests adapter whose connections go only to checked addresses."""
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = {
+            "http": _GuardedHTTPPool,
+            "https": _GuardedHTTPSPool,
+        }
+
+
+def _no_auth(request: requests.PreparedRequest) -> requests.PreparedRequest:
+    return request
+
+
+class Transport:
+    """Sends one GET at a time through guarded connections; redirects are the caller's."""
+
+    def __init__(self) -> None:
+        # No Session: no cookies, no proxies or .netrc credentials from the environment.
+        self._adapter = _GuardedAdapter(max_retries=0, pool_connections=4, pool_maxsize=1)
+
+    def close(self) -> None:
+        """Release the connections."""
+        self._adapter.close()
+
+    def send(self, url: str, headers: dict[str, str], guard: Guard) -> requests.Response:
+        """Send a GET for url and return the answer's head, its body not yet read."""
+        token = _GUARD.set(guard)
+        try:
+            with mapped_errors(guard):
+                remaining = max(guard.remaining(), 0.001)
+                # Not None: requests would otherwise send a URL's user:password@ as Basic Auth
+                # to whatever host a Sitemap: line or redirect names.
+                request = requests.Request("GET", url, headers=headers, auth=_no_auth)
+                # Straight to the adapter, not through a Session: a Session brings cookies, and
+                # it works out the next request from Location even when it will not follow it
+                # (where a malformed [IPv6] host raises).
+                return self._adapter.send(
+                    request.prepare(), stream=True, timeout=(remaining, remaining), proxies={}
+                )
+        finally:
+            _GUARD.reset(token)
+
+    @staticmethod
+    def wire(raw: requests.Response, chunk_bytes: int, guard: Guard) -> Iterator[bytes]:
+        """The answer's body as it came over the wire, in chunks of at most chunk_bytes."""
+        with mapped_errors(guard):
+            yield from raw.raw.stream(chunk_bytes, decode_content=False)

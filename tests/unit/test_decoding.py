@@ -1,0 +1,87 @@
+"""Body decoding on byte chunks: content codings, sniffed gzip layers, bounds and the deadline."""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+
+import pytest
+
+from sitemap_auditor import decoding
+from sitemap_auditor.errors import FetchError, FetchErrorKind
+
+DOC = b"<urlset>" + b"<url><loc>https://ex.com/</loc></url>" * 500 + b"</urlset>"
+
+
+def split(data: bytes, size: int) -> list[bytes]:
+    return [data[i : i + size] for i in range(0, len(data), size)]
+
+
+def kind_of(chunks: list[bytes], encoding: str | None = None) -> FetchErrorKind:
+    with pytest.raises(FetchError) as caught:
+        b"".join(decoding.decode(chunks, encoding))
+    return caught.value.kind
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 100, 65536])
+def test_gzip_is_found_by_its_magic_whatever_the_chunking(size: int) -> None:
+    assert b"".join(decoding.decode(split(gzip.compress(DOC), size), None)) == DOC
+
+
+def test_a_plain_body_passes_unchanged() -> None:
+    assert b"".join(decoding.decode(split(DOC, 7), None)) == DOC
+    assert b"".join(decoding.decode([], None)) == b""
+
+
+def test_a_declared_coding_and_a_sniffed_layer_are_both_undone() -> None:
+    twice = gzip.compress(gzip.compress(DOC))
+    assert b"".join(decoding.decode([twice], "gzip")) == DOC
+    assert b"".join(decoding.decode([zlib.compress(DOC)], "deflate")) == DOC
+    assert b"".join(decoding.decode([gzip.compress(DOC)], "identity, x-gzip")) == DOC
+
+
+def test_more_sniffed_layers_than_anyone_publishes_are_refused() -> None:
+    body = DOC
+    for _ in range(decoding.MAX_SNIFFED_GZIP_LAYERS + 1):
+        body = gzip.compress(body)
+    assert kind_of([body]) is FetchErrorKind.BAD_COMPRESSED_DATA
+
+
+def test_codings_past_two_or_unknown_ones_are_refused() -> None:
+    assert kind_of([DOC], "gzip, gzip, gzip") is FetchErrorKind.UNSUPPORTED_ENCODING
+    assert kind_of([DOC], "br") is FetchErrorKind.UNSUPPORTED_ENCODING
+
+
+def test_damaged_and_cut_streams_say_which() -> None:
+    packed = gzip.compress(DOC)
+    assert kind_of([packed[:-20]]) is FetchErrorKind.TRUNCATED_COMPRESSED_DATA
+    assert kind_of([packed[:12] + b"\xff" * 40 + packed[52:]]) is (
+        FetchErrorKind.BAD_COMPRESSED_DATA
+    )
+
+
+def test_trailing_bytes_after_a_member_are_ignored_as_gzip_does() -> None:
+    assert b"".join(decoding.inflate([gzip.compress(DOC) + b"\0\0junk"])) == DOC
+
+
+def test_the_deadline_is_checked_between_slices_and_stops_the_work() -> None:
+    calls = 0
+
+    def check() -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 3:
+            raise FetchError(FetchErrorKind.TIMEOUT, "test deadline")
+
+    bomb = gzip.compress(b" " * (decoding.CHUNK_BYTES * 10))
+    out = []
+    with pytest.raises(FetchError) as caught:
+        for chunk in decoding.decode([bomb], None, check):
+            out.append(chunk)
+    assert caught.value.kind is FetchErrorKind.TIMEOUT
+    assert len(out) == 2 and all(len(c) <= decoding.CHUNK_BYTES for c in out)
+
+
+def test_content_codings_are_read_in_the_order_applied() -> None:
+    assert decoding.content_codings(" GZIP ,identity, deflate") == ["gzip", "deflate"]
+    assert decoding.content_codings(None) == []
