@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from .handler import Audited
+    from .audit import Audited
 
 # Exit status by the worst outcome; usage errors use 64 (EX_USAGE) so they never read as a FAIL.
 EXIT_CODES = {"SUCCESS": 0, "WARNING": 1, "FAIL": 2, "ERROR": 3}

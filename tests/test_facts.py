@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitemap_auditor import facts, handler
+from sitemap_auditor import audit, facts
 from sitemap_auditor.config import Settings
 from sitemap_auditor.facts import (
     CandidateOutcome,
@@ -92,8 +92,8 @@ def test_a_result_from_stored_facts_equals_the_fresh_one(
     settings = Settings(max_age_days=window)
     stored = facts.decode(facts.encode(value))
     assert stored is not None
-    fresh = handler.apply_rules(SITE, event, value, settings, now)
-    assert handler.apply_rules(SITE, event, stored, settings, now) == fresh
+    fresh = audit.apply_rules(SITE, event, value, settings, now)
+    assert audit.apply_rules(SITE, event, stored, settings, now) == fresh
 
 
 def test_facts_of_another_format_are_not_read() -> None:

@@ -1,0 +1,141 @@
+"""One audit's steps, from a site root to the platform's Response, with everything they use
+handed in: the fetcher, the sharing, the clock's reading.
+
+The pipeline: robots probe -> candidates -> streaming parse (`fetch_facts`) -> rules -> result
+(`apply_rules`); `invalid_url` is the result for an event whose URL gives no site root. The
+handler wires these to the process and the event; nothing here reads the environment or keeps
+state between audits.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from . import candidates, config, probe, response, rules, sharing
+from . import site as sites
+from .credentials import Credentials
+from .facts import SiteFacts
+from .fetch import Fetcher
+from .issues import Issue, Kind, issue
+from .parser import MAX_UNPARSABLE_SAMPLES
+
+__all__ = ["Audited", "apply_rules", "fetch_facts", "invalid_url", "share_request"]
+
+
+@dataclass(frozen=True)
+class Audited:
+    """What an audit found besides its Response: its issues as values, and the selected
+    sitemap's latest <lastmod> as written."""
+
+    issues: tuple[Issue, ...]
+    latest_lastmod_written: str | None
+
+
+def fetch_facts(site: sites.SiteBase, fetcher: Fetcher, previous: SiteFacts | None) -> SiteFacts:
+    """What the site answers now: robots probe -> candidates -> streaming parse."""
+    started = time.monotonic()
+    robots = probe.robots_txt(fetcher, site.robots_txt_url, previous.robots if previous else None)
+    tried = candidates.for_site(site, robots.sitemaps)
+    outcomes = probe.first_sitemap(fetcher, tried, previous)
+    took = time.monotonic() - started
+    return probe.gather(fetcher, robots, tried, outcomes, previous, time.time(), took)
+
+
+def apply_rules(
+    site: sites.SiteBase,
+    event: dict[str, Any],
+    facts: SiteFacts,
+    settings: config.Settings,
+    now: datetime,
+    observe: Callable[[Audited], None] | None = None,
+) -> dict[str, Any]:
+    """The platform Response the rules give for a site's facts, this event and this moment."""
+    max_age_days, preference_issue = config.event_max_age_days(
+        event.get("preferences"), settings.max_age_days
+    )
+    selected = facts.selected
+    lastmod_issues: list[Issue] = []
+    if selected is not None:
+        parsed = selected.parsed
+        for value in parsed.unparsable_samples:
+            lastmod_issues.append(
+                issue(selected.url, Kind.UNPARSABLE_LASTMOD, f"unparsable <lastmod> {value!r}")
+            )
+        if parsed.unparsable_total > MAX_UNPARSABLE_SAMPLES:
+            lastmod_issues.append(
+                issue(
+                    selected.url,
+                    Kind.UNPARSABLE_TOTAL,
+                    f"{parsed.unparsable_total} unparsable <lastmod> values in all",
+                )
+            )
+    robots = facts.robots
+    # docs/contract.md §6: each kind of issue in this order.
+    issues = [
+        *robots.issues,
+        *facts.candidate_issues,
+        *robots.skipped,
+        *([preference_issue] if preference_issue else []),
+        *lastmod_issues,
+    ]
+    if observe is not None:
+        written = selected.parsed.latest_lastmod_text if selected is not None else None
+        observe(Audited(tuple(issues), written))
+    checked = rules.RuleInputs(
+        url_value=event.get("url"),
+        site=site,
+        robots_status=robots.status,
+        robots_lists_sitemap=robots.read_whole and bool(robots.sitemaps),
+        robots_served_without_sitemap=robots.read_whole and not robots.sitemaps,
+        candidates=facts.candidates,
+        selected=selected,
+        max_age_days=max_age_days,
+        now=now,
+    )
+    return response.build(rules.evaluate(checked), response.data_map(checked, issues), now)
+
+
+def invalid_url(url_value: object, settings: config.Settings, finished: datetime) -> dict[str, Any]:
+    """The 501 result: nothing fetched, nothing else in the event looked at."""
+    facts = rules.RuleInputs(
+        url_value=url_value,
+        site=None,
+        robots_status=None,
+        robots_lists_sitemap=False,
+        robots_served_without_sitemap=False,
+        candidates=(),
+        selected=None,
+        max_age_days=settings.max_age_days,
+        now=finished,
+    )
+    return response.build(rules.evaluate(facts), response.data_map(facts, []), finished)
+
+
+def share_request(
+    site: sites.SiteBase,
+    creds: Credentials | None,
+    settings: config.Settings,
+    budget_deadline: float | None,
+    store: sharing.SharedStore | None,
+    key: bytes,
+) -> sharing.ShareRequest:
+    """How this audit takes part in sharing: its store key, its window and where facts may go."""
+    secrets = [s.encode() for s in creds.secrets()] if creds else []
+    return sharing.ShareRequest(
+        key=sharing.scope_key(
+            site.url,
+            settings.allow_private_networks,
+            f"{creds.username}\0{creds.password}" if creds else None,
+            key,
+        ),
+        window_s=settings.share_seconds,
+        # Waiting for another audit's fetch never outlasts this audit's own budget (section 7).
+        budget_end=budget_deadline,
+        shared_store=store,
+        # A site may echo a credential back into what it answers: such facts stay in this process.
+        publishable=lambda data: not any(secret in data for secret in secrets),
+    )
