@@ -19,7 +19,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from . import facts as site_facts
@@ -101,6 +101,9 @@ class Shared:
     reason: str | None = None  # why it fetched (lease.Reason), when it did
     throttled: int = 0  # throttled store answers this audit rode out
     unshareable: str | None = None  # why its own fetch's facts could not go to the store
+    # The length of the facts encoded, when this audit encoded them for the store (so the
+    # in-process store need not encode them again to size them).
+    encoded_bytes: int | None = field(default=None, compare=False)
 
     @property
     def refreshed_ahead(self) -> bool:
@@ -274,8 +277,11 @@ class Sharing:
             # Waiters get facts only when complete (transient ones too: they waited for this very
             # fetch); an exception or a cut fetch hands them nothing, and each fetches by itself.
             usable = result.facts if result is not None and result.facts.complete else None
-            if usable is not None and usable is not known:
-                self.local.put(req.key, usable, len(site_facts.encode(usable)))
+            if result is not None and usable is not None and usable is not known:
+                size = result.encoded_bytes
+                if size is None:
+                    size = len(site_facts.encode(usable))
+                self.local.put(req.key, usable, size)
             if result is not None and result.source == REUSED and known is not None:
                 self.local.checked(req.key, self._wall())
             self.local.land(req.key, flight, usable)
@@ -322,6 +328,7 @@ class Sharing:
         own: SiteFacts | None = None
         unshareable: Unshareable | None = None
         packed: bytes | None = None
+        encoded: int | None = None  # the length of `own` encoded, once it was
         action = machine.start()
         while True:
             seen: lease.Observation
@@ -349,7 +356,7 @@ class Sharing:
                             with suppress(StoreError):
                                 store.mark_unshareable(req.key, owner, self._wall(), False)
                             raise
-                        unshareable, packed = self._packing(store, req, own)
+                        unshareable, packed, encoded = self._packing(store, req, own)
                         fetched = stamp_of(own) or lease.Stamp(started)
                         seen = lease.Fetched(fetched, unshareable)
                     case lease.Publish(stamp=stamp):
@@ -383,6 +390,7 @@ class Sharing:
                             reason.value if reason else None,
                             machine.throttled,
                             unshareable.value if unshareable else None,
+                            encoded if chosen is own else None,
                         )
             except StoreError as e:
                 failed(e)
@@ -391,17 +399,17 @@ class Sharing:
 
     def _packing(
         self, store: SharedStore, req: ShareRequest, own: SiteFacts
-    ) -> tuple[Unshareable | None, bytes | None]:
-        """Why the fetched facts cannot go to the store, or what goes."""
+    ) -> tuple[Unshareable | None, bytes | None, int | None]:
+        """Why the fetched facts cannot go to the store, or what goes, and their encoded length."""
         if not own.complete:
-            return Unshareable.CUT, None
+            return Unshareable.CUT, None, None
         data = site_facts.encode(own)
         if not req.publishable(data):
-            return Unshareable.CREDENTIAL, None
+            return Unshareable.CREDENTIAL, None, len(data)
         packed = store.pack(data)
         if packed is None:
-            return Unshareable.LARGE, None
-        return None, packed
+            return Unshareable.LARGE, None, len(data)
+        return None, packed, len(data)
 
     @contextmanager
     def _renewing(

@@ -9,6 +9,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field, replace
 
+import pytest
+
 from sitemap_auditor import facts, lease
 from sitemap_auditor.issues import Kind, issue
 from sitemap_auditor.sharing import (
@@ -257,3 +259,21 @@ def test_refresh_ahead_fetches_once_and_others_keep_reusing() -> None:
     refreshed = [r for r in results if r.refreshed_ahead]
     assert len(refreshed) == 1 and fetch.count == 2
     assert all(r.source == REUSED for r in results if not r.refreshed_ahead)
+
+
+def test_a_fetch_is_encoded_once_for_the_table_and_the_process_store(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock, store, sharing, req, errors = setup()
+    encoded: list[int] = []
+    real = facts.encode
+
+    def counting(value: facts.SiteFacts) -> bytes:
+        data = real(value)
+        encoded.append(len(data))
+        return data
+
+    monkeypatch.setattr(facts, "encode", counting)
+    got = obtain(sharing, req, Fetcher(clock), errors)
+    assert got.source == FETCHED and "k" in store.items
+    assert encoded == [len(real(got.facts))] and got.encoded_bytes == encoded[0]
