@@ -57,7 +57,7 @@ bench-scale: $(STAMP)
 ## machine: installed without their own dependencies (requirements.txt names every one the runtime
 ## lacks; boto3 and its dependencies come with the runtime), without bytecode (the build machine's
 ## Python is not the function's) and without the console scripts of bin/.
-## LAMBDA_PLATFORM and LAMBDA_PYTHON build for another machine (tests/test_runtime.py builds for its own).
+## LAMBDA_PLATFORM and LAMBDA_PYTHON build for another machine (tests/function/test_runtime.py builds for its own).
 ## Some wheels (ada-url's) are tagged manylinux_2_28 only, which the function's runtime (Amazon
 ## Linux 2023, glibc 2.34) runs: both tags are asked for.
 LAMBDA_PLATFORM ?= manylinux2014_aarch64

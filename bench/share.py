@@ -5,13 +5,13 @@
 
 A site on 127.0.0.1 serves robots.txt and one ~20 MB urlset sitemap with fresh lastmods (plain,
 then gzipped as sitemap.xml.gz), counting the body bytes it sends; moto's DynamoDB server on
-127.0.0.1 is the shared table. 100 audits run as 4 processes ("containers", tests/share_worker.py)
-of 25 threads each, all from one start time, each invocation with a 120 s time budget: with
-sharing on (SITEMAP_SHARE_SECONDS=60 and the table) and off (SITEMAP_SHARE_SECONDS=0). A lone
-audit (one process, one audit, sharing off) is the yardstick of the slowest audit; a lone audit
-with sharing on shows what the store calls alone add. The containers' init (the handler's import)
-is timed apart. Prints the markdown section and writes it into bench/RESULTS.md, between its
-markers.
+127.0.0.1 is the shared table. 100 audits run as 4 processes ("containers",
+tests/support/share_worker.py) of 25 threads each, all from one start time, each invocation with
+a 120 s time budget: with sharing on (SITEMAP_SHARE_SECONDS=60 and the table) and off
+(SITEMAP_SHARE_SECONDS=0). A lone audit (one process, one audit, sharing off) is the yardstick
+of the slowest audit; a lone audit with sharing on shows what the store calls alone add. The
+containers' init (the handler's import) is timed apart. Prints the markdown section and writes
+it into bench/RESULTS.md, between its markers.
 """
 
 from __future__ import annotations
@@ -43,10 +43,11 @@ sys.path.insert(0, str(BENCH))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import corpora  # noqa: E402
-import moto_atomic  # noqa: E402
 import report  # noqa: E402
 import run  # noqa: E402
-from containers import Container  # noqa: E402
+from support import moto_atomic  # noqa: E402
+from support.containers import Container  # noqa: E402
+from support.environments import REGION, container_environment  # noqa: E402
 
 from sitemap_auditor import lease  # noqa: E402
 
@@ -65,7 +66,6 @@ RUNS = 3
 # warm containers, one audit of another site must be done by then (checked: a late one is said).
 START_DELAY_S = 8.0
 RUN_TIMEOUT_S = 400.0
-REGION = "us-east-1"
 # Targets of the project's issue.
 TARGET_BYTES = 50.0  # bytes served with sharing off / with sharing on, at least
 TARGET_CPU = 50.0  # CPU-seconds off / on, at least
@@ -211,7 +211,7 @@ class Site:
 @contextmanager
 def moto_dynamodb() -> Iterator[tuple[str, Any]]:
     """moto's server, in a process of its own with atomic conditional writes as DynamoDB's
-    (tests/moto_atomic.py), on a free port of 127.0.0.1; yields its URL and a client of it."""
+    (tests/support/moto_atomic.py), on a free port of 127.0.0.1; yields its URL and a client."""
     import boto3
 
     with moto_atomic.running() as endpoint:
@@ -223,26 +223,7 @@ def moto_dynamodb() -> Iterator[tuple[str, Any]]:
 
 def container_env(endpoint: str, table: str, share_seconds: int) -> dict[str, str]:
     """The function's environment as deployed, pointed at the local table, private IPs allowed."""
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith(("SITEMAP_", "POWERTOOLS_", "AWS_"))
-    }
-    env.update(
-        {
-            "SITEMAP_ALLOW_PRIVATE_NETWORKS": "true",
-            "SITEMAP_SHARE_SECONDS": str(share_seconds),
-            "SITEMAP_CACHE_TABLE": table,
-            "AWS_ENDPOINT_URL_DYNAMODB": endpoint,
-            "AWS_DEFAULT_REGION": REGION,
-            "AWS_ACCESS_KEY_ID": "testing",
-            "AWS_SECRET_ACCESS_KEY": "testing",
-            "AWS_EC2_METADATA_DISABLED": "true",
-            "AWS_CONFIG_FILE": os.devnull,
-            "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
-            "POWERTOOLS_METRICS_NAMESPACE": "bench",
-            "PYTHONUNBUFFERED": "1",
-        }
-    )
-    return env
+    return container_environment(endpoint, table, share_seconds=share_seconds, namespace="bench")
 
 
 INIT_CODE = """
@@ -725,8 +706,9 @@ def render(
         f"Bytes on disk: {sizes}. The "
         "shared table is moto's DynamoDB server on 127.0.0.1, in a process of its own and handling "
         "one request at a time so that conditional writes are atomic as DynamoDB's "
-        "(`tests/moto_atomic.py`), a fresh table per run. The audits run as the function runs: "
-        f"{PROCESSES} processes (`tests/share_worker.py`, the containers) of {THREADS} threads, "
+        "(`tests/support/moto_atomic.py`), a fresh table per run. The audits run as the function "
+        f"runs: {PROCESSES} processes (`tests/support/share_worker.py`, the containers) of "
+        f"{THREADS} threads, "
         "each thread one `lambda_handler` invocation of a different page of the site with a "
         f"{BUDGET_MS // 1000} s time budget, all from one wall-clock start time.",
         "",

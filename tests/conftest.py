@@ -6,8 +6,7 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 os.environ.pop("SITEMAP_MAX_AGE_DAYS", None)
 os.environ.pop("SITEMAP_ALLOW_PRIVATE_NETWORKS", None)
 
-from servers import Site
+from support.results import LOCAL, AuditFn, LogCapture
+from support.servers import Site
 
 from sitemap_auditor import handler
 from sitemap_auditor.config import Settings
@@ -32,20 +32,8 @@ hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     hypothesis_settings.load_profile("ci")
 
-CORPUS = Path(__file__).parent / "corpus"
-
-# Local servers live on loopback, which production refuses: tests lift that as developers do.
-# Each test audits its own site afresh; tests of sharing between audits turn it on themselves.
-LOCAL = Settings(max_age_days=7, allow_private_networks=True, share_seconds=0)
-
-
-def days_ago(days: float) -> str:
-    """A W3C datetime `days` days before now, in UTC."""
-    moment = datetime.now(UTC) - timedelta(days=days)
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-# The X-Ray SDK, started as in Lambda (tests/test_runtime.py), marks itself in this fixed place.
+# The X-Ray SDK, started as in Lambda (tests/function/test_runtime.py), marks itself in this
+# fixed place.
 _XRAY_MARK = Path(tempfile.gettempdir()) / ".aws-xray"
 
 
@@ -72,9 +60,6 @@ def other_site() -> Iterator[Site]:
     s.stop()
 
 
-AuditFn = Callable[..., dict[str, Any]]
-
-
 @pytest.fixture
 def audit() -> AuditFn:
     """Audit a URL through the handler's run(), as the Lambda would, on loopback."""
@@ -88,33 +73,6 @@ def audit() -> AuditFn:
         return handler.run({"id": "test-run", "url": url, **event}, None, settings, resolver)
 
     return run
-
-
-def data_of(result: dict[str, Any]) -> dict[str, Any]:
-    """The shared data map of a result."""
-    return result["checks"][0]["data"]
-
-
-def codes_of(result: dict[str, Any]) -> list[str]:
-    """The CheckCode suffixes of a result, in order."""
-    return [c["code"]["id"].rsplit("-", 1)[1] for c in result["checks"]]
-
-
-class LogCapture:
-    """The auditor's JSON log lines, as written by its Powertools Logger."""
-
-    def __init__(self) -> None:
-        import io
-
-        self.buffer = io.StringIO()
-
-    def text(self) -> str:
-        return self.buffer.getvalue()
-
-    def lines(self) -> list[dict[str, Any]]:
-        import json
-
-        return [json.loads(line) for line in self.text().splitlines() if line.strip()]
 
 
 @pytest.fixture

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import days_ago
-from servers import Site, reply, urlset
 from support.cli import PASSWORD, ROOT, SCRIPT, env
+from support.documents import urlset
+from support.results import days_ago
+from support.servers import Site, reply
 
 
 def cli(*args: str, stdin: str | None = None, **extra: str) -> subprocess.CompletedProcess[str]:

@@ -13,9 +13,11 @@ import subprocess
 import sys
 
 import pytest
-from conftest import days_ago
-from servers import Site, reply, urlset
-from support.lambda_process import LambdaProcess, lambda_environment
+from support.documents import urlset
+from support.environments import lambda_environment
+from support.lambda_process import LambdaProcess
+from support.results import days_ago
+from support.servers import Site, reply
 
 # Generous: 0.1 to 0.2 s on a developer machine, but CI runs this beside the rest of the suite
 # on two cores (a best of three reached 410 ms there). A bound against gross regressions (an

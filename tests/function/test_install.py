@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # What setuptools (and pip relaying it) prints when the build configuration is out of date.
 WARNING = re.compile(r"warn|deprecat|!!|\*{20}", re.IGNORECASE)
 # pip's notices about this machine's own configuration, not about the project.

@@ -12,10 +12,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import days_ago
-from servers import Site, reply, urlset
-from support.lambda_process import Invocation, LambdaProcess, lambda_environment
+from support.documents import urlset
+from support.environments import lambda_environment
+from support.lambda_process import Invocation, LambdaProcess
 from support.metric_names import UNITS
+from support.results import days_ago
+from support.servers import Site, reply
 
 # --- metrics ------------------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """The function as Lambda runs it: AWS's runtime interface client against a local Runtime API.
 
 `python -m awslambdaric sitemap_auditor.handler.lambda_handler` (what AWS's Python base images
-run) polls a Runtime API served here on 127.0.0.1 (tests/runtime_api.py), with the variables
+run) polls a Runtime API served here on 127.0.0.1 (tests/support/runtime_api.py), with the variables
 Lambda sets. What the runtime posts back and what the function prints are checked, first from the
 source tree, then from the package `make build-AuditorFunction` builds, under an interpreter that
 holds nothing but what the managed runtime provides (the runtime client and boto3), with X-Ray
@@ -26,16 +26,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import codes_of, data_of, days_ago
-from runtime_api import Function, Post, RuntimeAPI, lambda_environment, run_id
-from servers import Site, reply, slow_headers, urlset
 from support.aws import basic, guarded, moto_server, secrets_client
+from support.documents import urlset
 from support.events import COVERED, EVENTS, load, localise
+from support.results import codes_of, data_of, days_ago
+from support.runtime_api import Function, Post, RuntimeAPI, run_id, runtime_environment
+from support.servers import Site, reply, slow_headers
 
 if sys.platform != "linux":
     pytest.skip("Lambda runs on Linux; awslambdaric ships Linux wheels", allow_module_level=True)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # One worker builds the runtime interpreter and the package once for every test here.
 pytestmark = pytest.mark.xdist_group("lambda-runtime")
 
@@ -138,7 +139,7 @@ def function(
     moto: str | None = None,
 ) -> Iterator[tuple[RuntimeAPI, Function]]:
     api = RuntimeAPI().start()
-    env = lambda_environment(api, task_root, extra)
+    env = runtime_environment(api, task_root, extra)
     if moto is not None:
         env["AWS_ENDPOINT_URL_SECRETS_MANAGER"] = moto
     proc = Function(python, env, cwd=task_root)

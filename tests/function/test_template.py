@@ -17,16 +17,16 @@ import pytest
 from cfnlint.api import lint
 from cfnlint.config import ManualArgs
 from cfnlint.decode.decode import decode_str
-from conftest import days_ago
-from servers import Site, reply
-from support.lambda_process import lambda_environment
+from support.environments import lambda_environment
 from support.metric_names import UNITS
+from support.results import days_ago
+from support.servers import Site, reply
 
 from sitemap_auditor import codes, config
 from sitemap_auditor.fetch import MAX_BODY_BYTES, REQUEST_DEADLINE_S
 from sitemap_auditor.handler import RESPONSE_MARGIN_S
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE_TEXT = (ROOT / "template.yaml").read_text(encoding="utf-8")
 # Every metric the function emits (observability.py), each of which the dashboard must show.
 METRIC_NAMES = set(UNITS)

@@ -55,7 +55,7 @@ def run_probe(**env: str) -> dict[str, object]:
         capture_output=True,
         text=True,
         timeout=120,
-        cwd=Path(__file__).parent.parent,
+        cwd=Path(__file__).resolve().parents[2],
         check=True,
     )
     last = done.stderr.strip().splitlines()[-1]

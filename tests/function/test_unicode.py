@@ -17,12 +17,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import LOCAL, days_ago
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from servers import Site, reply, urlset
 from support.cli import SCRIPT, env
-from support.lambda_process import LambdaProcess, lambda_environment
+from support.documents import urlset
+from support.environments import lambda_environment
+from support.lambda_process import LambdaProcess
+from support.results import LOCAL, days_ago
+from support.servers import Site, reply
 
 from sitemap_auditor import handler, observability
 from sitemap_auditor.config import Settings

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import LOCAL, AuditFn, LogCapture, codes_of, data_of, days_ago
-from servers import Site, reply, robots_with, urlset
+from support.documents import urlset
+from support.results import LOCAL, AuditFn, LogCapture, codes_of, data_of, days_ago
+from support.servers import Site, reply, robots_with
 
 from sitemap_auditor import handler
 from sitemap_auditor import site as sites

@@ -15,8 +15,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import LOCAL, codes_of, data_of, days_ago
-from servers import Site, redirect, reply, urlset
+from support.documents import urlset
+from support.results import LOCAL, codes_of, data_of, days_ago
+from support.servers import Site, redirect, reply
 
 from sitemap_auditor import guard, handler
 from sitemap_auditor.errors import FetchError

@@ -6,18 +6,8 @@ import time
 import zlib
 
 import pytest
-from servers import (
-    Site,
-    drip,
-    endless,
-    gz,
-    raw,
-    redirect,
-    reply,
-    reset_after,
-    slow_headers,
-    urlset,
-)
+from support.documents import gz, urlset
+from support.servers import Site, drip, endless, raw, redirect, reply, reset_after, slow_headers
 
 from sitemap_auditor.credentials import Credentials
 from sitemap_auditor.errors import FetchError

@@ -8,8 +8,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from conftest import LOCAL, AuditFn, LogCapture, codes_of, data_of, days_ago
-from servers import Site, drip, gz, redirect, reply, robots_with, sitemapindex, stream, urlset
+from support.documents import gz, sitemapindex, urlset
+from support.results import LOCAL, AuditFn, LogCapture, codes_of, data_of, days_ago
+from support.servers import Site, drip, redirect, reply, robots_with, stream
 
 from sitemap_auditor import __version__, probe
 from sitemap_auditor.config import Settings

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from conftest import AuditFn, LogCapture, days_ago
-from servers import Site, reply, robots_with, urlset
+from support.documents import urlset
+from support.results import AuditFn, LogCapture, days_ago
+from support.servers import Site, reply, robots_with
 
 
 def kinds(logs: LogCapture) -> list[str]:

@@ -14,8 +14,8 @@ from datetime import UTC, date, datetime, timedelta
 from typing import TypeVar
 
 import pytest
-from conftest import AuditFn, data_of
-from servers import Site, reply, stream
+from support.results import AuditFn, data_of
+from support.servers import Site, reply, stream
 
 from sitemap_auditor.fetch import MAX_BODY_BYTES
 from sitemap_auditor.parser import ParsedSitemap, SitemapParser

@@ -5,8 +5,9 @@ from __future__ import annotations
 import ipaddress
 
 import pytest
-from conftest import AuditFn, data_of
-from servers import Site, redirect, reply, urlset
+from support.documents import urlset
+from support.results import AuditFn, data_of
+from support.servers import Site, redirect, reply
 
 from sitemap_auditor.config import Settings
 from sitemap_auditor.errors import FetchError

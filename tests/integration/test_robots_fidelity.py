@@ -12,11 +12,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from conftest import AuditFn, codes_of, data_of, days_ago
-from servers import Route, Site, reply, urlset
+from support.documents import urlset
+from support.results import AuditFn, codes_of, data_of, days_ago
+from support.servers import Route, Site, reply
 
 FRESH = days_ago(1)
-CORPUS = Path(__file__).parents[2] / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 PROTEGO_TGZ = CORPUS / "peers" / "protego" / "test_data-sitemap-subset.tgz"
 needs_corpus = pytest.mark.skipif(
     not PROTEGO_TGZ.is_file(),

@@ -12,18 +12,18 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import LOCAL, LogCapture, codes_of
-from servers import Site
 from support.aws import (
     PREFIX,
-    aws_environment,
     basic,
     moto_server,
     point_at,
     protect,
     secrets_client,
 )
-from support.lambda_process import LambdaProcess, lambda_environment
+from support.environments import aws_environment, lambda_environment
+from support.lambda_process import LambdaProcess
+from support.results import LOCAL, LogCapture, codes_of
+from support.servers import Site
 
 from sitemap_auditor import credentials, handler
 

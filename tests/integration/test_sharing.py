@@ -20,13 +20,14 @@ from dataclasses import replace
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-import moto_atomic
 import pytest
-from conftest import LOCAL, LogCapture, codes_of, data_of, days_ago
-from containers import Container
-from servers import Site, gz, reply, robots_with, send, urlset
-from support.aws import aws_environment, moto_server
-from support.dynamo import serve_loopback
+from support import moto_atomic
+from support.aws import moto_server
+from support.containers import Container
+from support.documents import gz, urlset
+from support.environments import aws_environment
+from support.results import LOCAL, LogCapture, codes_of, data_of, days_ago
+from support.servers import LoopbackService, Site, reply, robots_with, send
 from support.tables import container_env, dynamodb
 
 from sitemap_auditor import dynamostore, handler, lease
@@ -452,7 +453,7 @@ def test_boto3_stays_off_the_path_without_a_table() -> None:
     assert done.stdout.strip().splitlines()[-1] == "False"
 
 
-class FakeAws:
+class FakeAws(LoopbackService):
     """A loopback endpoint that answers every DynamoDB call badly: stalls, or throttles."""
 
     def __init__(self, mode: str) -> None:
@@ -477,11 +478,7 @@ class FakeAws:
             def log_message(self, fmt: str, *args: object) -> None:
                 pass
 
-        self.server, self.url = serve_loopback(Handler)
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self._serve(Handler)
 
 
 @pytest.mark.parametrize("mode", ["stall", "throttle"])

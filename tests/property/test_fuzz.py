@@ -1,8 +1,9 @@
 """Coverage-guided fuzzing of the code that reads hostile bytes, for a bounded time per target.
 
 The fuzzer is atheris (libFuzzer for Python): each target runs in a child process,
-`python tests/test_fuzz.py <target> <corpus dirs> -max_total_time=N`, with sitemap_auditor's
-bytecode instrumented for coverage. A crash fails the test with the input that caused it.
+`python tests/property/test_fuzz.py <target> <corpus dirs> -max_total_time=N`, with
+sitemap_auditor's bytecode instrumented for coverage. A crash fails the test with the input that
+caused it.
 
 Targets (what counts as a crash):
 - parser: SitemapParser.feed/close over the input cut into chunks; any exception, an answer that
@@ -36,7 +37,7 @@ from typing import Any
 
 import pytest
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]
 CORPUS = HERE / "corpus"
 KEPT = HERE / "fuzz_corpus"
 FUZZ_SECONDS = int(os.environ.get("SITEMAP_FUZZ_SECONDS", "10"))
@@ -75,7 +76,7 @@ def parser_target(data: bytes) -> None:
         assert len(whole.unparsable_samples) <= parser.MAX_UNPARSABLE_SAMPLES
         assert all(len(s) <= parser.MAX_SAMPLE_CHARS for s in whole.unparsable_samples)
     # Where and how an invalid byte sequence is reported can depend on the chunking, a known bug
-    # (test_properties.py::test_the_error_position_does_not_depend_on_the_chunking).
+    # (property/test_properties.py::test_the_error_position_does_not_depend_on_the_chunking).
     assert _comparable(split) == _comparable(whole), (whole, split)
 
 

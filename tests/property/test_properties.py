@@ -258,8 +258,8 @@ def _split(data: bytes, cuts: list[int]) -> list[bytes]:
 
 @pytest.mark.parametrize(
     "data",
-    # Found by tests/test_fuzz.py: expat placed and named these errors differently by chunking,
-    # until the parser began holding the document's first bytes back to its first '>'.
+    # Found by tests/property/test_fuzz.py: expat placed and named these errors differently by
+    # chunking, until the parser began holding the document's first bytes back to its first '>'.
     [b"\xea" + b"\x00" * 8 + b"\xea<<", b"\xea\x00", b"<urlset>\xea\x00", b"\xe3\x81<urlset/>"],
 )
 def test_the_error_position_does_not_depend_on_the_chunking(data: bytes) -> None:
@@ -423,7 +423,8 @@ def test_random_bytes_never_raise_from_the_robots_reader(
         st.one_of(
             st.text(max_size=80),
             # No "[" or "]": a malformed IPv6 host raises, a known bug pinned by
-            # test_faults.py::test_a_sitemap_line_with_a_malformed_ipv6_host_is_skipped.
+            # integration/faults/test_network_safety.py::
+            # test_a_sitemap_line_with_a_malformed_ipv6_host_is_skipped.
             st.builds(
                 lambda v: f"Sitemap: {v}",
                 st.text(

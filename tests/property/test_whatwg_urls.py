@@ -13,7 +13,7 @@ import pytest
 from sitemap_auditor.robots import iter_sitemap_lines, sitemap_urls
 
 ROBOTS = "https://ex.com/robots.txt"
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 
 
 def made(value: bytes, base: str = ROBOTS) -> str | None:

@@ -11,13 +11,14 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
-from conftest import days_ago
-from servers import Site, reply, send, urlset
+
+from support.documents import urlset
+from support.environments import REGION, aws_environment
+from support.results import days_ago
+from support.servers import Site, reply, send
 
 __all__ = [
     "PREFIX",
-    "REGION",
-    "aws_environment",
     "basic",
     "guarded",
     "moto_server",
@@ -26,21 +27,7 @@ __all__ = [
     "secrets_client",
 ]
 
-REGION = "us-east-1"
 PREFIX = "sitemap-auditor/"  # the template's default SecretPrefix
-
-
-def aws_environment(endpoint: str) -> dict[str, str]:
-    """The variables that point the function's boto3 at the local server, with fake keys."""
-    return {
-        "AWS_ENDPOINT_URL_SECRETS_MANAGER": endpoint,
-        "AWS_DEFAULT_REGION": REGION,
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_EC2_METADATA_DISABLED": "true",
-        "AWS_CONFIG_FILE": os.devnull,
-        "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
-    }
 
 
 @contextmanager

@@ -1,4 +1,5 @@
-"""The other side of tests/share_worker.py: start a "container" of the function, read what it did.
+"""The other side of tests/support/share_worker.py: start a "container" of the function, and read
+what it did.
 
 Used by the sharing tests and by bench/share.py.
 """

@@ -18,10 +18,12 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.client import HTTPConnection
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+from support.servers import LoopbackService
 
 DYNALITE = Path(__file__).resolve().parent.parent / "dynalite" / "node_modules" / "dynalite"
 
@@ -95,7 +97,7 @@ THROTTLED = json.dumps(
 Throttle = Callable[[str, dict[str, Any]], bool]
 
 
-class Proxy:
+class Proxy(LoopbackService):
     """A loopback endpoint in front of a DynamoDB server: counts calls, throttles chosen ones."""
 
     def __init__(self, backend: str, throttle: Throttle | None = None) -> None:
@@ -150,16 +152,4 @@ class Proxy:
             def log_message(self, fmt: str, *args: object) -> None:
                 pass
 
-        self.server, self.url = serve_loopback(Handler)
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-def serve_loopback(handler: type[BaseHTTPRequestHandler]) -> tuple[ThreadingHTTPServer, str]:
-    """A threaded server of this handler on a free port of 127.0.0.1, and its URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
+        self._serve(Handler)

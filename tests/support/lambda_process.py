@@ -1,13 +1,12 @@
 """The function in a warm Python process of its own, fed one event at a time, as Lambda runs it.
 
 Its log lines and EMF documents are whatever it prints to standard output, with no test double
-in between (tests/test_metrics.py and others read them).
+in between (tests/function/test_metrics.py and others read them).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import queue
 import subprocess
 import sys
@@ -17,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Invocation", "LambdaProcess", "lambda_environment"]
+__all__ = ["Invocation", "LambdaProcess"]
 
 # A line the child prints after each invocation, followed by the JSON of the handler's return.
 _MARK = "@@lambda-result@@ "
@@ -59,28 +58,8 @@ for line in sys.stdin:
     sys.stdout.flush()
 """
 
+
 # Settings of the test process that must not leak into the function's environment.
-_CLEARED_PREFIXES = ("SITEMAP_", "POWERTOOLS_", "AWS_")
-
-
-def lambda_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """A clean environment for the function: local servers allowed, no AWS configuration."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_CLEARED_PREFIXES)}
-    env.update(
-        {
-            "SITEMAP_ALLOW_PRIVATE_NETWORKS": "true",
-            # Each invocation fetches for itself; tests of sharing between audits set their own.
-            "SITEMAP_SHARE_SECONDS": "0",
-            "AWS_EC2_METADATA_DISABLED": "true",
-            "AWS_CONFIG_FILE": os.devnull,
-            "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
-            "PYTHONUNBUFFERED": "1",
-        }
-    )
-    env.update(extra or {})
-    return env
-
-
 @dataclass
 class Invocation:
     """What one invocation returned and printed."""

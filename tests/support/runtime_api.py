@@ -226,7 +226,7 @@ class RuntimeAPI:
             self._server.server_close()
 
 
-def lambda_environment(
+def runtime_environment(
     api: RuntimeAPI, task_root: Path, extra: Mapping[str, str] | None = None
 ) -> dict[str, str]:
     """The variables Lambda gives a python3.13 function, pointed at this API and task root.

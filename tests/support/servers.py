@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import gzip
-import itertools
 import socket
 import struct
 import threading
@@ -85,6 +83,23 @@ class Site:
         if self.server is not None:
             self.server.shutdown()
             self.server.server_close()
+
+
+class LoopbackService:
+    """A threaded HTTP service of one handler class on a free port of 127.0.0.1."""
+
+    url: str
+
+    def _serve(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def stop(self) -> None:
+        """Stop serving and release the port."""
+        self._server.shutdown()
+        self._server.server_close()
 
 
 def send(
@@ -209,34 +224,6 @@ def raw(data: bytes) -> Route:
         h.close_connection = True
 
     return route
-
-
-def gz(data: bytes) -> bytes:
-    """Gzip data (deterministic header)."""
-    return gzip.compress(data, mtime=0)
-
-
-def _sitemap(root: str, entry: str, locs: Iterable[str], lastmods: Iterable[str | None]) -> bytes:
-    parts = ['<?xml version="1.0" encoding="UTF-8"?>\n']
-    parts.append(f'<{root} xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n')
-    for loc, lm in zip(locs, lastmods, strict=False):
-        parts.append(f"  <{entry}><loc>{loc}</loc>")
-        if lm is not None:
-            parts.append(f"<lastmod>{lm}</lastmod>")
-        parts.append(f"</{entry}>\n")
-    parts.append(f"</{root}>\n")
-    return "".join(parts).encode()
-
-
-def urlset(lastmods: Iterable[str | None], base: str = "https://example.com") -> bytes:
-    """A <urlset> with one <url> per lastmod (None: no <lastmod>)."""
-    return _sitemap("urlset", "url", (f"{base}/p{i}" for i in itertools.count()), lastmods)
-
-
-def sitemapindex(lastmods: Iterable[str | None], base: str = "https://example.com") -> bytes:
-    """A <sitemapindex> with one <sitemap> per lastmod."""
-    locs = (f"{base}/s{i}.xml" for i in itertools.count())
-    return _sitemap("sitemapindex", "sitemap", locs, lastmods)
 
 
 def robots_with(*lines: str) -> Route:

@@ -10,12 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import moto_atomic
 import pytest
 
 from sitemap_auditor import lifetime
-from support.aws import REGION, aws_environment
-from support.lambda_process import lambda_environment
+from support import moto_atomic
+from support.environments import REGION, aws_environment, container_environment
 
 from . import dynamo as support_dynamo
 
@@ -72,14 +71,5 @@ def table(dynamo: str) -> Iterator[str]:
 def container_env(
     dynamo: str, table: str, secrets: str | None = None, **extra: str
 ) -> dict[str, str]:
-    env = lambda_environment(
-        {
-            **aws_environment(secrets or dynamo),
-            "AWS_ENDPOINT_URL_DYNAMODB": dynamo,
-            "SITEMAP_CACHE_TABLE": table,
-            "SITEMAP_SHARE_SECONDS": "60",
-            "POWERTOOLS_METRICS_NAMESPACE": "test",
-        }
-    )
-    env.update(extra)
-    return env
+    """A container's environment with the shared table, as the sharing tests run it."""
+    return container_environment(dynamo, table, secrets, **extra)

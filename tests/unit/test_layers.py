@@ -1,38 +1,12 @@
-"""What each layer may import, the error hierarchy, and the CheckCode table's own numbers."""
+"""The error hierarchy, the CheckCode table's own numbers and the one reset of the process's
+state. What each layer may import is checked in fresh processes, in
+tests/function/test_layer_imports.py."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
-import pytest
-from conftest import LogCapture
+from support.results import LogCapture
 
 from sitemap_auditor import codes, config, credentials, errors, sharing
-
-
-@pytest.mark.parametrize(
-    ("module", "forbidden"),
-    [
-        ("sitemap_auditor.observability", ("requests", "urllib3")),
-        ("sitemap_auditor.lease", ("requests", "urllib3", "boto3", "sitemap_auditor.fetch")),
-        ("sitemap_auditor.issues", ("requests", "urllib3", "sitemap_auditor.fetch")),
-        ("sitemap_auditor.errors", ("requests", "urllib3", "sitemap_auditor.fetch")),
-        ("sitemap_auditor.parser", ("requests", "urllib3", "sitemap_auditor.fetch")),
-        ("sitemap_auditor.rules", ("requests", "urllib3", "sitemap_auditor.fetch")),
-        # Body decoding is fed chunks; the guard knows sockets, not HTTP.
-        ("sitemap_auditor.decoding", ("requests", "urllib3", "socket", "sitemap_auditor.guard")),
-        ("sitemap_auditor.guard", ("requests", "urllib3", "sitemap_auditor.transport")),
-        # Credentials travel into the fetcher, not the other way: boto3 only for a secret.
-        ("sitemap_auditor.credentials", ("requests", "urllib3", "boto3", "sitemap_auditor.fetch")),
-    ],
-)
-def test_a_layer_imports_none_of_what_it_must_not(module: str, forbidden: tuple[str, ...]) -> None:
-    code = f"import sys, {module}; print([m for m in {list(forbidden)!r} if m in sys.modules])"
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
-    )
-    assert done.stdout.strip() == "[]"
 
 
 def test_the_errors_are_where_their_modules_say_and_as_the_docstring_draws() -> None:

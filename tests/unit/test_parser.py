@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from servers import sitemapindex, urlset
+from support.documents import sitemapindex, urlset
 
 from sitemap_auditor.issues import Kind
 from sitemap_auditor.parser import ParsedSitemap, Rejected, SitemapParser, parse_bytes
 
-CORPUS = Path(__file__).parent / "corpus"
+CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 CHUNK_SIZES = (1, 7, 64 * 1024)
 
 
@@ -19,17 +20,17 @@ def chunked(data: bytes, size: int) -> list[bytes]:
     return [data[i : i + size] for i in range(0, len(data), size)]
 
 
-def parse(data: bytes) -> ParsedSitemap | Rejected:
+def parse(data: bytes, sizes: Sequence[int] = CHUNK_SIZES) -> ParsedSitemap | Rejected:
     """Parse data whole and in every chunk size; the answers must agree."""
-    answers = {size: parse_bytes(chunked(data, size)) for size in CHUNK_SIZES}
+    answers = {size: parse_bytes(chunked(data, size)) for size in sizes}
     whole = parse_bytes([data])
     for size, answer in answers.items():
         assert answer == whole, f"chunks of {size} bytes changed the answer"
     return whole
 
 
-def parsed(data: bytes) -> ParsedSitemap:
-    result = parse(data)
+def parsed(data: bytes, sizes: Sequence[int] = CHUNK_SIZES) -> ParsedSitemap:
+    result = parse(data, sizes)
     assert isinstance(result, ParsedSitemap), result
     return result
 
@@ -163,7 +164,8 @@ def test_whitespace_around_lastmod_is_trimmed_and_empty_is_unparsable() -> None:
 
 
 def test_huge_lastmod_text_stays_bounded() -> None:
-    p = parsed(urlset(["2" * 5_000_000]))
+    # Not in one-byte chunks: five million feeds would only time the loop.
+    p = parsed(urlset(["2" * 5_000_000]), sizes=[c for c in CHUNK_SIZES if c >= 1000])
     assert p.unparsable_total == 1
     assert len(p.unparsable_samples[0]) == 100
 

@@ -21,7 +21,7 @@ from sitemap_auditor.robots import (
 from sitemap_auditor.site import resolve
 
 ROBOTS = "https://ex.com/robots.txt"
-CORPUS = Path(__file__).parent / "corpus"
+CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 
 
 def urls(body: bytes | str, final: str = ROBOTS, truncated: bool = False) -> tuple[str, ...]:
@@ -301,7 +301,7 @@ def test_the_cap_counts_distinct_values_left_out() -> None:
 
 # --- the corpus: real robots.txt files ----------------------------------------------------------
 
-SHARED_CORPUS = Path(__file__).parents[2] / "shared" / "corpus"
+SHARED_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 PROTEGO_TGZ = SHARED_CORPUS / "peers" / "protego" / "test_data-sitemap-subset.tgz"
 needs_corpus = pytest.mark.skipif(
     not PROTEGO_TGZ.is_file(),

@@ -1,0 +1,33 @@
+"""What each layer may import, checked in a fresh interpreter per module (so nothing the test
+process already imported hides a dependency)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.mark.parametrize(
+    ("module", "forbidden"),
+    [
+        ("sitemap_auditor.observability", ("requests", "urllib3")),
+        ("sitemap_auditor.lease", ("requests", "urllib3", "boto3", "sitemap_auditor.fetch")),
+        ("sitemap_auditor.issues", ("requests", "urllib3", "sitemap_auditor.fetch")),
+        ("sitemap_auditor.errors", ("requests", "urllib3", "sitemap_auditor.fetch")),
+        ("sitemap_auditor.parser", ("requests", "urllib3", "sitemap_auditor.fetch")),
+        ("sitemap_auditor.rules", ("requests", "urllib3", "sitemap_auditor.fetch")),
+        # Body decoding is fed chunks; the guard knows sockets, not HTTP.
+        ("sitemap_auditor.decoding", ("requests", "urllib3", "socket", "sitemap_auditor.guard")),
+        ("sitemap_auditor.guard", ("requests", "urllib3", "sitemap_auditor.transport")),
+        # Credentials travel into the fetcher, not the other way: boto3 only for a secret.
+        ("sitemap_auditor.credentials", ("requests", "urllib3", "boto3", "sitemap_auditor.fetch")),
+    ],
+)
+def test_a_layer_imports_none_of_what_it_must_not(module: str, forbidden: tuple[str, ...]) -> None:
+    code = f"import sys, {module}; print([m for m in {list(forbidden)!r} if m in sys.modules])"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "[]"
