@@ -11,7 +11,7 @@ a 120 s time budget: with sharing on (SITEMAP_SHARE_SECONDS=60 and the table) an
 (SITEMAP_SHARE_SECONDS=0). A lone audit (one process, one audit, sharing off) is the yardstick
 of the slowest audit; a lone audit with sharing on shows what the store calls alone add. The
 containers' init (the handler's import) is timed apart. Prints the markdown section and writes
-it into bench/RESULTS.md, between its markers.
+it into bench/RESULTS.md, between its markers; its prose is in bench/share_report.md.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import gzip
 import json
 import os
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -38,6 +39,8 @@ from pathlib import Path
 from typing import Any
 
 BENCH = Path(__file__).resolve().parent
+# The report's prose, in one template.
+TEMPLATE = BENCH / "share_report.md"
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 sys.path.insert(0, str(ROOT / "tests"))
@@ -494,6 +497,25 @@ def run_row(label: str, runs: list[Run]) -> str:
     )
 
 
+def _templates(path: Path) -> dict[str, str]:
+    """The named blocks of the report's template, continuation lines joined."""
+    parts = re.split(
+        r"^<!-- template: ([\w-]+) -->\n", path.read_text(encoding="utf-8"), flags=re.M
+    )
+    return {
+        name: body.rstrip("\n").replace("\n  ", " ")
+        for name, body in zip(parts[1::2], parts[2::2], strict=True)
+    }
+
+
+TEMPLATES = _templates(TEMPLATE)
+
+
+def prose(block: str, **fields: Any) -> str:
+    """One block of the report's template, filled in."""
+    return TEMPLATES[block].format(**fields)
+
+
 def targets_rows(v: Variant, warm: bool, inits: dict[bool, Init] | None) -> list[str]:
     lone = v.of("lone", warm)
     on = v.of("on", warm)
@@ -506,26 +528,24 @@ def targets_rows(v: Variant, warm: bool, inits: dict[bool, Init] | None) -> list
     cpu_ratio = cpu_off / cpu_on
     slow_med = med([r.slowest for r in on]) / med([r.seconds[0] for r in lone])
     slow_best = min(r.slowest for r in on) / min(r.seconds[0] for r in lone)
+
+    def row(block: str, ratio: float, target: float, ok: bool) -> str:
+        return prose(
+            block, name=v.name, state=state, ratio=ratio, target=target, verdict=verdict(ok)
+        )
+
     rows = [
-        f"| {v.name} | {state} | bytes served off / on | {bytes_ratio:,.0f}× "
-        f"| ≥ {TARGET_BYTES:.0f}× | {verdict(bytes_ratio >= TARGET_BYTES)} |",
-        f"| {v.name} | {state} | CPU-seconds off / on (audits only, init not counted) "
-        f"| {cpu_ratio:,.1f}× | ≥ {TARGET_CPU:.0f}× | {verdict(cpu_ratio >= TARGET_CPU)} |",
+        row("target-bytes", bytes_ratio, TARGET_BYTES, bytes_ratio >= TARGET_BYTES),
+        row("target-cpu", cpu_ratio, TARGET_CPU, cpu_ratio >= TARGET_CPU),
     ]
     if not warm and inits:
         # A cold container has run its init just before: add it, off and on, to see the bill.
         init_off, init_on = PROCESSES * inits[False].cpu, PROCESSES * inits[True].cpu
         with_init = (cpu_off + init_off) / (cpu_on + init_on)
-        rows.append(
-            f"| {v.name} | {state} | CPU-seconds off / on, each container's init (handler "
-            f"import) added | {with_init:,.1f}× | ≥ {TARGET_CPU:.0f}× "
-            f"| {verdict(with_init >= TARGET_CPU)} |"
-        )
+        rows.append(row("target-cpu-with-init", with_init, TARGET_CPU, with_init >= TARGET_CPU))
     rows += [
-        f"| {v.name} | {state} | slowest shared audit / lone audit, medians "
-        f"| {slow_med:.2f}× | ≤ {TARGET_SLOWEST}× | {verdict(slow_med <= TARGET_SLOWEST)} |",
-        f"| {v.name} | {state} | slowest shared audit / lone audit, best runs "
-        f"| {slow_best:.2f}× | ≤ {TARGET_SLOWEST}× | {verdict(slow_best <= TARGET_SLOWEST)} |",
+        row("target-slowest-medians", slow_med, TARGET_SLOWEST, slow_med <= TARGET_SLOWEST),
+        row("target-slowest-best", slow_best, TARGET_SLOWEST, slow_best <= TARGET_SLOWEST),
     ]
     return rows
 
@@ -535,7 +555,7 @@ def poll_interval(waited_s: float) -> float:
     return lease.poll_base_s(waited_s)
 
 
-def why(variants: list[Variant], inits: dict[bool, Init] | None, cores: str) -> list[str]:
+def why(variants: list[Variant], inits: dict[bool, Init] | None, cores: str) -> str:
     """Where the shared audits' time and CPU go, from the runs' own figures."""
     out: list[str] = []
     for v in variants:
@@ -552,69 +572,67 @@ def why(variants: list[Variant], inits: dict[bool, Init] | None, cores: str) -> 
             fetch = med(ends)
             slowest = med([r.slowest for r in on])
             allowed = TARGET_SLOWEST * lone_s
-            ok = slowest <= allowed
             out.append(
-                f"- **{v.name}, {state}**: a lone audit takes {lone_s:.2f} s, so the target allows "
-                f"{allowed:.2f} s, {allowed - lone_s:.2f} s for all that sharing adds; the slowest "
-                f"shared audit took {slowest:.2f} s, {slowest - lone_s:+.2f} s "
-                f"({'within' if ok else 'over'} the target). Medians over the runs, so the parts "
-                f"add up only roughly: the store calls (read, lease, publish; a lone audit with "
-                f"sharing on takes {lone_on_s:.2f} s) {lone_on_s - lone_s:+.2f} s; the fetching "
-                f"audit among the 99 others returns at {fetch:.2f} s, {fetch - lone_on_s:+.2f} s "
-                f"more; then the first audit of the slowest audit's container ends "
-                f"{med([p[0] for p in parts]):.2f} s after that (0 when it is the fetching "
-                f"container; in the containers that polled, the first audit ended "
-                f"{med(news):+.2f} s after the fetching audit, {min(news):+.2f} to "
-                f"{max(news):+.2f} s, with polls every {poll_interval(fetch):.3f} s by then; "
-                "before it, when negative: the fetching audit publishes, then builds its result), "
-                f"and its last audit ends {med([p[1] for p in parts]):.2f} s after its first."
+                prose(
+                    "why-time",
+                    name=v.name,
+                    state=state,
+                    lone_s=lone_s,
+                    allowed=allowed,
+                    margin=allowed - lone_s,
+                    slowest=slowest,
+                    over=slowest - lone_s,
+                    within="within" if slowest <= allowed else "over",
+                    lone_on_s=lone_on_s,
+                    store_s=lone_on_s - lone_s,
+                    fetch=fetch,
+                    fetch_more=fetch - lone_on_s,
+                    news_wait=med([p[0] for p in parts]),
+                    news=med(news),
+                    news_min=min(news),
+                    news_max=max(news),
+                    poll=poll_interval(fetch),
+                    tail=med([p[1] for p in parts]),
+                )
             )
         cold_cpu = med([r.cpu_s for r in v.of("on", False)]) if v.of("on", False) else None
         warm_cpu = med([r.cpu_s for r in v.of("on", True)]) if v.of("on", True) else None
         lone_cpu = med([r.cpu_s for r in v.of("lone", True)]) if v.of("lone", True) else None
         if cold_cpu is not None and warm_cpu is not None and lone_cpu is not None:
             out.append(
-                f"- **{v.name}, CPU**: the 100 audits with sharing on used {cold_cpu:.2f} CPU s "
-                f"in cold containers, {warm_cpu:.2f} s in warm ones ({cold_cpu - warm_cpu:+.2f} s, "
-                f"{(cold_cpu - warm_cpu) / PROCESSES:+.3f} s per container); the warm ones "
-                f"{warm_cpu - lone_cpu:+.2f} s more than one lone audit "
-                f"({(warm_cpu - lone_cpu) / (PROCESSES * THREADS - 1) * 1000:.1f} ms per audit "
-                "that did not fetch)."
+                prose(
+                    "why-cpu",
+                    name=v.name,
+                    cold_cpu=cold_cpu,
+                    warm_cpu=warm_cpu,
+                    cold_more=cold_cpu - warm_cpu,
+                    per_container=(cold_cpu - warm_cpu) / PROCESSES,
+                    warm_more=warm_cpu - lone_cpu,
+                    per_audit_ms=(warm_cpu - lone_cpu) / (PROCESSES * THREADS - 1) * 1000,
+                )
             )
     if not out:
-        return []
+        return ""
     init_text = ""
     if inits:
-        init_text = (
-            f" The import itself costs {inits[True].cpu:.2f} CPU s per container with a table, "
-            f"{inits[False].cpu:.2f} s without (the init table above); the cold row of the targets "
-            f"that adds it counts it {PROCESSES} times, once per container, off and on."
+        init_text = prose(
+            "why-init",
+            with_table=inits[True].cpu,
+            without_table=inits[False].cpu,
+            processes=PROCESSES,
         )
-    return [
-        "### Why",
-        "",
-        *out,
-        "",
-        "- **Cold containers**: Lambda runs a container's init, the import of the handler, "
-        "before it delivers the first event; with a table set the import now also imports boto3 "
-        "and makes the DynamoDB client (`dynamostore.warm()`), so no audit waits for them. The "
-        "worker imports the handler before the common start time and measures CPU around the "
-        "audits only, so the cold rows' CPU s and audit times leave the init out; what is left "
-        "between the cold and warm rows is what a container's first invocation still does for "
-        f"the first time.{init_text}",
-        "- **Waiting audits**: in each container one audit of the site reads the table and, "
-        f"finding the lease taken, polls it; the other {THREADS - 1} wait on that one within the "
-        "process. The poll interval is `POLL_SHARE` "
-        f"({lease.POLL_SHARE}) × the time waited, within `POLL_MIN_S` ({lease.POLL_MIN_S} s) "
-        f"and `POLL_MAX_S` ({lease.POLL_MAX_S} s), jittered by ±50 %: a poller learns of the "
-        "facts on average half an interval after they are published, plus one read's round "
-        "trip.",
-        f"- **One process, many audits**: when the facts arrive, the {THREADS} audits of a "
-        "container resume together and build their results one after another under one GIL, "
-        f"while {PROCESSES} containers, the site's server and moto share {cores} cores: that is "
-        "the last part of the slowest audit's lag. The fetching audit pays the same "
-        "contention while it parses, besides its store calls and its lease-renewal thread.",
-    ]
+    return prose(
+        "why",
+        lines="\n".join(out),
+        init_text=init_text,
+        others=THREADS - 1,
+        poll_share=lease.POLL_SHARE,
+        poll_min=lease.POLL_MIN_S,
+        poll_max=lease.POLL_MAX_S,
+        threads=THREADS,
+        processes=PROCESSES,
+        cores=cores,
+    )
 
 
 def fetch_note(variants: list[Variant]) -> list[str]:
@@ -632,27 +650,25 @@ def fetch_note(variants: list[Variant]) -> list[str]:
         same = sum(r.same_as_lone for r in on)
         audits = sum(len(r.seconds) for r in on)
         if not bad:
-            notes.append(
-                f"- **{v.name}, sharing on**: in each of the {len(on)} runs (cold and warm) the "
-                "sitemap was requested once and one audit fetched; "
-                f"{same} of {audits} results equal the lone audit's."
-            )
+            notes.append(prose("fetched-once", name=v.name, runs=len(on), same=same, audits=audits))
         for r in bad:
             first_end = min((r.per_container[c][i] for c, i in r.fetchers), default=None)
             when = ""
             if first_end is not None and max(r.request_offsets, default=0.0) < first_end:
-                when = (
-                    f" All began before the first fetching audit ended ({first_end:.2f} s), so "
-                    "before any facts were published: two leases granted at nearly the same "
-                    "moment, not a lease over published facts."
-                )
+                when = prose("fetched-more-before-publish", first_end=first_end)
             notes.append(
-                f"- **{v.name}, sharing on, {'warm' if r.warm else 'cold'}**: a run with "
-                f"{r.sitemap_requests} sitemap requests (begun at "
-                f"{', '.join(f'{t:.2f}' for t in sorted(r.request_offsets))} s) and "
-                f"{len(r.fetchers)} fetching audits (containers "
-                f"{', '.join(str(c) for c, _ in r.fetchers)}); {r.same_as_lone} of "
-                f"{len(r.seconds)} results equal the lone audit's.{when}"
+                prose(
+                    "fetched-more",
+                    name=v.name,
+                    state="warm" if r.warm else "cold",
+                    requests=r.sitemap_requests,
+                    began=", ".join(f"{t:.2f}" for t in sorted(r.request_offsets)),
+                    fetchers=len(r.fetchers),
+                    containers=", ".join(str(c) for c, _ in r.fetchers),
+                    same=r.same_as_lone,
+                    audits=len(r.seconds),
+                    when=when,
+                )
             )
     return notes
 
@@ -666,14 +682,28 @@ def cut_note(variants: list[Variant]) -> list[str]:
             done = r.codes.get(v.of("lone", False)[0].codes.most_common(1)[0][0], 0)
             if done < len(r.seconds):
                 notes.append(
-                    f"- **{v.name}, sharing off**: {len(r.seconds) - done} of the "
-                    f"{len(r.seconds)} audits did not complete (check codes other than the lone "
-                    f"audit's; slowest {r.slowest:.1f} s): the site's 30 s whole-fetch deadline "
-                    "cut their sitemap. Their bytes and CPU stop where they were cut, so the "
-                    "off figures, and the off / on ratios, are lower bounds. For comparison, "
-                    f"100 × the median lone audit is {lone_cpu:.1f} CPU s."
+                    prose(
+                        "cut",
+                        name=v.name,
+                        cut=len(r.seconds) - done,
+                        audits=len(r.seconds),
+                        slowest=r.slowest,
+                        lone_cpu=lone_cpu,
+                    )
                 )
     return notes
+
+
+# (label, kind, warm) of each row of a variant's table, in order.
+TABLE_ROWS = (
+    ("lone audit, cold", "lone", False),
+    ("lone audit, warm", "lone", True),
+    ("lone audit, sharing on, cold", "lone-on", False),
+    ("lone audit, sharing on, warm", "lone-on", True),
+    ("100 audits, sharing off, cold", "off", False),
+    ("100 audits, sharing on, cold", "on", False),
+    ("100 audits, sharing on, warm", "on", True),
+)
 
 
 def render(
@@ -685,131 +715,56 @@ def render(
     load_end: str,
     elapsed: float,
 ) -> str:
-    sizes = ", ".join(f"`{v.sitemap.name}` {fmt_bytes(v.size)}" for v in variants)
-    out = [
-        BEGIN,
-        "## Sharing: 100 simultaneous audits of one site",
-        "",
-        f"Generated by `bench/share.py`; do not edit by hand. Reproduce with `{COMMAND}` "
-        f"(runs `{COMMAND_RAW}`, about {elapsed / 60:.0f} minutes here).",
-        "",
-        f"{info['python']}, {info['cpu']}, {info['cores']} cores, {info['os']}; load average "
-        f"(1/5/15 min) {info['load']} at the start, {load_end} at the end. The machine may be "
-        "shared with other work.",
-        "",
-        "**Set-up.** A threaded HTTP server on 127.0.0.1 (in the benchmark's process) serves "
-        "`robots.txt`, which names the sitemap, and the sitemap from disk (`sendfile`), counting "
-        f"the body bytes it sends. The sitemap is a urlset of {entries:,} URLs whose lastmods are "
-        "all within the last five days (mixed W3C forms), written afresh into a temporary folder "
-        "on each run of the benchmark; the gzipped variant is the same file gzipped, named "
-        "`sitemap.xml.gz` in robots.txt and served as `application/gzip` (no Content-Encoding). "
-        f"Bytes on disk: {sizes}. The "
-        "shared table is moto's DynamoDB server on 127.0.0.1, in a process of its own and handling "
-        "one request at a time so that conditional writes are atomic as DynamoDB's "
-        "(`tests/support/moto_atomic.py`), a fresh table per run. The audits run as the function "
-        f"runs: {PROCESSES} processes (`tests/support/share_worker.py`, the containers) of "
-        f"{THREADS} threads, "
-        "each thread one `lambda_handler` invocation of a different page of the site with a "
-        f"{BUDGET_MS // 1000} s time budget, all from one wall-clock start time.",
-        "",
-        f"- **sharing on**: `SITEMAP_SHARE_SECONDS={SHARE_SECONDS}` and `SITEMAP_CACHE_TABLE` "
-        "set; **sharing off**: `SITEMAP_SHARE_SECONDS=0`.",
-        "- **lone**: one process, one audit, sharing off: the yardstick of the slowest audit. "
-        "**lone, sharing on**: one process, one audit, sharing on (a fresh table): what the "
-        "store calls add to one audit with nothing else running.",
-        "- **cold**: each container's timed audit is its first invocation after its init. Lambda "
-        "runs a container's init, the import of the handler module, before it delivers the first "
-        "event; with `SITEMAP_CACHE_TABLE` set and sharing on, that import now also imports boto3 "
-        "and makes the DynamoDB client (`dynamostore.warm()`). The worker imports the handler "
-        "before the common start time, so the init is in neither the audit times nor the CPU s "
-        "of the cold rows; its cost is measured apart (below). "
-        "**warm**: each container first audits another small site (same settings), untimed, so "
-        "that the timed audits are not the container's first, as in a warm container.",
-        "- **bytes served**: body bytes the site's server wrote (robots.txt and sitemap), all "
-        "audits of the run together.",
-        "- **CPU s**: user + system CPU time of the container processes from right before their "
-        "audits start to right after the last one ends (`getrusage(RUSAGE_SELF)` around the "
-        "thread pool), summed over the containers: interpreter start-up, imports done before "
-        "the handler runs (the init), the warm-up audit and the wait for the start time are not "
-        "counted; "
-        "the site's server and moto, both outside the containers, are not counted either.",
-        "- **slowest audit s**: the longest wall time of one invocation, measured around "
-        "`lambda_handler` in its thread; **median audit s** the median over the run's audits.",
-        "- **fetching audit s**: the wall time of the audit that fetched the site (from its "
-        "`audit finished` log line; the slowest one if several did); **slowest − fetching s**: "
-        "how long after it the last waiting audit finished.",
-        "- **facts source**: how each audit got the site's facts (`fetched` itself, `waited` for "
-        "another's fetch, `reused` facts already there), from its `audit finished` log line.",
-        "- **check codes**: the result's check codes (`100/200`: sitemap found, fresh); "
-        "**results equal to the lone audit's**: results equal key for key, `date` aside, to the "
-        "first lone audit's; **containers late**: containers not ready at the start time.",
-        "- **init**: `import sitemap_auditor.handler` timed (wall and user + system CPU, "
-        f"`getrusage`) in {INIT_SAMPLES} fresh processes per configuration with the containers' "
-        "environment, one at a time, before the runs; the interpreter's own start-up is not "
-        "in it.",
-        f"- Cells are the median over the runs with (min–max); the 100-audit runs with sharing "
-        f"off are made once (each parses 100 × {variants[0].size / 1e6:.0f} MB of XML), the "
-        f"others {runs} time{'s' if runs != 1 else ''}, taking turns.",
-        "",
+    tables = [
+        prose(
+            "variant-table",
+            name=v.name,
+            rows="\n".join(
+                run_row(label, v.of(kind, warm))
+                for label, kind, warm in TABLE_ROWS
+                if v.of(kind, warm)
+            ),
+        )
+        for v in variants
     ]
-    header = (
-        "| run | runs | bytes served | sitemap requests | CPU s | slowest audit s "
-        "| median audit s | fetching audit s | slowest − fetching s | facts source "
-        "| check codes | results equal to the lone audit's | store errors | containers late "
-        "| sitemap requests began at s (runs with several) |"
-    )
-    rule = "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---|"
-    for v in variants:
-        out += [f"### {v.name}", "", header, rule]
-        for label, kind, warm in (
-            ("lone audit, cold", "lone", False),
-            ("lone audit, warm", "lone", True),
-            ("lone audit, sharing on, cold", "lone-on", False),
-            ("lone audit, sharing on, warm", "lone-on", True),
-            ("100 audits, sharing off, cold", "off", False),
-            ("100 audits, sharing on, cold", "on", False),
-            ("100 audits, sharing on, warm", "on", True),
-        ):
-            runs_of = v.of(kind, warm)
-            if runs_of:
-                out.append(run_row(label, runs_of))
-        out.append("")
+    init_table = ""
     if inits:
-        out += [
-            "### Init: the handler's import, per container",
-            "",
-            "| configuration | boto3 imported | wall s | CPU s |",
-            "|---|---|---:|---:|",
-        ]
+        rows = []
         for shared, label in ((False, "sharing off"), (True, "sharing on, table set")):
             i = inits[shared]
             wall = f"{med(i.wall_s):.3f} ({min(i.wall_s):.3f}–{max(i.wall_s):.3f})"
             cpu = f"{i.cpu:.3f} ({min(i.cpu_s):.3f}–{max(i.cpu_s):.3f})"
-            out.append(f"| {label} | {'yes' if i.boto3 else 'no'} | {wall} | {cpu} |")
-        out.append("")
-    out += [
-        "### Targets",
-        "",
-        "Bytes served and CPU-seconds at least 50× lower with sharing on; the slowest audit "
-        "with sharing on no slower than 1.2× a lone audit (cold against cold, warm against warm; "
-        "the 100-audit run with sharing off is the same for both). Judged on medians; the best "
-        "runs are shown too, to show the noise. CPU-seconds are the audits' own; for cold "
-        "containers a second row adds each container's init (the import above) on both sides.",
-        "",
-        "| sitemap | containers | measure | value | target | |",
-        "|---|---|---|---:|---|---|",
-    ]
-    for v in variants:
-        for warm in (False, True):
-            out += targets_rows(v, warm, inits)
-    notes = fetch_note(variants) + cut_note(variants)
-    if notes:
-        out += ["", *notes]
-    reasons = why(variants, inits, info["cores"])
-    if reasons:
-        out += ["", *reasons]
-    out += ["", END, ""]
-    return "\n".join(out)
+            rows.append(f"| {label} | {'yes' if i.boto3 else 'no'} | {wall} | {cpu} |")
+        init_table = prose("init-table", rows="\n".join(rows))
+    text = prose(
+        "report",
+        begin=BEGIN,
+        end=END,
+        command=COMMAND,
+        command_raw=COMMAND_RAW,
+        minutes=elapsed / 60,
+        load_end=load_end,
+        entries=entries,
+        sizes=", ".join(f"`{v.sitemap.name}` {fmt_bytes(v.size)}" for v in variants),
+        processes=PROCESSES,
+        threads=THREADS,
+        budget_s=BUDGET_MS // 1000,
+        share_seconds=SHARE_SECONDS,
+        init_samples=INIT_SAMPLES,
+        megabytes=variants[0].size / 1e6,
+        runs=runs,
+        times="times" if runs != 1 else "time",
+        variant_tables="\n\n".join(tables),
+        init_table=init_table,
+        target_rows="\n".join(
+            row for v in variants for w in (False, True) for row in targets_rows(v, w, inits)
+        ),
+        notes="\n".join(fetch_note(variants) + cut_note(variants)),
+        why=why(variants, inits, info["cores"]),
+        **info,
+    )
+    # An empty part leaves its blank lines behind: Markdown needs only one between blocks.
+    return re.sub(r"\n{3,}", "\n\n", text) + "\n"
 
 
 def write_section(text: str) -> None:
