@@ -31,6 +31,7 @@ __all__ = [
     "SERVICE",
     "Handler",
     "Invocation",
+    "emit_metrics",
     "logger",
     "metrics",
     "quiet",
@@ -220,9 +221,15 @@ def reset() -> None:
     _state["cold_start"] = True
 
 
+def emit_metrics(on: bool) -> bool:
+    """Turn the EMF metrics on or off for the process; returns whether they were on."""
+    was, _state["emit_metrics"] = _state["emit_metrics"], on
+    return was
+
+
 def quiet(verbose: bool) -> None:
     """For the command line: no metrics, logs on standard error and only warnings unless verbose."""
-    _state["emit_metrics"] = False
+    emit_metrics(False)
     handler = logger.registered_handler
     if isinstance(handler, logging.StreamHandler):
         handler.setStream(sys.stderr)

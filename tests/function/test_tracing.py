@@ -39,7 +39,8 @@ print(json.dumps({
     "headers": sorted(set().union(*seen)),
     "patched": patched,
     "xray_imported": any(m.startswith("aws_xray_sdk") for m in sys.modules),
-    "wrapped": handler.lambda_handler is not handler._lambda_handler,
+    # Powertools' wrapper keeps what it wraps (functools.wraps): the plain handler has none.
+    "wrapped": hasattr(handler.lambda_handler, "__wrapped__"),
 }), file=sys.stderr)
 """
 

@@ -59,7 +59,7 @@ class StrictLogs:
 
 
 @pytest.fixture
-def strict_logs(monkeypatch: pytest.MonkeyPatch) -> Iterator[StrictLogs]:
+def strict_logs() -> Iterator[StrictLogs]:
     capture = StrictLogs()
     log_handler = observability.logger.registered_handler
     assert isinstance(log_handler, logging.StreamHandler)
@@ -67,10 +67,11 @@ def strict_logs(monkeypatch: pytest.MonkeyPatch) -> Iterator[StrictLogs]:
     level = observability.logger.log_level
     observability.logger.setLevel("INFO")
     # The command line's tests may have switched metrics off in this process.
-    monkeypatch.setitem(observability._state, "emit_metrics", True)
+    metrics_were_on = observability.emit_metrics(True)
     try:
         yield capture
     finally:
+        observability.emit_metrics(metrics_were_on)
         observability.logger.setLevel(level)
         log_handler.setStream(previous)
 

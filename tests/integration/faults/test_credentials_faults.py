@@ -33,15 +33,16 @@ from sitemap_auditor.fetch import Fetcher, FetchPolicy
 
 
 @pytest.fixture
-def observed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def observed() -> Iterator[None]:
     """Metrics emitted and info lines logged, whatever an earlier test (the CLI's) switched off."""
     from sitemap_auditor import observability
 
-    monkeypatch.setitem(observability._state, "emit_metrics", True)
+    metrics_were_on = observability.emit_metrics(True)
     level = observability.logger.log_level
     observability.logger.setLevel("INFO")
     yield
     observability.logger.setLevel(level)
+    observability.emit_metrics(metrics_were_on)
 
 
 # ASCII on purpose: JSON escapes non-ASCII characters, which would hide a leak from `in`.
