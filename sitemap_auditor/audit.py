@@ -1,10 +1,11 @@
-"""One audit's steps, from a site root to the platform's Response, with everything they use
-handed in: the fetcher, the sharing, the clock's reading.
+"""One audit's steps, from a site root to the platform's Response.
 
 The pipeline: robots probe -> candidates -> streaming parse (`fetch_facts`) -> rules -> result
-(`apply_rules`); `invalid_url` is the result for an event whose URL gives no site root. The
-handler wires these to the process and the event; nothing here reads the environment or keeps
-state between audits.
+(`apply_rules`); `invalid_url` is the result for an event whose URL gives no site root, and
+`share_request` how an audit takes part in sharing. `fetch_facts` reaches the site only through
+the fetcher it is given (and reads the clock to date what it found); the others are pure
+functions of their arguments, the moment included. The handler wires these to the process and
+the event: nothing here reads the environment or keeps state between audits.
 """
 
 from __future__ import annotations
