@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
-from . import netguard
+from . import addresses
 from .errors import FetchError, FetchErrorKind
 
 __all__ = ["MAX_PENDING_LOOKUPS", "Guard", "Resolver", "system_resolver"]
@@ -142,10 +142,10 @@ class Guard:
             raise lookup.error
         return lookup.names
 
-    def addresses(self, host: str, port: int) -> list[str]:
+    def checked_addresses(self, host: str, port: int) -> list[str]:
         """Resolve host once and check every address; raise FetchError when any is refused."""
-        literal = netguard.parse_ip_literal(host)
-        found: list[netguard.IPAddress] = []
+        literal = addresses.parse_ip_literal(host)
+        found: list[addresses.IPAddress] = []
         if literal is not None:
             found.append(literal)
         else:
@@ -154,7 +154,7 @@ class Guard:
             except (OSError, UnicodeError) as e:
                 raise FetchError(FetchErrorKind.DNS, f"{host}: {e.__class__.__name__}") from None
             for name in names:
-                address = netguard.parse_ip_literal(name)
+                address = addresses.parse_ip_literal(name)
                 if address is None:
                     raise FetchError(FetchErrorKind.DNS, f"{host}: unusable address {name[:60]!r}")
                 found.append(address)
@@ -162,7 +162,7 @@ class Guard:
                 raise FetchError(FetchErrorKind.DNS, f"{host}: no address")
         if not self.allow_private_networks:
             for address in found:
-                reason = netguard.blocked_reason(address)
+                reason = addresses.blocked_reason(address)
                 if reason is not None:
                     raise FetchError(
                         FetchErrorKind.BLOCKED, f"{address} ({reason}) for host {host}"
@@ -173,7 +173,7 @@ class Guard:
         """Open a TCP connection to a checked address of host."""
         self.check()
         last: OSError | None = None
-        for address in self.addresses(host, port):
+        for address in self.checked_addresses(host, port):
             family = socket.AF_INET6 if ":" in address else socket.AF_INET
             sock = socket.socket(family, socket.SOCK_STREAM)
             with self._lock:

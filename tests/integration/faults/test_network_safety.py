@@ -28,7 +28,7 @@ from support.servers import (
     robots_with,
 )
 
-import sitemap_auditor.netguard as ng
+import sitemap_auditor.addresses as ng
 
 
 @dataclass(frozen=True)
