@@ -160,7 +160,8 @@ class Fetcher:
             return None
         return self.policy.budget_deadline - time.monotonic()
 
-    def _headers(self, url: str, validators: Validators) -> dict[str, str]:
+    def headers_for(self, url: str, validators: Validators) -> dict[str, str]:
+        """The headers a GET of url carries: Basic Auth only on the site's own origin."""
         headers = {
             "User-Agent": USER_AGENT,
             "Accept": "*/*",
@@ -205,7 +206,7 @@ class Fetcher:
                     current = url
                     for hop_number in itertools.count():
                         raw = self._transport.send(
-                            current, self._headers(current, validators), guard
+                            current, self.headers_for(current, validators), guard
                         )
                         if guard.expired:
                             # The watchdog cut the headers short: no final answer came.

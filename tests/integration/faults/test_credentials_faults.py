@@ -127,7 +127,7 @@ def test_credentials_go_to_the_same_host_and_port_only(
 )
 def test_the_authorization_header_follows_the_origin_exactly(url: str, sent: bool) -> None:
     policy = FetchPolicy(origin=("http", "site.test", 80), credentials=Credentials(USER, PASSWORD))
-    headers = Fetcher(policy)._headers(url, NO_VALIDATORS)
+    headers = Fetcher(policy).headers_for(url, NO_VALIDATORS)
     assert ("Authorization" in headers) is sent
 
 
@@ -136,9 +136,11 @@ def test_an_https_origin_never_sends_credentials_over_http() -> None:
         origin=("https", "site.test", 443), credentials=Credentials(USER, PASSWORD)
     )
     fetcher = Fetcher(policy)
-    assert "Authorization" in fetcher._headers("https://site.test/robots.txt", NO_VALIDATORS)
-    assert "Authorization" not in fetcher._headers("http://site.test/robots.txt", NO_VALIDATORS)
-    assert "Authorization" not in fetcher._headers("http://site.test:443/robots.txt", NO_VALIDATORS)
+    assert "Authorization" in fetcher.headers_for("https://site.test/robots.txt", NO_VALIDATORS)
+    assert "Authorization" not in fetcher.headers_for("http://site.test/robots.txt", NO_VALIDATORS)
+    assert "Authorization" not in fetcher.headers_for(
+        "http://site.test:443/robots.txt", NO_VALIDATORS
+    )
 
 
 @pytest.mark.usefixtures("observed")
