@@ -67,16 +67,12 @@ def read_whole(path: Path) -> bytes:
 
 
 def load_auditor() -> Run:
+    from sitemap_auditor.decoding import peel_gzip
     from sitemap_auditor.parser import ParsedSitemap, SitemapParser
 
-    try:  # the auditor's own bounded gzip path, as the Lambda runs it
-        from sitemap_auditor.decoding import peel_gzip
-
-        def body(path: Path) -> Iterator[bytes]:
-            return peel_gzip(raw_chunks(path))
-
-    except ImportError:  # pragma: no cover - a refactored fetch module
-        body = file_chunks
+    def body(path: Path) -> Iterator[bytes]:
+        # The auditor's own bounded gzip path, as the Lambda runs it.
+        return peel_gzip(raw_chunks(path))
 
     def run(path: Path) -> Answer:
         parser = SitemapParser()
