@@ -108,11 +108,8 @@ def peel_gzip(
 
 def content_codings(header: str | None) -> list[str]:
     """The codings a Content-Encoding value names, in the order they were applied."""
-    return [
-        c.strip().lower()
-        for c in (header or "").split(",")
-        if c.strip() and c.strip().lower() != "identity"
-    ]
+    codings = (c.strip().lower() for c in (header or "").split(","))
+    return [c for c in codings if c and c != "identity"]
 
 
 def decode(

@@ -13,7 +13,6 @@ Requests and urllib3 stay behind transport.py, which maps whatever they raise to
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -188,6 +187,32 @@ class Fetcher:
             budget_bound=budget_bound,
         )
 
+    def _follow(
+        self, url: str, validators: Validators, guard: Guard
+    ) -> tuple[str, requests.Response]:
+        """The final URL and the head of its answer, after redirects; every other answer closed."""
+        current = url
+        redirects = 0
+        while True:
+            raw = self._transport.send(current, self.headers_for(current, validators), guard)
+            try:
+                if guard.expired:
+                    # The watchdog cut the headers short: no final answer came.
+                    raise guard.timeout()
+                location = raw.headers.get("Location")
+                if raw.status_code not in _REDIRECTS or location is None:
+                    return current, raw
+                if redirects >= MAX_REDIRECTS:
+                    raise FetchError(
+                        FetchErrorKind.TOO_MANY_REDIRECTS, f"more than {MAX_REDIRECTS}"
+                    )
+                current = _next_url(current, location)
+            except BaseException:
+                raw.close()
+                raise
+            raw.close()
+            redirects += 1
+
     @contextmanager
     def open(self, url: str, validators: Validators = NO_VALIDATORS) -> Iterator[Answer]:
         """Fetch url, following redirects, and yield its final Answer; raises FetchError.
@@ -196,37 +221,16 @@ class Fetcher:
         """
         start = time.monotonic()
         guard = self._guard(start)
-        raw: requests.Response | None = None
         answer: Answer | None = None
         status: int | None = None
         error: str | None = None
         try:
             with guard.watched():
-                try:
-                    current = url
-                    for hop_number in itertools.count():
-                        raw = self._transport.send(
-                            current, self.headers_for(current, validators), guard
-                        )
-                        if guard.expired:
-                            # The watchdog cut the headers short: no final answer came.
-                            raise guard.timeout()
-                        location = raw.headers.get("Location")
-                        if raw.status_code not in _REDIRECTS or location is None:
-                            break
-                        if hop_number >= MAX_REDIRECTS:
-                            raise FetchError(
-                                FetchErrorKind.TOO_MANY_REDIRECTS, f"more than {MAX_REDIRECTS}"
-                            )
-                        raw.close()
-                        current = _next_url(current, location)
-                    assert raw is not None
+                final_url, raw = self._follow(url, validators, guard)
+                with raw:
                     status = raw.status_code
-                    answer = Answer(current, raw, guard)
+                    answer = Answer(final_url, raw, guard)
                     yield answer
-                finally:
-                    if raw is not None:
-                        raw.close()
         except FetchError as e:
             error = e.kind.label
             if guard.budget_bound and guard.expired:

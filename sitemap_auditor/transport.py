@@ -11,7 +11,7 @@ import contextvars
 import http.client
 import socket
 import ssl
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -38,54 +38,39 @@ TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
     UnicodeError,  # a host name that no IDNA encoding accepts
 )
 
-_Detail = Callable[[BaseException], str]
-
-
-def _type_name(e: BaseException) -> str:
-    return type(e).__name__
-
-
-def _fixed(text: str) -> _Detail:
-    return lambda _e: text
-
+# One row: the exceptions it matches, the kind they give, and whether the error's detail names
+# the exception's type (a TLS or protocol failure does; a reset says all there is to say).
+_Row = tuple[tuple[type[BaseException], ...], FetchErrorKind, bool]
 
 # The one mapping from what the stack raised to a fetch error kind. It is read tier by tier: the
 # first tier that matches any exception of the chain (outermost first) decides, so a TLS failure
 # wrapped in a connection error is a TLS error whatever wraps it.
-ERROR_TABLE: tuple[
-    tuple[tuple[tuple[type[BaseException], ...], FetchErrorKind, _Detail], ...], ...
-] = (
+ERROR_TABLE: tuple[tuple[_Row, ...], ...] = (
     (
         (
             (ssl.SSLError, ssl.CertificateError, requests.exceptions.SSLError),
             FetchErrorKind.TLS,
-            _type_name,
+            True,
         ),
     ),
-    (
-        (
-            (TimeoutError, socket.timeout, requests.exceptions.Timeout),
-            FetchErrorKind.TIMEOUT,
-            _type_name,
-        ),
-    ),
+    (((TimeoutError, requests.exceptions.Timeout), FetchErrorKind.TIMEOUT, True),),
     (
         # A server that closes without answering (http.client's RemoteDisconnected) is a
         # ConnectionResetError too, and is reported as a reset.
-        ((ConnectionResetError,), FetchErrorKind.CONNECTION_RESET, _fixed("")),
-        ((http.client.IncompleteRead,), FetchErrorKind.INCOMPLETE_BODY, _fixed("")),
+        ((ConnectionResetError,), FetchErrorKind.CONNECTION_RESET, False),
+        ((http.client.IncompleteRead,), FetchErrorKind.INCOMPLETE_BODY, False),
     ),
     (
         (
             (requests.exceptions.InvalidURL, urllib3.exceptions.LocationParseError),
             FetchErrorKind.INVALID_URL,
-            _fixed(""),
+            False,
         ),
-        ((requests.exceptions.ChunkedEncodingError,), FetchErrorKind.BROKEN_BODY, _type_name),
+        ((requests.exceptions.ChunkedEncodingError,), FetchErrorKind.BROKEN_BODY, True),
         (
             (urllib3.exceptions.ProtocolError, http.client.HTTPException),
             FetchErrorKind.PROTOCOL,
-            _type_name,
+            True,
         ),
     ),
 )
@@ -117,9 +102,9 @@ def classify(exc: BaseException, guard: Guard) -> FetchError:
             return e
     for tier in ERROR_TABLE:
         for e in chain:
-            for types, kind, detail in tier:
+            for types, kind, named in tier:
                 if isinstance(e, types):
-                    return FetchError(kind, detail(e))
+                    return FetchError(kind, type(e).__name__ if named else "")
     return FetchError(FetchErrorKind.CONNECTION, type(exc).__name__)
 
 
