@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from support.documents import gz, sitemapindex, urlset
-from support.results import LOCAL, AuditFn, LogCapture, codes_of, data_of, days_ago
+from support.results import DATA_MAP_OF_501, LOCAL, AuditFn, LogCapture, codes_of, data_of, days_ago
 from support.servers import Site, drip, redirect, reply, robots_with, stream
 
 from sitemap_auditor import __version__, probe
@@ -301,21 +301,7 @@ def test_invalid_url_is_a_501_error(
     assert check["code"]["rationale"] is None
     assert result["message"] == check["message"]
     assert "secret" not in json.dumps(result)
-    assert data_of(result) == {
-        "siteBase": None,
-        "robotsTxtUrl": None,
-        "robotsTxtHttpStatus": None,
-        "robotsTxtListsSitemap": False,
-        "candidateSitemaps": [],
-        "selectedSitemapUrl": None,
-        "sitemapType": None,
-        "sitemapHttpStatus": None,
-        "contentType": None,
-        "entryCount": None,
-        "latestLastmod": None,
-        "maxAgeDays": 7,
-        "issues": [],
-    }
+    assert data_of(result) == DATA_MAP_OF_501
 
 
 def test_missing_url_key_and_non_dict_event(audit: AuditFn) -> None:

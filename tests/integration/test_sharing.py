@@ -25,10 +25,10 @@ from support import moto_atomic
 from support.aws import moto_server
 from support.containers import Container
 from support.documents import gz, urlset
-from support.environments import aws_environment
+from support.environments import aws_environment, container_environment
 from support.results import LOCAL, LogCapture, codes_of, data_of, days_ago
 from support.servers import LoopbackService, Site, reply, robots_with, send
-from support.tables import container_env, dynamodb
+from support.tables import dynamodb
 
 from sitemap_auditor import dynamostore, handler, lease
 from sitemap_auditor.config import Settings
@@ -252,7 +252,7 @@ def test_100_audits_from_4_containers_fetch_the_site_once(
     dynamo: str, table: str, site: Site
 ) -> None:
     a_site(site, delay=1.5)
-    env = container_env(dynamo, table)
+    env = container_environment(dynamo, table)
     start_at = time.time() + 6
     containers = [
         Container(
@@ -290,7 +290,7 @@ def test_the_lease_holder_killed_mid_fetch_is_taken_over(
 
     site.route("/robots.txt", robots_with(f"Sitemap: {site.url('/sitemap.xml')}"))
     site.route("/sitemap.xml", stalled)
-    env = container_env(dynamo, table)
+    env = container_environment(dynamo, table)
     holder = Container(env, {"urls": [site.url("/holder")], "budget_ms": 100_000})
     deadline = time.monotonic() + 30
     while count(site, "/sitemap.xml") < 1 and time.monotonic() < deadline:
@@ -326,7 +326,7 @@ def test_the_lease_holder_killed_mid_fetch_is_taken_over(
 def test_an_unreachable_table_costs_no_result(moto: str, site: Site) -> None:
     a_site(site)
     # A port where nothing listens: every store call fails fast, like a stopped moto.
-    env = container_env("http://127.0.0.1:9", "no-such-table")
+    env = container_environment("http://127.0.0.1:9", "no-such-table")
     worker = Container(env, {"urls": [site.url(f"/p{i}") for i in range(4)], "threads": 1})
     answers = worker.answers()
     fresh = without_date(run(site.url("/"), settings=LOCAL))
@@ -341,7 +341,7 @@ def test_an_unreachable_table_costs_no_result(moto: str, site: Site) -> None:
 def test_a_table_that_stops_answering_mid_run_costs_no_result(site: Site) -> None:
     a_site(site)
     with moto_server() as endpoint:
-        env = container_env(endpoint, moto_atomic.new_facts_table(dynamodb(endpoint)))
+        env = container_environment(endpoint, moto_atomic.new_facts_table(dynamodb(endpoint)))
         first = Container(env, {"urls": [site.url("/1")]}).answers()
     # moto is stopped now: a new container finds the table unreachable.
     again = Container(env, {"urls": [site.url("/2")]}).answers()
@@ -356,7 +356,7 @@ def test_a_second_container_after_the_window_revalidates(
     body = urlset([FRESH])
     site.route("/robots.txt", robots_with(f"Sitemap: {site.url('/sitemap.xml')}"))
     site.route("/sitemap.xml", with_validators(gz(body), etag='W/"gz-1"'))
-    env = container_env(dynamo, table, SITEMAP_SHARE_SECONDS="1")
+    env = container_environment(dynamo, table, SITEMAP_SHARE_SECONDS="1")
     first = Container(env, {"urls": [site.url("/a")]}).answers()
     time.sleep(1.2)
     second = Container(env, {"urls": [site.url("/b")]}).answers()
@@ -379,7 +379,7 @@ def test_no_credential_reaches_the_table(moto: str, dynamo: str, table: str, sit
         robots_with(f"Sitemap: {site.url('/sitemap.xml')}"),
     )
     site.route("/sitemap.xml", reply(urlset([FRESH])))
-    env = container_env(dynamo, table, moto, SITEMAP_CACHE_KEY_SECRET=key_id)
+    env = container_environment(dynamo, table, moto, SITEMAP_CACHE_KEY_SECRET=key_id)
     events = [
         {"basicAuth": {"username": "alice", "password": password}},
         {"basicAuth": {"username": "bob", "password": "another-password"}},
@@ -512,7 +512,7 @@ def test_a_slow_or_throttling_store_costs_seconds_not_a_result(
 
 def test_with_a_table_boto3_is_ready_before_the_first_audit(moto: str) -> None:
     code = "import sys, sitemap_auditor.handler as h\nprint('boto3' in sys.modules)\n"
-    env = container_env(moto, "any-table")
+    env = container_environment(moto, "any-table")
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
     )
@@ -572,7 +572,7 @@ print(json.dumps(won))
 
 @pytest.mark.slow
 def test_of_containers_racing_for_a_lease_exactly_one_wins(dynamo: str, table: str) -> None:
-    env = container_env(dynamo, table)
+    env = container_environment(dynamo, table)
     start_at = time.time() + 5
     racers = [
         subprocess.Popen(

@@ -19,9 +19,10 @@ import pytest
 from support.containers import Container
 from support.documents import urlset
 from support.dynamo import Proxy
+from support.environments import container_environment
 from support.results import LOCAL, codes_of, days_ago
 from support.servers import Site, robots_with, send
-from support.tables import container_env, dynamodb
+from support.tables import dynamodb
 
 from sitemap_auditor import handler
 
@@ -106,7 +107,7 @@ def test_waiters_ride_out_throttling_and_never_fetch_for_it(
     # Two reads in three are throttled, as DynamoDB throttles a hot item: every waiter meets it.
     reads = iter(range(10**9))
     proxied.throttle = lambda op, body: op == "GetItem" and next(reads) % 3 != 0
-    env = container_env(proxied.url, table)
+    env = container_environment(proxied.url, table)
     containers = fleet(env, 4, [site.url(f"/p{i}") for i in range(5)], threads=5, budget_ms=60_000)
     answers = results(containers)
     assert len(answers) == 20 and count(site, "/sitemap.xml") == 1
@@ -126,7 +127,7 @@ def test_waiters_make_no_conditional_write_and_read_eventually_consistent(
 ) -> None:
     site.route("/robots.txt", robots_with(f"Sitemap: {site.url('/sitemap.xml')}"))
     site.route("/sitemap.xml", Timed(3.0, urlset([FRESH])))
-    env = container_env(proxied.url, table)
+    env = container_environment(proxied.url, table)
     # The first container takes the lease; the others arrive while it fetches (containers that
     # start at the very same instant may each try the lease once, which is no waiter's write).
     first = Container(env, {"urls": [site.url("/first")], "budget_ms": 60_000})
@@ -160,7 +161,7 @@ def test_an_unshareable_fetch_releases_every_waiter_at_once(
     site.route("/robots.txt", robots_with(f"Sitemap: {site.url('/sitemap.xml')}?p={password}"))
     slow = Timed(2.0, urlset([FRESH]))
     site.route(f"/sitemap.xml?p={password}", slow)
-    env = container_env(dynamo, table, moto, SITEMAP_CACHE_KEY_SECRET=key_id)
+    env = container_environment(dynamo, table, moto, SITEMAP_CACHE_KEY_SECRET=key_id)
     event = {"basicAuth": {"username": "u", "password": password}}
     containers = fleet(
         env, 3, [site.url(f"/p{i}") for i in range(3)], threads=3, budget_ms=60_000, event=event
@@ -185,7 +186,7 @@ def test_an_unshareable_fetch_releases_every_waiter_at_once(
 def test_a_busy_site_is_refreshed_ahead_of_its_window(dynamo: str, table: str, site: Site) -> None:
     site.route("/robots.txt", robots_with(f"Sitemap: {site.url('/sitemap.xml')}"))
     site.route("/sitemap.xml", Timed(0.3, urlset([FRESH])))
-    env = container_env(dynamo, table, SITEMAP_SHARE_SECONDS="4")
+    env = container_environment(dynamo, table, SITEMAP_SHARE_SECONDS="4")
     # 12 audits a second for 10 s over 3 containers, each one audit at a time.
     urls = [site.url(f"/p{i}") for i in range(40)]
     containers = fleet(env, 3, urls, threads=1, spacing_s=0.25, budget_ms=60_000)
@@ -205,7 +206,7 @@ def test_a_busy_site_is_refreshed_ahead_of_its_window(dynamo: str, table: str, s
 def test_a_transient_answer_goes_to_its_waiters_only(dynamo: str, table: str, site: Site) -> None:
     site.route("/robots.txt", robots_with(f"Sitemap: {site.url('/sitemap.xml')}"))
     site.route("/sitemap.xml", Timed(1.0, urlset([FRESH]), first_status=503))
-    env = container_env(dynamo, table)
+    env = container_environment(dynamo, table)
     burst = fleet(env, 2, [site.url(f"/p{i}") for i in range(3)], threads=3, budget_ms=60_000)
     # The audits that waited for the fetch that met the 503 get its answer, as they would have.
     assert [codes_of(a) for a in results(burst)] == [["100", "400"]] * 6
@@ -224,7 +225,7 @@ def test_a_waiter_waits_for_a_slow_fetch_as_long_as_its_budget(
 ) -> None:
     site.route("/robots.txt", robots_with(f"Sitemap: {site.url('/sitemap.xml')}"))
     site.route("/sitemap.xml", Timed(6.0, urlset([FRESH])))
-    env = container_env(dynamo, table)
+    env = container_environment(dynamo, table)
     holder = Container(env, {"urls": [site.url("/holder")], "budget_ms": 60_000})
     deadline = time.monotonic() + 30
     while count(site, "/sitemap.xml") < 1 and time.monotonic() < deadline:

@@ -11,13 +11,39 @@ from typing import Any
 
 from sitemap_auditor.config import Settings
 
-__all__ = ["CORPUS", "LOCAL", "AuditFn", "LogCapture", "codes_of", "data_of", "days_ago"]
+__all__ = [
+    "CORPUS",
+    "DATA_MAP_OF_501",
+    "LOCAL",
+    "AuditFn",
+    "LogCapture",
+    "codes_of",
+    "data_of",
+    "days_ago",
+]
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 
 # Local servers live on loopback, which production refuses: tests lift that as developers do.
 # Each test audits its own site afresh; tests of sharing between audits turn it on themselves.
 LOCAL = Settings(max_age_days=7, allow_private_networks=True, share_seconds=0)
+
+# docs/contract.md §3: the data map of a 501 under a 7-day window, every key there.
+DATA_MAP_OF_501: dict[str, Any] = {
+    "siteBase": None,
+    "robotsTxtUrl": None,
+    "robotsTxtHttpStatus": None,
+    "robotsTxtListsSitemap": False,
+    "candidateSitemaps": [],
+    "selectedSitemapUrl": None,
+    "sitemapType": None,
+    "sitemapHttpStatus": None,
+    "contentType": None,
+    "entryCount": None,
+    "latestLastmod": None,
+    "maxAgeDays": 7,
+    "issues": [],
+}
 
 
 def days_ago(days: float) -> str:

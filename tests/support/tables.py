@@ -14,11 +14,11 @@ import pytest
 
 from sitemap_auditor import lifetime
 from support import moto_atomic
-from support.environments import REGION, aws_environment, container_environment
+from support.environments import REGION, aws_environment
 
 from . import dynamo as support_dynamo
 
-__all__ = ["container_env", "dynamo", "dynamodb", "local_aws", "moto", "table"]
+__all__ = ["dynamo", "dynamodb", "local_aws", "moto", "table"]
 
 
 @pytest.fixture(scope="module")
@@ -66,10 +66,3 @@ def table(dynamo: str) -> Iterator[str]:
     name = moto_atomic.new_facts_table(client)
     yield name
     client.delete_table(TableName=name)
-
-
-def container_env(
-    dynamo: str, table: str, secrets: str | None = None, **extra: str
-) -> dict[str, str]:
-    """A container's environment with the shared table, as the sharing tests run it."""
-    return container_environment(dynamo, table, secrets, **extra)

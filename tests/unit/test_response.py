@@ -6,6 +6,7 @@ import json
 from datetime import UTC, datetime
 
 import pytest
+from support.results import DATA_MAP_OF_501
 
 from sitemap_auditor import codes, response
 from sitemap_auditor.issues import Kind, issue
@@ -102,21 +103,7 @@ def test_every_check_carries_the_same_data_map() -> None:
 
 def test_the_data_map_of_a_501_is_empty_but_for_the_window() -> None:
     f = RuleInputs(None, None, None, False, False, (), None, 7, NOW)
-    assert response.data_map(f, []) == {
-        "siteBase": None,
-        "robotsTxtUrl": None,
-        "robotsTxtHttpStatus": None,
-        "robotsTxtListsSitemap": False,
-        "candidateSitemaps": [],
-        "selectedSitemapUrl": None,
-        "sitemapType": None,
-        "sitemapHttpStatus": None,
-        "contentType": None,
-        "entryCount": None,
-        "latestLastmod": None,
-        "maxAgeDays": 7,
-        "issues": [],
-    }
+    assert response.data_map(f, []) == DATA_MAP_OF_501
 
 
 def test_issues_go_out_as_their_text() -> None:
