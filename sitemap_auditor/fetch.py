@@ -185,6 +185,7 @@ class Fetcher:
             resolver=self.policy.resolver,
             allow_private_networks=self.policy.allow_private_networks,
             budget_bound=budget_bound,
+            seconds=deadline - start,
         )
 
     def _follow(

@@ -613,10 +613,15 @@ def test_lambda_time_budget_bounds_the_audit(site: Site) -> None:
     result = run({"id": "x", "url": site.url("/")}, _Context(4_500), LOCAL)
     issues = data_of(result)["issues"]
     assert result["status"] == "FAIL"
-    assert issues[0] == (
-        f"{site.url('/robots.txt')}: HTTP 200 but the body could not be read whole: "
-        "fetch error (timeout: the audit ran out of time after 1.5 s)"
+    # 4.5 s left less the 3 s reserve: the fetch is given what remains of 1.5 s when it starts,
+    # a few milliseconds less on a loaded machine.
+    cut = re.fullmatch(
+        re.escape(f"{site.url('/robots.txt')}: HTTP 200 but the body could not be read whole: ")
+        + r"fetch error \(timeout: the audit ran out of time after ([0-9.]+) s\)",
+        issues[0],
     )
+    assert cut is not None, issues[0]
+    assert 1.0 < float(cut.group(1)) <= 1.5
     assert issues[1:] == [
         f"{site.url(p)}: not fetched: the audit ran out of time"
         for p in ("/sitemap.xml", "/sitemap_index.xml", "/sitemap/sitemap.xml")
