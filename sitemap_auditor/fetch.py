@@ -182,10 +182,10 @@ class Fetcher:
             budget_bound = True
         return Guard(
             deadline,
+            deadline - start,
             resolver=self.policy.resolver,
             allow_private_networks=self.policy.allow_private_networks,
             budget_bound=budget_bound,
-            seconds=deadline - start,
         )
 
     def _follow(

@@ -65,19 +65,19 @@ class Guard:
     def __init__(
         self,
         deadline: float,
+        seconds: float,
         resolver: Resolver = system_resolver,
         allow_private_networks: bool = False,
         budget_bound: bool = False,
-        seconds: float | None = None,
     ) -> None:
         self.deadline = deadline
         self.resolver = resolver
         self.allow_private_networks = allow_private_networks
         # The deadline is the audit's own time limit, not the site's 30 s.
         self.budget_bound = budget_bound
-        # The span the fetch was given, as its timeout message states it: passed in, so that a
-        # 30 s limit reads "30 s" however long the fetch took to get going.
-        self.seconds = max(0.0, deadline - time.monotonic() if seconds is None else seconds)
+        # The span the fetch was given, as its timeout message states it: passed in rather than
+        # measured to the deadline here, so that a 30 s limit reads "30 s" however late this is.
+        self.seconds = max(0.0, seconds)
         self.expired = False
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()

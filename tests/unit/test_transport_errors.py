@@ -27,7 +27,7 @@ def wrapped(inner: BaseException) -> BaseException:
 
 
 def live() -> Guard:
-    return Guard(time.monotonic() + 3600)
+    return Guard(time.monotonic() + 3600, 3600)
 
 
 @pytest.mark.parametrize(
@@ -68,7 +68,7 @@ def test_a_fetch_error_inside_the_chain_is_the_answer() -> None:
 
 
 def test_past_the_deadline_whatever_broke_is_a_timeout() -> None:
-    guard = Guard(time.monotonic() + 3600)
+    guard = Guard(time.monotonic() + 3600, 3600)
     guard.expire()
     error = classify(wrapped(ConnectionResetError()), guard)
     assert error.kind is FetchErrorKind.TIMEOUT
