@@ -9,7 +9,16 @@ from typing import Any
 
 import pytest
 from support.documents import gz, sitemapindex, urlset
-from support.results import DATA_MAP_OF_501, LOCAL, AuditFn, LogCapture, codes_of, data_of, days_ago
+from support.results import (
+    CHECK_KEYS,
+    DATA_MAP_OF_501,
+    LOCAL,
+    AuditFn,
+    LogCapture,
+    codes_of,
+    data_of,
+    days_ago,
+)
 from support.servers import Site, drip, redirect, reply, robots_with, stream
 
 from sitemap_auditor import __version__, probe
@@ -47,16 +56,7 @@ def assert_platform_shape(result: dict[str, Any]) -> None:
     json.dumps(result)  # serialisable as it is
     first = result["checks"][0]
     for check in result["checks"]:
-        assert list(check) == [
-            "status",
-            "resource",
-            "message",
-            "recommendation",
-            "score",
-            "data",
-            "code",
-            "order",
-        ]
+        assert list(check) == CHECK_KEYS
         assert list(check["code"]) == ["id", "description", "rationale"]
         assert check["order"] is None
         assert check["data"] == first["data"]

@@ -12,6 +12,7 @@ from typing import Any
 from sitemap_auditor.config import Settings
 
 __all__ = [
+    "CHECK_KEYS",
     "CORPUS",
     "DATA_MAP_OF_501",
     "LOCAL",
@@ -27,6 +28,9 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 # Local servers live on loopback, which production refuses: tests lift that as developers do.
 # Each test audits its own site afresh; tests of sharing between audits turn it on themselves.
 LOCAL = Settings(max_age_days=7, allow_private_networks=True, share_seconds=0)
+
+# docs/contract.md §2: a check's keys, in the platform's order.
+CHECK_KEYS = ["status", "resource", "message", "recommendation", "score", "data", "code", "order"]
 
 # docs/contract.md §3: the data map of a 501 under a 7-day window, every key there.
 DATA_MAP_OF_501: dict[str, Any] = {

@@ -15,6 +15,8 @@ import json
 import os
 import subprocess
 import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +31,17 @@ linux_only = pytest.mark.skipif(
 )
 
 
-def audited_apart(url: str, warm_up_url: str, ballast_bytes: int = 0) -> tuple[dict[str, Any], int]:
-    """The Response of auditing url in a process of its own, and how far its resident set rose."""
+@dataclass(frozen=True)
+class Measured:
+    """One audit run apart: its Response, its resident set's rise, its wall time."""
+
+    result: dict[str, Any]
+    rss_growth: int
+    seconds: float
+
+
+def audited_apart(url: str, warm_up_url: str, ballast_bytes: int = 0) -> Measured:
+    """Audit url in a process of its own and say what it cost."""
     tests = Path(__file__).resolve().parent.parent
     done = subprocess.run(
         [sys.executable, __file__, url, warm_up_url, str(ballast_bytes)],
@@ -40,8 +51,7 @@ def audited_apart(url: str, warm_up_url: str, ballast_bytes: int = 0) -> tuple[d
         env={**os.environ, "PYTHONPATH": str(tests)},
         check=True,
     )
-    measured = json.loads(done.stdout.splitlines()[-1])
-    return measured["result"], measured["rss_growth"]
+    return Measured(**json.loads(done.stdout.splitlines()[-1]))
 
 
 def warm_up_site(site: Site) -> str:
@@ -74,10 +84,12 @@ def _main(url: str, warm_up_url: str, ballast_bytes: int) -> None:
     with open("/proc/self/clear_refs", "w", encoding="ascii") as clear:
         clear.write("5")
     ballast = b"\xa5" * ballast_bytes  # written, so every page of it is resident
+    started = time.monotonic()
     result = handler.run({"id": "measured", "url": url}, None, LOCAL)
+    seconds = time.monotonic() - started
     growth = _status_bytes("VmHWM") - resident
     del ballast
-    print(json.dumps({"result": result, "rss_growth": growth}))
+    print(json.dumps({"result": result, "rss_growth": growth, "seconds": seconds}))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ import json
 from datetime import UTC, datetime
 
 import pytest
-from support.results import DATA_MAP_OF_501
+from support.results import CHECK_KEYS, DATA_MAP_OF_501
 
 from sitemap_auditor import codes, response
 from sitemap_auditor.issues import Kind, issue
@@ -66,16 +66,7 @@ def test_a_response_has_every_key_and_the_deciding_checks_message() -> None:
     assert result["message"] == result["checks"][1]["message"]
     assert result["auditor"]["id"] == "com.thirtysevenaudits.auditor.SitemapAuditor"
     check = result["checks"][1]
-    assert list(check) == [
-        "status",
-        "resource",
-        "message",
-        "recommendation",
-        "score",
-        "data",
-        "code",
-        "order",
-    ]
+    assert list(check) == CHECK_KEYS
     assert check["score"] == 0 and check["order"] is None
     assert check["code"] == {
         "id": "37A-SitemapAuditor-400",
