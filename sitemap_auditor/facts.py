@@ -11,17 +11,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from .exchange import NO_VALIDATORS, Validators
 from .issues import Issue, Kind
 from .parser import ParsedSitemap
 
 __all__ = [
     "FORMAT",
-    "NO_VALIDATORS",
     "CandidateOutcome",
     "RobotsProbe",
     "SelectedSitemap",
     "SiteFacts",
-    "Validators",
     "decode",
     "encode",
     "from_json",
@@ -31,29 +30,6 @@ __all__ = [
 # Bumped whenever the shape below changes, so that a store written by an older version is
 # read as empty instead of misread.
 FORMAT = 4
-
-
-@dataclass(frozen=True)
-class Validators:
-    """The HTTP validators of an answer, to ask the site later whether it changed."""
-
-    etag: str | None = None
-    last_modified: str | None = None
-
-    def __bool__(self) -> bool:
-        return self.etag is not None or self.last_modified is not None
-
-    def headers(self) -> dict[str, str]:
-        """The conditional request headers these validators give."""
-        out: dict[str, str] = {}
-        if self.etag is not None:
-            out["If-None-Match"] = self.etag
-        if self.last_modified is not None:
-            out["If-Modified-Since"] = self.last_modified
-        return out
-
-
-NO_VALIDATORS = Validators()
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,10 @@ What it guarantees for every URL it fetches (docs/contract.md §4):
   (guard.py), which also checks every address before a connection opens;
 - the wire bytes and every decompressed layer capped (decoding.py), gzip found by its magic bytes.
 
-Requests and urllib3 stay behind transport.py, which maps whatever they raise to a FetchError.
+Every URL is read once (urls.read, the WHATWG Standard's reading: docs/contract.md §8), and the
+origin check, the address guard and the connection all use that reading. The fetcher speaks to
+its transport only through exchange.py's interface: transport.HttpTransport by default (requests
+and urllib3 stay behind it), or any other, such as memory_transport.MemoryTransport in tests.
 """
 
 from __future__ import annotations
@@ -17,17 +20,14 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-from urllib.parse import urljoin, urlsplit
 
-from . import decoding, errors
+from . import decoding, errors, urls
 from .credentials import Credentials
 from .errors import FetchError, FetchErrorKind
-from .facts import NO_VALIDATORS, Validators
+from .exchange import NO_VALIDATORS, Reply, Request, Transport, Validators
 from .fetch_stats import FetchStats
 from .guard import Guard, Resolver, system_resolver
-from .site import DEFAULT_PORTS, ascii_host
-from .transport import Transport
+from .urls import UnfetchableURLError, WebURL
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -40,9 +40,6 @@ __all__ = [
     "Fetcher",
     "transient_status",
 ]
-
-if TYPE_CHECKING:
-    import requests
 
 # The platform's crawler identity (docs/contract.md §4), to the letter.
 USER_AGENT = "37AuditsBot/1.0 (+https://www.37audits.com/bot)"
@@ -62,7 +59,7 @@ MAX_VALIDATOR_CHARS = 256
 class FetchPolicy:
     """What one audit's fetches may do: where credentials go, which addresses, how long."""
 
-    origin: tuple[str, str, int]
+    origin: urls.Origin  # the site's, as urls.read reads it: where credentials may go
     credentials: Credentials | None = None
     allow_private_networks: bool = False
     resolver: Resolver = system_resolver
@@ -76,19 +73,6 @@ def transient_status(status: int) -> bool:
     return status == 429 or 500 <= status <= 599
 
 
-def _origin(url: str) -> tuple[str, str, int] | None:
-    try:
-        parts = urlsplit(url)
-        scheme = parts.scheme.lower()
-        host = ascii_host(parts.hostname or "")
-        port = parts.port or DEFAULT_PORTS.get(scheme)
-    except ValueError:
-        return None
-    if host is None or port is None:
-        return None
-    return (scheme, host, port)
-
-
 def _validator(value: str | None) -> str | None:
     if value is None or not value.strip() or len(value) > MAX_VALIDATOR_CHARS:
         return None
@@ -98,9 +82,9 @@ def _validator(value: str | None) -> str | None:
 class Answer:
     """The final answer of a fetch, after redirects; its body is read as decoded chunks."""
 
-    def __init__(self, url: str, raw: requests.Response, guard: Guard) -> None:
+    def __init__(self, url: str, raw: Reply, guard: Guard) -> None:
         self.url = url
-        self.status: int = raw.status_code
+        self.status: int = raw.status
         self.content_type: str | None = raw.headers.get("Content-Type")
         self.validators = Validators(
             _validator(raw.headers.get("ETag")), _validator(raw.headers.get("Last-Modified"))
@@ -112,7 +96,7 @@ class Answer:
 
     def _wire(self) -> Iterator[bytes]:
         guard = self._guard
-        for chunk in Transport.wire(self._raw, decoding.CHUNK_BYTES, guard):
+        for chunk in self._raw.chunks(decoding.CHUNK_BYTES):
             self.wire_bytes += len(chunk)
             if self.wire_bytes > MAX_BODY_BYTES:
                 raise FetchError(FetchErrorKind.TOO_LARGE)
@@ -140,14 +124,21 @@ class Fetcher:
     """Fetches URLs for one audit under one FetchPolicy."""
 
     def __init__(
-        self, policy: FetchPolicy, on_fetch: Callable[[FetchStats], None] | None = None
+        self,
+        policy: FetchPolicy,
+        on_fetch: Callable[[FetchStats], None] | None = None,
+        transport: Transport | None = None,
     ) -> None:
         self.policy = policy
         self._on_fetch = on_fetch
         # Set when a fetch was cut by the audit's own time budget rather than by the site: the
         # audit's facts are then incomplete (docs/contract.md §7).
         self.ran_out_of_budget = False
-        self._transport = Transport()
+        if transport is None:
+            from .transport import HttpTransport  # requests and urllib3, behind their boundary
+
+            transport = HttpTransport()
+        self._transport = transport
 
     def close(self) -> None:
         """Release the connections."""
@@ -159,7 +150,7 @@ class Fetcher:
             return None
         return self.policy.budget_deadline - time.monotonic()
 
-    def headers_for(self, url: str, validators: Validators) -> dict[str, str]:
+    def headers_for(self, url: str | WebURL, validators: Validators) -> dict[str, str]:
         """The headers a GET of url carries: Basic Auth only on the site's own origin."""
         headers = {
             "User-Agent": USER_AGENT,
@@ -188,20 +179,19 @@ class Fetcher:
             budget_bound=budget_bound,
         )
 
-    def _follow(
-        self, url: str, validators: Validators, guard: Guard
-    ) -> tuple[str, requests.Response]:
+    def _follow(self, url: WebURL, validators: Validators, guard: Guard) -> tuple[WebURL, Reply]:
         """The final URL and the head of its answer, after redirects; every other answer closed."""
         current = url
         redirects = 0
         while True:
-            raw = self._transport.send(current, self.headers_for(current, validators), guard)
+            request = Request(current, self.headers_for(current, validators))
+            raw = self._transport.send(request, guard)
             try:
                 if guard.expired:
                     # The watchdog cut the headers short: no final answer came.
                     raise guard.timeout()
                 location = raw.headers.get("Location")
-                if raw.status_code not in _REDIRECTS or location is None:
+                if raw.status not in _REDIRECTS or location is None:
                     return current, raw
                 if redirects >= MAX_REDIRECTS:
                     raise FetchError(
@@ -227,11 +217,13 @@ class Fetcher:
         error: str | None = None
         try:
             with guard.watched():
-                final_url, raw = self._follow(url, validators, guard)
-                with raw:
-                    status = raw.status_code
-                    answer = Answer(final_url, raw, guard)
+                final_url, raw = self._follow(_read(url), validators, guard)
+                try:
+                    status = raw.status
+                    answer = Answer(final_url.href, raw, guard)
                     yield answer
+                finally:
+                    raw.close()
         except FetchError as e:
             error = e.kind.label
             if guard.budget_bound and guard.expired:
@@ -243,17 +235,32 @@ class Fetcher:
                 self._on_fetch(FetchStats(url, status, wire_bytes, time.monotonic() - start, error))
 
 
-def _next_url(current: str, location: str) -> str:
-    """Where a redirect's Location leads from current; raises FetchError when nowhere usable."""
+def _read(url: str) -> WebURL:
+    """The one reading of a URL to fetch; raises FetchError when it is none."""
+    try:
+        return urls.read(url)
+    except UnfetchableURLError as e:
+        raise FetchError(FetchErrorKind.INVALID_URL) from e
+
+
+def _origin(url: str | WebURL) -> urls.Origin | None:
+    if isinstance(url, WebURL):
+        return url.origin
+    try:
+        return urls.read(url).origin
+    except UnfetchableURLError:
+        return None
+
+
+def _next_url(current: WebURL, location: str) -> WebURL:
+    """Where a redirect's Location leads from current, read as browsers read it (resolved
+    against the URL that answered with it); raises FetchError when nowhere usable."""
     # Servers send UTF-8 in Location; http.client decoded it as Latin-1.
     with suppress(UnicodeError):
         location = location.encode("latin-1").decode("utf-8")
     try:
-        target = urljoin(current, location.strip())
-        urlsplit(target).port  # noqa: B018 -- raises ValueError on a bad port
-    except ValueError:
+        return urls.read(location.strip(), current.href)
+    except UnfetchableURLError as e:
+        if e.scheme is not None:
+            raise FetchError(FetchErrorKind.OTHER_SCHEME, e.scheme[:20]) from None
         raise FetchError(FetchErrorKind.INVALID_URL) from None
-    scheme = urlsplit(target).scheme
-    if scheme.lower() not in ("http", "https"):
-        raise FetchError(FetchErrorKind.OTHER_SCHEME, scheme[:20])
-    return target

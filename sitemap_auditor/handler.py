@@ -18,6 +18,7 @@ from . import site as sites
 from .audit import Audited
 from .credentials import Credentials
 from .dynamostore import DynamoStore
+from .exchange import Transport
 from .fetch import Fetcher, FetchPolicy
 from .guard import Resolver, system_resolver
 from .observability import Invocation
@@ -64,9 +65,11 @@ def run(
     settings: config.Settings = SETTINGS,
     resolver: Resolver = system_resolver,
     observe: Callable[[Audited], None] | None = None,
+    transport: Transport | None = None,
 ) -> dict[str, Any]:
     """Audit the URL of one event under the given settings; never raises. `observe` is given
-    what the audit found besides its Response (the command line's report uses it)."""
+    what the audit found besides its Response (the command line's report uses it); `transport`
+    replaces the real HTTP one (an in-memory one, in tests)."""
     # Lone surrogates become U+FFFD here, once, so no result or log line can fail to encode.
     event = valid_unicode(event)
     ev: dict[str, Any] = event if isinstance(event, dict) else {}
@@ -92,6 +95,7 @@ def run(
                     budget_deadline=budget_deadline,
                 ),
                 on_fetch=log.fetched,
+                transport=transport,
             )
             try:
                 # The site's answers, from this audit's own fetch or shared with other audits.

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from .urls import strip_userinfo
+
 __all__ = ["MAX_ISSUE_CHARS", "MAX_VALUE_CHARS", "Issue", "Kind", "cut_value", "issue"]
 
 # docs/contract.md §6: no issue string is longer than 500 characters; quoted values are cut to 100.
@@ -68,8 +70,9 @@ def _cut(text: str, limit: int) -> str:
 
 
 def cut_value(value: str) -> str:
-    """Cut a value quoted from a site to the length an issue may quote."""
-    return _cut(value, MAX_VALUE_CHARS)
+    """Cut a value quoted from a site to the length an issue may quote, without the userinfo
+    of any URL in it (docs/contract.md §8: no echoed URL carries userinfo, in any spelling)."""
+    return _cut(strip_userinfo(value), MAX_VALUE_CHARS)
 
 
 class Issue(str):

@@ -20,8 +20,8 @@ from .fetch_stats import FetchStats
 from .issues import Issue
 from .response import redact
 from .sharing import FETCHED, Shared
-from .site import strip_userinfo
 from .text import valid_text
+from .urls import strip_userinfo
 
 __all__ = [
     "MAX_ISSUE_KINDS",

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 
 from . import robots
 from .errors import FetchError
-from .facts import NO_VALIDATORS, CandidateOutcome, RobotsProbe, SelectedSitemap, SiteFacts
+from .exchange import NO_VALIDATORS
+from .facts import CandidateOutcome, RobotsProbe, SelectedSitemap, SiteFacts
 from .fetch import Fetcher, transient_status
 from .issues import Issue, Kind, issue
 from .parser import ParsedSitemap, SitemapParser

@@ -11,10 +11,9 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from urllib.parse import urljoin, urlsplit
 
+from . import urls
 from .issues import Issue, Kind, cut_value, issue
-from .site import host_or_reason
 
 __all__ = [
     "MAX_CANDIDATES",
@@ -154,36 +153,14 @@ def _undecodable_escaped(value: str) -> str:
 
 
 def _url(value: str, base: str) -> tuple[str, None] | tuple[None, str]:
-    # docs/contract.md §4: as a browser makes it, with the WHATWG URL Standard's parser (ada, the
-    # parser Node.js runs), resolved against robots.txt's final URL; around it, the contract's
-    # own rules: the host as for siteBase (IDNA, no empty label, what DNS can carry), a byte that
-    # is not UTF-8 percent-encoded as itself, and the length cap.
+    # docs/contract.md §4, §8: read once, as a browser reads it (the WHATWG URL Standard's
+    # parser), resolved against robots.txt's final URL; that reading is what is listed and what
+    # is fetched. Around it, the contract's own rules: the host as for siteBase (no empty label,
+    # what DNS can carry), a byte that is not UTF-8 percent-encoded as itself, the length cap.
     try:
-        joined = urljoin(base, value)
-        parts = urlsplit(joined)
-        parts.port  # noqa: B018 -- raises ValueError on a bad port
-        hostname = parts.hostname
-    except ValueError:  # also a malformed [IPv6] host
-        return None, "not an http(s) URL"
-    if parts.scheme not in ("http", "https") or not hostname:
-        return None, "not an http(s) URL"
-    host, why = host_or_reason(hostname)
-    if host is None:
-        written = hostname.encode("utf-8", "surrogateescape")
-        return None, f"host {cut_value(shown(written))!r} {why}"
-    from ada_url import URL  # imported on the first Sitemap: line, not at start-up
-
-    try:
-        parsed = URL(_undecodable_escaped(value), base)
-    except ValueError:
-        return None, "not an http(s) URL"
-    if parsed.protocol not in ("http:", "https:"):
-        return None, "not an http(s) URL"
-    # The host exactly as siteBase writes it (the browser's IDNA may map a rare name apart).
-    ada_host = parsed.hostname.strip("[]")
-    if ada_host != host.strip("[]"):
-        parsed.hostname = f"[{host}]" if ":" in host else host
-    url = parsed.href
+        url = urls.read(_undecodable_escaped(value), base).href
+    except urls.UnfetchableURLError as e:
+        return None, e.reason
     if len(url) > MAX_URL_CHARS:
         return None, f"longer than {MAX_URL_CHARS} characters as a URL"
     return url, None

@@ -3,27 +3,14 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-__all__ = [
-    "ALLOWED_SCHEMES",
-    "DEFAULT_PORTS",
-    "MAX_ECHOED_URL",
-    "MAX_HOST_CHARS",
-    "MAX_LABEL_CHARS",
-    "NO_IDNA_FORM",
-    "TOO_LONG_FOR_DNS",
-    "SiteBase",
-    "ascii_host",
-    "describe_url_value",
-    "host_or_reason",
-    "resolve",
-    "strip_userinfo",
-]
+from . import urls
+from .urls import FETCHED_SCHEMES, UnfetchableURLError, WebURL, ascii_host, strip_userinfo
 
-ALLOWED_SCHEMES = ("http", "https")
-DEFAULT_PORTS = {"http": 80, "https": 443}
+__all__ = ["MAX_ECHOED_URL", "SiteBase", "describe_url_value", "resolve"]
 
 
 @dataclass(frozen=True)
@@ -33,6 +20,9 @@ class SiteBase:
     scheme: str
     host: str  # lower-case, ASCII (IDNA) form, IPv6 without brackets
     port: int | None  # as written in the URL, None when absent
+    # The site's root as the WHATWG Standard reads it. Its origin decides where credentials go
+    # (docs/contract.md §8): it and every URL fetched are compared in that one reading.
+    root: WebURL = field(repr=False, compare=False)
 
     @property
     def url(self) -> str:
@@ -46,81 +36,18 @@ class SiteBase:
         """The robots.txt URL of this site."""
         return f"{self.url}/robots.txt"
 
-    def origin(self) -> tuple[str, str, int]:
-        """(scheme, host, effective port), for same-origin comparisons."""
-        return (self.scheme, self.host, self.port or DEFAULT_PORTS[self.scheme])
-
-
-def _idna_accepts(label: str) -> bool:
-    # An ASCII label that claims to be an A-label must decode under one of the encodings that
-    # could have made it; `xn--a` or `xn--zz` is no name any encoder produces.
-    try:
-        import idna
-
-        idna.decode(label)
-        return True
-    except (ImportError, UnicodeError, ValueError):
-        try:
-            label.encode("ascii").decode("idna")
-            return True
-        except UnicodeError:
-            return False
-
-
-# Characters no host name, IPv4 or IPv6 literal can hold; urlsplit lets them through.
-_NOT_IN_HOSTS = frozenset(" \t\r\n\\/?#@<>\"'`{}|^%") | frozenset(map(chr, range(32))) | {"\x7f"}
-
-
-# docs/contract.md §6: what DNS can carry. A name is at most 253 characters in its ASCII form
-# (255 octets on the wire, less the length octets), a trailing dot aside, and a label at most 63.
-MAX_HOST_CHARS = 253
-MAX_LABEL_CHARS = 63
-NO_IDNA_FORM = "has an empty label or no IDNA form"
-TOO_LONG_FOR_DNS = (
-    f"is too long for DNS (over {MAX_HOST_CHARS} characters, or a label over {MAX_LABEL_CHARS})"
-)
-
-
-def host_or_reason(host: str) -> tuple[str, None] | tuple[None, str]:
-    """The lower-cased ASCII (IDNA) form of a host name, or why it is no host name."""
-    host = host.lower()
-    if not host.isascii():
-        try:
-            import idna  # requests' own dependency: IDNA 2008 with UTS 46 mapping
-
-            host = idna.encode(host, uts46=True).decode("ascii")
-        except (ImportError, UnicodeError, ValueError):
-            try:  # IDNA 2003, which still names some hosts IDNA 2008 refuses (symbols)
-                host = host.encode("idna").decode("ascii")
-            except UnicodeError:
-                return None, NO_IDNA_FORM
-    if not host or not _NOT_IN_HOSTS.isdisjoint(host):
-        return None, NO_IDNA_FORM
-    if ":" in host:  # an IPv6 literal (brackets removed): it has no labels
-        return host, None
-    # docs/contract.md §6: a host with an empty label (`.example.com`, `a..b`) is no host. One
-    # trailing dot is the DNS root, which a fully qualified name may write (`example.com.`).
-    labels = host.split(".")
-    if labels[-1] == "" and len(labels) > 1:
-        labels.pop()
-    if not all(labels):
-        return None, NO_IDNA_FORM
-    if sum(map(len, labels)) + len(labels) - 1 > MAX_HOST_CHARS or any(
-        len(label) > MAX_LABEL_CHARS for label in labels
-    ):
-        return None, TOO_LONG_FOR_DNS
-    if not all(_idna_accepts(label) for label in labels if label.startswith("xn--")):
-        return None, NO_IDNA_FORM
-    return host, None
-
-
-def ascii_host(host: str) -> str | None:
-    """Return the lower-cased ASCII (IDNA) form of a host name, or None when it is no host name."""
-    return host_or_reason(host)[0]
+    def origin(self) -> urls.Origin:
+        """(scheme, host, effective port) as every fetched URL is read, for same-origin checks."""
+        return self.root.origin
 
 
 def resolve(url: object) -> SiteBase | None:
-    """Return the site root of an audited URL, or None when it has no http(s) scheme and host."""
+    """Return the site root of an audited URL, or None when it has no http(s) scheme and host.
+
+    The documented auditor's reading (RFC 3986) says what the site is; the URL is refused when
+    browsers read it with another scheme, host or port (docs/contract.md §8), because every URL
+    the audit fetches is read their way: `http://site.example\\@other.example/` is no usable URL.
+    """
     if not isinstance(url, str):
         return None
     text = url.strip()
@@ -131,29 +58,22 @@ def resolve(url: object) -> SiteBase | None:
     except ValueError:
         return None
     scheme = parts.scheme.lower()
-    if scheme not in ALLOWED_SCHEMES or not parts.netloc or not hostname:
+    if scheme not in FETCHED_SCHEMES or not parts.netloc or not hostname:
         return None
     host = ascii_host(hostname)
     if host is None:
         return None
-    return SiteBase(scheme=scheme, host=host, port=port)
-
-
-def strip_userinfo(url: str) -> str:
-    """Remove any `user:password@` part from a URL-like string."""
-    scheme_end = url.find("//")
-    if scheme_end < 0:
-        return url
-    start = scheme_end + 2
-    end = len(url)
-    for sep in "/?#":
-        pos = url.find(sep, start)
-        if pos >= 0:
-            end = min(end, pos)
-    at = url.rfind("@", start, end)
-    if at < 0:
-        return url
-    return url[:start] + url[at + 1 :]
+    written = f"[{hostname}]" if ":" in hostname else hostname
+    try:
+        # Both through the one parser, so that only which part is the host can differ, not how
+        # a host is spelled (IDNA, the legacy IPv4 forms, a default port written or not).
+        browsers = urls.read(text)
+        root = urls.read(f"{scheme}://{written}" + (f":{port}" if port is not None else "") + "/")
+    except UnfetchableURLError:
+        return None
+    if browsers.origin != root.origin:
+        return None
+    return SiteBase(scheme=scheme, host=host, port=port, root=root)
 
 
 # An event may carry megabytes in `url`; the result echoes it twice and must stay small.
@@ -165,12 +85,70 @@ def _cut(text: str) -> str:
 
 
 def describe_url_value(url: object) -> str:
-    """Render the event's `url` for the 501 recommendation: trimmed, without userinfo, or JSON."""
+    """Render the event's `url` for the 501 recommendation: trimmed, without userinfo, or JSON
+    (each of its strings without userinfo, however deep it nests)."""
     if url is None:
         return "null"
     if isinstance(url, str):
         return _cut(strip_userinfo(url.strip()))
+    return _cut(_bounded_json(url, MAX_ECHOED_URL))
+
+
+def _bounded_json(value: object, limit: int) -> str:
+    """The JSON text of a decoded JSON value, made without recursion and stopped once past
+    limit characters: an event may nest as deep as the decoder allows, which json.dumps cannot
+    follow (docs/contract.md §8)."""
+    out: list[str] = []
+    size = 0
+    stack: list[Iterator[object]] = [iter((value,))]
+    while stack and size <= limit:
+        item = next(stack[-1], _END)
+        if item is _END:
+            stack.pop()
+            continue
+        if isinstance(item, _Text):
+            token = str(item)
+        elif isinstance(item, dict):
+            stack.append(_dict_tokens(item))
+            continue
+        elif isinstance(item, list | tuple):
+            stack.append(_list_tokens(item))
+            continue
+        else:
+            token = _scalar(item)
+        out.append(token)
+        size += len(token)
+    return "".join(out)
+
+
+class _Text(str):
+    """Punctuation of the JSON being made, as opposed to a value to render."""
+
+
+_END = object()
+
+
+def _dict_tokens(value: dict[object, object]) -> Iterator[object]:
+    yield _Text("{")
+    for i, (key, item) in enumerate(value.items()):
+        yield _Text((", " if i else "") + _scalar(str(key)) + ": ")
+        yield item
+    yield _Text("}")
+
+
+def _list_tokens(value: list[object] | tuple[object, ...]) -> Iterator[object]:
+    yield _Text("[")
+    for i, item in enumerate(value):
+        if i:
+            yield _Text(", ")
+        yield item
+    yield _Text("]")
+
+
+def _scalar(value: object) -> str:
+    if isinstance(value, str):
+        return json.dumps(strip_userinfo(value), ensure_ascii=False)
     try:
-        return _cut(json.dumps(url, ensure_ascii=False))
+        return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
-        return _cut(repr(url))
+        return json.dumps(repr(value), ensure_ascii=False)

@@ -1,8 +1,9 @@
-"""The boundary with requests and urllib3: one request sent, its wire bytes read, and whatever
-they raise mapped, in one table, to the audit's kinds of fetch error.
+"""The boundary with requests and urllib3: the real `exchange.Transport`. One request sent, its
+wire bytes read, and whatever they raise mapped, in one table, to the audit's kinds of fetch error.
 
-Every connection goes through the fetch's Guard (checked addresses, its deadline) and none is
-kept for reuse. Nothing above this module sees an exception of the HTTP stack.
+Every connection goes through the fetch's Guard (checked addresses, its deadline), to the host
+and port of the request's one reading (urls.WebURL), and none is kept for reuse. Nothing above
+this module sees an exception or a type of the HTTP stack.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import contextvars
 import http.client
 import socket
 import ssl
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -22,9 +23,11 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from .errors import FetchError, FetchErrorKind
+from .exchange import Reply, Request
 from .guard import Guard
+from .urls import WebURL
 
-__all__ = ["ERROR_TABLE", "TRANSPORT_ERRORS", "Transport", "classify", "mapped_errors"]
+__all__ = ["ERROR_TABLE", "TRANSPORT_ERRORS", "HttpTransport", "classify", "mapped_errors"]
 
 if TYPE_CHECKING:
     from urllib3._base_connection import BaseHTTPConnection
@@ -119,17 +122,31 @@ def mapped_errors(guard: Guard) -> Iterator[None]:
         raise classify(e, guard) from None
 
 
-_GUARD: contextvars.ContextVar[Guard] = contextvars.ContextVar("sitemap_auditor_guard")
+# The exchange under way in this thread: its guard, and the one reading of its URL.
+_EXCHANGE: contextvars.ContextVar[tuple[Guard, WebURL]] = contextvars.ContextVar(
+    "sitemap_auditor_exchange"
+)
+
+
+def _connect(conn: HTTPConnection) -> socket.socket:
+    """Open the connection of the exchange under way, to the host and port of its one reading."""
+    guard, url = _EXCHANGE.get()
+    # docs/contract.md §8: urllib3 parsed the serialization it was handed again. Should it have
+    # read another host or port out of it, nothing is sent: the connection, the address guard
+    # and the credentials' origin must all be about the same host.
+    if (conn._dns_host.strip("[]").lower(), conn.port) != (url.host, url.port):
+        raise FetchError(FetchErrorKind.INVALID_URL, "read as another host by the HTTP library")
+    return guard.connect(url.host, url.port, conn.socket_options)
 
 
 class _GuardedHTTPConnection(HTTPConnection):
     def _new_conn(self) -> socket.socket:
-        return _GUARD.get().connect(self._dns_host, self.port, self.socket_options)
+        return _connect(self)
 
 
 class _GuardedHTTPSConnection(HTTPSConnection):
     def _new_conn(self) -> socket.socket:
-        return _GUARD.get().connect(self._dns_host, self.port, self.socket_options)
+        return _connect(self)
 
 
 class _NoReuse:
@@ -161,11 +178,35 @@ class _GuardedAdapter(HTTPAdapter):
         }
 
 
-def _no_auth(request: requests.PreparedRequest) -> requests.PreparedRequest:
-    return request
+def _prepared(request: Request) -> requests.PreparedRequest:
+    """The GET of request, made by hand: requests' own preparation would parse the URL again
+    and re-quote its path, and it would send a URL's userinfo as Basic Auth."""
+    prepared = requests.PreparedRequest()
+    prepared.prepare_method("GET")
+    prepared.url = request.url.href
+    prepared.prepare_headers(dict(request.headers))
+    prepared.body = None
+    return prepared
 
 
-class Transport:
+class _HttpReply:
+    """The head of a requests answer; its body read through the same error table."""
+
+    def __init__(self, raw: requests.Response, guard: Guard) -> None:
+        self._raw = raw
+        self._guard = guard
+        self.status: int = raw.status_code
+        self.headers: Mapping[str, str] = raw.headers
+
+    def chunks(self, size: int) -> Iterator[bytes]:
+        with mapped_errors(self._guard):
+            yield from self._raw.raw.stream(size, decode_content=False)
+
+    def close(self) -> None:
+        self._raw.close()
+
+
+class HttpTransport:
     """Sends one GET at a time through guarded connections; redirects are the caller's."""
 
     def __init__(self) -> None:
@@ -176,26 +217,17 @@ class Transport:
         """Release the connections."""
         self._adapter.close()
 
-    def send(self, url: str, headers: dict[str, str], guard: Guard) -> requests.Response:
-        """Send a GET for url and return the answer's head, its body not yet read."""
-        token = _GUARD.set(guard)
+    def send(self, request: Request, guard: Guard) -> Reply:
+        """Send a GET for request and return the answer's head, its body not yet read."""
+        token = _EXCHANGE.set((guard, request.url))
         try:
             with mapped_errors(guard):
                 remaining = max(guard.remaining(), 0.001)
-                # Not None: requests would otherwise send a URL's user:password@ as Basic Auth
-                # to whatever host a Sitemap: line or redirect names.
-                request = requests.Request("GET", url, headers=headers, auth=_no_auth)
                 # Straight to the adapter, not through a Session: a Session brings cookies, and
-                # it works out the next request from Location even when it will not follow it
-                # (where a malformed [IPv6] host raises).
-                return self._adapter.send(
-                    request.prepare(), stream=True, timeout=(remaining, remaining), proxies={}
+                # it works out the next request from Location even when it will not follow it.
+                raw = self._adapter.send(
+                    _prepared(request), stream=True, timeout=(remaining, remaining), proxies={}
                 )
+                return _HttpReply(raw, guard)
         finally:
-            _GUARD.reset(token)
-
-    @staticmethod
-    def wire(raw: requests.Response, chunk_bytes: int, guard: Guard) -> Iterator[bytes]:
-        """The answer's body as it came over the wire, in chunks of at most chunk_bytes."""
-        with mapped_errors(guard):
-            yield from raw.raw.stream(chunk_bytes, decode_content=False)
+            _EXCHANGE.reset(token)

@@ -23,6 +23,24 @@ import pytest
         ("sitemap_auditor.guard", ("requests", "urllib3", "sitemap_auditor.transport")),
         # Credentials travel into the fetcher, not the other way: boto3 only for a secret.
         ("sitemap_auditor.credentials", ("requests", "urllib3", "boto3", "sitemap_auditor.fetch")),
+        # The fetcher knows HTTP, not what audits share nor how a sitemap parses; its transport
+        # is injected, so importing it brings neither requests nor urllib3.
+        (
+            "sitemap_auditor.fetch",
+            (
+                "requests",
+                "urllib3",
+                "sitemap_auditor.transport",
+                "sitemap_auditor.facts",
+                "sitemap_auditor.parser",
+                "sitemap_auditor.sharing",
+            ),
+        ),
+        # The transport interface and the in-memory transport need no HTTP stack.
+        ("sitemap_auditor.exchange", ("requests", "urllib3", "sitemap_auditor.fetch")),
+        ("sitemap_auditor.memory_transport", ("requests", "urllib3", "socket")),
+        # The one reading of URLs: ada, imported on first use, and nothing of HTTP.
+        ("sitemap_auditor.urls", ("requests", "urllib3", "ada_url", "sitemap_auditor.fetch")),
     ],
 )
 def test_a_layer_imports_none_of_what_it_must_not(module: str, forbidden: tuple[str, ...]) -> None:

@@ -14,7 +14,7 @@ from support.documents import urlset
 from support.results import LOCAL, AuditFn, LogCapture, codes_of, data_of, days_ago
 from support.servers import Site, reply, robots_with
 
-from sitemap_auditor import handler
+from sitemap_auditor import handler, urls
 from sitemap_auditor import site as sites
 from sitemap_auditor.issues import cut_value
 from sitemap_auditor.robots import sitemap_urls
@@ -41,8 +41,8 @@ def host_of(total: int) -> str:
 @pytest.mark.parametrize("total", [1, 63, 200, 253])
 def test_a_host_dns_can_carry_is_a_host(total: int) -> None:
     host = host_of(total)
-    assert sites.ascii_host(host) == host
-    assert sites.ascii_host(host + ".") == host + "."  # the root's trailing dot aside
+    assert urls.ascii_host(host) == host
+    assert urls.ascii_host(host + ".") == host + "."  # the root's trailing dot aside
 
 
 @pytest.mark.parametrize(
@@ -57,13 +57,13 @@ def test_a_host_dns_can_carry_is_a_host(total: int) -> None:
     ],
 )
 def test_a_host_dns_cannot_carry_is_no_host(host: str) -> None:
-    assert sites.ascii_host(host) is None
+    assert urls.ascii_host(host) is None
     assert sites.resolve(f"https://{host}/page") is None
 
 
 def test_the_reason_is_said_apart_from_an_empty_label() -> None:
-    assert sites.host_or_reason("a" * 64) == (None, sites.TOO_LONG_FOR_DNS)
-    assert sites.host_or_reason("a..b") == (None, sites.NO_IDNA_FORM)
+    assert urls.host_or_reason("a" * 64) == (None, urls.TOO_LONG_FOR_DNS)
+    assert urls.host_or_reason("a..b") == (None, urls.NO_IDNA_FORM)
 
 
 def test_a_sitemap_value_with_a_host_dns_cannot_carry_is_skipped() -> None:

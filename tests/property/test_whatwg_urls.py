@@ -42,6 +42,10 @@ def made(value: bytes, base: str = ROBOTS) -> str | None:
         (b"HTTP://EX.COM/S.xml", "http://ex.com/S.xml"),
         (b"//other.example/s.xml", "https://other.example/s.xml"),
         (b"../up/../s.xml", "https://ex.com/s.xml"),
+        # docs/contract.md §8: one reading, the browsers', not a mix of two.
+        (b"http:///s.xml", "http://s.xml/"),
+        (b"https:///sitemap.xml", "https://sitemap.xml/"),
+        (b"http://u:p@ex.com/s.xml", "http://ex.com/s.xml"),
     ],
 )
 def test_values_are_made_into_urls_as_browsers_make_them(value: bytes, url: str) -> None:
@@ -50,7 +54,12 @@ def test_values_are_made_into_urls_as_browsers_make_them(value: bytes, url: str)
 
 @pytest.mark.parametrize(
     "value",
-    [b"http://a..b/s.xml", b"http://.example.com/s.xml", b"ftp://ex.com/s.xml", b"http:///s.xml"],
+    [
+        b"http://a..b/s.xml",
+        b"http://.example.com/s.xml",
+        b"ftp://ex.com/s.xml",
+        b"http://[v1.a:b]/",
+    ],
 )
 def test_the_contracts_own_rules_still_skip(value: bytes) -> None:
     assert made(value) is None

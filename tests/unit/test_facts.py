@@ -11,12 +11,12 @@ from hypothesis import strategies as st
 
 from sitemap_auditor import audit, facts
 from sitemap_auditor.config import Settings
+from sitemap_auditor.exchange import Validators
 from sitemap_auditor.facts import (
     CandidateOutcome,
     RobotsProbe,
     SelectedSitemap,
     SiteFacts,
-    Validators,
 )
 from sitemap_auditor.issues import Issue, Kind
 from sitemap_auditor.parser import ParsedSitemap

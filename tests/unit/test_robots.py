@@ -19,6 +19,7 @@ from sitemap_auditor.robots import (
     utf16_encoding,
 )
 from sitemap_auditor.site import resolve
+from sitemap_auditor.urls import TOO_LONG_FOR_DNS
 
 ROBOTS = "https://ex.com/robots.txt"
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
@@ -258,8 +259,8 @@ def test_an_empty_path_is_a_slash_and_an_empty_query_is_kept() -> None:
         ("http://.example.com/s.xml", ".example.com"),
         ("http://a..b/s.xml", "a..b"),
         ("http://xn--a.com/s.xml", "xn--a.com"),
-        ("http://" + "ü" * 64 + ".com/s.xml", "ü" * 64 + ".com"),
-        ("http://ex\u3002\u3002com/s.xml", "ex\u3002\u3002com"),
+        # The Standard's reading maps the ideographic full stops to dots: an empty label.
+        ("http://ex\u3002\u3002com/s.xml", "ex..com"),
     ],
 )
 def test_a_value_whose_host_is_no_host_is_skipped_with_an_issue(value: str, host: str) -> None:
@@ -268,6 +269,16 @@ def test_a_value_whose_host_is_no_host_is_skipped_with_an_issue(value: str, host
     assert found.issues == (
         f"{ROBOTS}: skipped Sitemap: value {cut_value(value)!r} "
         f"(host {cut_value(host)!r} has an empty label or no IDNA form)",
+    )
+
+
+def test_a_label_too_long_once_encoded_is_skipped_as_too_long_for_dns() -> None:
+    value = "http://" + "ü" * 64 + ".com/s.xml"
+    found = sitemap_urls(f"Sitemap: {value}\n".encode(), ROBOTS, ROBOTS)
+    assert found.urls == ()
+    assert found.issues == (
+        f"{ROBOTS}: skipped Sitemap: value {cut_value(value)!r} "
+        f"(host {cut_value('ü' * 64 + '.com')!r} {TOO_LONG_FOR_DNS})",
     )
 
 

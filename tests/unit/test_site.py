@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from sitemap_auditor.site import describe_url_value, resolve, strip_userinfo
+from sitemap_auditor.site import describe_url_value, resolve
+from sitemap_auditor.urls import strip_userinfo
 
 
 @pytest.mark.parametrize(
@@ -63,10 +66,60 @@ def test_site_base(url: str, base: str) -> None:
         "http://xn--a.com/",  # an A-label that decodes to nothing valid
         "http://" + "ü" * 64 + ".com/",  # a label too long for DNS once encoded
         "http://a\udcffb.com/",
+        # docs/contract.md §8: browsers read another host (or none) than RFC 3986 does.
+        "http://site.example\\@other.example/",
+        "http://site.example\\\\@other.example/page",
+        "http:\\\\u:p@h/",
+        "http:/u:p@h/",
+        "http:u:p@h/",
+        # docs/contract.md §8: a bracketed host that is no IPv6 literal.
+        "http://[v1.a:bbb]/",
+        "http://[v1." + "a:b" * 100_000 + "]/",
+        "http://[::1%25eth0]/",
+        "http://[1:2:3:4:5:6:7:8:9]/",
     ],
 )
 def test_no_site_root(url: object) -> None:
     assert resolve(url) is None
+
+
+@pytest.mark.parametrize(
+    ("url", "base"),
+    [
+        # Spelled apart, read alike: the Standard's IPv4 forms, a default port written.
+        ("http://0x7f.1/", "http://0x7f.1"),
+        ("http://2130706433/", "http://2130706433"),
+        ("http://h:80/", "http://h:80"),
+        ("http://h:0080/", "http://h:80"),
+        ("http://[::FFFF:127.0.0.1]/", "http://[::ffff:127.0.0.1]"),
+        ("http://u%5C:p@h/", "http://h"),
+    ],
+)
+def test_the_two_readings_agree_on_these(url: str, base: str) -> None:
+    site = resolve(url)
+    assert site is not None and site.url == base
+
+
+def test_the_origin_for_credentials_is_the_one_reading_of_the_site() -> None:
+    site = resolve("http://0x7f.1:80/page")
+    assert site is not None
+    assert site.url == "http://0x7f.1:80"
+    assert site.origin() == ("http", "127.0.0.1", 80)
+
+
+def test_strip_userinfo_in_every_spelling_browsers_read() -> None:
+    for url in ("http:\\\\u:pw@h/", "http:/u:pw@h/", "http:u:pw@h/", "http://u:p w  x@h/"):
+        assert "pw" not in strip_userinfo(url) and "p w" not in strip_userinfo(url)
+    assert (
+        strip_userinfo("see http://a:b@x/ and HTTPS://c:d@y:1/z")
+        == "see http://x/ and HTTPS://y:1/z"
+    )
+
+
+def test_strip_userinfo_is_linear_in_the_text() -> None:
+    # Scheme-like runs without an authority's end: a quadratic search would take minutes.
+    assert strip_userinfo("a:" * 1_000_000 + "@h") == "a:h"
+    assert strip_userinfo("x:" * 1_000_000) == "x:" * 1_000_000
 
 
 def test_strip_userinfo() -> None:
@@ -83,3 +136,17 @@ def test_describe_url_value() -> None:
     assert describe_url_value({"a": [1, True]}) == '{"a": [1, true]}'
     long = describe_url_value("x" * 10_000)
     assert len(long) <= 2048 and long.endswith("...")
+
+
+def test_a_url_nested_too_deep_for_json_dumps_is_rendered_and_cut() -> None:
+    value: object = "http://u:secret@h/"
+    for _ in range(100_000):
+        value = [value]
+    shown = describe_url_value(value)
+    assert shown.startswith("[[[") and len(shown) <= 2048 and shown.endswith("...")
+    assert "secret" not in describe_url_value([[{"u": ["http:\\\\u:secret@h/"]}]])
+
+
+def test_non_string_values_render_as_json_does() -> None:
+    value = {"a": [1, 2.5, None, True, "x"], "b": {"c": []}, "d": {}}
+    assert describe_url_value(value) == json.dumps(value, ensure_ascii=False)

@@ -28,7 +28,7 @@ from support.servers import (
 )
 
 from sitemap_auditor.credentials import Credentials
-from sitemap_auditor.facts import NO_VALIDATORS
+from sitemap_auditor.exchange import NO_VALIDATORS
 from sitemap_auditor.fetch import Fetcher, FetchPolicy
 
 

@@ -1,0 +1,239 @@
+"""One reading of every URL the auditor fetches, and the host rules it shares with `siteBase`.
+
+docs/contract.md §8: a URL the auditor fetches (a `Sitemap:` value, a redirect's `Location`, a
+candidate, robots.txt) is read once, by the WHATWG URL Standard's parser (ada, which Node.js
+runs), as browsers and crawlers read it. Every decision about it uses that reading, a `WebURL`:
+the origin that decides whether credentials go along (fetch.py), the address guard and the
+connection itself (transport.py connects to `WebURL.host` and `WebURL.port`, and refuses to go on
+when the HTTP library would read another host out of the serialization it is handed). Where two
+parsers could disagree (`http://a\\@b/`, `https:///x`, userinfo spelled with backslashes or one
+slash), only this reading counts.
+
+The host rules (IDNA, empty labels, what DNS can carry: docs/contract.md §4, §6) are here because
+both readings, the event's RFC 3986 one in site.py and this one, apply them.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass
+
+__all__ = [
+    "DEFAULT_PORTS",
+    "FETCHED_SCHEMES",
+    "MAX_HOST_CHARS",
+    "MAX_LABEL_CHARS",
+    "NOT_HTTP",
+    "NO_IDNA_FORM",
+    "TOO_LONG_FOR_DNS",
+    "Origin",
+    "UnfetchableURLError",
+    "WebURL",
+    "ascii_host",
+    "host_or_reason",
+    "read",
+    "strip_userinfo",
+]
+
+FETCHED_SCHEMES = ("http", "https")
+DEFAULT_PORTS = {"http": 80, "https": 443}
+Origin = tuple[str, str, int]  # scheme, ASCII host (IPv6 without brackets), effective port
+
+NOT_HTTP = "not an http(s) URL"
+
+
+# --- host rules ----------------------------------------------------------------------------------
+
+
+def _idna_accepts(label: str) -> bool:
+    # An ASCII label that claims to be an A-label must decode under one of the encodings that
+    # could have made it; `xn--a` or `xn--zz` is no name any encoder produces.
+    try:
+        import idna
+
+        idna.decode(label)
+        return True
+    except (ImportError, UnicodeError, ValueError):
+        try:
+            label.encode("ascii").decode("idna")
+            return True
+        except UnicodeError:
+            return False
+
+
+# Characters no host name, IPv4 or IPv6 literal can hold; urlsplit lets them through.
+_NOT_IN_HOSTS = frozenset(" \t\r\n\\/?#@<>\"'`{}|^%") | frozenset(map(chr, range(32))) | {"\x7f"}
+
+
+# docs/contract.md §6: what DNS can carry. A name is at most 253 characters in its ASCII form
+# (255 octets on the wire, less the length octets), a trailing dot aside, and a label at most 63.
+MAX_HOST_CHARS = 253
+MAX_LABEL_CHARS = 63
+NO_IDNA_FORM = "has an empty label or no IDNA form"
+TOO_LONG_FOR_DNS = (
+    f"is too long for DNS (over {MAX_HOST_CHARS} characters, or a label over {MAX_LABEL_CHARS})"
+)
+# The longest IPv6 literal: eight groups of four, or six and an embedded IPv4 address.
+_MAX_IPV6_CHARS = 45
+
+
+def _ipv6_literal(host: str) -> bool:
+    # docs/contract.md §8: a bracketed host is an IPv6 literal or no host (no IPvFuture, no zone).
+    if len(host) > _MAX_IPV6_CHARS or "%" in host:
+        return False
+    try:
+        ipaddress.IPv6Address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def host_or_reason(host: str) -> tuple[str, None] | tuple[None, str]:
+    """The lower-cased ASCII (IDNA) form of a host name, or why it is no host name."""
+    host = host.lower()
+    if not host.isascii():
+        try:
+            import idna  # requests' own dependency: IDNA 2008 with UTS 46 mapping
+
+            host = idna.encode(host, uts46=True).decode("ascii")
+        except (ImportError, UnicodeError, ValueError):
+            try:  # IDNA 2003, which still names some hosts IDNA 2008 refuses (symbols)
+                host = host.encode("idna").decode("ascii")
+            except UnicodeError:
+                return None, NO_IDNA_FORM
+    if ":" in host:  # an IPv6 literal (brackets removed): it has no labels
+        return (host, None) if _ipv6_literal(host) else (None, NO_IDNA_FORM)
+    if not host or not _NOT_IN_HOSTS.isdisjoint(host):
+        return None, NO_IDNA_FORM
+    # docs/contract.md §6: a host with an empty label (`.example.com`, `a..b`) is no host. One
+    # trailing dot is the DNS root, which a fully qualified name may write (`example.com.`).
+    labels = host.split(".")
+    if labels[-1] == "" and len(labels) > 1:
+        labels.pop()
+    if not all(labels):
+        return None, NO_IDNA_FORM
+    if sum(map(len, labels)) + len(labels) - 1 > MAX_HOST_CHARS or any(
+        len(label) > MAX_LABEL_CHARS for label in labels
+    ):
+        return None, TOO_LONG_FOR_DNS
+    if not all(_idna_accepts(label) for label in labels if label.startswith("xn--")):
+        return None, NO_IDNA_FORM
+    return host, None
+
+
+def ascii_host(host: str) -> str | None:
+    """Return the lower-cased ASCII (IDNA) form of a host name, or None when it is no host name."""
+    return host_or_reason(host)[0]
+
+
+def _cut(text: str, limit: int = 100) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# --- the one reading -----------------------------------------------------------------------------
+
+
+class UnfetchableURLError(ValueError):
+    """A URL the auditor will not fetch, and why (`scheme`: the scheme it has, when not http(s))."""
+
+    def __init__(self, reason: str, scheme: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.scheme = scheme
+
+
+@dataclass(frozen=True)
+class WebURL:
+    """A URL as the WHATWG URL Standard reads it, without userinfo: what is fetched, and how."""
+
+    href: str  # the Standard's serialization, userinfo removed: what is requested and listed
+    scheme: str  # "http" or "https"
+    host: str  # lower-case ASCII; an IPv6 literal without its brackets
+    port: int  # the effective port
+
+    @property
+    def origin(self) -> Origin:
+        """(scheme, host, port): what decides whether credentials go along."""
+        return (self.scheme, self.host, self.port)
+
+
+def read(text: str, base: str | None = None) -> WebURL:
+    """Read a URL (against base) as browsers do; raise UnfetchableURLError when it is no http(s) URL
+    with a host the contract accepts."""
+    from ada_url import URL  # about 30 ms, once per container: not on the cold-start path
+
+    try:
+        parsed = URL(text, base) if base is not None else URL(text)
+    except ValueError:
+        raise UnfetchableURLError(_why_unreadable(text, base)) from None
+    scheme = parsed.protocol[:-1]
+    if scheme not in FETCHED_SCHEMES:
+        raise UnfetchableURLError(NOT_HTTP, scheme)
+    host, why = host_or_reason(parsed.hostname.strip("[]"))
+    if host is None:
+        from ada_url import idna_to_unicode
+
+        # Quoted as a person would write it, not in its ASCII form.
+        shown = idna_to_unicode(parsed.hostname) or parsed.hostname
+        raise UnfetchableURLError(f"host {_cut(shown)!r} {why}")
+    if parsed.username or parsed.password:
+        # docs/contract.md §8: no URL is fetched or echoed with userinfo; credentials go in a
+        # header, and only the audit's own.
+        parsed.username = ""
+        parsed.password = ""
+    port = int(parsed.port) if parsed.port else DEFAULT_PORTS[scheme]
+    return WebURL(href=parsed.href, scheme=scheme, host=host, port=port)
+
+
+def _why_unreadable(text: str, base: str | None) -> str:
+    """Why the parser refused a URL, in the issue's words: its host when that is what failed.
+    Only the wording is decided here; the URL is refused whatever this finds."""
+    from urllib.parse import unquote, urljoin, urlsplit
+
+    try:
+        hostname = urlsplit(urljoin(base or "", text)).hostname
+    except ValueError:
+        return NOT_HTTP
+    if hostname:
+        host, why = host_or_reason(hostname)
+        if host is None:
+            # Shown as the Standard reads a host: percent-decoded (a byte that is no UTF-8
+            # becomes U+FFFD).
+            return f"host {_cut(unquote(hostname, errors='replace'))!r} {why}"
+    return NOT_HTTP
+
+
+# --- userinfo, never echoed ----------------------------------------------------------------------
+
+# Where userinfo can start: a scheme and its colon, then any run of slashes and backslashes.
+# Browsers read userinfo in `http://u:p@h/`, `http:\\u:p@h/`, `http:/u:p@h/`, `http:u:p@h/` alike.
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[/\\]*")
+# What ends an authority, and so any userinfo in it.
+_AUTHORITY_END = re.compile(r"[/\\?#]")
+
+
+def strip_userinfo(text: str) -> str:
+    """The text with the userinfo (`user:password@`) of every URL in it removed, in any spelling.
+
+    Linear in the text's length, however it is made (an event may carry megabytes): each
+    authority's end and its last `@` are found once, not once per scheme-like run inside it."""
+    if "@" not in text:
+        return text
+    out: list[str] = []
+    pos = 0  # text[:pos] is done
+    region_end = -1  # where the authority that holds the last match ends
+    region_at = -1  # the last "@" before region_end
+    for match in _SCHEME.finditer(text):
+        if match.start() < pos:
+            continue  # inside userinfo already removed
+        start = match.end()
+        if start > region_end:
+            found = _AUTHORITY_END.search(text, start)
+            region_end = found.start() if found is not None else len(text)
+            region_at = text.rfind("@", start, region_end)
+        if region_at >= start:
+            out.append(text[pos:start])
+            pos = region_at + 1
+    out.append(text[pos:])
+    return "".join(out)

@@ -1,0 +1,144 @@
+"""One reading of every URL (docs/contract.md §8), through real servers on two loopback origins.
+
+Each case is a URL that two parsers read apart: urlsplit (RFC 3986, the documented auditor's
+reading of the event) or urllib3 against the WHATWG URL Standard (what browsers, crawlers and
+this auditor's fetcher read). The site is 127.0.0.1, the third party 127.0.0.2, each with a
+server that records every request: the tests assert who received an Authorization header.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from support.documents import urlset
+from support.results import LOCAL, LogCapture, codes_of, data_of, days_ago
+from support.servers import Site, redirect, reply, robots_with
+
+from sitemap_auditor import handler
+
+USER, PASSWORD = "auditor", "Pa55-w0rd-9Zq"
+TOKEN = base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
+CREDS = {"basicAuth": {"username": USER, "password": PASSWORD}}
+SITEMAP = urlset([days_ago(1)])
+
+
+@pytest.fixture
+def third_party() -> Iterator[Site]:
+    """Another origin: a server on 127.0.0.2."""
+    s = Site(host="127.0.0.2").start()
+    yield s
+    s.stop()
+
+
+def audit(url: str, **event: object) -> dict[str, Any]:
+    return handler.run({"id": "one-reading", "url": url, **event}, None, LOCAL)
+
+
+def authorized(site: Site) -> list[str]:
+    """The paths of the requests that carried the audit's credentials."""
+    return [s.path for s in site.seen if s.headers.get("authorization") == f"Basic {TOKEN}"]
+
+
+def test_a_redirect_read_two_ways_sends_no_credentials_to_the_third_party(
+    site: Site, third_party: Site
+) -> None:
+    # urlsplit reads the host after "@" (the site: credentials would go along); urllib3 and
+    # browsers connect to the host before "\\", the third party. Only the latter reading counts.
+    location = f"http://{third_party.host}:{third_party.port}\\@{site.host}:{site.port}/x"
+    site.route("/robots.txt", robots_with("Sitemap: /sitemap.xml"))
+    site.route("/sitemap.xml", redirect(location))
+    third_party.route(f"/@127.0.0.1:{site.port}/x", reply(SITEMAP))
+    result = audit(site.url("/page"), **CREDS)
+    assert codes_of(result) == ["100", "200"]
+    assert data_of(result)["selectedSitemapUrl"] == site.url("/sitemap.xml")
+    assert authorized(site) == ["/robots.txt", "/sitemap.xml"]
+    assert [s.path for s in third_party.seen] == [f"/@127.0.0.1:{site.port}/x"]
+    assert authorized(third_party) == []
+    assert all("authorization" not in s.headers for s in third_party.seen)
+
+
+def test_a_redirect_that_leaves_the_origin_and_comes_back_is_authorized_only_at_home(
+    site: Site, third_party: Site
+) -> None:
+    site.route("/robots.txt", robots_with("Sitemap: /sitemap.xml"))
+    site.route("/sitemap.xml", redirect(third_party.url("/hop")))
+    third_party.route("/hop", redirect(site.url("/home.xml")))
+    site.route("/home.xml", reply(SITEMAP))
+    result = audit(site.url("/"), **CREDS)
+    assert codes_of(result) == ["100", "200"]
+    assert authorized(site) == ["/robots.txt", "/sitemap.xml", "/home.xml"]
+    assert third_party.paths() == ["/hop"] and authorized(third_party) == []
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        # Browsers read site.example here (the "\\" ends the host); urlsplit reads the host
+        # after "@", which would become siteBase and receive the event's credentials.
+        "http://{site}\\@{other}/",
+        "http://{site}\\\\@{other}/page",
+        "http://{site}%5C@{other}/",
+    ],
+)
+def test_an_audited_url_read_two_ways_is_refused_and_nothing_is_fetched(
+    site: Site, third_party: Site, spelling: str
+) -> None:
+    url = spelling.format(
+        site=f"{site.host}:{site.port}", other=f"{third_party.host}:{third_party.port}"
+    )
+    result = audit(url, **CREDS)
+    if "%5C" in url:
+        # Percent-encoded, the backslash is userinfo for both readings: one host, no refusal;
+        # and the credentials go to that host only.
+        assert data_of(result)["siteBase"] == third_party.base
+        assert site.seen == []
+        return
+    assert result["status"] == "ERROR"
+    assert codes_of(result) == ["100", "501"]
+    assert site.seen == [] and third_party.seen == []
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    ["http:\\\\{u}:{p}@{h}/", "http:/{u}:{p}@{h}/", "http:{u}:{p}@{h}/", "http://{u}:{p}@{h}\\x/"],
+)
+def test_userinfo_in_any_spelling_is_never_echoed_nor_logged(
+    site: Site, logs: LogCapture, spelling: str
+) -> None:
+    url = spelling.format(u="me", p="S3cret-Pw-77", h=f"{site.host}:{site.port}")
+    result = audit(url)
+    text = str(result) + logs.text()
+    assert "S3cret-Pw-77" not in text
+    assert "me:" not in text
+
+
+def test_a_sitemap_value_with_an_empty_host_is_read_as_browsers_read_it(
+    site: Site, third_party: Site
+) -> None:
+    # `http:///127.0.0.2:P/s.xml` is, for browsers, http://127.0.0.2:P/s.xml: not the value
+    # as written (no host), nor a mix of two readings. It is another origin: no credentials.
+    site.route(
+        "/robots.txt", robots_with(f"Sitemap: http:///{third_party.host}:{third_party.port}/s.xml")
+    )
+    third_party.route("/s.xml", reply(SITEMAP))
+    result = audit(site.url("/"), **CREDS)
+    data = data_of(result)
+    assert data["candidateSitemaps"] == [third_party.url("/s.xml")]
+    assert data["selectedSitemapUrl"] == third_party.url("/s.xml")
+    assert third_party.paths() == ["/s.xml"] and authorized(third_party) == []
+
+
+def test_a_sitemap_value_with_userinfo_is_listed_and_fetched_without_it(
+    site: Site, third_party: Site
+) -> None:
+    site.route(
+        "/robots.txt",
+        robots_with(f"Sitemap: http://x:y@{third_party.host}:{third_party.port}/s.xml"),
+    )
+    third_party.route("/s.xml", reply(SITEMAP))
+    result = audit(site.url("/"), **CREDS)
+    assert data_of(result)["candidateSitemaps"] == [third_party.url("/s.xml")]
+    assert all("authorization" not in s.headers for s in third_party.seen)

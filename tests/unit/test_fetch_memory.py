@@ -1,0 +1,297 @@
+"""The fetcher and the probe through the in-memory transport: redirects, credentials by origin,
+the one reading of every URL, body bounds and errors, in milliseconds and without a socket.
+
+The integration tests keep the real loopback servers (tests/integration/test_fetch.py and
+faults/): these cover the same logic at the speed of a function call, many cases each."""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Sequence
+
+import pytest
+
+from sitemap_auditor import probe
+from sitemap_auditor.credentials import Credentials
+from sitemap_auditor.errors import MAX_BODY_BYTES, FetchError, FetchErrorKind
+from sitemap_auditor.exchange import NO_VALIDATORS, Request
+from sitemap_auditor.fetch import MAX_REDIRECTS, USER_AGENT, Fetcher, FetchPolicy
+from sitemap_auditor.memory_transport import Canned, MemoryTransport, Route
+from sitemap_auditor.site import resolve
+
+SITE = "http://site.test:8080"
+OTHER = "http://other.test:8080"
+CREDS = Credentials("user", "pässword")
+URLSET = (
+    b'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+    b"<url><loc>http://site.test:8080/a</loc><lastmod>2026-11-30</lastmod></url></urlset>"
+)
+
+
+def public(host: str, port: int) -> Sequence[str]:
+    """Every test host resolves to a public address; no look-up leaves the process."""
+    return {"site.test": ["93.184.216.34"], "other.test": ["93.184.216.35"]}.get(host, [])
+
+
+def fetcher(route: Route | dict[str, Canned], creds: Credentials | None = CREDS) -> Fetcher:
+    site = resolve(SITE + "/")
+    assert site is not None
+    policy = FetchPolicy(origin=site.origin(), credentials=creds, resolver=public)
+    return Fetcher(policy, transport=MemoryTransport(route))
+
+
+def transport_of(f: Fetcher) -> MemoryTransport:
+    t = f._transport
+    assert isinstance(t, MemoryTransport)
+    return t
+
+
+def fetch(f: Fetcher, url: str) -> tuple[int, bytes, str]:
+    with f.open(url) as answer:
+        return answer.status, b"".join(answer.body()), answer.url
+
+
+def redirect(location: str, status: int = 302) -> Canned:
+    return Canned(status, {"Location": location})
+
+
+# --- requests and headers ------------------------------------------------------------------------
+
+
+def test_a_get_carries_the_bots_headers_and_the_sites_credentials() -> None:
+    f = fetcher({SITE + "/robots.txt": Canned(200, {}, b"User-agent: *\n")})
+    assert fetch(f, SITE + "/robots.txt") == (200, b"User-agent: *\n", SITE + "/robots.txt")
+    (sent,) = transport_of(f).requests
+    assert sent.headers["User-Agent"] == USER_AGENT
+    assert sent.headers["Authorization"] == CREDS.header()
+    assert sent.headers["Connection"] == "close"
+
+
+def test_a_url_is_requested_in_its_one_reading() -> None:
+    f = fetcher(lambda request: Canned(200, {}, b"ok"))
+    fetch(f, "HTTP://SITE.test:8080/a\\b/../c?x#frag")
+    (sent,) = transport_of(f).requests
+    assert sent.url.href == "http://site.test:8080/a/c?x#frag"
+    assert (sent.url.host, sent.url.port) == ("site.test", 8080)
+
+
+# --- credentials follow the origin of the one reading, hop by hop ---------------------------------
+
+
+def test_credentials_never_follow_a_redirect_to_another_origin() -> None:
+    f = fetcher(
+        {
+            SITE + "/s.xml": redirect(OTHER + "/s.xml"),
+            OTHER + "/s.xml": redirect(SITE + "/back.xml"),
+            SITE + "/back.xml": Canned(200, {}, URLSET),
+        }
+    )
+    assert fetch(f, SITE + "/s.xml")[0] == 200
+    t = transport_of(f)
+    assert [r.url.href for r in t.requests] == [
+        SITE + "/s.xml",
+        OTHER + "/s.xml",
+        SITE + "/back.xml",
+    ]
+    # docs/contract.md §8: the chain left the origin and came back: credentials again only there.
+    assert t.authorized() == [SITE + "/s.xml", SITE + "/back.xml"]
+
+
+@pytest.mark.parametrize(
+    ("location", "host"),
+    [
+        # urlsplit reads the host after "@" (the site: credentials attached), browsers and this
+        # auditor read the host before "\\": the other origin, which gets no credentials.
+        ("http://other.test:8080\\@site.test:8080/x", "other.test"),
+        ("http://other.test:8080\\\\@site.test:8080/x", "other.test"),
+        ("//other.test:8080\\@site.test:8080/x", "other.test"),
+        # Userinfo in the Location is never sent, and never decides the host.
+        ("http://site.test:8080@other.test:8080/x", "other.test"),
+        ("http://u:p@other.test:8080/x", "other.test"),
+    ],
+)
+def test_a_redirect_is_read_once_and_credentials_follow_that_reading(
+    location: str, host: str
+) -> None:
+    def route(request: Request) -> Canned:
+        if request.url.href.endswith("/start"):
+            return redirect(location)
+        return Canned(200, {}, b"there")
+
+    f = fetcher(route)
+    fetch(f, SITE + "/start")
+    t = transport_of(f)
+    assert [r.url.host for r in t.requests] == ["site.test", host]
+    assert t.authorized() == [SITE + "/start"]
+    # No userinfo in what is requested: an "@" is left only in a path.
+    assert all("@" not in r.url.href.split("/")[2] for r in t.requests)
+
+
+def test_https_and_another_port_are_other_origins() -> None:
+    f = fetcher(lambda request: Canned(200, {}, b""))
+    for url in ("https://site.test:8080/", "http://site.test/", "http://site.test:8081/"):
+        fetch(f, url)
+    assert transport_of(f).authorized() == []
+    fetch(f, "http://site.test:8080/x")
+    assert transport_of(f).authorized() == ["http://site.test:8080/x"]
+
+
+def test_a_url_own_userinfo_is_never_sent() -> None:
+    f = fetcher(lambda request: Canned(200, {}, b""), creds=None)
+    fetch(f, "http://me:secret@site.test:8080/s.xml")
+    (sent,) = transport_of(f).requests
+    assert sent.url.href == SITE + "/s.xml"
+    assert "Authorization" not in sent.headers
+
+
+# --- redirects -----------------------------------------------------------------------------------
+
+
+def test_ten_redirects_are_followed_and_an_eleventh_fails() -> None:
+    def chain(length: int) -> Route:
+        def route(request: Request) -> Canned:
+            n = int(request.url.href.rsplit("/", 1)[1])
+            return redirect(f"/{n + 1}") if n < length else Canned(200, {}, b"end")
+
+        return route
+
+    assert fetch(fetcher(chain(MAX_REDIRECTS)), SITE + "/0")[1] == b"end"
+    with pytest.raises(FetchError) as caught:
+        fetch(fetcher(chain(MAX_REDIRECTS + 1)), SITE + "/0")
+    assert caught.value.kind is FetchErrorKind.TOO_MANY_REDIRECTS
+
+
+@pytest.mark.parametrize(
+    ("location", "kind"),
+    [
+        ("ftp://site.test/s.xml", FetchErrorKind.OTHER_SCHEME),
+        ("javascript:alert(1)", FetchErrorKind.OTHER_SCHEME),
+        ("http://a..b/s.xml", FetchErrorKind.INVALID_URL),
+        ("http://[v1.a:b]/s.xml", FetchErrorKind.INVALID_URL),
+        ("http://site.test:99999/", FetchErrorKind.INVALID_URL),
+    ],
+)
+def test_a_redirect_nowhere_usable_fails_the_fetch(location: str, kind: FetchErrorKind) -> None:
+    f = fetcher({SITE + "/s.xml": redirect(location)})
+    with pytest.raises(FetchError) as caught:
+        fetch(f, SITE + "/s.xml")
+    assert caught.value.kind is kind
+
+
+def test_a_redirect_to_an_internal_address_is_refused_before_any_answer() -> None:
+    f = fetcher({SITE + "/s.xml": redirect("http://169.254.169.254/latest/meta-data/")})
+    with pytest.raises(FetchError) as caught:
+        fetch(f, SITE + "/s.xml")
+    assert caught.value.kind is FetchErrorKind.BLOCKED
+    assert [r.url.host for r in transport_of(f).requests] == ["site.test"]
+
+
+def test_a_name_that_resolves_inside_the_network_is_refused() -> None:
+    def inside(host: str, port: int) -> Sequence[str]:
+        return ["93.184.216.34", "10.0.0.7"]
+
+    policy = FetchPolicy(origin=("http", "site.test", 8080), resolver=inside)
+    f = Fetcher(policy, transport=MemoryTransport(lambda request: Canned(200)))
+    with pytest.raises(FetchError) as caught:
+        fetch(f, SITE + "/")
+    assert caught.value.kind is FetchErrorKind.BLOCKED
+    assert transport_of(f).requests == []
+
+
+# --- the body: decoded, bounded ------------------------------------------------------------------
+
+
+def test_gzip_is_found_by_its_magic_bytes_whatever_the_headers_say() -> None:
+    body = gzip.compress(URLSET)
+    f = fetcher({SITE + "/s.xml.gz": Canned(200, {"Content-Type": "text/plain"}, body)})
+    assert fetch(f, SITE + "/s.xml.gz")[1] == URLSET
+
+
+def test_a_body_past_50_mb_on_the_wire_is_not_read_further() -> None:
+    mib = b"x" * (1 << 20)
+    chunks = [mib] * (MAX_BODY_BYTES // len(mib) + 2)  # one object, listed many times
+    f = fetcher({SITE + "/s.xml": Canned(200, {}, chunks)})
+    with f.open(SITE + "/s.xml") as answer, pytest.raises(FetchError) as caught:
+        for _ in answer.body():
+            pass
+    assert caught.value.kind is FetchErrorKind.TOO_LARGE
+    assert answer.wire_bytes <= MAX_BODY_BYTES + len(mib)
+
+
+def test_a_gzip_bomb_costs_no_more_than_the_cap() -> None:
+    bomb = gzip.compress(b"\0" * (MAX_BODY_BYTES + 1024), compresslevel=9)
+    f = fetcher({SITE + "/s.xml": Canned(200, {}, bomb)})
+    total = 0
+    with f.open(SITE + "/s.xml") as answer, pytest.raises(FetchError) as caught:
+        for chunk in answer.body():
+            total += len(chunk)
+    assert caught.value.kind is FetchErrorKind.TOO_LARGE
+    assert total <= MAX_BODY_BYTES
+
+
+def test_a_body_cut_mid_way_is_a_fetch_error_of_its_kind() -> None:
+    cut = FetchError(FetchErrorKind.CONNECTION_RESET)
+    f = fetcher({SITE + "/s.xml": Canned(200, {}, [URLSET[:50]], fails_after=cut)})
+    with pytest.raises(FetchError) as caught:
+        fetch(f, SITE + "/s.xml")
+    assert caught.value.kind is FetchErrorKind.CONNECTION_RESET
+
+
+def test_a_truncated_read_stops_at_its_limit() -> None:
+    f = fetcher({SITE + "/robots.txt": Canned(200, {}, b"a" * 1000)})
+    with f.open(SITE + "/robots.txt") as answer:
+        assert b"".join(answer.body(limit=100, truncate=True)) == b"a" * 100
+        assert answer.truncated
+
+
+def test_every_reply_is_closed_redirects_included() -> None:
+    replies: list[object] = []
+    inner = MemoryTransport({SITE + "/a": redirect("/b"), SITE + "/b": Canned(200, {}, b"x")})
+
+    class Recording:
+        def send(self, request: Request, guard: object) -> object:
+            reply = inner.send(request, guard)  # type: ignore[arg-type]
+            replies.append(reply)
+            return reply
+
+        def close(self) -> None:
+            inner.close()
+
+    policy = FetchPolicy(origin=("http", "site.test", 8080), resolver=public)
+    f = Fetcher(policy, transport=Recording())  # type: ignore[arg-type]
+    fetch(f, SITE + "/a")
+    assert [getattr(r, "closed", None) for r in replies] == [True, True]
+
+
+# --- the probe through the same transport ---------------------------------------------------------
+
+
+def test_robots_sitemap_lines_are_read_against_the_final_url() -> None:
+    f = fetcher(
+        {
+            SITE + "/robots.txt": redirect(OTHER + "/robots.txt"),
+            OTHER + "/robots.txt": Canned(200, {}, b"Sitemap: /s.xml\nSitemap: https:///x.xml\n"),
+        }
+    )
+    found = probe.robots_txt(f, SITE + "/robots.txt")
+    assert found.status == 200
+    # Relative to the final URL; `https:///x.xml` as browsers read it, not a mix of readings.
+    assert found.sitemaps == (OTHER + "/s.xml", "https://x.xml/")
+
+
+def test_candidates_are_tried_in_turn_until_one_parses() -> None:
+    f = fetcher(
+        {
+            SITE + "/a.xml": Canned(404),
+            SITE + "/b.xml": Canned(200, {}, b"<html></html>"),
+            SITE + "/c.xml": Canned(200, {"ETag": '"v1"'}, URLSET),
+        }
+    )
+    outcome = probe.first_sitemap(f, [SITE + "/a.xml", SITE + "/b.xml", SITE + "/c.xml"])
+    selected = outcome[-1]
+    assert selected.url == SITE + "/c.xml"
+    assert selected.selected is not None
+    assert selected.validators.etag == '"v1"'
+    assert [o.url for o in outcome] == [SITE + "/a.xml", SITE + "/b.xml", SITE + "/c.xml"]
+    assert all(o.issue is not None for o in outcome[:2])
+    assert outcome[0].validators == NO_VALIDATORS
