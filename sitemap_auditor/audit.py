@@ -130,7 +130,7 @@ def share_request(
         key=sharing.scope_key(
             site.url,
             settings.allow_private_networks,
-            f"{creds.username}\0{creds.password}" if creds else None,
+            creds.scope() if creds else None,
             key,
         ),
         window_s=settings.share_seconds,

@@ -15,6 +15,7 @@ from .errors import SecretError as SecretError
 
 __all__ = [
     "MIN_CACHE_KEY_CHARS",
+    "MIN_FREE_TEXT_SECRET",
     "SECRET_CACHE_SECONDS",
     "Credentials",
     "SecretError",
@@ -39,13 +40,34 @@ class Credentials:
         return f"Basic {token}"
 
     def secrets(self) -> tuple[str, ...]:
-        """The strings that must never appear in a result, log line or message."""
+        """The strings that must never appear in a result, log line or message, longest first
+        (so that the header goes before the token inside it)."""
         header = self.header()
-        # A site may echo the password back, percent-encoded into a URL as likely as not.
+        forms = [header, header[6:]]
+        # A site may echo the password back, percent-encoded into a URL as likely as not, and
+        # trimmed or with its white space folded (docs/contract.md §8: whatever the white space).
         password = self.password
-        forms = (header, header[6:], password, quote(password, safe=""), quote_plus(password))
-        return tuple(dict.fromkeys(s for s in forms if len(s) >= 3))
+        for variant in dict.fromkeys((password, password.strip(), " ".join(password.split()))):
+            forms += [variant, quote(variant, safe=""), quote_plus(variant)]
+        found = [s for s in forms if len(s.strip()) >= MIN_FREE_TEXT_SECRET]
+        if password and len(password.strip()) < MIN_FREE_TEXT_SECRET:
+            # Too short to hunt for in free text (every "a" of a message would go), such a
+            # password is redacted wherever it stands as a credential: after its username, or
+            # as a URL's userinfo, plain or percent-encoded.
+            user, encoded = quote(self.username, safe=""), quote(password, safe="")
+            found += [f"{self.username}:{password}", f"{user}:{encoded}"]
+            found += [f":{password}@", f":{encoded}@"]
+        return tuple(sorted(dict.fromkeys(found), key=len, reverse=True))
 
+    def scope(self) -> str:
+        """The credentials as one string that no other pair gives: each part length-prefixed,
+        since a username or password may hold any separator (for the keyed hash that scopes
+        shared facts; never stored as such)."""
+        return f"{len(self.username)}:{self.username}{len(self.password)}:{self.password}"
+
+
+# Shorter secrets are redacted only where they stand as a credential (see Credentials.secrets).
+MIN_FREE_TEXT_SECRET = 3
 
 # Warm invocations reuse a secret for this long; a rotated password is picked up after it.
 SECRET_CACHE_SECONDS = 300.0

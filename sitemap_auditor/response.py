@@ -133,8 +133,9 @@ def redact_tree(value: Any, secrets: Sequence[str]) -> Any:
 
 def error(exc: BaseException, finished: datetime, secrets: Iterable[str] = ()) -> dict[str, Any]:
     """The platform's ERROR Response for an audit that could not finish."""
-    detail = _SPACE.sub(" ", f"{type(exc).__name__}: {exc}").strip()
-    message = redact(f"The audit could not finish: {detail}", secrets)
+    # Redacted as raised, then folded: folding first would hide a secret that holds white space.
+    detail = redact(f"{type(exc).__name__}: {exc}", secrets)
+    message = "The audit could not finish: " + _SPACE.sub(" ", detail).strip()
     if len(message) > MAX_ERROR_MESSAGE:
         message = message[: MAX_ERROR_MESSAGE - 3] + "..."
     return {

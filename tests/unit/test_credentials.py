@@ -1,0 +1,67 @@
+"""What is never shown of a credential (docs/contract.md §8): its forms, and how they are found."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from sitemap_auditor import response, sharing
+from sitemap_auditor.credentials import MIN_FREE_TEXT_SECRET, Credentials
+from sitemap_auditor.response import redact
+
+
+@pytest.mark.parametrize(
+    "password",
+    ["a  b   c", "  padded  ", "tab\there", "new\nline", "multi   word   secret", "é ü"],
+)
+def test_a_password_with_runs_of_white_space_is_redacted_however_it_is_echoed(
+    password: str,
+) -> None:
+    secrets = Credentials("u", password).secrets()
+    folded = " ".join(password.split())
+    for echoed in (password, password.strip(), folded):
+        text = f"the site said {echoed!s} back"
+        assert folded not in redact(text, secrets).replace("the site said", "")
+
+
+def test_an_error_message_is_redacted_before_its_white_space_is_folded() -> None:
+    creds = Credentials("u", "two  spaces")
+    error = ValueError("failed with two  spaces in it")
+    result = response.error(error, datetime.now(UTC), creds.secrets())
+    assert "two spaces" not in result["message"] and "two  spaces" not in result["message"]
+    assert result["message"] == "The audit could not finish: ValueError: failed with *** in it"
+
+
+@pytest.mark.parametrize("password", ["p", "p2", " x "])
+def test_a_short_password_is_redacted_where_it_stands_as_a_credential(password: str) -> None:
+    creds = Credentials("auditor", password)
+    assert len(password.strip()) < MIN_FREE_TEXT_SECRET
+    secrets = creds.secrets()
+    assert f"auditor:{password}" not in redact(f"seen auditor:{password} here", secrets)
+    assert f":{password}@" not in redact(f"http://auditor:{password}@h/", secrets)
+    assert creds.header()[6:] not in redact(f"seen {creds.header()}", secrets)
+    # Elsewhere a letter stays a letter: every "p" of a message is not a secret.
+    assert redact("a plain message", creds.secrets()) == "a plain message"
+
+
+def test_the_header_goes_before_the_token_inside_it() -> None:
+    creds = Credentials("u", "long-password")
+    assert redact(creds.header(), creds.secrets()) == "***"
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        (Credentials("a\0b", "c"), Credentials("a", "b\0c")),
+        (Credentials("a:b", "c"), Credentials("a", "b:c")),
+        (Credentials("1:a", "b"), Credentials("1", ":ab")),
+    ],
+)
+def test_two_credential_pairs_never_share_a_scope(one: Credentials, other: Credentials) -> None:
+    assert one.scope() != other.scope()
+    key = b"k" * 32
+    site = "https://example.com"
+    assert sharing.scope_key(site, False, one.scope(), key) != sharing.scope_key(
+        site, False, other.scope(), key
+    )
