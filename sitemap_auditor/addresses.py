@@ -12,6 +12,9 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 # Ranges Python's flags miss or that embed another address worth a second look.
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
+# Deprecated IPv6 site-local addresses (RFC 3879): still routed inside some networks, and Python
+# counts them global (docs/contract.md §8).
+_SITE_LOCAL = ipaddress.ip_network("fec0::/10")
 
 
 def parse_ip_literal(host: str) -> IPAddress | None:
@@ -44,6 +47,8 @@ def blocked_reason(address: IPAddress) -> str | None:
                 return f"{inner}, embedded in IPv6"
         if address in _NAT64_LOCAL:
             return "private"
+        if address in _SITE_LOCAL:
+            return "site-local"
     if address.is_loopback:
         return "loopback"
     if address.is_unspecified:

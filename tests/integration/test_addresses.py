@@ -33,6 +33,8 @@ BLOCKED = [
     "fc00::1",
     "fd00:ec2::254",  # instance metadata over IPv6
     "fe80::1",
+    "fec0::1",  # deprecated site-local (docs/contract.md §8), which Python counts global
+    "feff:ffff::1",
     "::ffff:127.0.0.1",
     "::ffff:169.254.169.254",
     "64:ff9b::a9fe:a9fe",  # NAT64 of 169.254.169.254
