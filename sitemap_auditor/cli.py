@@ -16,7 +16,9 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from .codes import BY_ID
+from .errors import FetchErrorKind
 from .issues import Issue, Kind
+from .parser import is_html_page
 from .text import valid_text
 
 __all__ = [
@@ -188,32 +190,45 @@ def _plural(n: int, one: str, many: str | None = None) -> str:
 
 # When no candidate parsed and every candidate failed the same way for a reason that is not the
 # site's sitemap, the report says that first: the documented "publish a sitemap" advice would
-# send the reader the wrong way. (The Lambda result keeps its documented texts.)
-_CAUSES: dict[str, str] = {
-    "blocked-address": "every candidate is on a loopback or private address, which the auditor "
-    "refuses by default: to audit a local server, add --allow-private-networks",
-    "fetch-dns": "the site's host name did not resolve (DNS): check the URL's spelling, or the "
-    "network",
-    "fetch-connect": "the site refused the connection, or none could be opened: is the server "
-    "running, on that port?",
-    "fetch-timeout": "the site gave no complete answer in time",
-    "fetch-tls": "the TLS handshake with the site failed (certificate or protocol)",
-    "body-too-large": "the sitemap is larger than 50 MB, which the auditor does not read",
-}
-
-
-def cause(issues: Sequence[Issue]) -> str | None:
-    """What the report says first of a FAIL whose candidates failed for one such reason."""
-    causes = {i.kind.value for i in issues if i.kind.value in _CAUSES}
-    others = {i.kind for i in issues if i.kind.value not in _CAUSES}
-    if len(causes) == 1 and others <= _TOLERATED:
-        return _CAUSES[causes.pop()]
-    return None
-
+# send the reader the wrong way. (The Lambda result keeps its documented texts.) The causes of
+# fetch errors are FetchErrorKind's table's.
+_CAUSES: dict[Kind, str] = {k.issue_kind: k.cause for k in FetchErrorKind if k.cause is not None}
 
 # Kinds that may stand beside a lead cause: other candidates' (or robots.txt's) HTTP statuses,
 # the event's ignored preference.
 _TOLERATED = {Kind.HTTP_STATUS, Kind.IGNORED_PREFERENCE}
+
+# A candidate the site does not have: probe.py writes its issue as "HTTP <status>".
+_NOT_FOUND = {"HTTP 404", "HTTP 410"}
+
+
+def cause(issues: Sequence[Issue], candidates: Sequence[str] = ()) -> str | None:
+    """What the report says first of a FAIL: why its candidates failed, when one reason stands
+    out (a blocked address, DNS, ...), or the site's own files (every candidate missing, or an
+    HTML page where the sitemap should be)."""
+    causes = {i.kind for i in issues if i.kind in _CAUSES}
+    others = {i.kind for i in issues if i.kind not in _CAUSES}
+    if len(causes) == 1 and others <= _TOLERATED:
+        return _CAUSES[causes.pop()]
+    return _site_files(issues, candidates) if not causes else None
+
+
+def _site_files(issues: Sequence[Issue], candidates: Sequence[str]) -> str | None:
+    """The cause when the site's own files are what failed: no sitemap where it was looked for."""
+    refused = [i for i in issues if i.subject in candidates]
+    if not candidates or {i.subject for i in refused} != set(candidates):
+        return None  # a candidate not refused (out of time), or none at all
+    missing = [i for i in refused if i.kind is Kind.HTTP_STATUS and i.detail in _NOT_FOUND]
+    pages = [i for i in refused if is_html_page(i)]
+    if len(missing) + len(pages) != len(refused):
+        return None
+    if pages:
+        return (
+            "the site serves a web page (HTML) where its sitemap should be, at "
+            f"{pages[0].subject}: a sitemap is an XML file with a <urlset> or <sitemapindex> root"
+        )
+    where = "the one place" if len(candidates) == 1 else f"any of the {len(candidates)} places"
+    return f"the site has no sitemap at {where} the auditor looked: each answered not found (404)"
 
 
 def _robots_state(data: dict[str, Any], issues: Sequence[Issue]) -> str:
@@ -240,7 +255,7 @@ def render(url: str, result: dict[str, Any], colour: bool, audited: Audited | No
         lines.append(f"  {result['message']}")
         return "\n".join(lines)
     data = checks[0]["data"]
-    lead = cause(issues) if status == "FAIL" else None
+    lead = cause(issues, data["candidateSitemaps"]) if status == "FAIL" else None
     if lead is not None:
         lines.append(f"  {_colour(colour, status, 'cause')}  {lead}")
     if data["siteBase"] is not None:

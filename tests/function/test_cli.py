@@ -522,3 +522,30 @@ def test_a_blocked_robots_txt_was_not_asked_rather_than_gave_no_answer(fresh: Si
     done = cli(fresh.url("/"))
     robots = next(line for line in done.stdout.splitlines() if "robots.txt  " in line)
     assert "no answer" not in robots and "not asked" in robots
+
+
+def test_every_candidate_missing_names_the_cause_first(site: Site) -> None:
+    """Every candidate 404: the site's own files are the cause, and the report says so first."""
+    done = cli("--allow-private-networks", site.url("/"))
+    assert done.returncode == 2
+    lines = done.stdout.splitlines()
+    assert lines[0].endswith("FAIL")
+    assert "cause" in lines[1] and "no sitemap at any of the 3 places" in lines[1]
+
+
+def test_an_html_page_where_the_sitemap_should_be_names_the_cause_first(site: Site) -> None:
+    page = b'<!DOCTYPE html>\n<html lang="en"><head><title>Not here</title></head></html>'
+    site.route("/sitemap.xml", reply(page, content_type="text/html"))
+    done = cli("--allow-private-networks", site.url("/"))
+    assert done.returncode == 2
+    lines = done.stdout.splitlines()
+    assert "cause" in lines[1] and "web page (HTML)" in lines[1]
+    assert site.url("/sitemap.xml") in lines[1]
+
+
+def test_a_refused_connection_is_said_in_words(site: Site) -> None:
+    url = site.url("/")
+    site.stop()
+    done = cli("--allow-private-networks", url)
+    assert "fetch error (connect: the connection was refused)" in done.stdout
+    assert "Error" not in done.stdout.replace("ERROR", "")
