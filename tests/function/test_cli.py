@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import queue
 import re
 import select
 import signal
@@ -393,9 +394,16 @@ def held(other_site: Site) -> Iterator[Held]:
     release.set()
 
 
-def _read_line(stream: IO[str], seconds: float) -> str:
-    ready, _, _ = select.select([stream], [], [], seconds)
-    return stream.readline() if ready else ""
+def _lines(stream: IO[str]) -> queue.Queue[str]:
+    """The lines of stream as they come, read by a thread of their own."""
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        for line in stream:
+            lines.put(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
 
 
 def test_a_batch_prints_each_result_as_its_audit_finishes(fresh: Site, held: Held) -> None:
@@ -414,7 +422,8 @@ def test_a_batch_prints_each_result_as_its_audit_finishes(fresh: Site, held: Hel
         assert asked.wait(30)
         # While the first URL's site is still held, the others' records are out, flushed.
         assert proc.stdout is not None
-        got = [json.loads(_read_line(proc.stdout, 15) or "null") for _ in range(2)]
+        lines = _lines(proc.stdout)
+        got = [json.loads(lines.get(timeout=15)) for _ in range(2)]
         assert sorted(r["url"] for r in got) == [fresh.url("/"), fresh.url("/b")]
         assert proc.poll() is None
     finally:
@@ -549,3 +558,20 @@ def test_a_refused_connection_is_said_in_words(site: Site) -> None:
     done = cli("--allow-private-networks", url)
     assert "fetch error (connect: the connection was refused)" in done.stdout
     assert "Error" not in done.stdout.replace("ERROR", "")
+
+
+def test_a_slow_candidate_is_named_with_its_place_among_the_candidates(site: Site) -> None:
+    release = threading.Event()
+
+    def hold(h: BaseHTTPRequestHandler) -> None:
+        release.wait(20)
+        send(h, 404)
+
+    site.route("/sitemap_index.xml", hold)
+    threading.Timer(2.5, release.set).start()
+    try:
+        out = run_on_terminal(["--allow-private-networks", site.url("/")], timeout=40)
+    finally:
+        release.set()
+    assert f"waiting for sitemap candidate 2 of 3: {site.url('/sitemap_index.xml')}" in out
+    assert f"{site.url('/')}  " in out

@@ -3,6 +3,7 @@ filled in and used, and what it says follows the figures."""
 
 from __future__ import annotations
 
+import importlib
 import random
 import re
 import sys
@@ -98,7 +99,7 @@ def test_without_init_figures_their_parts_are_left_out_cleanly(share: ModuleType
 def test_a_quick_run_never_writes_the_tracked_results() -> None:
     """`bench/run.py --quick` rewrote bench/RESULTS.md with figures that are not the benchmark's."""
     sys.path.insert(0, str(BENCH))
-    import run
+    run = importlib.import_module("run")
 
     assert run.results_path(quick=False) == BENCH / "RESULTS.md"
     quick = run.results_path(quick=True)
