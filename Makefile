@@ -8,7 +8,15 @@ STAMP := $(VENV)/.installed-stamp
 # dynalite (npm), the second DynamoDB the sharing tests run against; Node.js is on every machine.
 DYNALITE := tests/dynalite/node_modules/.installed-stamp
 
-.PHONY: demo test lint bench bench-share bench-scale clean build-AuditorFunction
+.PHONY: help demo test lint bench bench-share bench-scale clean build-AuditorFunction
+
+# `make help` lists every target that has a `## ` comment block right above it, with the block's
+# first line: the comments below are the one place a target is described.
+## List the targets, one line each.
+help:
+	@awk '/^## /{ if (!block) first = substr($$0, 4); block = 1; next } \
+		/^[A-Za-z][A-Za-z_-]*:/{ if (block) { sub(/:.*/, ""); printf "%-22s %s\n", $$0, first } } \
+		{ block = 0 }' $(firstword $(MAKEFILE_LIST))
 
 $(RUNTIME_STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...)")'
@@ -21,7 +29,8 @@ $(STAMP): $(RUNTIME_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-## Serve the embedded demo site on 127.0.0.1, audit it through the handler, print the report
+## Audit the embedded demo site, served on 127.0.0.1.
+## It serves the embedded demo site on 127.0.0.1, audits it through the handler, prints the report
 ## (`.venv/bin/python -m sitemap_auditor demo` prints the exact JSON result instead).
 demo: $(RUNTIME_STAMP)
 	$(BIN)/sitemap-auditor demo
@@ -30,47 +39,67 @@ $(DYNALITE): tests/dynalite/package.json tests/dynalite/package-lock.json
 	cd tests/dynalite && npm ci --no-audit --no-fund --loglevel=error
 	@touch $(DYNALITE)
 
-## Lint, type-check and run the whole test suite (slow tests included).
+## Lint, type-check, every test (a few minutes; needs npm).
+## The whole test suite, slow tests included; npm installs dynalite for the sharing tests.
+## `.venv/bin/python -m pytest -m "not slow"` leaves the slow tests out.
 test: $(STAMP) $(DYNALITE)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
+## Lint and type-check only.
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
+## The parse-path benchmark, into bench/RESULTS.md.
+## (`bench/run.py --quick` writes its report into bench/out/ instead.)
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
+## One site audited 100 times at once, sharing on and off.
 ## 100 simultaneous audits of one site with a 20 MB sitemap, sharing on and off (bench/share.py).
 bench-share: $(STAMP)
 	$(BIN)/python bench/share.py
 
+## The lease protocol played by a fleet in virtual time.
 ## The fleet in virtual time: the lease protocol at a hot site's scale (bench/scale.py).
 bench-scale: $(STAMP)
 	$(BIN)/python bench/scale.py
 
+LAMBDA_PLATFORM ?= manylinux2014_aarch64
+LAMBDA_PLATFORM_2_28 ?= $(subst manylinux2014,manylinux_2_28,$(LAMBDA_PLATFORM))
+LAMBDA_PYTHON ?= 3.13
+
+## Build the Lambda artifact into ARTIFACTS_DIR (sam build).
 ## `sam build` calls this (template.yaml: BuildMethod makefile). The artifact is the package and
 ## what requirements.txt lists, as wheels for the function's arm64 Python 3.13 whatever the build
 ## machine: installed without their own dependencies (requirements.txt names every one the runtime
 ## lacks; boto3 and its dependencies come with the runtime), without bytecode (the build machine's
-## Python is not the function's) and without the console scripts of bin/.
+## Python is not the function's) and without the console scripts of bin/ or the top-level folders
+## that are no package (ada-url's docs/, wrapt's stubs): anything but a .dist-info without __init__.py.
 ## LAMBDA_PLATFORM and LAMBDA_PYTHON build for another machine (tests/function/test_runtime.py builds for its own).
 ## Some wheels (ada-url's) are tagged manylinux_2_28 only, which the function's runtime (Amazon
 ## Linux 2023, glibc 2.34) runs: both tags are asked for.
-LAMBDA_PLATFORM ?= manylinux2014_aarch64
-LAMBDA_PLATFORM_2_28 ?= $(subst manylinux2014,manylinux_2_28,$(LAMBDA_PLATFORM))
-LAMBDA_PYTHON ?= 3.13
+## Without ARTIFACTS_DIR (or with / or an empty value) it refuses before anything is written.
 build-AuditorFunction:
+	@case "$$(realpath -m -- "$(strip $(ARTIFACTS_DIR))/" 2>/dev/null)" in ""|/) \
+		echo "build-AuditorFunction: set ARTIFACTS_DIR to the folder to build into (sam build does); not / or empty" >&2; \
+		exit 2;; esac
 	$(PYTHON) -m pip install --quiet --target "$(ARTIFACTS_DIR)" --requirement requirements.txt \
 		--platform $(LAMBDA_PLATFORM) --platform $(LAMBDA_PLATFORM_2_28) \
 		--implementation cp --python-version $(LAMBDA_PYTHON) \
 		--only-binary=:all: --no-deps --no-compile --upgrade
 	rm -rf "$(ARTIFACTS_DIR)/bin"
+	for d in "$(ARTIFACTS_DIR)"/*/; do \
+		case "$$d" in *.dist-info/) ;; *) [ -e "$${d}__init__.py" ] || rm -rf "$$d";; esac; \
+	done
 	cp -r sitemap_auditor "$(ARTIFACTS_DIR)/"
 	rm -rf "$(ARTIFACTS_DIR)"/sitemap_auditor/__pycache__
 
+## Remove .venv, caches, builds, bench/out/, __pycache__.
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info tests/dynalite/node_modules
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .aws-sam build dist *.egg-info \
+		bench/out tests/dynalite/node_modules
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,11 +1,13 @@
 """Benchmark of the auditor's sitemap parse path against expat, a hand-written reference and peers.
 
     make bench                      # = .venv/bin/python bench/run.py
-    .venv/bin/python bench/run.py --quick    # without the ~50 MB corpus
+    .venv/bin/python bench/run.py --quick    # without the ~50 MB corpus, into bench/out/
 
 Writes deterministic corpora into bench/out/ (git-ignored), times every contender on every corpus
 in fresh processes (best of 3), measures the peak RSS of whole audits over loopback HTTP and the
-handler's import time, prints markdown tables and writes them into bench/RESULTS.md.
+handler's import time, prints markdown tables and writes them into bench/RESULTS.md (a `--quick`
+run into bench/out/RESULTS-quick.md: its figures are not the benchmark's, and RESULTS.md is
+tracked).
 
 The peers (ultimate-sitemap-parser, advertools, scrapy) are not project dependencies; install them
 into the venv for the benchmark (`.venv/bin/pip install ultimate-sitemap-parser advertools
@@ -42,6 +44,7 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 OUT = BENCH / "out"
 RESULTS = BENCH / "RESULTS.md"
+QUICK_RESULTS = OUT / "RESULTS-quick.md"
 sys.path.insert(0, str(BENCH))
 
 import contenders  # noqa: E402
@@ -1003,9 +1006,16 @@ def gap_analysis(r: Report) -> str:
 # --- main --------------------------------------------------------------------------------------
 
 
+def results_path(quick: bool) -> Path:
+    """Where a run's report is written: a quick run's never over the tracked RESULTS.md."""
+    return QUICK_RESULTS if quick else RESULTS
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="skip the ~50 MB corpus")
+    parser.add_argument(
+        "--quick", action="store_true", help="skip the ~50 MB corpus; write bench/out/"
+    )
     parser.add_argument("--runs", type=int, default=RUNS, help="runs per measurement")
     parser.add_argument("--no-write", action="store_true", help="do not write RESULTS.md")
     parser.add_argument("--child", nargs=2, metavar=("CONTENDER", "PATH"), help=argparse.SUPPRESS)
@@ -1094,14 +1104,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = render(report)
     print(text)
     if not args.no_write:
-        # bench/share.py owns a section of its own between its markers: keep it.
-        current = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
-        begin, end = "<!-- bench/share.py: begin -->", "<!-- bench/share.py: end -->"
-        if begin in current and end in current:
-            section = begin + current.split(begin, 1)[1].split(end, 1)[0] + end
-            text = text.rstrip("\n") + "\n\n" + section + "\n"
-        RESULTS.write_text(text, encoding="utf-8")
-        print(f"wrote bench/RESULTS.md in {time.perf_counter() - started:.0f} s", file=log)
+        target = results_path(args.quick)
+        if target == RESULTS:
+            # bench/share.py owns a section of its own between its markers: keep it.
+            current = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
+            begin, end = "<!-- bench/share.py: begin -->", "<!-- bench/share.py: end -->"
+            if begin in current and end in current:
+                section = begin + current.split(begin, 1)[1].split(end, 1)[0] + end
+                text = text.rstrip("\n") + "\n\n" + section + "\n"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+        shown = target.relative_to(ROOT)
+        print(f"wrote {shown} in {time.perf_counter() - started:.0f} s", file=log)
     return 0
 
 

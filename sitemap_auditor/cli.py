@@ -8,13 +8,17 @@ import io
 import json
 import os
 import sys
+import textwrap
 import threading
-from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from .codes import BY_ID
+from .errors import FetchErrorKind
 from .issues import Issue, Kind
+from .parser import is_html_page
 from .text import valid_text
 
 __all__ = [
@@ -33,6 +37,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from .audit import Audited
+    from .probe import Step
 
 # Exit status by the worst outcome; usage errors use 64 (EX_USAGE) so they never read as a FAIL.
 EXIT_CODES = {"SUCCESS": 0, "WARNING": 1, "FAIL": 2, "ERROR": 3}
@@ -53,22 +58,36 @@ EPILOG = """\
 examples:
   sitemap-auditor https://www.example.com/
       audit one site and print a readable report
+  sitemap-auditor --json https://www.example.com/
+      print the exact Lambda result as one JSON object
   sitemap-auditor --json https://www.example.com/ https://www.example.org/
-      print the exact Lambda results, one JSON object per line
+      one JSON Lines record per URL: {"url": <the URL>, "result": <its result>}
   sitemap-auditor --input sites.txt --jobs 8 > report.txt
       audit every URL of sites.txt (one a line, # for comments), 8 at a time
   cat sites.txt | sitemap-auditor --json - > results.jsonl
       read the URLs from standard input
   sitemap-auditor --user editor https://staging.example.com/
-      send Basic Auth; the password is prompted for, or read from $SITEMAP_AUDITOR_PASSWORD
+      send Basic Auth; the password is prompted for, or read from
+      $SITEMAP_AUDITOR_PASSWORD
   sitemap-auditor demo
       serve the embedded demo site on 127.0.0.1 and audit it
 
-exit status: 0 all SUCCESS, 1 worst WARNING, 2 worst FAIL, 3 worst ERROR, 64 usage error,
-130 interrupted.
-JSON Lines of a batch (more than one URL): {"url": <the input URL>, "result": <Lambda result>}.
-colour: only on a terminal, never when NO_COLOR is set.
+order: each result is printed, and flushed, as its audit finishes (the finishing
+order, not the input's): every report and JSON Lines record names its URL, and
+Ctrl-C keeps what was printed.
+exit status: 0 all SUCCESS, 1 worst WARNING, 2 worst FAIL, 3 worst ERROR,
+64 usage error, 130 interrupted.
+colour: only on a terminal, never when NO_COLOR is set to a value.
 """
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Options' help wrapped between words only: never inside --allow-private-networks."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(
+            " ".join(text.split()), width, break_long_words=False, break_on_hyphens=False
+        )
 
 
 class _Parser(argparse.ArgumentParser):
@@ -81,20 +100,25 @@ def build_parser(prog: str = "sitemap-auditor") -> argparse.ArgumentParser:
     """The argument parser, with an example for each option."""
     p = _Parser(
         prog=prog,
-        description="Find a site's XML sitemap (robots.txt, then the usual paths), parse it and "
-        "check that its latest <lastmod> is recent, as the 37Audits Sitemap Auditor does.",
+        description=textwrap.fill(
+            "Find a site's XML sitemap (robots.txt, then the usual paths), parse it and check "
+            "that its latest <lastmod> is recent, as the 37Audits Sitemap Auditor does.",
+            78,
+        ),
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_Formatter,
     )
     p.add_argument(
         "urls",
         nargs="*",
         metavar="URL",
         help="URLs to audit (e.g. https://www.example.com/); '-' reads them from standard input; "
-        "'demo' audits the embedded demo site",
+        "'demo' alone audits the embedded demo site",
     )
     p.add_argument(
-        "--demo", action="store_true", help="audit the embedded demo site (same as 'demo')"
+        "--demo",
+        action="store_true",
+        help="audit the embedded demo site (same as 'demo'; takes no URL)",
     )
     p.add_argument(
         "-i",
@@ -106,7 +130,8 @@ def build_parser(prog: str = "sitemap-auditor") -> argparse.ArgumentParser:
     p.add_argument(
         "--json",
         action="store_true",
-        help="print the exact Lambda result, one JSON object a line (JSON Lines)",
+        help="print JSON: for one URL its exact Lambda result; for several, one JSON Lines "
+        'record per URL, {"url": <the URL>, "result": <its Lambda result>}',
     )
     p.add_argument(
         "--max-age-days",
@@ -134,7 +159,8 @@ def build_parser(prog: str = "sitemap-auditor") -> argparse.ArgumentParser:
         type=int,
         default=4,
         metavar="N",
-        help="audit N sites at once (e.g. --jobs 8; default 4); results keep the input order",
+        help="audit N sites at once (e.g. --jobs 8; default 4); each result is printed as its "
+        "audit finishes, in that order",
     )
     p.add_argument(
         "--no-share",
@@ -153,7 +179,7 @@ def _colour(enabled: bool, status: str, text: str) -> str:
 
 
 def _colour_enabled(stream: IO[str]) -> bool:
-    if "NO_COLOR" in os.environ:  # https://no-color.org: set at all, whatever its value
+    if os.environ.get("NO_COLOR"):  # https://no-color.org: set to a value, whatever it is
         return False
     return hasattr(stream, "isatty") and stream.isatty()
 
@@ -164,32 +190,59 @@ def _plural(n: int, one: str, many: str | None = None) -> str:
 
 # When no candidate parsed and every candidate failed the same way for a reason that is not the
 # site's sitemap, the report says that first: the documented "publish a sitemap" advice would
-# send the reader the wrong way. (The Lambda result keeps its documented texts.)
-_CAUSES: dict[str, str] = {
-    "blocked-address": "every candidate is on a loopback or private address, which the auditor "
-    "refuses by default: to audit a local server, add --allow-private-networks",
-    "fetch-dns": "the site's host name did not resolve (DNS): check the URL's spelling, or the "
-    "network",
-    "fetch-connect": "the site refused the connection, or none could be opened: is the server "
-    "running, on that port?",
-    "fetch-timeout": "the site gave no complete answer in time",
-    "fetch-tls": "the TLS handshake with the site failed (certificate or protocol)",
-    "body-too-large": "the sitemap is larger than 50 MB, which the auditor does not read",
-}
-
-
-def cause(issues: Sequence[Issue]) -> str | None:
-    """What the report says first of a FAIL whose candidates failed for one such reason."""
-    causes = {i.kind.value for i in issues if i.kind.value in _CAUSES}
-    others = {i.kind for i in issues if i.kind.value not in _CAUSES}
-    if len(causes) == 1 and others <= _TOLERATED:
-        return _CAUSES[causes.pop()]
-    return None
-
+# send the reader the wrong way. (The Lambda result keeps its documented texts.) The causes of
+# fetch errors are FetchErrorKind's table's.
+_CAUSES: dict[Kind, str] = {k.issue_kind: k.cause for k in FetchErrorKind if k.cause is not None}
 
 # Kinds that may stand beside a lead cause: other candidates' (or robots.txt's) HTTP statuses,
 # the event's ignored preference.
 _TOLERATED = {Kind.HTTP_STATUS, Kind.IGNORED_PREFERENCE}
+
+# A candidate the site does not have: probe.py writes its issue as "HTTP <status>".
+_NOT_FOUND = {"HTTP 404", "HTTP 410"}
+
+
+def cause(issues: Sequence[Issue], candidates: Sequence[str] = ()) -> str | None:
+    """What the report says first of a FAIL: why its candidates failed, when one reason stands
+    out (a blocked address, DNS, ...), or the site's own files (every candidate missing, or an
+    HTML page where the sitemap should be)."""
+    causes = {i.kind for i in issues if i.kind in _CAUSES}
+    others = {i.kind for i in issues if i.kind not in _CAUSES}
+    if len(causes) == 1 and others <= _TOLERATED:
+        return _CAUSES[causes.pop()]
+    return _site_files(issues, candidates) if not causes else None
+
+
+def _site_files(issues: Sequence[Issue], candidates: Sequence[str]) -> str | None:
+    """The cause when the site's own files are what failed: no sitemap where it was looked for."""
+    refused = [i for i in issues if i.subject in candidates]
+    if not candidates or {i.subject for i in refused} != set(candidates):
+        return None  # a candidate not refused (out of time), or none at all
+    missing = [i for i in refused if i.kind is Kind.HTTP_STATUS and i.detail in _NOT_FOUND]
+    pages = [i for i in refused if is_html_page(i)]
+    if len(missing) + len(pages) != len(refused):
+        return None
+    if pages:
+        return (
+            "the site serves a web page (HTML) where its sitemap should be, at "
+            f"{pages[0].subject}: a sitemap is an XML file with a <urlset> or <sitemapindex> root"
+        )
+    where = "the one place" if len(candidates) == 1 else f"any of the {len(candidates)} places"
+    return f"the site has no sitemap at {where} the auditor looked: each answered not found (404)"
+
+
+def _robots_state(data: dict[str, Any], issues: Sequence[Issue]) -> str:
+    """What robots.txt answered, or why it did not: "no answer" only when it was asked."""
+    lists = "lists a sitemap" if data["robotsTxtListsSitemap"] else "lists no sitemap"
+    status = data["robotsTxtHttpStatus"]
+    if status is not None:
+        return f"HTTP {status}, {lists}"
+    kinds = {i.kind for i in issues if i.subject == data["robotsTxtUrl"]}
+    if Kind.BLOCKED_ADDRESS in kinds:
+        return "not asked: its address is not a public one"
+    if Kind.OUT_OF_TIME in kinds:
+        return "not asked: the audit ran out of time"
+    return "no answer"
 
 
 def render(url: str, result: dict[str, Any], colour: bool, audited: Audited | None = None) -> str:
@@ -202,16 +255,11 @@ def render(url: str, result: dict[str, Any], colour: bool, audited: Audited | No
         lines.append(f"  {result['message']}")
         return "\n".join(lines)
     data = checks[0]["data"]
-    lead = cause(issues) if status == "FAIL" else None
+    lead = cause(issues, data["candidateSitemaps"]) if status == "FAIL" else None
     if lead is not None:
         lines.append(f"  {_colour(colour, status, 'cause')}  {lead}")
     if data["siteBase"] is not None:
-        robots = data["robotsTxtHttpStatus"]
-        lists = "lists a sitemap" if data["robotsTxtListsSitemap"] else "lists no sitemap"
-        lines.append(
-            f"  robots.txt  {data['robotsTxtUrl']}  "
-            f"{'HTTP ' + str(robots) if robots is not None else 'no answer'}, {lists}"
-        )
+        lines.append(f"  robots.txt  {data['robotsTxtUrl']}  {_robots_state(data, issues)}")
         if data["selectedSitemapUrl"]:
             latest = data["latestLastmod"]
             written = audited.latest_lastmod_written if audited is not None else None
@@ -288,37 +336,111 @@ class UsageError(Exception):
     """A problem with what the command line was given: one line, exit status 64."""
 
 
-class _Progress:
-    """A one-line progress bar on standard error, only on a terminal."""
+class _Line:
+    """One line on standard error, on a terminal only, rewritten in place: a batch's progress,
+    or what a single audit is waiting for. Erased before a result is printed, and at the end."""
 
-    def __init__(self, total: int, stream: IO[str]) -> None:
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        self.enabled = hasattr(stream, "isatty") and stream.isatty()
+        self.lock = threading.RLock()
+        self._text = ""
+
+    def _width(self) -> int:
+        try:
+            columns = os.get_terminal_size(self.stream.fileno()).columns
+        except (AttributeError, OSError, ValueError):
+            columns = 0
+        columns = columns or 80  # a terminal that does not say its size (0): the usual 80
+        return max(20, columns - 1)  # never wrapped: a wrapped line cannot be rewritten
+
+    @property
+    def text(self) -> str:
+        """What the line shows now ("" when nothing)."""
+        return self._text
+
+    def show(self, text: str) -> None:
+        """Put text on the line, in place of what it showed."""
+        if not self.enabled:
+            return
+        with self.lock:
+            self._text = text[: self._width()]
+            self.stream.write("\r\033[K" + self._text)
+            self.stream.flush()
+
+    def clear(self) -> None:
+        """Leave the terminal clean: the line erased."""
+        with self.lock:
+            if self.enabled and self._text:
+                self.stream.write("\r\033[K")
+                self.stream.flush()
+            self._text = ""
+
+
+class _Progress:
+    """A batch's progress bar on the line."""
+
+    def __init__(self, total: int, line: _Line) -> None:
         self.total = total
         self.done = 0
-        self.stream = stream
-        self.enabled = total > 1 and hasattr(stream, "isatty") and stream.isatty()
+        self.line = line
         self._lock = threading.Lock()
 
     def step(self) -> None:
         with self._lock:
             self.done += 1
-            if self.enabled:
+            if self.done < self.total:
                 width = 30
                 filled = width * self.done // self.total
-                bar = "#" * filled + "-" * (width - filled)
-                self.stream.write(f"\r[{bar}] {self.done}/{self.total}")
-                if self.done == self.total:
-                    self._clear()
-                self.stream.flush()
+                self.line.show(f"[{'#' * filled}{'-' * (width - filled)}] {self.done}/{self.total}")
+            else:
+                self.line.clear()
 
-    def _clear(self) -> None:
-        self.stream.write("\r" + " " * 50 + "\r")
 
-    def erase(self) -> None:
-        """Leave the terminal clean: the progress line erased."""
-        with self._lock:
-            if self.enabled and self.done < self.total:
-                self._clear()
-                self.stream.flush()
+# A single audit says what it is waiting for once it has taken this long.
+WAITING_AFTER_S = 1.0
+
+
+def waiting_text(step: Step, seconds: float) -> str:
+    """What the line says of the fetch an audit has been waiting for for seconds."""
+    what = (
+        "robots.txt" if step.candidate == 0 else f"sitemap candidate {step.candidate} of {step.of}"
+    )
+    return f"waiting for {what}: {step.url} ({seconds:.0f} s)"
+
+
+class _Waiting:
+    """A single audit's line: after a second, what it is waiting for, rewritten as it goes on."""
+
+    def __init__(self, line: _Line) -> None:
+        self.line = line
+        self.started = time.monotonic()
+        self._step: tuple[Step, float] | None = None
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._tick, name="waiting", daemon=True)
+
+    def start(self) -> _Waiting:
+        if self.line.enabled:
+            self._thread.start()
+        return self
+
+    def tell(self, step: Step) -> None:
+        self._step = (step, time.monotonic())
+
+    def _tick(self) -> None:
+        while not self._stopped.wait(0.25):
+            now = time.monotonic()
+            current = self._step
+            if current is None or now - self.started < WAITING_AFTER_S:
+                continue
+            with self.line.lock:
+                if not self._stopped.is_set():
+                    self.line.show(waiting_text(current[0], now - current[1]))
+
+    def stop(self) -> None:
+        with self.line.lock:
+            self._stopped.set()
+            self.line.clear()
 
 
 def _summary(statuses: Iterable[str]) -> str:
@@ -335,7 +457,9 @@ def main(argv: Sequence[str] | None = None, *, json_by_default: bool = False) ->
     args = parser.parse_args(argv)
     stdout, stderr = sys.stdout, sys.stderr
     as_json = args.json or json_by_default
-    demo = args.demo or args.urls == ["demo"]
+    demo = args.demo or args.urls[:1] == ["demo"]
+    if demo and (args.urls not in ([], ["demo"]) or args.input):
+        parser.error("demo audits the embedded demo site and takes no URL")
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
     if args.max_age_days is not None and args.max_age_days < 1:
@@ -368,6 +492,8 @@ def main(argv: Sequence[str] | None = None, *, json_by_default: bool = False) ->
     except errors.ConfigError as e:
         stderr.write(f"sitemap-auditor: {e}\n")
         return EXIT_USAGE
+    for warning in config.setting_warnings(os.environ):
+        stderr.write(f"sitemap-auditor: warning: {warning.message}\n")
     from dataclasses import replace
 
     if args.max_age_days is not None:
@@ -377,60 +503,113 @@ def main(argv: Sequence[str] | None = None, *, json_by_default: bool = False) ->
     if args.no_share:
         settings = replace(settings, share_seconds=0)
 
-    from . import handler, observability
+    from . import observability
 
     observability.quiet(verbose=args.verbose)
+    # The settings' warnings were said above, in words: not again as a log line.
+    with observability.muted():
+        from . import handler, probe
 
-    def audit(url: str) -> tuple[dict[str, Any], Audited | None]:
+    def audit(url: str, watcher: Callable[[Step], None] | None) -> Answer:
         event: dict[str, Any] = {"id": "cli", "url": url}
         if args.user is not None and password is not None:
             event["basicAuth"] = {"username": args.user, "password": password}
         found: list[Audited] = []
-        result = handler.run(event, None, settings, observe=found.append)
+        if watcher is None:
+            result = handler.run(event, None, settings, observe=found.append)
+        else:
+            with probe.watching(watcher):
+                result = handler.run(event, None, settings, observe=found.append)
         return result, found[0] if found else None
 
-    if demo:
-        from . import demo as demo_site
+    printer = _Printer(stdout, stderr, as_json, _colour_enabled(stdout))
+    try:
+        if demo:
+            from . import demo as demo_site
 
-        with demo_site.serve() as base:
-            urls = [base + "/"]
-            answers = [audit(urls[0])]
-    else:
-        progress = _Progress(len(urls), stderr)
+            with demo_site.serve() as base:
+                statuses = printer.run([base + "/"], audit, 1)
+        else:
+            statuses = printer.run(urls, audit, args.jobs)
+    except KeyboardInterrupt:
+        # Every result printed so far was flushed as it came: it stays where it went.
+        printer.stop()
+        stderr.write("interrupted\n")
+        stderr.flush()
+        stdout.flush()
+        # Audits still running would hold the exit for up to their 30 s deadlines.
+        os._exit(EXIT_INTERRUPTED)
+    if len(statuses) > 1:
+        (stderr if as_json else stdout).write(_summary(statuses) + "\n")
+    stdout.flush()
+    return max(EXIT_CODES.get(s, 3) for s in statuses)
 
-        def one(url: str) -> tuple[dict[str, Any], Audited | None]:
+
+Answer = tuple[dict[str, Any], "Audited | None"]
+
+
+class _Printer:
+    """Runs the audits and prints each result as its audit finishes, flushed at once."""
+
+    def __init__(self, stdout: IO[str], stderr: IO[str], as_json: bool, colour: bool) -> None:
+        self.stdout = stdout
+        self.as_json = as_json
+        self.colour = colour
+        self.line = _Line(stderr)
+        self.waiting: _Waiting | None = None
+
+    def stop(self) -> None:
+        """Leave standard error clean, and nothing more written to it by the status line."""
+        if self.waiting is not None:
+            self.waiting.stop()
+        self.line.clear()
+
+    def run(
+        self,
+        urls: Sequence[str],
+        audit: Callable[[str, Callable[[Step], None] | None], Answer],
+        jobs: int,
+    ) -> list[str]:
+        """Audit urls, jobs at a time; return their statuses in the order they finished."""
+        batch = len(urls) > 1
+        progress = _Progress(len(urls), self.line)
+        waiting = self.waiting = None if batch else _Waiting(self.line).start()
+
+        def one(url: str) -> Answer:
             try:
-                return audit(url)
+                return audit(url, waiting.tell if waiting is not None else None)
             finally:
-                progress.step()
+                if waiting is not None:
+                    waiting.stop()
+                elif batch:
+                    progress.step()
 
-        pool = ThreadPoolExecutor(max_workers=min(args.jobs, len(urls)))
-        try:
-            answers = list(pool.map(one, urls))
-        except KeyboardInterrupt:
-            progress.erase()
-            stderr.write("interrupted\n")
-            stderr.flush()
-            stdout.flush()
-            # Audits still running would hold the exit for up to their 30 s deadlines.
-            os._exit(EXIT_INTERRUPTED)
+        statuses: list[str] = []
+        pool = ThreadPoolExecutor(max_workers=min(jobs, len(urls)))
+        futures: dict[Future[Answer], str] = {pool.submit(one, url): url for url in urls}
+        for future in as_completed(futures):
+            result, audited = future.result()
+            self.print(futures[future], result, audited, batch)
+            statuses.append(result["status"])
         pool.shutdown()
+        return statuses
 
-    results = [result for result, _ in answers]
-    colour = _colour_enabled(stdout)
-    batch = len(urls) > 1
-    for url, (result, audited) in zip(urls, answers, strict=False):
-        if as_json:
+    def print(self, url: str, result: dict[str, Any], audited: Audited | None, batch: bool) -> None:
+        if self.as_json:
             # A batch's JSON Lines record names its input URL (README, "Using it"); a single
             # audit prints the exact Lambda result.
             record = {"url": url, "result": result} if batch else result
-            stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+            text = json.dumps(record, ensure_ascii=False) + "\n"
         else:
-            stdout.write(render(url, result, colour, audited) + "\n\n")
-    if len(results) > 1:
-        (stderr if as_json else stdout).write(_summary(r["status"] for r in results) + "\n")
-    stdout.flush()
-    return max(EXIT_CODES.get(r["status"], 3) for r in results)
+            text = render(url, result, self.colour, audited) + "\n\n"
+        with self.line.lock:
+            # The progress bar shares the terminal: erased first, drawn again by the next step.
+            shown = self.line.text
+            self.line.clear()
+            self.stdout.write(text)
+            self.stdout.flush()
+            if shown:
+                self.line.show(shown)
 
 
 def entry_point() -> None:

@@ -19,12 +19,14 @@ __all__ = [
     "MAX_AGE_ENV",
     "SHARE_SECONDS_ENV",
     "ConfigError",
+    "SettingWarning",
     "Settings",
     "event_max_age_days",
     "load",
     "parse_allow_private",
     "parse_max_age_days",
     "parse_share_seconds",
+    "setting_warnings",
 ]
 
 MAX_AGE_ENV = "SITEMAP_MAX_AGE_DAYS"
@@ -85,6 +87,32 @@ def _optional(raw: str | None) -> str | None:
 def parse_allow_private(raw: str | None) -> bool:
     """Return True only for the value "true" (any case, white space ignored)."""
     return raw is not None and raw.strip().lower() == "true"
+
+
+@dataclass(frozen=True)
+class SettingWarning:
+    """A setting read otherwise than it may have been meant: the variable, and what was done."""
+
+    variable: str
+    message: str  # a sentence that names the variable and the value it was taken as
+
+
+def setting_warnings(environ: Mapping[str, str]) -> tuple[SettingWarning, ...]:
+    """What is read otherwise than people may mean it, one sentence each naming the variable.
+
+    Only `true` lifts the private-network rule (a safety default, docs/contract.md §4): `1`,
+    `yes` or `on` are taken as false, and said so rather than silently.
+    """
+    raw = environ.get(ALLOW_PRIVATE_ENV)
+    if raw is None or raw.strip() == "" or parse_allow_private(raw):
+        return ()
+    return (
+        SettingWarning(
+            ALLOW_PRIVATE_ENV,
+            f"{ALLOW_PRIVATE_ENV} is {raw.strip()[:40]!r}, taken as false: only 'true' allows "
+            "loopback and private addresses",
+        ),
+    )
 
 
 def load(environ: Mapping[str, str]) -> Settings:

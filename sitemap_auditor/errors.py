@@ -7,6 +7,8 @@
     │                              response, said plainly, without a stack trace.
     ├── FetchError                 a fetch could not be completed: part of the audit, it becomes an
     │                              issue (its kind a FetchErrorKind), never an exception outside.
+    │                              One table gives each kind its label, words, issue kind, cause
+    │                              line and whether it is transient (TRANSIENT_KINDS, derived).
     └── StoreError                 the shared store failed, timed out or throttled: the audit goes
                                    on by itself (docs/contract.md §7), with the same result.
 
@@ -18,12 +20,14 @@ command line given something it cannot use (cli).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 
 from .issues import Issue, Kind, issue
 
 __all__ = [
     "MAX_BODY_BYTES",
+    "TRANSIENT_KINDS",
     "ConfigError",
     "FetchError",
     "FetchErrorKind",
@@ -54,7 +58,11 @@ class StoreError(Exception):
 
 
 class FetchErrorKind(StrEnum):
-    """Why a fetch could not be completed, as issues and the `fetch_error` log field say it."""
+    """Why a fetch could not be completed, as issues and the `fetch_error` log field say it.
+
+    Its value is its label, stable (the part of `fetch error (<label>: ...)` before the colon);
+    everything else about a kind is in the one table below, `_KINDS`.
+    """
 
     TIMEOUT = "timeout"
     DNS = "dns"
@@ -80,46 +88,106 @@ class FetchErrorKind(StrEnum):
         return self.value
 
     @property
+    def words(self) -> str:
+        """What happened, in words a site owner knows: an issue's detail when the network or
+        the HTTP stack said no more than the name of an exception."""
+        return _KINDS[self].words
+
+    @property
     def issue_kind(self) -> Kind:
         """The kind of the issue this error gives."""
-        return _ISSUE_KINDS[self]
+        return _KINDS[self].issue_kind
 
     @property
     def transient(self) -> bool:
         """True when it says something of this moment rather than of the site: a timeout, a
         failed connection or name look-up (docs/contract.md §7)."""
-        return self in _TRANSIENT
+        return _KINDS[self].transient
+
+    @property
+    def cause(self) -> str | None:
+        """What the command line's report says first of a FAIL whose every candidate failed
+        this way, when that is not the sitemap's fault; None when the issues say enough."""
+        return _KINDS[self].cause
 
 
-_TRANSIENT = frozenset(
-    {
-        FetchErrorKind.TIMEOUT,
-        FetchErrorKind.DNS,
-        FetchErrorKind.CONNECT,
-        FetchErrorKind.CONNECTION,
-        FetchErrorKind.CONNECTION_RESET,
-        FetchErrorKind.INCOMPLETE_BODY,
-    }
-)
-_ISSUE_KINDS = {
-    FetchErrorKind.TIMEOUT: Kind.FETCH_TIMEOUT,
-    FetchErrorKind.DNS: Kind.FETCH_DNS,
-    FetchErrorKind.CONNECT: Kind.FETCH_CONNECT,
-    FetchErrorKind.CONNECTION: Kind.FETCH_CONNECTION,
-    FetchErrorKind.CONNECTION_RESET: Kind.FETCH_CONNECTION_RESET,
-    FetchErrorKind.INCOMPLETE_BODY: Kind.FETCH_INCOMPLETE_BODY,
-    FetchErrorKind.TLS: Kind.FETCH_TLS,
-    FetchErrorKind.BLOCKED: Kind.BLOCKED_ADDRESS,
-    FetchErrorKind.TOO_LARGE: Kind.BODY_TOO_LARGE,
-    FetchErrorKind.INVALID_URL: Kind.FETCH_INVALID_URL,
-    FetchErrorKind.BROKEN_BODY: Kind.FETCH_BROKEN_BODY,
-    FetchErrorKind.PROTOCOL: Kind.FETCH_PROTOCOL,
-    FetchErrorKind.BAD_COMPRESSED_DATA: Kind.FETCH_BAD_COMPRESSED_DATA,
-    FetchErrorKind.TRUNCATED_COMPRESSED_DATA: Kind.FETCH_TRUNCATED_COMPRESSED_DATA,
-    FetchErrorKind.UNSUPPORTED_ENCODING: Kind.FETCH_UNSUPPORTED_ENCODING,
-    FetchErrorKind.TOO_MANY_REDIRECTS: Kind.FETCH_TOO_MANY_REDIRECTS,
-    FetchErrorKind.OTHER_SCHEME: Kind.FETCH_OTHER_SCHEME,
+@dataclass(frozen=True)
+class _KindRow:
+    words: str
+    transient: bool
+    issue_kind: Kind
+    cause: str | None = None
+
+
+_K = FetchErrorKind
+# The one table of fetch error kinds: each kind's words, whether it is transient (a fetch a moment
+# later may well succeed: facts holding one are not shared beyond their fetch's waiters), its
+# issue kind (docs/operations.md, "Issue kinds"), and the command line's cause line.
+_KINDS: dict[FetchErrorKind, _KindRow] = {
+    _K.TIMEOUT: _KindRow(
+        "the site gave no complete answer in time",
+        True,
+        Kind.FETCH_TIMEOUT,
+        "the site gave no complete answer in time",
+    ),
+    _K.DNS: _KindRow(
+        "the site's name could not be resolved",
+        True,
+        Kind.FETCH_DNS,
+        "the site's host name did not resolve (DNS): check the URL's spelling, or the network",
+    ),
+    _K.CONNECT: _KindRow(
+        "no connection could be opened",
+        True,
+        Kind.FETCH_CONNECT,
+        "the site refused the connection, or none could be opened: is the server running, "
+        "on that port?",
+    ),
+    _K.CONNECTION: _KindRow("the connection failed", True, Kind.FETCH_CONNECTION),
+    _K.CONNECTION_RESET: _KindRow(
+        "the site closed the connection", True, Kind.FETCH_CONNECTION_RESET
+    ),
+    _K.INCOMPLETE_BODY: _KindRow(
+        "the body ended before its announced length", True, Kind.FETCH_INCOMPLETE_BODY
+    ),
+    _K.TLS: _KindRow(
+        "the TLS handshake failed",
+        False,
+        Kind.FETCH_TLS,
+        "the TLS handshake with the site failed (certificate or protocol)",
+    ),
+    _K.BLOCKED: _KindRow(
+        "the address is not a public one",
+        False,
+        Kind.BLOCKED_ADDRESS,
+        "every candidate is on a loopback or private address, which the auditor refuses by "
+        "default: to audit a local server, add --allow-private-networks",
+    ),
+    _K.TOO_LARGE: _KindRow(
+        f"the body is larger than {MAX_BODY_BYTES:,} bytes",
+        False,
+        Kind.BODY_TOO_LARGE,
+        "the sitemap is larger than 50 MB, which the auditor does not read",
+    ),
+    _K.INVALID_URL: _KindRow("the URL cannot be requested", False, Kind.FETCH_INVALID_URL),
+    _K.BROKEN_BODY: _KindRow("the chunked body is broken", False, Kind.FETCH_BROKEN_BODY),
+    _K.PROTOCOL: _KindRow("the answer does not follow HTTP", False, Kind.FETCH_PROTOCOL),
+    _K.BAD_COMPRESSED_DATA: _KindRow(
+        "the compressed body does not decompress", False, Kind.FETCH_BAD_COMPRESSED_DATA
+    ),
+    _K.TRUNCATED_COMPRESSED_DATA: _KindRow(
+        "the compressed body ends too soon", False, Kind.FETCH_TRUNCATED_COMPRESSED_DATA
+    ),
+    _K.UNSUPPORTED_ENCODING: _KindRow(
+        "a Content-Encoding the auditor does not decode", False, Kind.FETCH_UNSUPPORTED_ENCODING
+    ),
+    _K.TOO_MANY_REDIRECTS: _KindRow("too many redirects", False, Kind.FETCH_TOO_MANY_REDIRECTS),
+    _K.OTHER_SCHEME: _KindRow(
+        "a redirect to a scheme other than http or https", False, Kind.FETCH_OTHER_SCHEME
+    ),
 }
+# Derived from the table: the kinds that make facts transient (docs/contract.md §7).
+TRANSIENT_KINDS = frozenset(k for k, row in _KINDS.items() if row.transient)
 
 
 class FetchError(Exception):

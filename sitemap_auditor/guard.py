@@ -22,7 +22,7 @@ from typing import Any
 from . import addresses
 from .errors import FetchError, FetchErrorKind
 
-__all__ = ["MAX_PENDING_LOOKUPS", "Guard", "Resolver", "system_resolver"]
+__all__ = ["MAX_PENDING_LOOKUPS", "Guard", "Resolver", "connect_failed", "system_resolver"]
 
 Resolver = Callable[[str, int], Sequence[str]]
 # A look-up runs in a daemon thread that the fetch stops waiting for at its deadline; one that a
@@ -31,6 +31,27 @@ Resolver = Callable[[str, int], Sequence[str]]
 # slot within its own deadline.
 MAX_PENDING_LOOKUPS = 16
 _LOOKUP_SLOTS = threading.BoundedSemaphore(MAX_PENDING_LOOKUPS)
+
+
+def _lookup_failed(host: str, error: BaseException) -> str:
+    """A failed name look-up, in words (not `gaierror`)."""
+    if isinstance(error, UnicodeError):
+        return f"the name {host} is not a valid host name"
+    if isinstance(error, socket.gaierror) and error.errno == socket.EAI_AGAIN:
+        return f"the name {host} could not be resolved now (the name server did not answer)"
+    return f"the name {host} could not be resolved"
+
+
+def connect_failed(error: OSError | None) -> str:
+    """Why no connection opened, in words (not `ConnectionRefusedError`)."""
+    if isinstance(error, ConnectionRefusedError):
+        return "the connection was refused"
+    if isinstance(error, TimeoutError):
+        return "the connection timed out"
+    if error is not None and error.strerror:
+        # The system's own words (e.g. "network is unreachable", "no route to host").
+        return error.strerror[:1].lower() + error.strerror[1:]
+    return FetchErrorKind.CONNECT.words
 
 
 def system_resolver(host: str, port: int) -> list[str]:
@@ -155,14 +176,17 @@ class Guard:
             try:
                 names = self.resolve(host, port)
             except (OSError, UnicodeError) as e:
-                raise FetchError(FetchErrorKind.DNS, f"{host}: {e.__class__.__name__}") from None
+                raise FetchError(FetchErrorKind.DNS, _lookup_failed(host, e)) from None
             for name in names:
                 address = addresses.parse_ip_literal(name)
                 if address is None:
-                    raise FetchError(FetchErrorKind.DNS, f"{host}: unusable address {name[:60]!r}")
+                    raise FetchError(
+                        FetchErrorKind.DNS,
+                        f"the name {host} resolved to an unusable address {name[:60]!r}",
+                    )
                 found.append(address)
             if not found:
-                raise FetchError(FetchErrorKind.DNS, f"{host}: no address")
+                raise FetchError(FetchErrorKind.DNS, f"the name {host} has no address")
         if not self.allow_private_networks:
             for address in found:
                 reason = addresses.blocked_reason(address)
@@ -193,4 +217,4 @@ class Guard:
                 if self.expired:
                     break
         self.check()
-        raise FetchError(FetchErrorKind.CONNECT, type(last).__name__ if last else "no address")
+        raise FetchError(FetchErrorKind.CONNECT, connect_failed(last))

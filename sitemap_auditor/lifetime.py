@@ -16,6 +16,10 @@ __all__ = ["PROCESS_KEY", "SETTINGS", "SHARING", "reset"]
 
 # Read once per cold start; an invalid SITEMAP_MAX_AGE_DAYS stops the function here, at import.
 SETTINGS = config.load(os.environ)
+# A setting read otherwise than it may have been meant (SITEMAP_ALLOW_PRIVATE_NETWORKS=1 is
+# false): one warning line each, in the logs of the function's start.
+for _warning in config.setting_warnings(os.environ):
+    observability.logger.warning(_warning.message, setting=_warning.variable)
 # Audits of one site in this process share its facts (docs/contract.md §7).
 SHARING = sharing.Sharing()
 # Without a shared key, credentials are hashed with this process's own key: such facts are then

@@ -8,7 +8,8 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from aws_lambda_powertools.logging import Logger
@@ -34,6 +35,7 @@ __all__ = [
     "emit_metrics",
     "logger",
     "metrics",
+    "muted",
     "quiet",
     "reset",
     "traced",
@@ -234,6 +236,17 @@ def quiet(verbose: bool) -> None:
     if isinstance(handler, logging.StreamHandler):
         handler.setStream(sys.stderr)
     logger.setLevel("INFO" if verbose else "WARNING")
+
+
+@contextmanager
+def muted() -> Iterator[None]:
+    """No log line while the body runs (the command line says start-up warnings itself)."""
+    level = logger.log_level
+    logger.setLevel("CRITICAL")
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def tracing_enabled(environ: Mapping[str, str]) -> bool:

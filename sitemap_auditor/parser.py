@@ -16,7 +16,7 @@ from xml.parsers import expat
 
 from defusedxml import EntitiesForbidden, ExternalReferenceForbidden
 
-from .issues import Kind
+from .issues import Issue, Kind
 from .lastmod import LatestLastmod
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "ParsedSitemap",
     "Rejected",
     "SitemapParser",
+    "is_html_page",
     "parse_bytes",
 ]
 
@@ -40,6 +41,18 @@ MAX_SAMPLE_CHARS = 100
 # keeping all of it would let one huge element grow memory.
 MAX_LASTMOD_CHARS = 256
 _XML_SPACE = " \t\r\n"
+
+
+def _unknown_root(local: str) -> str:
+    return f"unknown root element <{local[:100]}>"
+
+
+def is_html_page(refusal: Issue) -> bool:
+    """True for a candidate refused because a web page (root element <html>) was served in its
+    place: the site's own 404 page, or one of its pages."""
+    return refusal.kind is Kind.UNKNOWN_ROOT and refusal.detail.lower() == _unknown_root("html")
+
+
 # expat keeps a stack entry per open element: a sitemap needs four or five levels, and a cap
 # keeps a million nested elements (3 MB of body) from costing hundreds of MB.
 MAX_DEPTH = 256
@@ -163,7 +176,7 @@ class SitemapParser:
                 local = name.rpartition(":")[2]
                 found = ROOTS.get(local)
                 if found is None:
-                    raise _RefusedError(Kind.UNKNOWN_ROOT, f"unknown root element <{local[:100]}>")
+                    raise _RefusedError(Kind.UNKNOWN_ROOT, _unknown_root(local))
                 root, entry, entry_suffix = local, found, ":" + found
 
         def end(_name: str) -> None:

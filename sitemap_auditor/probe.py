@@ -6,7 +6,10 @@ conditionally, and a 304 reuses its earlier outcome without downloading or parsi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextvars
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 from . import robots
 from .errors import FetchError
@@ -16,10 +19,49 @@ from .fetch import Fetcher, transient_status
 from .issues import Issue, Kind, issue
 from .parser import ParsedSitemap, SitemapParser
 
-__all__ = ["NOT_MODIFIED", "OUT_OF_TIME", "first_sitemap", "gather", "robots_txt"]
+__all__ = [
+    "NOT_MODIFIED",
+    "OUT_OF_TIME",
+    "Step",
+    "first_sitemap",
+    "gather",
+    "robots_txt",
+    "watching",
+]
 
 NOT_MODIFIED = 304
 OUT_OF_TIME = "not fetched: the audit ran out of time"
+
+
+@dataclass(frozen=True)
+class Step:
+    """The fetch an audit is about to wait for: robots.txt, or the n-th of its candidates."""
+
+    url: str
+    candidate: int = 0  # 0 for robots.txt, else 1 ... of
+    of: int = 0
+
+
+# Who is told of each step of the audits of this context (the command line's status line).
+_WATCHER: contextvars.ContextVar[Callable[[Step], None] | None] = contextvars.ContextVar(
+    "sitemap_auditor_probe_watcher", default=None
+)
+
+
+@contextmanager
+def watching(watcher: Callable[[Step], None]) -> Iterator[None]:
+    """Tell watcher of every fetch step the audits run in this context (thread) start."""
+    token = _WATCHER.set(watcher)
+    try:
+        yield
+    finally:
+        _WATCHER.reset(token)
+
+
+def _tell(step: Step) -> None:
+    watcher = _WATCHER.get()
+    if watcher is not None:
+        watcher(step)
 
 
 def robots_txt(
@@ -28,6 +70,7 @@ def robots_txt(
     """Fetch robots.txt and collect its `Sitemap:` lines."""
     # Only a robots.txt that was read is worth revalidating: anything else is fetched afresh.
     validators = previous.validators if previous is not None and previous.read_whole else None
+    _tell(Step(robots_url))
     try:
         with fetcher.open(robots_url, validators or NO_VALIDATORS) as resp:
             if resp.status == NOT_MODIFIED and validators and previous is not None:
@@ -115,12 +158,13 @@ def first_sitemap(
 ) -> tuple[CandidateOutcome, ...]:
     """Try candidates in order until one parses; return the outcome of each one tried."""
     outcomes: list[CandidateOutcome] = []
-    for url in candidates:
+    for number, url in enumerate(candidates, 1):
         budget = fetcher.remaining_budget()
         if budget is not None and budget <= 0:
             fetcher.ran_out_of_budget = True
             outcomes.append(CandidateOutcome(url, None, issue(url, Kind.OUT_OF_TIME, OUT_OF_TIME)))
             continue
+        _tell(Step(url, number, len(candidates)))
         outcome = _try_candidate(fetcher, url, previous.outcome(url) if previous else None)
         outcomes.append(outcome)
         if outcome.selected is not None:

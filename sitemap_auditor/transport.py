@@ -24,10 +24,17 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from .errors import FetchError, FetchErrorKind
 from .exchange import Reply, Request
-from .guard import Guard
+from .guard import Guard, connect_failed
 from .urls import WebURL
 
-__all__ = ["ERROR_TABLE", "TRANSPORT_ERRORS", "HttpTransport", "classify", "mapped_errors"]
+__all__ = [
+    "ERROR_TABLE",
+    "TRANSPORT_ERRORS",
+    "HttpTransport",
+    "classify",
+    "explain",
+    "mapped_errors",
+]
 
 if TYPE_CHECKING:
     from urllib3._base_connection import BaseHTTPConnection
@@ -41,8 +48,8 @@ TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
     UnicodeError,  # a host name that no IDNA encoding accepts
 )
 
-# One row: the exceptions it matches, the kind they give, and whether the error's detail names
-# the exception's type (a TLS or protocol failure does; a reset says all there is to say).
+# One row: the exceptions it matches, the kind they give, and whether the error has a detail
+# (in words: what the exception says, or its kind's words; a reset says all there is to say).
 _Row = tuple[tuple[type[BaseException], ...], FetchErrorKind, bool]
 
 # The one mapping from what the stack raised to a fetch error kind. It is read tier by tier: the
@@ -105,10 +112,34 @@ def classify(exc: BaseException, guard: Guard) -> FetchError:
             return e
     for tier in ERROR_TABLE:
         for e in chain:
-            for types, kind, named in tier:
+            for types, kind, detailed in tier:
                 if isinstance(e, types):
-                    return FetchError(kind, type(e).__name__ if named else "")
-    return FetchError(FetchErrorKind.CONNECTION, type(exc).__name__)
+                    return FetchError(kind, explain(kind, chain, guard) if detailed else "")
+    return FetchError(FetchErrorKind.CONNECTION, explain(FetchErrorKind.CONNECTION, chain, guard))
+
+
+# OpenSSL's reasons that are not words by themselves.
+_TLS_REASONS = {"WRONG_VERSION_NUMBER": "the server does not speak TLS on that port: plain HTTP?"}
+
+
+def explain(kind: FetchErrorKind, chain: list[BaseException], guard: Guard) -> str:
+    """What went wrong, in words a site owner knows, never the name of an exception."""
+    if kind is FetchErrorKind.TIMEOUT:
+        return guard.timeout().detail
+    if kind is FetchErrorKind.TLS:
+        for e in chain:
+            if isinstance(e, ssl.SSLCertVerificationError) and e.verify_message:
+                return f"the site's certificate was not accepted: {e.verify_message[:200]}"
+        for e in chain:
+            reason = getattr(e, "reason", None)
+            if isinstance(e, ssl.SSLError) and isinstance(reason, str) and reason:
+                said = _TLS_REASONS.get(reason, reason.lower().replace("_", " ")[:100])
+                return f"{kind.words} ({said})"
+    if kind is FetchErrorKind.CONNECTION:
+        for e in chain:
+            if isinstance(e, ConnectionRefusedError) or (isinstance(e, OSError) and e.strerror):
+                return connect_failed(e)  # the system's own words, e.g. "broken pipe"
+    return kind.words
 
 
 @contextmanager

@@ -5,18 +5,24 @@ from __future__ import annotations
 import json
 import os
 import pty
+import queue
+import re
 import select
+import signal
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 from support.cli import PASSWORD, ROOT, SCRIPT, env
 from support.documents import urlset
 from support.results import days_ago
-from support.servers import Site, reply
+from support.servers import Site, reply, send
 
 
 def cli(*args: str, stdin: str | None = None, **extra: str) -> subprocess.CompletedProcess[str]:
@@ -74,15 +80,17 @@ def test_python_dash_m_prints_json(fresh: Site) -> None:
     assert json.loads(done.stdout)["status"] == "SUCCESS"
 
 
-def test_several_urls_give_json_lines_in_input_order_and_the_worst_exit(
+def test_several_urls_give_json_lines_each_naming_its_url_and_the_worst_exit(
     fresh: Site, stale: Site
 ) -> None:
     urls = [stale.url("/"), "not a url", fresh.url("/"), stale.url("/x")]
     done = cli("--json", "--jobs", "3", "--allow-private-networks", *urls)
     lines = [json.loads(line) for line in done.stdout.splitlines()]
-    # Each record of a batch names its input URL beside the exact Lambda result.
-    assert [r["url"] for r in lines] == urls
-    assert [r["result"]["status"] for r in lines] == ["WARNING", "ERROR", "SUCCESS", "WARNING"]
+    # Each record of a batch names its input URL beside the exact Lambda result; they come in
+    # the order the audits finished.
+    by_url = {r["url"]: r["result"]["status"] for r in lines}
+    assert sorted(r["url"] for r in lines) == sorted(urls)
+    assert [by_url[u] for u in urls] == ["WARNING", "ERROR", "SUCCESS", "WARNING"]
     assert done.returncode == 3
     assert done.stderr.strip().splitlines()[-1] == (
         "4 audited: 1 SUCCESS, 2 WARNING, 0 FAIL, 1 ERROR"
@@ -152,7 +160,9 @@ def test_user_without_password_and_no_terminal_is_a_usage_error(fresh: Site) -> 
     assert fresh.seen == []
 
 
-def run_on_terminal(args: list[str], answer: str | None = None, **extra: str) -> str:
+def run_on_terminal(
+    args: list[str], answer: str | None = None, timeout: float = 60, **extra: str
+) -> str:
     """Run the script with a pseudo-terminal as stdin/stdout; type answer at the prompt."""
     assert SCRIPT is not None
     primary, secondary = pty.openpty()
@@ -168,7 +178,7 @@ def run_on_terminal(args: list[str], answer: str | None = None, **extra: str) ->
     os.close(secondary)
     output = b""
     typed = answer is None
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         ready, _, _ = select.select([primary], [], [], 0.2)
         if ready:
@@ -201,13 +211,18 @@ def test_password_prompt_on_a_terminal_is_not_echoed(fresh: Site) -> None:
 def test_colour_only_on_a_terminal_and_never_with_no_color(fresh: Site) -> None:
     coloured = run_on_terminal(["--allow-private-networks", fresh.url("/")])
     assert "\033[32mSUCCESS\033[0m" in coloured
-    plain = run_on_terminal(["--allow-private-networks", fresh.url("/")], NO_COLOR="")
+    plain = run_on_terminal(["--allow-private-networks", fresh.url("/")], NO_COLOR="1")
     assert "SUCCESS" in plain and "\033[" not in plain
+    # https://no-color.org: only a value that is not empty turns colour off.
+    empty = run_on_terminal(["--allow-private-networks", fresh.url("/")], NO_COLOR="")
+    assert "\033[32mSUCCESS\033[0m" in empty
 
 
 def test_progress_bar_on_a_terminal_for_several_urls(fresh: Site) -> None:
     out = run_on_terminal(["--allow-private-networks", fresh.url("/"), fresh.url("/b")])
-    assert "2/2" in out
+    # Drawn between the results, erased before each is printed and at the end.
+    assert "] 1/2" in out
+    assert out.rindex("] 1/2") < out.rindex("\r\033[K")
     assert "2 audited: 2 SUCCESS" in out
 
 
@@ -355,3 +370,208 @@ def test_a_report_says_one_entry_and_one_day(site: Site) -> None:
     assert f"latest <lastmod> {day} (counts as {day}T23:59:59Z, the end of that period)" in (
         done.stdout
     )
+
+
+# --- what a command-line user still met (issue 22) ---------------------------------------------
+
+
+Held = tuple[Site, threading.Event, threading.Event]
+
+
+@pytest.fixture
+def held(other_site: Site) -> Iterator[Held]:
+    """A site whose robots.txt answers 404 only once the test lets it (or after 20 s): the site,
+    an event set when robots.txt is asked for, and the event that lets it answer."""
+    asked, release = threading.Event(), threading.Event()
+
+    def hold(h: BaseHTTPRequestHandler) -> None:
+        asked.set()
+        release.wait(20)
+        send(h, 404)
+
+    other_site.route("/robots.txt", hold)
+    yield other_site, asked, release
+    release.set()
+
+
+def _lines(stream: IO[str]) -> queue.Queue[str]:
+    """The lines of stream as they come, read by a thread of their own."""
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        for line in stream:
+            lines.put(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
+def test_a_batch_prints_each_result_as_its_audit_finishes(fresh: Site, held: Held) -> None:
+    slow, asked, _ = held
+    assert SCRIPT is not None
+    urls = [slow.url("/"), fresh.url("/"), fresh.url("/b")]
+    proc = subprocess.Popen(
+        [SCRIPT, "--json", "--jobs", "3", "--allow-private-networks", *urls],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
+        cwd=ROOT,
+    )
+    try:
+        assert asked.wait(30)
+        # While the first URL's site is still held, the others' records are out, flushed.
+        assert proc.stdout is not None
+        lines = _lines(proc.stdout)
+        got = [json.loads(lines.get(timeout=15)) for _ in range(2)]
+        assert sorted(r["url"] for r in got) == [fresh.url("/"), fresh.url("/b")]
+        assert proc.poll() is None
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+def test_ctrl_c_keeps_the_results_already_printed(fresh: Site, held: Held, tmp_path: Path) -> None:
+    """The results go to a file, as `> results.jsonl` sends them: what finished before Ctrl-C
+    is in it, whole, and the exit status says interrupted."""
+    slow, asked, _ = held
+    assert SCRIPT is not None
+    out = tmp_path / "results.jsonl"
+    with out.open("w") as sink:
+        proc = subprocess.Popen(
+            [SCRIPT, "--json", "--allow-private-networks", fresh.url("/"), slow.url("/")],
+            stdout=sink,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env(),
+            cwd=ROOT,
+        )
+        assert asked.wait(30)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and not out.read_text().endswith("\n"):
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert err.strip().splitlines() == ["interrupted"]
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["url"] for r in records] == [fresh.url("/")]
+    assert records[0]["result"]["status"] == "SUCCESS"
+
+
+def test_a_slow_single_audit_says_what_it_waits_for_on_a_terminal(
+    held: Held,
+) -> None:
+    slow, _, release = held
+    robots = slow.url("/robots.txt")
+    threading.Timer(2.5, release.set).start()
+    out = run_on_terminal(["--allow-private-networks", slow.url("/")], timeout=40)
+    # After a second: what it waits for, on the line it then rewrites; cleared before the report.
+    said = out.find(f"waiting for robots.txt: {robots}")
+    assert said >= 0, out
+    report = out.find(f"{slow.url('/')}  ", said)
+    assert report > said
+    assert "\r\033[K" in out[said:report]
+    assert "waiting" not in out[report:]
+
+
+def test_a_slow_single_audit_is_silent_on_standard_error_when_it_is_no_terminal(
+    held: Held,
+) -> None:
+    slow, _, release = held
+    threading.Timer(1.5, release.set).start()
+    done = cli("--allow-private-networks", slow.url("/"))
+    assert done.returncode == 2
+    assert done.stderr == ""
+
+
+def test_help_fits_80_columns_without_breaking_a_word() -> None:
+    done = cli("--help", COLUMNS="80")
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    assert [line for line in lines if len(line) > 80] == []
+    # textwrap breaks at hyphens unless told not to: "--allow-private-" / "networks".
+    assert [line for line in lines if re.search(r"\w-$", line)] == []
+    words = done.stdout.split()
+    for whole in ("--allow-private-networks", "$SITEMAP_AUDITOR_PASSWORD", "--max-age-days"):
+        assert whole in words or any(w.startswith(whole) for w in words), whole
+    # The --json example of several URLs says what they print: records naming their URL.
+    assert '{"url": <the URL>, "result": <its result>}' in done.stdout
+    assert "finishing" in done.stdout
+
+
+@pytest.mark.parametrize("args", [["--demo", "https://example.com/"], ["demo", "https://x/"]])
+def test_demo_with_a_url_is_a_usage_error(args: list[str]) -> None:
+    done = cli(*args)
+    assert done.returncode == 64
+    assert "demo" in done.stderr and "takes no URL" in done.stderr
+
+
+@pytest.mark.parametrize("value", ["1", "yes", " on ", "TRUE!"])
+def test_an_allow_private_value_other_than_true_is_warned_about_once(
+    fresh: Site, value: str
+) -> None:
+    done = cli("--json", fresh.url("/"), SITEMAP_ALLOW_PRIVATE_NETWORKS=value)
+    assert json.loads(done.stdout)["status"] == "FAIL"  # still refused: a safety default
+    assert done.stderr.splitlines() == [
+        f"sitemap-auditor: warning: SITEMAP_ALLOW_PRIVATE_NETWORKS is {value.strip()!r}, "
+        "taken as false: only 'true' allows loopback and private addresses"
+    ]
+
+
+@pytest.mark.parametrize("value", ["", "  ", "true", " True\n"])
+def test_an_allow_private_value_of_true_or_nothing_is_not_warned_about(
+    fresh: Site, value: str
+) -> None:
+    done = cli("--json", fresh.url("/"), SITEMAP_ALLOW_PRIVATE_NETWORKS=value)
+    assert done.stderr == ""
+
+
+def test_a_blocked_robots_txt_was_not_asked_rather_than_gave_no_answer(fresh: Site) -> None:
+    done = cli(fresh.url("/"))
+    robots = next(line for line in done.stdout.splitlines() if "robots.txt  " in line)
+    assert "no answer" not in robots and "not asked" in robots
+
+
+def test_every_candidate_missing_names_the_cause_first(site: Site) -> None:
+    """Every candidate 404: the site's own files are the cause, and the report says so first."""
+    done = cli("--allow-private-networks", site.url("/"))
+    assert done.returncode == 2
+    lines = done.stdout.splitlines()
+    assert lines[0].endswith("FAIL")
+    assert "cause" in lines[1] and "no sitemap at any of the 3 places" in lines[1]
+
+
+def test_an_html_page_where_the_sitemap_should_be_names_the_cause_first(site: Site) -> None:
+    page = b'<!DOCTYPE html>\n<html lang="en"><head><title>Not here</title></head></html>'
+    site.route("/sitemap.xml", reply(page, content_type="text/html"))
+    done = cli("--allow-private-networks", site.url("/"))
+    assert done.returncode == 2
+    lines = done.stdout.splitlines()
+    assert "cause" in lines[1] and "web page (HTML)" in lines[1]
+    assert site.url("/sitemap.xml") in lines[1]
+
+
+def test_a_refused_connection_is_said_in_words(site: Site) -> None:
+    url = site.url("/")
+    site.stop()
+    done = cli("--allow-private-networks", url)
+    assert "fetch error (connect: the connection was refused)" in done.stdout
+    assert "Error" not in done.stdout.replace("ERROR", "")
+
+
+def test_a_slow_candidate_is_named_with_its_place_among_the_candidates(site: Site) -> None:
+    release = threading.Event()
+
+    def hold(h: BaseHTTPRequestHandler) -> None:
+        release.wait(20)
+        send(h, 404)
+
+    site.route("/sitemap_index.xml", hold)
+    threading.Timer(2.5, release.set).start()
+    try:
+        out = run_on_terminal(["--allow-private-networks", site.url("/")], timeout=40)
+    finally:
+        release.set()
+    assert f"waiting for sitemap candidate 2 of 3: {site.url('/sitemap_index.xml')}" in out
+    assert f"{site.url('/')}  " in out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from sitemap_auditor.config import (
     parse_allow_private,
     parse_max_age_days,
     parse_share_seconds,
+    setting_warnings,
 )
 
 
@@ -109,3 +111,28 @@ def test_settings_are_read_at_import() -> None:
     done = import_handler(SITEMAP_MAX_AGE_DAYS=" 21 ", SITEMAP_ALLOW_PRIVATE_NETWORKS="TRUE")
     assert done.returncode == 0, done.stderr
     assert "Settings(max_age_days=21, allow_private_networks=True, share_seconds=60" in done.stdout
+
+
+@pytest.mark.parametrize("raw", ["1", "yes", " on ", "false", "TRUE!"])
+def test_an_allow_private_value_other_than_true_gets_a_warning(raw: str) -> None:
+    (warning,) = setting_warnings({"SITEMAP_ALLOW_PRIVATE_NETWORKS": raw})
+    assert warning.variable == "SITEMAP_ALLOW_PRIVATE_NETWORKS"
+    assert warning.message.startswith(f"SITEMAP_ALLOW_PRIVATE_NETWORKS is {raw.strip()!r}")
+    assert "taken as false" in warning.message
+
+
+@pytest.mark.parametrize("raw", [None, "", "   ", "true", " True\n"])
+def test_true_or_nothing_gets_no_warning(raw: str | None) -> None:
+    environ = {} if raw is None else {"SITEMAP_ALLOW_PRIVATE_NETWORKS": raw}
+    assert setting_warnings(environ) == ()
+
+
+def test_the_function_logs_the_warning_once_at_its_start() -> None:
+    done = import_handler(SITEMAP_ALLOW_PRIVATE_NETWORKS="1")
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert [(r["level"], r["setting"]) for r in records] == [
+        ("WARNING", "SITEMAP_ALLOW_PRIVATE_NETWORKS")
+    ]
+    assert "'1', taken as false" in records[0]["message"]
+    assert "allow_private_networks=False" in done.stdout

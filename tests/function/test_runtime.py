@@ -488,6 +488,11 @@ def check_contents(folder: Path, python_tag: str) -> None:
             owned.add(row.split(",")[0].split("/")[0])
     assert top <= owned, top - owned
     assert "bin" not in top
+    # A folder a wheel drops beside its package (ada-url's docs/conf.py, wrapt's stubs) is no
+    # part of the function: every top-level folder is a package or a distribution's metadata.
+    folders = {p.name for p in folder.iterdir() if p.is_dir()}
+    assert {n for n in folders - dists if not (folder / n / "__init__.py").exists()} == set()
+    assert "docs" not in top
     assert not {_normalise(n.removesuffix(".py")) for n in top} & RUNTIME_PROVIDED
     assert not [p for p in folder.rglob("__pycache__")]
     assert not [p for p in folder.rglob("*.pyc")]

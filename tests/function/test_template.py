@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import re
 import subprocess
 import sys
+import time
 import tomllib
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
@@ -756,6 +758,29 @@ def test_sam_build_packages_only_the_package(template: dict[str, Any], tmp_path:
     assert "manylinux2014_aarch64" in done.stdout and "--python-version 3.13" in done.stdout
     assert f"cp -r sitemap_auditor {tmp_path}/" in done.stdout.replace('"', "")
     assert "tests" not in done.stdout and "bench" not in done.stdout
+
+
+@pytest.mark.parametrize("given", [None, "", " ", "/", "//", "/.", "/tmp/.."])
+def test_the_build_refuses_at_once_without_a_folder_of_its_own(
+    given: str | None, tmp_path: Path
+) -> None:
+    """Without ARTIFACTS_DIR the recipe would remove "/bin" and copy the package into "/": it
+    stops before its first command, having written nothing."""
+    variables = [] if given is None else [f"ARTIFACTS_DIR={given}"]
+    environ = {k: v for k, v in os.environ.items() if k != "ARTIFACTS_DIR"}
+    started = time.monotonic()
+    done = subprocess.run(
+        ["make", "--no-print-directory", "build-AuditorFunction", *variables],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**environ, "PYTHON": str(tmp_path / "no-python")},
+        timeout=60,
+    )
+    assert done.returncode != 0
+    assert "set ARTIFACTS_DIR" in done.stderr
+    assert "pip" not in done.stdout + done.stderr and "rm -rf" not in done.stdout
+    assert time.monotonic() - started < 10
 
 
 def test_sam_build_runs_make_in_the_source_folder() -> None:

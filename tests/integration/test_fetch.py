@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import time
 import zlib
 
@@ -273,3 +274,50 @@ def test_multi_member_gzip_whatever_the_chunking() -> None:
         chunks = [data[i : i + size] for i in range(0, len(data), size)]
         assert b"".join(inflate(chunks)) == doc, size
     assert b"".join(inflate([])) == b""
+
+
+# --- what a site owner reads: words, never an exception's name ---------------------------------
+
+
+def test_connection_refused_says_so_in_words(site: Site) -> None:
+    port = site.port
+    site.stop()
+    f = Fetcher(FetchPolicy(origin=("http", "127.0.0.1", port), allow_private_networks=True))
+    with pytest.raises(FetchError) as e:
+        fetch(f, f"http://127.0.0.1:{port}/")
+    assert e.value.describe() == "fetch error (connect: the connection was refused)"
+
+
+@pytest.mark.parametrize(
+    ("raised", "detail"),
+    [
+        (
+            socket.gaierror(socket.EAI_NONAME, "Name or service not known"),
+            "the name www.example.com could not be resolved",
+        ),
+        (
+            socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution"),
+            "the name www.example.com could not be resolved now (the name server did not answer)",
+        ),
+        (UnicodeError("label too long"), "the name www.example.com is not a valid host name"),
+    ],
+)
+def test_a_failed_name_look_up_says_so_in_words(raised: BaseException, detail: str) -> None:
+    def resolver(host: str, port: int) -> list[str]:
+        raise raised
+
+    f = Fetcher(FetchPolicy(origin=("http", "www.example.com", 80), resolver=resolver))
+    with pytest.raises(FetchError) as e:
+        fetch(f, "http://www.example.com/")
+    assert e.value.describe() == f"fetch error (dns: {detail})"
+    assert e.value.kind.label == "dns"
+
+
+def test_a_failed_tls_handshake_says_so_in_words(site: Site) -> None:
+    """https:// to a server that speaks plain HTTP: the handshake fails, and the issue says so."""
+    f = Fetcher(FetchPolicy(origin=("https", "127.0.0.1", site.port), allow_private_networks=True))
+    with pytest.raises(FetchError) as e:
+        fetch(f, f"https://127.0.0.1:{site.port}/")
+    text = e.value.describe()
+    assert text.startswith("fetch error (tls: the TLS handshake failed"), text
+    assert "Error" not in text

@@ -3,6 +3,7 @@ filled in and used, and what it says follows the figures."""
 
 from __future__ import annotations
 
+import importlib
 import random
 import re
 import sys
@@ -93,3 +94,16 @@ def test_without_init_figures_their_parts_are_left_out_cleanly(share: ModuleType
     text = render(share, with_inits=False)
     assert "### Init" not in text and "The import itself costs" not in text
     assert "\n\n\n" not in text and "### Targets" in text
+
+
+def test_a_quick_run_never_writes_the_tracked_results() -> None:
+    """`bench/run.py --quick` rewrote bench/RESULTS.md with figures that are not the benchmark's."""
+    sys.path.insert(0, str(BENCH))
+    run = importlib.import_module("run")
+
+    assert run.results_path(quick=False) == BENCH / "RESULTS.md"
+    quick = run.results_path(quick=True)
+    assert quick != BENCH / "RESULTS.md"
+    assert quick.parent == BENCH / "out"  # git-ignored, and removed by make clean
+    ignored = (BENCH.parent / ".gitignore").read_text(encoding="utf-8").split()
+    assert "bench/out/" in ignored

@@ -122,11 +122,14 @@ def test_robots_content_length_shorter_hides_the_later_sitemap_lines(
         # a chunk longer than its size, then the connection closes
         (b"8\r\n<urlset/>\r\n", "incomplete body"),
         # chunks that never end with the zero-size chunk before the connection closes
-        (b"9\r\n<urlset/>\r\n", "protocol: ProtocolError"),
+        (b"9\r\n<urlset/>\r\n", "protocol: the answer does not follow HTTP"),
         # a size larger than anything that follows
         (b"ffffffffffffffffffff\r\n<urlset/>", "incomplete body"),
         # a chunk-size line longer than any reader keeps
-        (b"9;" + b"x" * 70_000 + b"\r\n<urlset/>\r\n0\r\n\r\n", "protocol: ProtocolError"),
+        (
+            b"9;" + b"x" * 70_000 + b"\r\n<urlset/>\r\n0\r\n\r\n",
+            "protocol: the answer does not follow HTTP",
+        ),
     ],
 )
 def test_broken_chunked_encoding(audit: AuditFn, site: Site, framing: bytes, kind: str) -> None:
@@ -156,7 +159,7 @@ def test_header_floods_are_a_protocol_error(audit: AuditFn, site: Site, head: by
     result = audit(site.url("/"))
     assert codes_of(result) == ["100", "400"]
     assert data_of(result)["issues"][1] == (
-        f"{site.url('/sitemap.xml')}: fetch error (protocol: ProtocolError)"
+        f"{site.url('/sitemap.xml')}: fetch error (protocol: the answer does not follow HTTP)"
     )
 
 
