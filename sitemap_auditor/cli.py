@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
-from .codes import BY_ID
+from .codes import Status
 from .issues import Issue, Kind
 from .text import valid_text
 
@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from .audit import Audited
+    from .outcome import Outcome
 
 # Exit status by the worst outcome; usage errors use 64 (EX_USAGE) so they never read as a FAIL.
 EXIT_CODES = {"SUCCESS": 0, "WARNING": 1, "FAIL": 2, "ERROR": 3}
@@ -192,29 +192,27 @@ def cause(issues: Sequence[Issue]) -> str | None:
 _TOLERATED = {Kind.HTTP_STATUS, Kind.IGNORED_PREFERENCE}
 
 
-def render(url: str, result: dict[str, Any], colour: bool, audited: Audited | None = None) -> str:
-    """A readable report of one result."""
-    issues = audited.issues if audited is not None else ()
-    status = result["status"]
+def render(url: str, outcome: Outcome, colour: bool) -> str:
+    """A readable report of one audit's outcome."""
+    status = outcome.status
     lines = [f"{url}  {_colour(colour, status, status)}"]
-    checks = result.get("checks")
-    if checks is None:
-        lines.append(f"  {result['message']}")
+    checks, data = outcome.checks, outcome.data
+    if checks is None or data is None:
+        lines.append(f"  {outcome.message}")
         return "\n".join(lines)
-    data = checks[0]["data"]
-    lead = cause(issues) if status == "FAIL" else None
+    lead = cause(outcome.issues) if status is Status.FAIL else None
     if lead is not None:
         lines.append(f"  {_colour(colour, status, 'cause')}  {lead}")
-    if data["siteBase"] is not None:
-        robots = data["robotsTxtHttpStatus"]
-        lists = "lists a sitemap" if data["robotsTxtListsSitemap"] else "lists no sitemap"
+    if data.site_base is not None:
+        robots = data.robots_txt_http_status
+        lists = "lists a sitemap" if data.robots_txt_lists_sitemap else "lists no sitemap"
         lines.append(
-            f"  robots.txt  {data['robotsTxtUrl']}  "
+            f"  robots.txt  {data.robots_txt_url}  "
             f"{'HTTP ' + str(robots) if robots is not None else 'no answer'}, {lists}"
         )
-        if data["selectedSitemapUrl"]:
-            latest = data["latestLastmod"]
-            written = audited.latest_lastmod_written if audited is not None else None
+        if data.selected_sitemap_url:
+            latest = data.latest_lastmod
+            written = outcome.latest_lastmod_written
             if latest is not None and written is not None and written != latest:
                 # As the file says it; a period without a time counts as its last second
                 # (docs/contract.md §5), which the instant alone reads as a moment to come.
@@ -223,26 +221,26 @@ def render(url: str, result: dict[str, Any], colour: bool, audited: Audited | No
                 else:
                     latest = f"{written} ({latest})"
             lines.append(
-                f"  sitemap     {data['selectedSitemapUrl']}  <{data['sitemapType']}>, "
-                f"{_plural(data['entryCount'], 'entry', 'entries')}, "
+                f"  sitemap     {data.selected_sitemap_url}  <{data.sitemap_type}>, "
+                f"{_plural(data.entry_count or 0, 'entry', 'entries')}, "
                 f"latest <lastmod> {latest or 'none'}"
             )
         else:
-            tried = len(data["candidateSitemaps"])
+            tried = len(data.candidate_sitemaps)
             if tried == 1:
                 lines.append("  sitemap     the one candidate did not parse")
             else:
                 lines.append(f"  sitemap     none of {tried} candidates parsed")
-        lines.append(f"  window      {_plural(data['maxAgeDays'], 'day')}")
+        lines.append(f"  window      {_plural(data.max_age_days, 'day')}")
     for check in checks:
-        s = check["status"]
-        code = BY_ID[check["code"]["id"]].number
-        lines.append(f"  {_colour(colour, s, _MARKS.get(s, '?') + ' ' + code)}  {check['message']}")
-        if check["recommendation"]:
-            lines.append(f"        -> {check['recommendation']}")
-    if data["issues"]:
+        s = check.status
+        mark = _MARKS.get(s, "?") + " " + check.code.number
+        lines.append(f"  {_colour(colour, s, mark)}  {check.message}")
+        if check.recommendation:
+            lines.append(f"        -> {check.recommendation}")
+    if data.issues:
         lines.append("  issues:")
-        lines.extend(f"    - {i}" for i in data["issues"])
+        lines.extend(f"    - {i}" for i in data.issues)
     return "\n".join(lines)
 
 
@@ -381,13 +379,13 @@ def main(argv: Sequence[str] | None = None, *, json_by_default: bool = False) ->
 
     observability.quiet(verbose=args.verbose)
 
-    def audit(url: str) -> tuple[dict[str, Any], Audited | None]:
+    def audit(url: str) -> tuple[dict[str, Any], Outcome]:
         event: dict[str, Any] = {"id": "cli", "url": url}
         if args.user is not None and password is not None:
             event["basicAuth"] = {"username": args.user, "password": password}
-        found: list[Audited] = []
+        found: list[Outcome] = []
         result = handler.run(event, None, settings, observe=found.append)
-        return result, found[0] if found else None
+        return result, found[0]
 
     if demo:
         from . import demo as demo_site
@@ -398,7 +396,7 @@ def main(argv: Sequence[str] | None = None, *, json_by_default: bool = False) ->
     else:
         progress = _Progress(len(urls), stderr)
 
-        def one(url: str) -> tuple[dict[str, Any], Audited | None]:
+        def one(url: str) -> tuple[dict[str, Any], Outcome]:
             try:
                 return audit(url)
             finally:
@@ -416,21 +414,21 @@ def main(argv: Sequence[str] | None = None, *, json_by_default: bool = False) ->
             os._exit(EXIT_INTERRUPTED)
         pool.shutdown()
 
-    results = [result for result, _ in answers]
+    outcomes = [outcome for _, outcome in answers]
     colour = _colour_enabled(stdout)
     batch = len(urls) > 1
-    for url, (result, audited) in zip(urls, answers, strict=False):
+    for url, (result, outcome) in zip(urls, answers, strict=False):
         if as_json:
             # A batch's JSON Lines record names its input URL (README, "Using it"); a single
             # audit prints the exact Lambda result.
             record = {"url": url, "result": result} if batch else result
             stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
         else:
-            stdout.write(render(url, result, colour, audited) + "\n\n")
-    if len(results) > 1:
-        (stderr if as_json else stdout).write(_summary(r["status"] for r in results) + "\n")
+            stdout.write(render(url, outcome, colour) + "\n\n")
+    if len(outcomes) > 1:
+        (stderr if as_json else stdout).write(_summary(o.status for o in outcomes) + "\n")
     stdout.flush()
-    return max(EXIT_CODES.get(r["status"], 3) for r in results)
+    return max(EXIT_CODES[o.status] for o in outcomes)
 
 
 def entry_point() -> None:

@@ -4,6 +4,8 @@ tests/function/test_layer_imports.py."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from support.results import LogCapture
 
 from sitemap_auditor import codes, config, credentials, errors, sharing
@@ -25,14 +27,15 @@ def test_each_checkcode_knows_its_number() -> None:
 
 
 def test_one_reset_forgets_what_the_process_learnt(logs: LogCapture) -> None:
-    from sitemap_auditor import facts, lifetime, observability
+    from sitemap_auditor import facts, lifetime, observability, response
 
     known = facts.SiteFacts(facts.RobotsProbe(404, False, (), (), ()), (), (), fetched_at=1.0)
     lifetime.SHARING.local.put("k", known, 10)
+    failed = response.error(ValueError("x"), datetime(2026, 12, 1, tzinfo=UTC))
     for _ in range(2):
-        observability.Invocation("r", "https://ex.com/").finished({"status": "ERROR"})
+        observability.Invocation("r", "https://ex.com/").finished(failed)
     lifetime.reset()
-    observability.Invocation("r", "https://ex.com/").finished({"status": "ERROR"})
+    observability.Invocation("r", "https://ex.com/").finished(failed)
     assert lifetime.SHARING.local.get("k", 2.0) is None
     started = [x["cold_start"] for x in logs.lines() if x["message"] == "audit started"]
     assert started[-2:] == [False, True]
