@@ -17,11 +17,11 @@ import pytest
 from cfnlint.api import lint
 from cfnlint.config import ManualArgs
 from cfnlint.decode.decode import decode_str
-from support.environments import lambda_environment
 from support.metric_names import SHARING, UNITS
 from support.results import days_ago
-from support.servers import Site, reply
 
+from harness.environments import lambda_environment
+from harness.servers import Site, reply
 from sitemap_auditor import codes, config
 from sitemap_auditor.fetch import MAX_BODY_BYTES, REQUEST_DEADLINE_S
 from sitemap_auditor.handler import RESPONSE_MARGIN_S

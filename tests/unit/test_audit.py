@@ -12,11 +12,12 @@ from sitemap_auditor.facts import CandidateOutcome, RobotsProbe, SelectedSitemap
 from sitemap_auditor.issues import Kind, issue
 from sitemap_auditor.parser import ParsedSitemap
 from sitemap_auditor.request import parse
-from sitemap_auditor.site import resolve
+from sitemap_auditor.site import SiteBase, resolve
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
-SITE = resolve("https://www.example.com/page")
-assert SITE is not None
+_SITE = resolve("https://www.example.com/page")
+assert _SITE is not None
+SITE: SiteBase = _SITE
 SITEMAP = "https://www.example.com/sitemap.xml"
 SETTINGS = Settings(max_age_days=7)
 

@@ -93,3 +93,21 @@ def test_without_init_figures_their_parts_are_left_out_cleanly(share: ModuleType
     text = render(share, with_inits=False)
     assert "### Init" not in text and "The import itself costs" not in text
     assert "\n\n\n" not in text and "### Targets" in text
+
+
+def test_each_script_writes_only_its_own_section(tmp_path: Path) -> None:
+    sys.path.insert(0, str(BENCH))
+    import report
+
+    results = tmp_path / "RESULTS.md"
+    sections = {
+        name: f"<!-- bench/{name}.py: begin -->\n# {name} old\n<!-- bench/{name}.py: end -->\n"
+        for name in ("run", "share", "scale")
+    }
+    results.write_text("\n".join(sections.values()), encoding="utf-8")
+    begin, end = "<!-- bench/run.py: begin -->", "<!-- bench/run.py: end -->"
+    report.write_section(f"{begin}\n# run new\n{end}\n", begin, end, results)
+    text = results.read_text(encoding="utf-8")
+    assert "# run new" in text and "# run old" not in text
+    assert sections["share"] in text and sections["scale"] in text
+    assert text.index("# run new") < text.index("# share old") < text.index("# scale old")

@@ -4,7 +4,9 @@ tests/function/test_layer_imports.py."""
 
 from __future__ import annotations
 
+import ast
 from datetime import UTC, datetime
+from pathlib import Path
 
 from support.results import LogCapture
 
@@ -39,3 +41,22 @@ def test_one_reset_forgets_what_the_process_learnt(logs: LogCapture) -> None:
     assert lifetime.SHARING.local.get("k", 2.0) is None
     started = [x["cold_start"] for x in logs.lines() if x["message"] == "audit started"]
     assert started[-2:] == [False, True]
+
+
+def _imported(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_bench_and_the_harness_import_no_test_machinery() -> None:
+    root = Path(__file__).resolve().parents[2]
+    for folder in ("bench", "harness"):
+        for path in sorted((root / folder).glob("*.py")):
+            found = _imported(path) & {"support", "pytest", "conftest", "tests"}
+            assert not found, f"{folder}/{path.name} imports {found}"

@@ -19,7 +19,8 @@ NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
 
 def test_an_event_that_is_no_object_is_a_request_without_a_url() -> None:
-    for event in (None, [], "https://ex.com/", 3):
+    events: tuple[object, ...] = (None, [], "https://ex.com/", 3)
+    for event in events:
         assert parse(event) == AuditRequest(url=None)
 
 

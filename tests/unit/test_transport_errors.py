@@ -43,7 +43,7 @@ def live() -> Guard:
         (requests.exceptions.ReadTimeout(), FetchErrorKind.TIMEOUT, "ReadTimeout"),
         (wrapped(ConnectionResetError()), FetchErrorKind.CONNECTION_RESET, ""),
         (http.client.IncompleteRead(b""), FetchErrorKind.INCOMPLETE_BODY, ""),
-        (wrapped(http.client.RemoteDisconnected()), FetchErrorKind.CONNECTION_RESET, ""),
+        (wrapped(http.client.RemoteDisconnected("closed")), FetchErrorKind.CONNECTION_RESET, ""),
         (requests.exceptions.InvalidURL(), FetchErrorKind.INVALID_URL, ""),
         (urllib3.exceptions.LocationParseError("x"), FetchErrorKind.INVALID_URL, ""),
         (
