@@ -9,7 +9,6 @@ hurt another.
 from __future__ import annotations
 
 import calendar
-import re
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -17,6 +16,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from xml.parsers import expat
+
+# The auditor's rules that the hand-written reference follows: imported, never copied (lastmod
+# imports nothing heavy; the parser's cap on a lastmod is imported by the loaders, untimed).
+from sitemap_auditor.lastmod import MAX_OFFSET_MINUTES, W3C_DATETIME, W3C_IN_RANGE, XML_SPACE
 
 CHUNK = 64 * 1024
 GZIP_MAGIC = b"\x1f\x8b"
@@ -133,17 +136,15 @@ def load_noop() -> Run:
     return run
 
 
-# --- (c) the reference: hand-written expat pass and a fast strict W3C parser -------------------
+# --- (c) the reference: the auditor's rules by hand -------------------------------------------
+#
+# The reference is what the auditor's parse path could be at best, written by hand as one expat
+# pass: the same rules, imported from the auditor, never copied (docs/contract.md §5: its W3C
+# Datetime patterns, its white space, its zone bound, and the parser's cap on a lastmod).
 
-# docs/contract.md §5: W3C Datetime, zone optional on the timed forms, ASCII digits only.
-_W3C = re.compile(
-    r"([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2})"
-    r"(?:T([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.([0-9]+))?)?(Z|[+-][0-9]{2}:[0-9]{2})?)?"
-    r")?)?"
-)
-_SPACE = " \t\r\n"
-_MAX_OFFSET_MINUTES = 14 * 60
-_MAX_LASTMOD_CHARS = 256
+_W3C = W3C_DATETIME
+_SPACE = XML_SPACE
+_MAX_OFFSET_MINUTES = MAX_OFFSET_MINUTES
 _CACHE_LIMIT = 4096
 
 
@@ -200,7 +201,7 @@ def _refuse(*_args: Any) -> Any:
 
 
 def reference_parse(
-    chunks: Iterator[bytes], lazy: bool = False
+    chunks: Iterator[bytes], max_chars: int, lazy: bool = False
 ) -> tuple[str | None, int, datetime | None, int]:
     """Count depth-2 entries and keep the latest depth-3 <lastmod>, as the contract says.
 
@@ -236,7 +237,7 @@ def reference_parse(
 
     def data(piece: str) -> None:
         nonlocal text_len
-        if text_len <= _MAX_LASTMOD_CHARS:
+        if text_len <= max_chars:
             text.append(piece)
             text_len += len(piece)
 
@@ -271,21 +272,21 @@ def reference_parse(
         if collecting and depth == 3:
             collecting = False
             p.CharacterDataHandler = None
-            value = parse("".join(text)) if text_len <= _MAX_LASTMOD_CHARS else None
+            value = parse("".join(text)) if text_len <= max_chars else None
             if value is None:
                 unparsable += 1
             elif latest is None or value > latest:
                 latest = value
         depth -= 1
 
-    offer, shapes_latest = shape_max()
+    offer, shapes_latest = shape_max(max_chars)
 
     def end_lazy(_name: str) -> None:
         nonlocal depth, collecting, unparsable
         if collecting and depth == 3:
             collecting = False
             p.CharacterDataHandler = None
-            if text_len > _MAX_LASTMOD_CHARS or not offer("".join(text)):
+            if text_len > max_chars or not offer("".join(text)):
                 unparsable += 1
         depth -= 1
 
@@ -299,20 +300,16 @@ def reference_parse(
     return root, count, latest, unparsable
 
 
-# A strict W3C Datetime whose fields are all in range, save days 29-31 of short months and
-# instants pushed out of datetime's range by a zone, both left to the full parser. Group 1 is the
-# zone. Within one shape (length and zone), such texts sort as their instants do.
-_VALID = re.compile(
-    r"(?!0000)[0-9]{4}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12][0-9]|3[01])"
-    r"(?:T(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]+)?)?"
-    r"(Z|[+-](?:(?:0[0-9]|1[0-3]):[0-5][0-9]|14:00))?)?)?)?"
-)
+# The auditor's pattern of W3C Datetimes whose fields are all in range (save days 29-31 of short
+# months and instants a zone pushes out of datetime's range, left to the full parser). Group 1 is
+# the zone. Within one shape (length and zone), such texts sort as their instants do.
+_VALID = W3C_IN_RANGE
 
 
 _SHORT_MONTHS = frozenset(("04", "06", "09", "11"))
 
 
-def shape_max() -> tuple[Callable[[str], bool], Callable[[], datetime | None]]:
+def shape_max(max_chars: int) -> tuple[Callable[[str], bool], Callable[[], datetime | None]]:
     """The latest of many W3C Datetime texts, one regex match per distinct text: (offer, latest).
 
     Texts of one shape (same length, same zone) compare as strings exactly as their instants
@@ -332,7 +329,7 @@ def shape_max() -> tuple[Callable[[str], bool], Callable[[], datetime | None]]:
         ok = seen.get(raw)
         if ok is None:
             ok = check(raw)
-            if len(raw) <= _MAX_LASTMOD_CHARS:  # a huge text is never kept
+            if len(raw) <= max_chars:  # a huge text is never kept
                 if len(seen) >= _CACHE_LIMIT:
                     seen.clear()
                 seen[raw] = ok
@@ -374,8 +371,10 @@ def shape_max() -> tuple[Callable[[str], bool], Callable[[], datetime | None]]:
 
 
 def load_reference() -> Run:
+    from sitemap_auditor.parser import MAX_LASTMOD_CHARS
+
     def run(path: Path) -> Answer:
-        _root, count, latest, unparsable = reference_parse(file_chunks(path))
+        _root, count, latest, unparsable = reference_parse(file_chunks(path), MAX_LASTMOD_CHARS)
         note = f"{unparsable} unparsable" if unparsable else ""
         return Answer(count, latest.replace(tzinfo=UTC) if latest else None, note)
 
@@ -383,8 +382,11 @@ def load_reference() -> Run:
 
 
 def load_lazy() -> Run:
+    from sitemap_auditor.parser import MAX_LASTMOD_CHARS
+
     def run(path: Path) -> Answer:
-        _root, count, latest, unparsable = reference_parse(file_chunks(path), lazy=True)
+        chunks = file_chunks(path)
+        _root, count, latest, unparsable = reference_parse(chunks, MAX_LASTMOD_CHARS, lazy=True)
         note = f"{unparsable} unparsable" if unparsable else ""
         return Answer(count, latest.replace(tzinfo=UTC) if latest else None, note)
 
@@ -494,8 +496,8 @@ CONTENDERS = (
     Contender("auditor", "auditor (SitemapParser)", load_auditor, "auditor"),
     Contender("floor", "expat, no callbacks (floor)", load_floor, "floor"),
     Contender("noop", "expat, empty start/end handlers", load_noop, "info"),
-    Contender("reference", "hand-written expat + strict W3C", load_reference, "reference"),
-    Contender("lazy", "hand-written, lastmods compared as text", load_lazy, "info"),
+    Contender("reference", "the auditor's rules by hand (expat)", load_reference, "reference"),
+    Contender("lazy", "the auditor's rules by hand, text compared", load_lazy, "info"),
     Contender(
         "usp",
         "ultimate-sitemap-parser",
@@ -514,7 +516,7 @@ CONTENDERS = (
     ),
     Contender(
         "scrapy",
-        "Scrapy Sitemap + strict W3C",
+        "Scrapy Sitemap + the auditor's W3C rules",
         load_scrapy,
         "peer",
         "scrapy",

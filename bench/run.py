@@ -26,16 +26,14 @@ import os
 import platform
 import pstats
 import resource
-import shutil
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from xml.parsers import expat
@@ -49,6 +47,9 @@ sys.path.insert(0, str(BENCH))
 
 import contenders  # noqa: E402
 import corpora  # noqa: E402
+from report import write_section  # noqa: E402
+
+from harness import servers  # noqa: E402
 
 RUNS = 3
 # A contender whose first run takes longer than this is run once: its rank is not in doubt.
@@ -57,6 +58,9 @@ CHILD_TIMEOUT_S = 600.0
 RESULT_MARK = "BENCH-RESULT "
 COMMAND = "make bench"
 COMMAND_RAW = ".venv/bin/python bench/run.py"
+# This script's section of bench/RESULTS.md lies between these markers.
+BEGIN = "<!-- bench/run.py: begin -->"
+END = "<!-- bench/run.py: end -->"
 # Targets of the project's issue.
 TARGET_VS_REFERENCE = 1.0  # auditor time / reference time, at most
 TARGET_VS_FLOOR = 2.5  # auditor time / floor time, at most
@@ -271,54 +275,29 @@ def decoded_size(corpus: corpora.Corpus) -> int:
     return sum(len(c) for c in contenders.file_chunks(corpus.path(OUT)))
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-
 @contextmanager
 def serve(directory: Path) -> Iterator[tuple[str, dict[str, str]]]:
-    """Serve files of directory on 127.0.0.1, streamed from disk; robots.txt names one of them.
+    """Serve the files of directory on 127.0.0.1, sent from disk; robots.txt names one of them.
 
     Yields the base URL and a dict whose "sitemap" entry is the file robots.txt points at.
     """
     state: dict[str, str] = {"sitemap": ""}
+    site = servers.Site().start()
+    base = site.base
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            name = self.path.lstrip("/")
-            if name == "robots.txt":
-                body = f"User-agent: *\nSitemap: {base}/{state['sitemap']}\n".encode()
-                self._head(200, "text/plain", len(body))
-                self.wfile.write(body)
-                return
-            path = directory / name
-            if "/" in name or not name or not path.is_file():
-                self._head(404, "text/plain", 0)
-                return
-            kind = "application/gzip" if name.endswith(".gz") else "application/xml"
-            self._head(200, kind, path.stat().st_size)
-            with path.open("rb") as f:
-                shutil.copyfileobj(f, self.wfile, 64 * 1024)
+    def robots(h: BaseHTTPRequestHandler) -> None:
+        body = f"User-agent: *\nSitemap: {base}/{state['sitemap']}\n".encode()
+        servers.send(h, 200, body, {"Content-Type": "text/plain"})
 
-        def _head(self, status: int, kind: str, length: int) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(length))
-            self.end_headers()
-
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-            pass
-
-    server = _Server(("127.0.0.1", 0), Handler)
-    base = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    site.route("/robots.txt", robots)
+    for path in directory.iterdir():
+        if path.is_file():
+            kind = "application/gzip" if path.name.endswith(".gz") else "application/xml"
+            site.route("/" + path.name, servers.file(path, kind))
     try:
         yield base, state
     finally:
-        server.shutdown()
-        server.server_close()
+        site.stop()
 
 
 @dataclass
@@ -644,12 +623,12 @@ def render(r: Report) -> str:
         "- **expat, empty start/end handlers**: the floor plus a Python start and end handler "
         "that do nothing: what any design with per-element Python callbacks pays before doing "
         "any work. A yardstick, not a contender.\n"
-        "- **hand-written expat + strict W3C** (the reference): closures, element names "
+        "- **the auditor's rules by hand (expat)** (the reference): closures, element names "
         "classified once through a dict, a character-data handler only inside `<lastmod>`, "
-        "and a regex-based strict W3C parser behind a per-string cache "
-        "(`bench/contenders.py`, `reference_parse`).\n"
-        "- **hand-written, lastmods compared as text**: the reference, but each lastmod is only "
-        "validated (one regex that also checks the field ranges) and kept if it is the "
+        "and the auditor's W3C Datetime pattern (imported from `sitemap_auditor.lastmod`) "
+        "behind a per-string cache (`bench/contenders.py`, `reference_parse`).\n"
+        "- **the auditor's rules by hand, text compared**: the reference, but each lastmod is "
+        "only validated (the auditor's range-checking pattern) and kept if it is the "
         "greatest text of its shape (length and zone); texts of one shape sort as their "
         "instants do, so only a handful become instants, at the end (`shape_max`). An "
         "experiment: what the auditor could gain.\n"
@@ -800,8 +779,8 @@ def audit_section(r: Report) -> str:
     lines.append(
         '`sitemap_auditor.handler.run({"id": "b", "url": base}, None, '
         "Settings(max_age_days=7, allow_private_networks=True))` in a fresh process per run, "
-        "against a threaded `http.server` on 127.0.0.1 (in the benchmark's own process) whose "
-        "robots.txt names the sitemap, streamed from disk with `shutil.copyfileobj`. The `.gz` "
+        "against the loopback server of `harness/servers.py` on 127.0.0.1 (in the benchmark's own "
+        "process) whose robots.txt names the sitemap, sent from disk with `sendfile`. The `.gz` "
         "file is served as `application/gzip` without `Content-Encoding`, so the auditor finds "
         f"the gzip by its magic bytes. Target: at most {TARGET_RSS_OVER_TINY_MB:.0f} MB above "
         "the 1 KB case (peak RSS, the highest of the runs).\n"
@@ -1106,16 +1085,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.no_write:
         target = results_path(args.quick)
         if target == RESULTS:
-            # bench/share.py owns a section of its own between its markers: keep it.
-            current = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
-            begin, end = "<!-- bench/share.py: begin -->", "<!-- bench/share.py: end -->"
-            if begin in current and end in current:
-                section = begin + current.split(begin, 1)[1].split(end, 1)[0] + end
-                text = text.rstrip("\n") + "\n\n" + section + "\n"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-        shown = target.relative_to(ROOT)
-        print(f"wrote {shown} in {time.perf_counter() - started:.0f} s", file=log)
+            # Only this script's section: bench/share.py and bench/scale.py write their own.
+            write_section(f"{BEGIN}\n{text.rstrip()}\n{END}\n", BEGIN, END, RESULTS)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        print(
+            f"wrote {target.relative_to(ROOT)} in {time.perf_counter() - started:.0f} s", file=log
+        )
     return 0
 
 

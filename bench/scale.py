@@ -4,7 +4,7 @@
     .venv/bin/python bench/scale.py --quick --no-write      # smaller day models, a quicker look
 
 No machine here runs a thousand containers, so this plays them in virtual time
-(tests/support/fleet.py): each audit is driven by the function's own protocol core,
+(harness/fleet.py): each audit is driven by the function's own protocol core,
 `sitemap_auditor.lease` (`Protocol` and `local_choice`), against a simulated DynamoDB item with
 per-item token buckets (3,000 read units/s, 1,000 write units/s; a consistent read 1 unit per
 4 KB, an eventually consistent one half; a write 1 unit per KB; a conditional write that fails
@@ -32,12 +32,11 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
-sys.path.insert(0, str(ROOT / "tests"))
 
 import legacy_lease  # noqa: E402
 import report  # noqa: E402
-from support.fleet import Fleet, SiteModel  # noqa: E402
 
+from harness.fleet import Fleet, SiteModel  # noqa: E402
 from sitemap_auditor import lease  # noqa: E402
 from sitemap_auditor.lease import Unshareable  # noqa: E402
 
@@ -167,7 +166,7 @@ def poisson(rate: float, seconds: float, site: str, seed: int) -> Arrivals:
 
 
 def scenario_bursts() -> list[dict[str, object]]:
-    rows = []
+    rows: list[dict[str, object]] = []
     for containers in (200, 1000):
         for fetch_s in (0.8, 25.0):
             site = {"site": SiteModel(fetch_s=constant(fetch_s))}

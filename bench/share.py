@@ -6,7 +6,7 @@
 A site on 127.0.0.1 serves robots.txt and one ~20 MB urlset sitemap with fresh lastmods (plain,
 then gzipped as sitemap.xml.gz), counting the body bytes it sends; moto's DynamoDB server on
 127.0.0.1 is the shared table. 100 audits run as 4 processes ("containers",
-tests/support/share_worker.py) of 25 threads each, all from one start time, each invocation with
+harness/share_worker.py) of 25 threads each, all from one start time, each invocation with
 a 120 s time budget: with sharing on (SITEMAP_SHARE_SECONDS=60 and the table) and off
 (SITEMAP_SHARE_SECONDS=0). A lone audit (one process, one audit, sharing off) is the yardstick
 of the slowest audit; a lone audit with sharing on shows what the store calls alone add. The
@@ -34,7 +34,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -43,15 +43,14 @@ BENCH = Path(__file__).resolve().parent
 TEMPLATE = BENCH / "share_report.md"
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
-sys.path.insert(0, str(ROOT / "tests"))
 
 import corpora  # noqa: E402
 import report  # noqa: E402
 import run  # noqa: E402
-from support import moto_atomic  # noqa: E402
-from support.containers import Container  # noqa: E402
-from support.environments import REGION, container_environment  # noqa: E402
 
+from harness import moto_atomic, servers  # noqa: E402
+from harness.containers import Container  # noqa: E402
+from harness.environments import REGION, container_environment  # noqa: E402
 from sitemap_auditor import lease  # noqa: E402
 
 COMMAND = "make bench-share"
@@ -129,12 +128,6 @@ def write_sitemaps(folder: Path, target: int) -> tuple[Path, Path, Path, int]:
     return big, packed, tiny, entries
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-    request_queue_size = 256  # 100 audits connect at once
-
-
 class Site:
     """robots.txt naming one file, that file sent from disk; body bytes counted per path."""
 
@@ -144,54 +137,28 @@ class Site:
         self.bytes: Counter[str] = Counter()
         self.requests: Counter[str] = Counter()
         self.started: list[float] = []  # time.time() of each sitemap request
-        site = self
+        self.loopback = servers.Site().start()
+        self.base = self.loopback.base
+        path = "/" + sitemap.name
+        robots_body = f"User-agent: *\nSitemap: {self.base}/{sitemap.name}\n".encode()
+        robots = servers.reply(robots_body, content_type="text/plain")
+        kind = "application/gzip" if sitemap.name.endswith(".gz") else "application/xml"
+        send_file = servers.file(sitemap, kind, lambda n: self.count(path, n))
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                with site.lock:
-                    site.requests[self.path] += 1
-                    if self.path == "/" + site.sitemap.name:
-                        site.started.append(time.time())
-                if self.path == "/robots.txt":
-                    body = f"User-agent: *\nSitemap: {site.base}/{site.sitemap.name}\n".encode()
-                    self._head(200, "text/plain", len(body))
-                    self.wfile.write(body)
-                    site.count(self.path, len(body))
-                elif self.path == "/" + site.sitemap.name:
-                    self._send_file(site.sitemap)
-                else:
-                    self._head(404, "text/plain", 0)
+        def robots_route(h: BaseHTTPRequestHandler) -> None:
+            with self.lock:
+                self.requests["/robots.txt"] += 1
+            robots(h)
+            self.count("/robots.txt", len(robots_body))
 
-            def _send_file(self, path: Path) -> None:
-                gz = path.name.endswith(".gz")
-                size = path.stat().st_size
-                self._head(200, "application/gzip" if gz else "application/xml", size)
-                self.wfile.flush()
-                # sendfile: the site costs this process (and so the audits' cores) little.
-                with path.open("rb") as f:
-                    offset = 0
-                    try:
-                        while offset < size:
-                            sent = self.connection.sendfile(f, offset, min(1 << 20, size - offset))
-                            if sent == 0:
-                                break
-                            offset += sent
-                            site.count(self.path, sent)
-                    except OSError:
-                        pass  # the audit hung up: what was sent is counted
+        def sitemap_route(h: BaseHTTPRequestHandler) -> None:
+            with self.lock:
+                self.requests[path] += 1
+                self.started.append(time.time())
+            send_file(h)
 
-            def _head(self, status: int, kind: str, length: int) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(length))
-                self.end_headers()
-
-            def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-                pass
-
-        self.server = _Server(("127.0.0.1", 0), Handler)
-        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.loopback.route("/robots.txt", robots_route)
+        self.loopback.route(path, sitemap_route)
 
     def count(self, path: str, n: int) -> None:
         with self.lock:
@@ -202,10 +169,10 @@ class Site:
             self.bytes.clear()
             self.requests.clear()
             self.started.clear()
+        self.loopback.seen.clear()
 
     def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.loopback.stop()
 
 
 # --- the table and the containers ---------------------------------------------------------------
@@ -214,7 +181,7 @@ class Site:
 @contextmanager
 def moto_dynamodb() -> Iterator[tuple[str, Any]]:
     """moto's server, in a process of its own with atomic conditional writes as DynamoDB's
-    (tests/support/moto_atomic.py), on a free port of 127.0.0.1; yields its URL and a client."""
+    (harness/moto_atomic.py), on a free port of 127.0.0.1; yields its URL and a client."""
     import boto3
 
     with moto_atomic.running() as endpoint:
@@ -390,7 +357,7 @@ class Bench:
             for x in c.finished_logs()
             if x.get("facts_source") == "fetched"
         ]
-        usages = [u for _, u in got]
+        usages = [u for _, u in got if u is not None]
         logs = [x for c in containers for x in c.finished_logs()]
         if self.reference is None:
             self.reference = without_date(answers[0]["result"])

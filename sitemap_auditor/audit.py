@@ -11,10 +11,7 @@ the event: nothing here reads the environment or keeps state between audits.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from . import candidates, config, probe, response, rules, sharing
 from . import site as sites
@@ -22,18 +19,12 @@ from .credentials import Credentials
 from .facts import SiteFacts
 from .fetch import Fetcher
 from .issues import Issue, Kind, issue
+from .lease import Source
+from .outcome import Outcome, Provenance
 from .parser import MAX_UNPARSABLE_SAMPLES
+from .request import AuditRequest
 
-__all__ = ["Audited", "apply_rules", "fetch_facts", "invalid_url", "share_request"]
-
-
-@dataclass(frozen=True)
-class Audited:
-    """What an audit found besides its Response: its issues as values, and the selected
-    sitemap's latest <lastmod> as written."""
-
-    issues: tuple[Issue, ...]
-    latest_lastmod_written: str | None
+__all__ = ["apply_rules", "fetch_facts", "invalid_url", "provenance", "share_request"]
 
 
 def fetch_facts(site: sites.SiteBase, fetcher: Fetcher, previous: SiteFacts | None) -> SiteFacts:
@@ -48,16 +39,13 @@ def fetch_facts(site: sites.SiteBase, fetcher: Fetcher, previous: SiteFacts | No
 
 def apply_rules(
     site: sites.SiteBase,
-    event: dict[str, Any],
+    request: AuditRequest,
     facts: SiteFacts,
     settings: config.Settings,
     now: datetime,
-    observe: Callable[[Audited], None] | None = None,
-) -> dict[str, Any]:
-    """The platform Response the rules give for a site's facts, this event and this moment."""
-    max_age_days, preference_issue = config.event_max_age_days(
-        event.get("preferences"), settings.max_age_days
-    )
+) -> Outcome:
+    """The outcome the rules give for a site's facts, this request and this moment."""
+    max_age_days, preference_issue = request.window(settings.max_age_days)
     selected = facts.selected
     lastmod_issues: list[Issue] = []
     if selected is not None:
@@ -83,11 +71,8 @@ def apply_rules(
         *([preference_issue] if preference_issue else []),
         *lastmod_issues,
     ]
-    if observe is not None:
-        written = selected.parsed.latest_lastmod_text if selected is not None else None
-        observe(Audited(tuple(issues), written))
     checked = rules.RuleInputs(
-        url_value=event.get("url"),
+        url_value=request.url,
         site=site,
         robots_status=robots.status,
         robots_lists_sitemap=robots.read_whole and bool(robots.sitemaps),
@@ -97,10 +82,12 @@ def apply_rules(
         max_age_days=max_age_days,
         now=now,
     )
-    return response.build(rules.evaluate(checked), response.data_map(checked, issues), now)
+    written = selected.parsed.latest_lastmod_text if selected is not None else None
+    data = response.data_map(checked, issues)
+    return response.build(rules.evaluate(checked), data, now, issues, written)
 
 
-def invalid_url(url_value: object, settings: config.Settings, finished: datetime) -> dict[str, Any]:
+def invalid_url(url_value: object, settings: config.Settings, finished: datetime) -> Outcome:
     """The 501 result: nothing fetched, nothing else in the event looked at."""
     facts = rules.RuleInputs(
         url_value=url_value,
@@ -114,6 +101,20 @@ def invalid_url(url_value: object, settings: config.Settings, finished: datetime
         now=finished,
     )
     return response.build(rules.evaluate(facts), response.data_map(facts, []), finished)
+
+
+def provenance(shared: sharing.Shared) -> Provenance:
+    """How the audit got its facts, as the logs and metrics report it."""
+    source = Source(shared.source)
+    return Provenance(
+        source=source,
+        revalidated=shared.facts.revalidated if source is Source.FETCHED else 0,
+        bytes_saved=shared.bytes_saved,
+        reason=shared.reason,
+        refreshed_ahead=shared.refreshed_ahead,
+        throttled=shared.throttled,
+        unshareable=shared.unshareable,
+    )
 
 
 def share_request(

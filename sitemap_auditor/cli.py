@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
-from .codes import BY_ID
+from .codes import Status
 from .errors import FetchErrorKind
 from .issues import Issue, Kind
 from .parser import is_html_page
@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from .audit import Audited
+    from .outcome import DataMap, Outcome
     from .probe import Step
 
 # Exit status by the worst outcome; usage errors use 64 (EX_USAGE) so they never read as a FAIL.
@@ -231,13 +231,13 @@ def _site_files(issues: Sequence[Issue], candidates: Sequence[str]) -> str | Non
     return f"the site has no sitemap at {where} the auditor looked: each answered not found (404)"
 
 
-def _robots_state(data: dict[str, Any], issues: Sequence[Issue]) -> str:
+def _robots_state(data: DataMap, issues: Sequence[Issue]) -> str:
     """What robots.txt answered, or why it did not: "no answer" only when it was asked."""
-    lists = "lists a sitemap" if data["robotsTxtListsSitemap"] else "lists no sitemap"
-    status = data["robotsTxtHttpStatus"]
+    lists = "lists a sitemap" if data.robots_txt_lists_sitemap else "lists no sitemap"
+    status = data.robots_txt_http_status
     if status is not None:
         return f"HTTP {status}, {lists}"
-    kinds = {i.kind for i in issues if i.subject == data["robotsTxtUrl"]}
+    kinds = {i.kind for i in issues if i.subject == data.robots_txt_url}
     if Kind.BLOCKED_ADDRESS in kinds:
         return "not asked: its address is not a public one"
     if Kind.OUT_OF_TIME in kinds:
@@ -245,24 +245,23 @@ def _robots_state(data: dict[str, Any], issues: Sequence[Issue]) -> str:
     return "no answer"
 
 
-def render(url: str, result: dict[str, Any], colour: bool, audited: Audited | None = None) -> str:
-    """A readable report of one result."""
-    issues = audited.issues if audited is not None else ()
-    status = result["status"]
+def render(url: str, outcome: Outcome, colour: bool) -> str:
+    """A readable report of one audit's outcome."""
+    status = outcome.status
     lines = [f"{url}  {_colour(colour, status, status)}"]
-    checks = result.get("checks")
-    if checks is None:
-        lines.append(f"  {result['message']}")
+    checks, data = outcome.checks, outcome.data
+    if checks is None or data is None:
+        lines.append(f"  {outcome.message}")
         return "\n".join(lines)
-    data = checks[0]["data"]
-    lead = cause(issues, data["candidateSitemaps"]) if status == "FAIL" else None
+    issues = outcome.issues
+    lead = cause(issues, data.candidate_sitemaps) if status is Status.FAIL else None
     if lead is not None:
         lines.append(f"  {_colour(colour, status, 'cause')}  {lead}")
-    if data["siteBase"] is not None:
-        lines.append(f"  robots.txt  {data['robotsTxtUrl']}  {_robots_state(data, issues)}")
-        if data["selectedSitemapUrl"]:
-            latest = data["latestLastmod"]
-            written = audited.latest_lastmod_written if audited is not None else None
+    if data.site_base is not None:
+        lines.append(f"  robots.txt  {data.robots_txt_url}  {_robots_state(data, issues)}")
+        if data.selected_sitemap_url:
+            latest = data.latest_lastmod
+            written = outcome.latest_lastmod_written
             if latest is not None and written is not None and written != latest:
                 # As the file says it; a period without a time counts as its last second
                 # (docs/contract.md §5), which the instant alone reads as a moment to come.
@@ -271,26 +270,26 @@ def render(url: str, result: dict[str, Any], colour: bool, audited: Audited | No
                 else:
                     latest = f"{written} ({latest})"
             lines.append(
-                f"  sitemap     {data['selectedSitemapUrl']}  <{data['sitemapType']}>, "
-                f"{_plural(data['entryCount'], 'entry', 'entries')}, "
+                f"  sitemap     {data.selected_sitemap_url}  <{data.sitemap_type}>, "
+                f"{_plural(data.entry_count or 0, 'entry', 'entries')}, "
                 f"latest <lastmod> {latest or 'none'}"
             )
         else:
-            tried = len(data["candidateSitemaps"])
+            tried = len(data.candidate_sitemaps)
             if tried == 1:
                 lines.append("  sitemap     the one candidate did not parse")
             else:
                 lines.append(f"  sitemap     none of {tried} candidates parsed")
-        lines.append(f"  window      {_plural(data['maxAgeDays'], 'day')}")
+        lines.append(f"  window      {_plural(data.max_age_days, 'day')}")
     for check in checks:
-        s = check["status"]
-        code = BY_ID[check["code"]["id"]].number
-        lines.append(f"  {_colour(colour, s, _MARKS.get(s, '?') + ' ' + code)}  {check['message']}")
-        if check["recommendation"]:
-            lines.append(f"        -> {check['recommendation']}")
-    if data["issues"]:
+        s = check.status
+        mark = _MARKS.get(s, "?") + " " + check.code.number
+        lines.append(f"  {_colour(colour, s, mark)}  {check.message}")
+        if check.recommendation:
+            lines.append(f"        -> {check.recommendation}")
+    if data.issues:
         lines.append("  issues:")
-        lines.extend(f"    - {i}" for i in data["issues"])
+        lines.extend(f"    - {i}" for i in data.issues)
     return "\n".join(lines)
 
 
@@ -514,13 +513,13 @@ def main(argv: Sequence[str] | None = None, *, json_by_default: bool = False) ->
         event: dict[str, Any] = {"id": "cli", "url": url}
         if args.user is not None and password is not None:
             event["basicAuth"] = {"username": args.user, "password": password}
-        found: list[Audited] = []
+        found: list[Outcome] = []
         if watcher is None:
             result = handler.run(event, None, settings, observe=found.append)
         else:
             with probe.watching(watcher):
                 result = handler.run(event, None, settings, observe=found.append)
-        return result, found[0] if found else None
+        return result, found[0]
 
     printer = _Printer(stdout, stderr, as_json, _colour_enabled(stdout))
     try:
@@ -545,7 +544,7 @@ def main(argv: Sequence[str] | None = None, *, json_by_default: bool = False) ->
     return max(EXIT_CODES.get(s, 3) for s in statuses)
 
 
-Answer = tuple[dict[str, Any], "Audited | None"]
+Answer = tuple[dict[str, Any], "Outcome"]
 
 
 class _Printer:
@@ -588,20 +587,20 @@ class _Printer:
         pool = ThreadPoolExecutor(max_workers=min(jobs, len(urls)))
         futures: dict[Future[Answer], str] = {pool.submit(one, url): url for url in urls}
         for future in as_completed(futures):
-            result, audited = future.result()
-            self.print(futures[future], result, audited, batch)
+            result, outcome = future.result()
+            self.print(futures[future], result, outcome, batch)
             statuses.append(result["status"])
         pool.shutdown()
         return statuses
 
-    def print(self, url: str, result: dict[str, Any], audited: Audited | None, batch: bool) -> None:
+    def print(self, url: str, result: dict[str, Any], outcome: Outcome, batch: bool) -> None:
         if self.as_json:
             # A batch's JSON Lines record names its input URL (README, "Using it"); a single
             # audit prints the exact Lambda result.
             record = {"url": url, "result": result} if batch else result
             text = json.dumps(record, ensure_ascii=False) + "\n"
         else:
-            text = render(url, result, self.colour, audited) + "\n\n"
+            text = render(url, outcome, self.colour) + "\n\n"
         with self.line.lock:
             # The progress bar shares the terminal: erased first, drawn again by the next step.
             shown = self.line.text

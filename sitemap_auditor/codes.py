@@ -7,6 +7,7 @@ rendered page lost restored (docs/contract.md §2). Placeholders are filled with
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 __all__ = [
     "ALL",
@@ -25,13 +26,25 @@ __all__ = [
     "WARN_301",
     "WARN_302",
     "CheckCode",
+    "Status",
 ]
 
-INFORMATION = "INFORMATION"
-SUCCESS = "SUCCESS"
-WARNING = "WARNING"
-FAIL = "FAIL"
-ERROR = "ERROR"
+
+class Status(StrEnum):
+    """A check's or an audit's status; its value is the Response's string."""
+
+    INFORMATION = "INFORMATION"
+    SUCCESS = "SUCCESS"
+    WARNING = "WARNING"
+    FAIL = "FAIL"
+    ERROR = "ERROR"
+
+
+INFORMATION = Status.INFORMATION
+SUCCESS = Status.SUCCESS
+WARNING = Status.WARNING
+FAIL = Status.FAIL
+ERROR = Status.ERROR
 
 SPEC_URL = "https://www.sitemaps.org/protocol.html"
 
@@ -41,7 +54,7 @@ class CheckCode:
     """One rule's identity and texts."""
 
     id: str
-    status: str
+    status: Status
     description: str
     message: str
     recommendation: str | None

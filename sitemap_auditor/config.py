@@ -1,14 +1,13 @@
-"""Deployment settings, read from the environment once per cold start and validated."""
+"""Deployment settings, read from the environment once per cold start and validated. (The
+event's own `preferences.maxAgeDays` is read with the rest of the event, in request.py.)"""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .errors import ConfigError as ConfigError
-from .issues import Issue, Kind, cut_value, issue
 
 __all__ = [
     "ALLOW_PRIVATE_ENV",
@@ -21,7 +20,6 @@ __all__ = [
     "ConfigError",
     "SettingWarning",
     "Settings",
-    "event_max_age_days",
     "load",
     "parse_allow_private",
     "parse_max_age_days",
@@ -123,24 +121,4 @@ def load(environ: Mapping[str, str]) -> Settings:
         share_seconds=parse_share_seconds(environ.get(SHARE_SECONDS_ENV)),
         cache_table=_optional(environ.get(CACHE_TABLE_ENV)),
         cache_key_secret=_optional(environ.get(CACHE_KEY_SECRET_ENV)),
-    )
-
-
-def event_max_age_days(preferences: object, default: int) -> tuple[int, Issue | None]:
-    """Return the window for one run: `preferences.maxAgeDays` when valid, else default and why."""
-    if not isinstance(preferences, dict) or preferences.get("maxAgeDays") is None:
-        return default, None
-    value = preferences["maxAgeDays"]
-    # A JSON integer: bool is an int in Python but true is not a number in JSON.
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
-        return value, None
-    try:
-        shown = json.dumps(value)
-    except (TypeError, ValueError):
-        shown = repr(value)
-    return default, issue(
-        "preferences.maxAgeDays",
-        Kind.IGNORED_PREFERENCE,
-        f"ignored {cut_value(shown)}: not an integer of at least 1; "
-        f"the window stays {default} days",
     )

@@ -22,8 +22,9 @@ __all__ = [
     "T",
     "cache_key",
     "clear_cache",
-    "from_event",
+    "from_mapping",
     "from_secret",
+    "resolve",
 ]
 
 
@@ -81,7 +82,8 @@ _cache_lock = threading.Lock()
 _client: Any = None
 
 
-def _from_mapping(value: object) -> Credentials | None:
+def from_mapping(value: object) -> Credentials | None:
+    """The credentials of a `{"username": .., "password": ..}` object of strings, else None."""
     if not isinstance(value, Mapping):
         return None
     username, password = value.get("username"), value.get("password")
@@ -124,7 +126,7 @@ def _read(secret_id: str, what: str, parse: Callable[[str], T | None], wrong: st
 
 def _credentials(text: str) -> Credentials | None:
     try:
-        return _from_mapping(json.loads(text))
+        return from_mapping(json.loads(text))
     except ValueError:
         return None
 
@@ -151,15 +153,11 @@ def cache_key(secret_id: str) -> bytes:
     )
 
 
-def from_event(event: Mapping[str, Any]) -> Credentials | None:
-    """Return the credentials an event carries, inline or through a secret id, if any."""
-    inline = _from_mapping(event.get("basicAuth"))
+def resolve(inline: Credentials | None, secret_id: str | None) -> Credentials | None:
+    """The credentials of a request: inline, else read through its secret id, if any."""
     if inline is not None:
         return inline
-    secret_id = event.get("basicAuthSecretId")
-    if isinstance(secret_id, str) and secret_id.strip():
-        return from_secret(secret_id.strip())
-    return None
+    return from_secret(secret_id) if secret_id else None
 
 
 def clear_cache() -> None:

@@ -1,27 +1,30 @@
 """The Lambda entry point: one event in, the platform's Response out, and the error boundary.
 
-The pipeline reads top to bottom in `run`: site root -> robots probe -> candidates -> streaming
-parse (`audit.fetch_facts`, or the facts another audit of the site fetched, through sharing) ->
-rules -> result (`audit.apply_rules`). What lives as long as the process is in lifetime.py; the
-steps themselves are in audit.py.
+The pipeline reads top to bottom in `run`: the event as a typed request (`request.parse`) ->
+site root -> robots probe -> candidates -> streaming parse (`audit.fetch_facts`, or the facts
+another audit of the site fetched, through sharing) -> rules -> outcome (`audit.apply_rules`) ->
+the Response, the log lines and the metrics, each a rendering of that outcome. What lives as
+long as the process is in lifetime.py; the steps themselves are in audit.py.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
 from . import audit, config, credentials, errors, lifetime, observability, response, sharing
 from . import site as sites
-from .audit import Audited
 from .credentials import Credentials
 from .dynamostore import DynamoStore
 from .exchange import Transport
 from .fetch import Fetcher, FetchPolicy
 from .guard import Resolver, system_resolver
 from .observability import Invocation
+from .outcome import Outcome, Provenance, redacted
+from .request import parse as parse_event
 from .text import valid_unicode
 
 __all__ = ["RESPONSE_MARGIN_S", "SETTINGS", "SHARING", "lambda_handler", "run"]
@@ -64,23 +67,25 @@ def run(
     context: Any = None,
     settings: config.Settings = SETTINGS,
     resolver: Resolver = system_resolver,
-    observe: Callable[[Audited], None] | None = None,
+    observe: Callable[[Outcome], None] | None = None,
     transport: Transport | None = None,
 ) -> dict[str, Any]:
     """Audit the URL of one event under the given settings; never raises. `observe` is given
-    what the audit found besides its Response (the command line's report uses it); `transport`
-    replaces the real HTTP one (an in-memory one, in tests)."""
+    the audit's outcome, what the Response renders (the command line's report renders it too);
+    `transport` replaces the real HTTP one (an in-memory one, in tests)."""
     # Lone surrogates become U+FFFD here, once, so no result or log line can fail to encode.
-    event = valid_unicode(event)
-    ev: dict[str, Any] = event if isinstance(event, dict) else {}
-    log = Invocation(ev.get("id"), ev.get("url"), getattr(context, "aws_request_id", None))
+    request = parse_event(valid_unicode(event))
+    log = Invocation(request.id, request.url, getattr(context, "aws_request_id", None))
     secrets: tuple[str, ...] = ()
+    # Known once the facts are in; the logs and metrics carry it even when a defect follows.
+    provenance: Provenance | None = None
     try:
-        site = sites.resolve(ev.get("url"))
+        site = sites.resolve(request.url)
         if site is None:
-            result = audit.invalid_url(ev.get("url"), settings, datetime.now(UTC))
+            outcome = audit.invalid_url(request.url, settings, datetime.now(UTC))
+            result = response.render(outcome)
         else:
-            creds = credentials.from_event(ev)
+            creds = credentials.resolve(request.basic_auth, request.secret_id)
             secrets = creds.secrets() if creds else ()
             log.secrets = secrets
             budget_deadline = _budget_deadline(context)
@@ -106,29 +111,30 @@ def run(
                 )
             finally:
                 fetcher.close()
-            log.shared(shared)
-
-            def seen(audited: Audited) -> None:
-                log.issues(audited.issues)
-                if observe is not None:
-                    observe(audited)
-
-            result = audit.apply_rules(site, ev, shared.facts, settings, datetime.now(UTC), seen)
+            provenance = audit.provenance(shared)
+            found = audit.apply_rules(site, request, shared.facts, settings, datetime.now(UTC))
+            found = replace(found, provenance=provenance)
+            result = response.render(found)
             if secrets:
                 # A site may echo the credentials back (in a Sitemap: URL, a header, a lastmod):
-                # none of it reaches the result.
+                # none of it reaches the result, the logs or the report.
                 result = response.redact_tree(result, secrets)
+            outcome = redacted(found, secrets)
     except errors.SecretError as e:
         # A deployment problem, not a defect: said plainly, without a stack trace.
         log.secret_unreadable(e)
-        result = response.error(e, datetime.now(UTC), secrets)
+        outcome = replace(response.error(e, datetime.now(UTC), secrets), provenance=provenance)
+        result = response.render(outcome)
     except Exception as e:  # noqa: BLE001 -- a defect becomes the platform's ERROR response
         log.failed(e, secrets)
-        result = response.error(e, datetime.now(UTC), secrets)
+        outcome = replace(response.error(e, datetime.now(UTC), secrets), provenance=provenance)
+        result = response.render(outcome)
     try:
-        log.finished(result)
+        log.finished(outcome)
     except Exception:  # noqa: BLE001 -- a failing log or metric must not cost the result
         observability.logger.exception("logging or metrics failed")
+    if observe is not None:
+        observe(outcome)
     return result
 
 

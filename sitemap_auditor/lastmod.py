@@ -14,6 +14,10 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 
 __all__ = [
+    "MAX_OFFSET_MINUTES",
+    "W3C_DATETIME",
+    "W3C_IN_RANGE",
+    "XML_SPACE",
     "LatestLastmod",
     "Shape",
     "format_instant",
@@ -24,7 +28,7 @@ __all__ = [
 
 # The W3C Datetime profile (https://www.w3.org/TR/NOTE-datetime) as docs/contract.md §5 extends
 # it: the zone is optional on the timed forms. ASCII digits only ([0-9], not \d).
-_W3C = re.compile(
+W3C_DATETIME = re.compile(
     r"([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2})"
     r"(?:T([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.([0-9]+))?)?(Z|[+-][0-9]{2}:[0-9]{2})?)?"
     r")?)?"
@@ -32,15 +36,15 @@ _W3C = re.compile(
 # The same forms with the field ranges checked too (month 01-12, day 01-31, hour 00-23, minute and
 # second 00-59, zones up to ±14:00, no year 0): what passes is valid but for days 29-31 that a
 # month lacks, and the years 0001 and 9999, which a zone can move out of datetime's range.
-_VALID = re.compile(
+W3C_IN_RANGE = re.compile(
     r"(?!0000)[0-9]{4}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12][0-9]|3[01])"
     r"(?:T(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]+)?)?"
     r"(Z|[+-](?:(?:0[0-9]|1[0-3]):[0-5][0-9]|14:00))?)?)?)?"
 )
 # XML white space; a lastmod is trimmed of it before parsing.
-_XML_SPACE = " \t\r\n"
+XML_SPACE = " \t\r\n"
 # Real-world zones run from -12:00 to +14:00; the contract accepts up to ±14:00 either way.
-_MAX_OFFSET_MINUTES = 14 * 60
+MAX_OFFSET_MINUTES = 14 * 60
 
 _US_PER_SECOND = 1_000_000
 _US_PER_DAY = 86_400 * _US_PER_SECOND
@@ -51,7 +55,7 @@ _MAX_KEY = date(9999, 12, 31).toordinal() * _US_PER_DAY - 1  # datetime's last m
 
 def lastmod_key(text: str) -> int | None:
     """Return a `<lastmod>` value as microseconds since 0001-01-01T00:00:00Z, or None."""
-    m = _W3C.fullmatch(text.strip(_XML_SPACE))
+    m = W3C_DATETIME.fullmatch(text.strip(XML_SPACE))
     if m is None:
         return None
     year_s, month_s, day_s, hour_s, minute_s, second_s, fraction_s, zone = m.groups()
@@ -75,7 +79,7 @@ def lastmod_key(text: str) -> int | None:
     if zone is not None and zone != "Z":
         zone_hours, zone_minutes = int(zone[1:3]), int(zone[4:6])
         minutes = zone_hours * 60 + zone_minutes
-        if zone_minutes > 59 or minutes > _MAX_OFFSET_MINUTES:
+        if zone_minutes > 59 or minutes > MAX_OFFSET_MINUTES:
             return None
         offset = minutes * 60 * _US_PER_SECOND * (1 if zone[0] == "+" else -1)
     key = start + ((hour * 60 + minute) * 60 + second) * _US_PER_SECOND + micro - offset
@@ -144,13 +148,13 @@ class LatestLastmod:
         return ok
 
     def _offer(self, raw: str) -> bool:
-        m = _VALID.fullmatch(raw)
+        m = W3C_IN_RANGE.fullmatch(raw)
         text = raw
         if m is None:
-            text = raw.strip(_XML_SPACE)
+            text = raw.strip(XML_SPACE)
             if text == raw:
                 return False
-            m = _VALID.fullmatch(text)
+            m = W3C_IN_RANGE.fullmatch(text)
             if m is None:
                 return False
         if _needs_exact_check(text) and lastmod_key(text) is None:

@@ -8,7 +8,7 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -16,11 +16,11 @@ from aws_lambda_powertools.logging import Logger
 from aws_lambda_powertools.metrics import Metrics, MetricUnit
 
 from . import codes
+from .codes import Status
 from .errors import StoreError
 from .fetch_stats import FetchStats
-from .issues import Issue
-from .response import redact
-from .sharing import FETCHED, Shared
+from .lease import Source
+from .outcome import Outcome, redact
 from .text import valid_text
 from .urls import strip_userinfo
 
@@ -28,8 +28,10 @@ __all__ = [
     "MAX_ISSUE_KINDS",
     "MAX_METRIC_VALUES",
     "MAX_RUN_ID_CHARS",
+    "METRICS",
     "NAMESPACE",
     "SERVICE",
+    "SHARING_METRICS",
     "Handler",
     "Invocation",
     "emit_metrics",
@@ -53,6 +55,36 @@ MAX_RUN_ID_CHARS = 256
 MAX_ISSUE_KINDS = 20
 
 
+# The metrics of sharing (docs/contract.md §7): how each audit got its facts, what the store did.
+_SHARING_METRICS: dict[str, MetricUnit] = {
+    **{f"Facts{source.value.title()}": MetricUnit.Count for source in Source},
+    "FactsRevalidated": MetricUnit.Count,
+    "BytesSaved": MetricUnit.Bytes,
+    "StoreErrors": MetricUnit.Count,
+    "FactsRefreshedAhead": MetricUnit.Count,
+    "StoreThrottles": MetricUnit.Count,
+    "FactsUnshareable": MetricUnit.Count,
+}
+# Every metric the function emits, with its unit: the one table. The code below emits only these
+# (an unknown name raises), the tests take the units from it and the dashboard's test asserts
+# template.yaml against it.
+METRICS: dict[str, MetricUnit] = {
+    **{f"Audit{s.value.title()}": MetricUnit.Count for s in Status if s is not Status.INFORMATION},
+    **{f"Check{code.number}": MetricUnit.Count for code in codes.ALL},
+    "AuditDuration": MetricUnit.Milliseconds,
+    "BytesFetched": MetricUnit.Bytes,
+    "FetchLatency": MetricUnit.Milliseconds,
+    "SitemapBytes": MetricUnit.Bytes,
+    "SitemapEntries": MetricUnit.Count,
+    **_SHARING_METRICS,
+}
+SHARING_METRICS: tuple[str, ...] = tuple(_SHARING_METRICS)
+
+
+def _add(name: str, value: float) -> None:
+    metrics.add_metric(name=name, unit=METRICS[name], value=value)
+
+
 def _json_line(record: Mapping[str, Any]) -> str:
     """One log record as a JSON line that UTF-8 can always encode."""
     # Powertools' own serializer keeps non-ASCII text as is (ensure_ascii=False), so a lone
@@ -74,9 +106,7 @@ class Invocation:
         self.fetches: list[FetchStats] = []
         self.secrets: tuple[str, ...] = ()
         self.started = time.monotonic()
-        self.sharing: Shared | None = None
         self.store_errors = 0
-        self.issue_kinds: list[str] = []
         # docs/contract.md §1: cut on log lines and the EMF document (an event's id may be MBs;
         # CloudWatch cuts a log event at 256 KB).
         self.run_id = run_id[:MAX_RUN_ID_CHARS] if isinstance(run_id, str) else None
@@ -89,10 +119,6 @@ class Invocation:
             request_id=request_id if isinstance(request_id, str) else None,
         )
         logger.info("audit started")
-
-    def issues(self, found: Sequence[Issue]) -> None:
-        """Record the kinds of the audit's issues, for the `issue_kinds` field."""
-        self.issue_kinds = [i.kind.value for i in found]
 
     def fetched(self, stats: FetchStats) -> None:
         """Record one fetch (a callback of the Fetcher)."""
@@ -108,10 +134,6 @@ class Invocation:
             },
         )
 
-    def shared(self, shared: Shared) -> None:
-        """Record how this audit got its site's facts."""
-        self.sharing = shared
-
     def store_error(self, error: StoreError) -> None:
         """Log a failed call to the shared store (the audit goes on by itself)."""
         self.store_errors += 1
@@ -119,12 +141,12 @@ class Invocation:
             "store error", extra={"store_op": error.op, "error": valid_text(error.detail)[:300]}
         )
 
-    def sharing_fields(self) -> dict[str, object]:
+    def sharing_fields(self, outcome: Outcome) -> dict[str, object]:
         """The log fields that say how the facts were got and what sharing saved."""
-        s = self.sharing
+        s = outcome.provenance
         return {
-            "facts_source": s.source if s else None,
-            "revalidated": s.facts.revalidated if s and s.source == FETCHED else 0,
+            "facts_source": s.source.value if s else None,
+            "revalidated": s.revalidated if s else 0,
             "bytes_saved": s.bytes_saved if s else 0,
             "store_errors": self.store_errors,
             # Why it fetched (holder, refresh, store-failed, unshareable, budget), when it did.
@@ -143,19 +165,20 @@ class Invocation:
         stack = "".join(traceback.format_exception(exc))
         logger.error("audit could not finish", extra={"error": redact(stack, secrets)[-4000:]})
 
-    def finished(self, result: dict[str, Any]) -> None:
+    def finished(self, outcome: Outcome) -> None:
         """Log the outcome and flush this invocation's metrics."""
-        checks = result.get("checks") or []
         duration_ms = (time.monotonic() - self.started) * 1000
         try:
             logger.info(
                 "audit finished",
                 extra={
-                    "status": result.get("status"),
-                    "check_codes": [c["code"]["id"] for c in checks],
+                    "status": outcome.status.value,
+                    "check_codes": [c.id for c in outcome.check_codes],
                     "duration_ms": round(duration_ms, 1),
-                    "issue_kinds": list(dict.fromkeys(self.issue_kinds))[:MAX_ISSUE_KINDS],
-                    **self.sharing_fields(),
+                    "issue_kinds": list(dict.fromkeys(i.kind.value for i in outcome.issues))[
+                        :MAX_ISSUE_KINDS
+                    ],
+                    **self.sharing_fields(outcome),
                 },
             )
             if _state["emit_metrics"]:
@@ -164,7 +187,7 @@ class Invocation:
                     # would make a metric per run): Logs Insights ties metrics to log lines.
                     if self.run_id is not None:
                         metrics.add_metadata(key="run_id", value=self.run_id)
-                    self._add_metrics(result, checks, duration_ms)
+                    self._add_metrics(outcome, duration_ms)
                 finally:
                     metrics.flush_metrics()
         except Exception:  # a failing log or metric must not cost the result
@@ -173,49 +196,34 @@ class Invocation:
             # Only now, so that the failure line above carries the run id too.
             logger.thread_safe_clear_keys()
 
-    def _add_metrics(
-        self, result: dict[str, Any], checks: list[dict[str, Any]], duration_ms: float
-    ) -> None:
-        add = metrics.add_metric
-        add(name=f"Audit{str(result.get('status')).title()}", unit=MetricUnit.Count, value=1)
-        for check in checks:
-            add(
-                name=f"Check{codes.BY_ID[check['code']['id']].number}",
-                unit=MetricUnit.Count,
-                value=1,
-            )
-        add(name="AuditDuration", unit=MetricUnit.Milliseconds, value=duration_ms)
-        if self.sharing is not None:
-            source = self.sharing.source
-            add(name=f"Facts{source.title()}", unit=MetricUnit.Count, value=1)
-            if source == FETCHED:
-                add(
-                    name="FactsRevalidated",
-                    unit=MetricUnit.Count,
-                    value=self.sharing.facts.revalidated,
-                )
-            add(name="BytesSaved", unit=MetricUnit.Bytes, value=self.sharing.bytes_saved)
-            if self.sharing.refreshed_ahead:
-                add(name="FactsRefreshedAhead", unit=MetricUnit.Count, value=1)
-            if self.sharing.throttled:
-                add(name="StoreThrottles", unit=MetricUnit.Count, value=self.sharing.throttled)
-            if self.sharing.unshareable is not None:
-                add(name="FactsUnshareable", unit=MetricUnit.Count, value=1)
-        if self.sharing is not None or self.store_errors:
-            add(name="StoreErrors", unit=MetricUnit.Count, value=self.store_errors)
-        add(
-            name="BytesFetched",
-            unit=MetricUnit.Bytes,
-            value=sum(f.wire_bytes for f in self.fetches),
-        )
+    def _add_metrics(self, outcome: Outcome, duration_ms: float) -> None:
+        add = _add
+        add(f"Audit{outcome.status.value.title()}", 1)
+        for code in outcome.check_codes:
+            add(f"Check{code.number}", 1)
+        add("AuditDuration", duration_ms)
+        shared = outcome.provenance
+        if shared is not None:
+            add(f"Facts{shared.source.value.title()}", 1)
+            if shared.source is Source.FETCHED:
+                add("FactsRevalidated", shared.revalidated)
+            add("BytesSaved", shared.bytes_saved)
+            if shared.refreshed_ahead:
+                add("FactsRefreshedAhead", 1)
+            if shared.throttled:
+                add("StoreThrottles", shared.throttled)
+            if shared.unshareable is not None:
+                add("FactsUnshareable", 1)
+        if shared is not None or self.store_errors:
+            add("StoreErrors", self.store_errors)
+        add("BytesFetched", sum(f.wire_bytes for f in self.fetches))
         for stats in self.fetches[:MAX_METRIC_VALUES]:
-            add(name="FetchLatency", unit=MetricUnit.Milliseconds, value=stats.seconds * 1000)
-        data = checks[0]["data"] if checks else {}
-        selected = data.get("selectedSitemapUrl")
-        if selected is not None:
-            sizes = [f.wire_bytes for f in self.fetches if f.url == selected]
-            add(name="SitemapBytes", unit=MetricUnit.Bytes, value=sizes[-1] if sizes else 0)
-            add(name="SitemapEntries", unit=MetricUnit.Count, value=data.get("entryCount") or 0)
+            add("FetchLatency", stats.seconds * 1000)
+        data = outcome.data
+        if data is not None and data.selected_sitemap_url is not None:
+            sizes = [f.wire_bytes for f in self.fetches if f.url == data.selected_sitemap_url]
+            add("SitemapBytes", sizes[-1] if sizes else 0)
+            add("SitemapEntries", data.entry_count or 0)
 
 
 def reset() -> None:

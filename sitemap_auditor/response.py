@@ -1,4 +1,8 @@
-"""The platform's Response: the shared data map, the checks in order and the overall status."""
+"""The platform's Response: the shared data map, the checks in order and the overall status.
+
+`build` makes an audit's Outcome from the checks that fired; `render` is the Response of an
+Outcome, the one place that knows the wire's keys.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,11 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from . import __version__, codes
+from . import __version__
+from .codes import Status
 from .issues import Issue
 from .lastmod import format_instant
+from .outcome import Check, DataMap, Outcome, redact
 from .rules import Fired, RuleInputs
 
 __all__ = [
@@ -23,6 +29,7 @@ __all__ = [
     "overall_status",
     "redact",
     "redact_tree",
+    "render",
 ]
 
 RESPONSE_VERSION = 2.0
@@ -36,26 +43,26 @@ MAX_ERROR_MESSAGE = 300
 _SPACE = re.compile(r"\s+")
 
 
-def data_map(facts: RuleInputs, issues: Sequence[Issue]) -> dict[str, Any]:
+def data_map(facts: RuleInputs, issues: Sequence[Issue]) -> DataMap:
     """Build the data map shared by every check (docs/contract.md §3)."""
     site = facts.site
     s = facts.selected
     latest = s.parsed.latest_lastmod if s else None
-    return {
-        "siteBase": site.url if site else None,
-        "robotsTxtUrl": site.robots_txt_url if site else None,
-        "robotsTxtHttpStatus": facts.robots_status,
-        "robotsTxtListsSitemap": facts.robots_lists_sitemap,
-        "candidateSitemaps": list(facts.candidates),
-        "selectedSitemapUrl": s.url if s else None,
-        "sitemapType": s.parsed.root if s else None,
-        "sitemapHttpStatus": s.http_status if s else None,
-        "contentType": s.content_type if s else None,
-        "entryCount": s.parsed.entry_count if s else None,
-        "latestLastmod": format_instant(latest) if latest else None,
-        "maxAgeDays": facts.max_age_days,
-        "issues": [i.text for i in issues],
-    }
+    return DataMap(
+        site_base=site.url if site else None,
+        robots_txt_url=site.robots_txt_url if site else None,
+        robots_txt_http_status=facts.robots_status,
+        robots_txt_lists_sitemap=facts.robots_lists_sitemap,
+        candidate_sitemaps=tuple(facts.candidates),
+        selected_sitemap_url=s.url if s else None,
+        sitemap_type=s.parsed.root if s else None,
+        sitemap_http_status=s.http_status if s else None,
+        content_type=s.content_type if s else None,
+        entry_count=s.parsed.entry_count if s else None,
+        latest_lastmod=format_instant(latest) if latest else None,
+        max_age_days=facts.max_age_days,
+        issues=tuple(i.text for i in issues),
+    )
 
 
 def _fill(template: str | None, values: dict[str, object]) -> str | None:
@@ -64,15 +71,15 @@ def _fill(template: str | None, values: dict[str, object]) -> str | None:
     return template.format(**{k: "null" if v is None else v for k, v in values.items()})
 
 
-def overall_status(statuses: Iterable[str]) -> str:
+def overall_status(statuses: Iterable[str]) -> Status:
     """Combine the statuses of the checks other than INFORMATION (docs/contract.md §2)."""
-    graded = [s for s in statuses if s != codes.INFORMATION]
-    if graded and all(s == codes.ERROR for s in graded):
-        return codes.ERROR
-    for status in (codes.FAIL, codes.WARNING):
+    graded = [s for s in statuses if s != Status.INFORMATION]
+    if graded and all(s == Status.ERROR for s in graded):
+        return Status.ERROR
+    for status in (Status.FAIL, Status.WARNING):
         if status in graded:
             return status
-    return codes.SUCCESS
+    return Status.SUCCESS
 
 
 def format_date(moment: datetime) -> str:
@@ -80,44 +87,66 @@ def format_date(moment: datetime) -> str:
     return format_instant(moment)
 
 
-def build(fired: Sequence[Fired], data: dict[str, Any], finished: datetime) -> dict[str, Any]:
-    """Build the platform Response from the fired checks and the shared data map."""
-    checks = [
-        {
-            "status": f.code.status,
-            "resource": f.resource,
-            "message": _fill(f.code.message, f.values),
-            "recommendation": _fill(f.code.recommendation, f.values),
-            "score": 0,
-            "data": data,
-            "code": {
-                "id": f.code.id,
-                "description": f.code.description,
-                "rationale": f.code.rationale,
-            },
-            "order": None,
-        }
+def build(
+    fired: Sequence[Fired],
+    data: DataMap,
+    finished: datetime,
+    issues: Sequence[Issue] = (),
+    latest_lastmod_written: str | None = None,
+) -> Outcome:
+    """The outcome of the fired checks and the shared data map."""
+    checks = tuple(
+        Check(
+            code=f.code,
+            resource=f.resource,
+            message=_fill(f.code.message, f.values),
+            recommendation=_fill(f.code.recommendation, f.values),
+        )
         for f in fired
-    ]
-    status = overall_status(f.code.status for f in fired)
-    message = next((c["message"] for c in checks if c["status"] == status), None)
+    )
+    status = overall_status(c.status for c in checks)
+    return Outcome(
+        status=status,
+        message=next((c.message for c in checks if c.status == status), None),
+        finished=finished,
+        checks=checks,
+        data=data,
+        issues=tuple(issues),
+        latest_lastmod_written=latest_lastmod_written,
+    )
+
+
+def render(outcome: Outcome) -> dict[str, Any]:
+    """The platform Response of an outcome (docs/contract.md §2)."""
+    checks = None
+    if outcome.checks is not None:
+        data = outcome.data.to_json() if outcome.data is not None else {}
+        checks = [
+            {
+                "status": c.status.value,
+                "resource": c.resource,
+                "message": c.message,
+                "recommendation": c.recommendation,
+                "score": 0,
+                "data": data,
+                "code": {
+                    "id": c.code.id,
+                    "description": c.code.description,
+                    "rationale": c.code.rationale,
+                },
+                "order": None,
+            }
+            for c in outcome.checks
+        ]
     return {
         "version": RESPONSE_VERSION,
         "auditor": dict(AUDITOR),
-        "status": status,
-        "date": format_date(finished),
-        "message": message,
+        "status": outcome.status.value,
+        "date": format_date(outcome.finished),
+        "message": outcome.message,
         "groupId": None,
         "checks": checks,
     }
-
-
-def redact(text: str, secrets: Iterable[str]) -> str:
-    """Replace every secret in text with ***."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    return text
 
 
 def redact_tree(value: Any, secrets: Sequence[str]) -> Any:
@@ -131,19 +160,11 @@ def redact_tree(value: Any, secrets: Sequence[str]) -> Any:
     return value
 
 
-def error(exc: BaseException, finished: datetime, secrets: Iterable[str] = ()) -> dict[str, Any]:
-    """The platform's ERROR Response for an audit that could not finish."""
+def error(exc: BaseException, finished: datetime, secrets: Iterable[str] = ()) -> Outcome:
+    """The outcome of an audit that could not finish: the platform's ERROR Response."""
     # Redacted as raised, then folded: folding first would hide a secret that holds white space.
     detail = redact(f"{type(exc).__name__}: {exc}", secrets)
     message = "The audit could not finish: " + _SPACE.sub(" ", detail).strip()
     if len(message) > MAX_ERROR_MESSAGE:
         message = message[: MAX_ERROR_MESSAGE - 3] + "..."
-    return {
-        "version": RESPONSE_VERSION,
-        "auditor": dict(AUDITOR),
-        "status": codes.ERROR,
-        "date": format_date(finished),
-        "message": message,
-        "groupId": None,
-        "checks": None,
-    }
+    return Outcome(status=Status.ERROR, message=message, finished=finished, checks=None, data=None)

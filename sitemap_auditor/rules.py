@@ -1,10 +1,15 @@
-"""The audit's rules: one pure function per CheckCode, from the audit's facts to a fired check."""
+"""The audit's rules: one pure function per CheckCode, from the audit's facts to a fired check.
+
+The CheckCode table (codes.ALL) is the one list: each rule is registered for its code with
+`@rule(code)`, fires only that code, and `RULES` is derived in the table's order (a code
+without its rule, or a rule for a code twice, fails at import)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import wraps
 
 from . import codes
 from .codes import CheckCode
@@ -15,6 +20,8 @@ from .site import SiteBase, describe_url_value
 __all__ = [
     "RULES",
     "Fired",
+    "Firing",
+    "Rule",
     "RuleInputs",
     "check_100_spec_pin",
     "check_200_fresh",
@@ -24,6 +31,7 @@ __all__ = [
     "check_400_no_sitemap",
     "check_501_invalid_url",
     "evaluate",
+    "rule",
 ]
 
 
@@ -51,6 +59,30 @@ class Fired:
     values: dict[str, object]
 
 
+Rule = Callable[[RuleInputs], Fired | None]
+# What a rule says when its code fires: the resource and the values of its texts.
+Firing = tuple[str | None, dict[str, object]]
+_BY_CODE: dict[CheckCode, Rule] = {}
+
+
+def rule(code: CheckCode) -> Callable[[Callable[[RuleInputs], Firing | None]], Rule]:
+    """Register a rule as the one for `code`: it fires `code` whenever it answers."""
+
+    def register(decide: Callable[[RuleInputs], Firing | None]) -> Rule:
+        if code in _BY_CODE:
+            raise ValueError(f"{code.id} has two rules")
+
+        @wraps(decide)
+        def fire(f: RuleInputs) -> Fired | None:
+            firing = decide(f)
+            return None if firing is None else Fired(code, *firing)
+
+        _BY_CODE[code] = fire
+        return fire
+
+    return register
+
+
 def _sitemap_values(f: RuleInputs, s: SelectedSitemap) -> dict[str, object]:
     latest = s.parsed.latest_lastmod
     return {
@@ -71,17 +103,18 @@ def _is_stale(f: RuleInputs, latest: datetime) -> bool:
     return _age_seconds(f, latest) > f.max_age_days * 86_400
 
 
-def check_100_spec_pin(f: RuleInputs) -> Fired | None:
+@rule(codes.INFO_100)
+def check_100_spec_pin(f: RuleInputs) -> Firing | None:
     """Always: the Sitemaps protocol version this auditor implements."""
-    return Fired(codes.INFO_100, codes.SPEC_URL, {"specUrl": codes.SPEC_URL})
+    return codes.SPEC_URL, {"specUrl": codes.SPEC_URL}
 
 
-def check_400_no_sitemap(f: RuleInputs) -> Fired | None:
+@rule(codes.FAIL_400)
+def check_400_no_sitemap(f: RuleInputs) -> Firing | None:
     """No candidate answered 2xx with a <urlset> or <sitemapindex> root."""
     if f.site is None or f.selected is not None:
         return None
-    return Fired(
-        codes.FAIL_400,
+    return (
         f.site.url,
         {
             "siteBase": f.site.url,
@@ -92,61 +125,56 @@ def check_400_no_sitemap(f: RuleInputs) -> Fired | None:
     )
 
 
-def check_300_stale(f: RuleInputs) -> Fired | None:
+@rule(codes.WARN_300)
+def check_300_stale(f: RuleInputs) -> Firing | None:
     """The latest <lastmod> is older than the freshness window."""
     s = f.selected
     if s is None or s.parsed.latest_lastmod is None or not _is_stale(f, s.parsed.latest_lastmod):
         return None
     values = _sitemap_values(f, s)
     values["ageDays"] = _age_seconds(f, s.parsed.latest_lastmod) // 86_400
-    return Fired(codes.WARN_300, s.url, values)
+    return s.url, values
 
 
-def check_301_no_lastmod(f: RuleInputs) -> Fired | None:
+@rule(codes.WARN_301)
+def check_301_no_lastmod(f: RuleInputs) -> Firing | None:
     """The sitemap parsed but no entry has a parsable <lastmod>."""
     s = f.selected
     if s is None or s.parsed.latest_lastmod is not None:
         return None
-    return Fired(codes.WARN_301, s.url, _sitemap_values(f, s))
+    return s.url, _sitemap_values(f, s)
 
 
-def check_302_robots_without_sitemap(f: RuleInputs) -> Fired | None:
+@rule(codes.WARN_302)
+def check_302_robots_without_sitemap(f: RuleInputs) -> Firing | None:
     """robots.txt answered 200 but lists no Sitemap: line."""
     if f.site is None or not f.robots_served_without_sitemap:
         return None
     sitemap_url = f.selected.url if f.selected else f"{f.site.url}/sitemap.xml"
-    return Fired(
-        codes.WARN_302,
-        f.site.robots_txt_url,
-        {"robotsTxtUrl": f.site.robots_txt_url, "sitemapUrl": sitemap_url},
-    )
+    return f.site.robots_txt_url, {"robotsTxtUrl": f.site.robots_txt_url, "sitemapUrl": sitemap_url}
 
 
-def check_200_fresh(f: RuleInputs) -> Fired | None:
+@rule(codes.OK_200)
+def check_200_fresh(f: RuleInputs) -> Firing | None:
     """The sitemap parsed and its latest <lastmod> is within the window."""
     s = f.selected
     if s is None or s.parsed.latest_lastmod is None or _is_stale(f, s.parsed.latest_lastmod):
         return None
-    return Fired(codes.OK_200, s.url, _sitemap_values(f, s))
+    return s.url, _sitemap_values(f, s)
 
 
-def check_501_invalid_url(f: RuleInputs) -> Fired | None:
+@rule(codes.ERROR_501)
+def check_501_invalid_url(f: RuleInputs) -> Firing | None:
     """The audited URL gives no site root."""
     if f.site is not None:
         return None
-    return Fired(codes.ERROR_501, None, {"url": describe_url_value(f.url_value)})
+    return None, {"url": describe_url_value(f.url_value)}
 
 
-# One rule per CheckCode, in the documentation's table order.
-RULES: tuple[Callable[[RuleInputs], Fired | None], ...] = (
-    check_100_spec_pin,
-    check_400_no_sitemap,
-    check_300_stale,
-    check_301_no_lastmod,
-    check_302_robots_without_sitemap,
-    check_200_fresh,
-    check_501_invalid_url,
-)
+# One rule per CheckCode, in the table's order (codes.ALL): derived, never listed by hand.
+if set(_BY_CODE) != set(codes.ALL):
+    raise ImportError("every CheckCode of codes.ALL needs exactly one rule")
+RULES: tuple[Rule, ...] = tuple(_BY_CODE[code] for code in codes.ALL)
 
 
 def evaluate(facts: RuleInputs) -> list[Fired]:

@@ -20,8 +20,8 @@ os.environ.pop("SITEMAP_MAX_AGE_DAYS", None)
 os.environ.pop("SITEMAP_ALLOW_PRIVATE_NETWORKS", None)
 
 from support.results import LOCAL, AuditFn, LogCapture
-from support.servers import Site
 
+from harness.servers import Site
 from sitemap_auditor import handler
 from sitemap_auditor.config import Settings
 from sitemap_auditor.guard import Resolver, system_resolver

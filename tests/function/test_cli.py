@@ -22,7 +22,8 @@ import pytest
 from support.cli import PASSWORD, ROOT, SCRIPT, env
 from support.documents import urlset
 from support.results import days_ago
-from support.servers import Site, reply, send
+
+from harness.servers import Site, reply, send
 
 
 def cli(*args: str, stdin: str | None = None, **extra: str) -> subprocess.CompletedProcess[str]:

@@ -14,10 +14,11 @@ import sys
 
 import pytest
 from support.documents import urlset
-from support.environments import lambda_environment
 from support.lambda_process import LambdaProcess
 from support.results import days_ago
-from support.servers import Site, reply
+
+from harness.environments import lambda_environment
+from harness.servers import Site, reply
 
 # Generous: 0.1 to 0.2 s on a developer machine, but CI runs this beside the rest of the suite
 # on two cores (a best of three reached 410 ms there). A bound against gross regressions (an

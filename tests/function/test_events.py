@@ -16,8 +16,8 @@ from support.aws import basic, guarded, moto_server, point_at, secrets_client
 from support.documents import urlset
 from support.events import COVERED, EVENT_KEYS, EVENTS, ROOT, load, localise
 from support.results import LOCAL, LogCapture, codes_of, data_of, days_ago
-from support.servers import Site, reply
 
+from harness.servers import Site, reply
 from sitemap_auditor import credentials, handler
 
 

@@ -12,7 +12,11 @@ import pytest
 @pytest.mark.parametrize(
     ("module", "forbidden"),
     [
-        ("sitemap_auditor.observability", ("requests", "urllib3")),
+        # The logs and metrics render the audit's outcome: they never read sharing or the facts.
+        ("sitemap_auditor.observability", ("requests", "urllib3", "sitemap_auditor.sharing")),
+        # The event's request and the audit's outcome are values: nothing that fetches or stores.
+        ("sitemap_auditor.request", ("requests", "urllib3", "boto3", "sitemap_auditor.fetch")),
+        ("sitemap_auditor.outcome", ("requests", "urllib3", "boto3", "sitemap_auditor.sharing")),
         ("sitemap_auditor.lease", ("requests", "urllib3", "boto3", "sitemap_auditor.fetch")),
         ("sitemap_auditor.issues", ("requests", "urllib3", "sitemap_auditor.fetch")),
         ("sitemap_auditor.errors", ("requests", "urllib3", "sitemap_auditor.fetch")),

@@ -13,11 +13,12 @@ from typing import Any
 
 import pytest
 from support.documents import urlset
-from support.environments import lambda_environment
 from support.lambda_process import Invocation, LambdaProcess
 from support.metric_names import UNITS
 from support.results import days_ago
-from support.servers import Site, reply
+
+from harness.environments import lambda_environment
+from harness.servers import Site, reply
 
 # --- metrics ------------------------------------------------------------------------------------
 

@@ -31,7 +31,8 @@ from support.documents import urlset
 from support.events import COVERED, EVENTS, load, localise
 from support.results import codes_of, data_of, days_ago
 from support.runtime_api import Function, Post, RuntimeAPI, run_id, runtime_environment
-from support.servers import Site, reply, slow_headers
+
+from harness.servers import Site, reply, slow_headers
 
 if sys.platform != "linux":
     pytest.skip("Lambda runs on Linux; awslambdaric ships Linux wheels", allow_module_level=True)

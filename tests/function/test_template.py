@@ -19,32 +19,21 @@ import pytest
 from cfnlint.api import lint
 from cfnlint.config import ManualArgs
 from cfnlint.decode.decode import decode_str
-from support.environments import lambda_environment
-from support.metric_names import UNITS
+from support.metric_names import SHARING, UNITS
 from support.results import days_ago
-from support.servers import Site, reply
 
+from harness.environments import lambda_environment
+from harness.servers import Site, reply
 from sitemap_auditor import codes, config
 from sitemap_auditor.fetch import MAX_BODY_BYTES, REQUEST_DEADLINE_S
 from sitemap_auditor.handler import RESPONSE_MARGIN_S
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE_TEXT = (ROOT / "template.yaml").read_text(encoding="utf-8")
-# Every metric the function emits (observability.py), each of which the dashboard must show.
+# Every metric the function emits (observability.METRICS), each of which the dashboard must show.
 METRIC_NAMES = set(UNITS)
-# The metrics of facts shared between audits of one site (docs/contract.md §7), named here too so
-# that the dashboard shows them whatever test_metrics.UNITS lists.
-SHARING_METRICS = {
-    "FactsFetched",
-    "FactsReused",
-    "FactsWaited",
-    "FactsRevalidated",
-    "BytesSaved",
-    "StoreErrors",
-    "FactsRefreshedAhead",
-    "StoreThrottles",
-    "FactsUnshareable",
-}
+# The metrics of facts shared between audits of one site (docs/contract.md §7), from the same table.
+SHARING_METRICS = set(SHARING)
 LAMBDA_MAX_TIMEOUT_S = 900
 
 

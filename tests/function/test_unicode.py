@@ -21,11 +21,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.cli import SCRIPT, env
 from support.documents import urlset
-from support.environments import lambda_environment
 from support.lambda_process import LambdaProcess
 from support.results import LOCAL, days_ago
-from support.servers import Site, reply
 
+from harness.environments import lambda_environment
+from harness.servers import Site, reply
 from sitemap_auditor import handler, observability
 from sitemap_auditor.config import Settings
 from sitemap_auditor.text import valid_text, valid_unicode

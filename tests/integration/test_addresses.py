@@ -7,8 +7,8 @@ import ipaddress
 import pytest
 from support.documents import urlset
 from support.results import AuditFn, data_of
-from support.servers import Site, redirect, reply
 
+from harness.servers import Site, redirect, reply
 from sitemap_auditor.addresses import blocked_reason, parse_ip_literal
 from sitemap_auditor.config import Settings
 from sitemap_auditor.errors import FetchError

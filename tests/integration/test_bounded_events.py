@@ -12,8 +12,8 @@ import json
 import pytest
 from support.documents import urlset
 from support.results import LOCAL, AuditFn, LogCapture, codes_of, data_of, days_ago
-from support.servers import Site, reply, robots_with
 
+from harness.servers import Site, reply, robots_with
 from sitemap_auditor import handler, urls
 from sitemap_auditor import site as sites
 from sitemap_auditor.issues import cut_value

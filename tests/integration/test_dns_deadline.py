@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from support.documents import urlset
 from support.results import LOCAL, codes_of, data_of, days_ago
-from support.servers import Site, redirect, reply
 
+from harness.servers import Site, redirect, reply
 from sitemap_auditor import guard, handler
 from sitemap_auditor.errors import FetchError
 from sitemap_auditor.fetch import Fetcher, FetchPolicy

@@ -8,8 +8,8 @@ import zlib
 
 import pytest
 from support.documents import gz, urlset
-from support.servers import Site, drip, endless, raw, redirect, reply, reset_after, slow_headers
 
+from harness.servers import Site, drip, endless, raw, redirect, reply, reset_after, slow_headers
 from sitemap_auditor.credentials import Credentials
 from sitemap_auditor.errors import FetchError
 from sitemap_auditor.fetch import MAX_BODY_BYTES, USER_AGENT, Fetcher, FetchPolicy

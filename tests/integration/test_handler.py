@@ -19,8 +19,8 @@ from support.results import (
     data_of,
     days_ago,
 )
-from support.servers import Site, drip, redirect, reply, robots_with, stream
 
+from harness.servers import Site, drip, redirect, reply, robots_with, stream
 from sitemap_auditor import __version__, probe
 from sitemap_auditor.config import Settings
 from sitemap_auditor.fetch import Fetcher, FetchPolicy
@@ -307,7 +307,8 @@ def test_invalid_url_is_a_501_error(
 def test_missing_url_key_and_non_dict_event(audit: AuditFn) -> None:
     from sitemap_auditor.handler import run
 
-    for event in ({}, None, [], "https://example.com/"):
+    events: tuple[object, ...] = ({}, None, [], "https://example.com/")
+    for event in events:
         result = run(event, None, LOCAL)
         assert codes_of(result) == ["100", "501"]
         assert result["checks"][1]["recommendation"].endswith("instead of null.")

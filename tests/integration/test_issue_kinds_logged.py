@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from support.documents import urlset
 from support.results import AuditFn, LogCapture, days_ago
-from support.servers import Site, reply, robots_with
+
+from harness.servers import Site, reply, robots_with
 
 
 def kinds(logs: LogCapture) -> list[str]:

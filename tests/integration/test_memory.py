@@ -18,8 +18,8 @@ from typing import TypeVar
 import pytest
 from support.results import data_of
 from support.rss_audit import audited_apart, linux_only, warm_up_site
-from support.servers import Site, reply, stream
 
+from harness.servers import Site, reply, stream
 from sitemap_auditor.fetch import MAX_BODY_BYTES
 from sitemap_auditor.parser import ParsedSitemap, SitemapParser
 

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from support.documents import urlset
 from support.results import LOCAL, LogCapture, codes_of, data_of, days_ago
-from support.servers import Site, redirect, reply, robots_with
 
+from harness.servers import Site, redirect, reply, robots_with
 from sitemap_auditor import handler
 
 USER, PASSWORD = "auditor", "Pa55-w0rd-9Zq"

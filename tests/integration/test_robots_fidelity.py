@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from support.documents import urlset
 from support.results import AuditFn, codes_of, data_of, days_ago
-from support.servers import Route, Site, reply
+
+from harness.servers import Route, Site, reply
 
 FRESH = days_ago(1)
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"

@@ -20,11 +20,11 @@ from support.aws import (
     protect,
     secrets_client,
 )
-from support.environments import aws_environment, lambda_environment
 from support.lambda_process import LambdaProcess
 from support.results import LOCAL, LogCapture, codes_of
-from support.servers import Site
 
+from harness.environments import aws_environment, lambda_environment
+from harness.servers import Site
 from sitemap_auditor import credentials, handler
 
 

@@ -21,15 +21,15 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
-from support import moto_atomic
 from support.aws import moto_server
-from support.containers import Container
 from support.documents import gz, urlset
-from support.environments import aws_environment, container_environment
 from support.results import LOCAL, LogCapture, codes_of, data_of, days_ago
-from support.servers import LoopbackService, Site, reply, robots_with, send
 from support.tables import dynamodb
 
+from harness import moto_atomic
+from harness.containers import Container
+from harness.environments import aws_environment, container_environment
+from harness.servers import LoopbackService, Site, reply, robots_with, send
 from sitemap_auditor import dynamostore, handler, lease
 from sitemap_auditor.config import Settings
 
@@ -212,8 +212,8 @@ def basic(username: str, password: str) -> str:
 
 def test_two_credential_sets_never_share(site: Site) -> None:
     a_site(site)
-    alice = {"basicAuth": {"username": "alice", "password": "wonderland-1"}}
-    bob = {"basicAuth": {"username": "bob", "password": "builder-22"}}
+    alice: dict[str, Any] = {"basicAuth": {"username": "alice", "password": "wonderland-1"}}
+    bob: dict[str, Any] = {"basicAuth": {"username": "bob", "password": "builder-22"}}
     run(site.url("/1"), **alice)
     run(site.url("/2"), **bob)
     run(site.url("/3"))

@@ -1,6 +1,6 @@
 """The lease protocol through real processes: what must hold at a hot site's scale (section 7).
 
-Each "container" is a process of the function (tests/support/share_worker.py); the table is moto and
+Each "container" is a process of the function (harness/share_worker.py); the table is moto and
 dynalite (every test runs against both), behind a loopback proxy that counts each DynamoDB call
 and can answer chosen ones as DynamoDB does when it throttles an item. The sites count what they
 are asked. tests/unit/test_lease.py and bench/scale.py take the same protocol to a thousand
@@ -16,14 +16,14 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
-from support.containers import Container
 from support.documents import urlset
 from support.dynamo import Proxy
-from support.environments import container_environment
 from support.results import LOCAL, codes_of, days_ago
-from support.servers import Site, robots_with, send
 from support.tables import dynamodb
 
+from harness.containers import Container
+from harness.environments import container_environment
+from harness.servers import Site, robots_with, send
 from sitemap_auditor import handler
 
 pytestmark = pytest.mark.slow

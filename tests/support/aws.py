@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from harness.environments import REGION, aws_environment
+from harness.servers import Site, reply, send
 from support.documents import urlset
-from support.environments import REGION, aws_environment
 from support.results import days_ago
-from support.servers import Site, reply, send
 
 __all__ = [
     "PREFIX",

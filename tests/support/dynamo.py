@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
 import threading
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -23,29 +21,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from support.servers import LoopbackService
+from harness.servers import LoopbackService, free_port, wait_for
 
 DYNALITE = Path(__file__).resolve().parent.parent / "dynalite" / "node_modules" / "dynalite"
-
-
-def free_port(host: str) -> int:
-    """A port of host that nothing listens on now."""
-    with socket.socket() as probe:
-        probe.bind((host, 0))
-        return int(probe.getsockname()[1])
-
-
-def wait_for(host: str, port: int, proc: subprocess.Popen[bytes], seconds: float = 30) -> None:
-    """Return once the server process listens on host:port; raise if it died or never did."""
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            with socket.create_connection((host, port), timeout=1):
-                return
-        except OSError:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                raise
-            time.sleep(0.05)
 
 
 def dynalite_available() -> bool:
@@ -127,7 +105,8 @@ class Proxy(LoopbackService):
                 if throttled:
                     self._send(400, THROTTLED, "application/x-amz-json-1.0")
                     return
-                conn = HTTPConnection(proxy.backend.hostname, proxy.backend.port, timeout=10)
+                host = proxy.backend.hostname or "127.0.0.1"
+                conn = HTTPConnection(host, proxy.backend.port, timeout=10)
                 headers = {k: v for k, v in self.headers.items() if k.lower() != "host"}
                 conn.request("POST", self.path, raw, headers)
                 answer = conn.getresponse()

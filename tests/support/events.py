@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from support.servers import Site
+from harness.servers import Site
 
 __all__ = ["COVERED", "EVENTS", "EVENT_KEYS", "ROOT", "load", "localise"]
 

@@ -11,15 +11,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 
+from harness.servers import (
+    Route,
+    Site,
+)
 from sitemap_auditor import probe
 from sitemap_auditor.config import Settings
 from sitemap_auditor.facts import RobotsProbe, SelectedSitemap, SiteFacts
 from sitemap_auditor.fetch import Fetcher, FetchPolicy
 from support.results import days_ago
-from support.servers import (
-    Route,
-    Site,
-)
 
 __all__ = [
     "FALLBACKS",
@@ -126,7 +126,7 @@ def fallback_404s(site: Site) -> list[str]:
 
 
 def raw_route(data: bytes, hold_open_s: float = 0.0) -> Route:
-    """Like support.servers.raw, optionally keeping the connection open (silent) after the bytes."""
+    """Like harness.servers.raw, optionally keeping the connection open (silent) after the bytes."""
 
     def route(h: BaseHTTPRequestHandler) -> None:
         h.wfile.write(data)

@@ -1,34 +1,12 @@
-"""Every metric the function emits (observability.py) and its unit: the EMF tests and the
-dashboard's test read them."""
+"""Every metric the function emits and its unit, as the EMF tests and the dashboard's test read
+them: taken from the one table, `observability.METRICS`, never listed again here."""
 
 from __future__ import annotations
 
-__all__ = ["UNITS"]
+from sitemap_auditor.observability import METRICS, SHARING_METRICS
 
-UNITS = {
-    "AuditSuccess": "Count",
-    "AuditWarning": "Count",
-    "AuditFail": "Count",
-    "AuditError": "Count",
-    "Check100": "Count",
-    "Check200": "Count",
-    "Check300": "Count",
-    "Check301": "Count",
-    "Check302": "Count",
-    "Check400": "Count",
-    "Check501": "Count",
-    "AuditDuration": "Milliseconds",
-    "BytesFetched": "Bytes",
-    "FetchLatency": "Milliseconds",
-    "SitemapBytes": "Bytes",
-    "SitemapEntries": "Count",
-    "FactsFetched": "Count",
-    "FactsReused": "Count",
-    "FactsWaited": "Count",
-    "FactsRevalidated": "Count",
-    "BytesSaved": "Bytes",
-    "StoreErrors": "Count",
-    "FactsRefreshedAhead": "Count",
-    "StoreThrottles": "Count",
-    "FactsUnshareable": "Count",
-}
+__all__ = ["SHARING", "UNITS"]
+
+UNITS: dict[str, str] = {name: unit.value for name, unit in METRICS.items()}
+# The metrics of facts shared between audits of one site (docs/contract.md §7).
+SHARING: frozenset[str] = frozenset(SHARING_METRICS)

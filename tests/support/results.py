@@ -61,7 +61,8 @@ AuditFn = Callable[..., dict[str, Any]]
 
 def data_of(result: dict[str, Any]) -> dict[str, Any]:
     """The shared data map of a result."""
-    return result["checks"][0]["data"]
+    data: dict[str, Any] = result["checks"][0]["data"]
+    return data
 
 
 def codes_of(result: dict[str, Any]) -> list[str]:

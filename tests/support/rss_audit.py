@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
+from harness.servers import Site, reply
 from support.documents import urlset
-from support.servers import Site, reply
 
 # The resident set is read from /proc, as on Lambda's Linux.
 linux_only = pytest.mark.skipif(

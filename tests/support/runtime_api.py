@@ -26,6 +26,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from harness.servers import serve
+
 VERSION = "2018-06-01"
 HANDLER = "sitemap_auditor.handler.lambda_handler"
 FUNCTION_NAME = "sitemap-auditor"
@@ -67,11 +69,6 @@ def trace_header() -> str:
     return f"Root=1-{epoch}-{uuid.uuid4().hex[:24]};Parent={uuid.uuid4().hex[:16]};Sampled=1"
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-
 class RuntimeAPI:
     """The Runtime API on a free port of 127.0.0.1; `address` goes into AWS_LAMBDA_RUNTIME_API."""
 
@@ -82,7 +79,7 @@ class RuntimeAPI:
         self._stopping = threading.Event()
         self.posts: list[Post] = []
         self.polls = 0  # GET .../next requests received
-        self._server: _Server | None = None
+        self._server: ThreadingHTTPServer | None = None
 
     @property
     def address(self) -> str:
@@ -213,10 +210,7 @@ class RuntimeAPI:
             def log_message(self, fmt: str, *args: object) -> None:
                 pass
 
-        self._server = _Server(("127.0.0.1", 0), Handler)
-        threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        ).start()
+        self._server = serve(Handler)
         return self
 
     def stop(self) -> None:

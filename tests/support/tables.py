@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from harness import moto_atomic
+from harness.environments import REGION, aws_environment
 from sitemap_auditor import lifetime
-from support import moto_atomic
-from support.environments import REGION, aws_environment
 
 from . import dynamo as support_dynamo
 

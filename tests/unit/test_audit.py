@@ -5,17 +5,19 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sitemap_auditor import audit
+from sitemap_auditor import audit, response
 from sitemap_auditor.config import Settings
 from sitemap_auditor.credentials import Credentials
 from sitemap_auditor.facts import CandidateOutcome, RobotsProbe, SelectedSitemap, SiteFacts
 from sitemap_auditor.issues import Kind, issue
 from sitemap_auditor.parser import ParsedSitemap
-from sitemap_auditor.site import resolve
+from sitemap_auditor.request import parse
+from sitemap_auditor.site import SiteBase, resolve
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
-SITE = resolve("https://www.example.com/page")
-assert SITE is not None
+_SITE = resolve("https://www.example.com/page")
+assert _SITE is not None
+SITE: SiteBase = _SITE
 SITEMAP = "https://www.example.com/sitemap.xml"
 SETTINGS = Settings(max_age_days=7)
 
@@ -33,31 +35,33 @@ def facts(latest: datetime | None, unparsable: tuple[str, ...] = (), total: int 
     return SiteFacts(robots, (SITEMAP,), (CandidateOutcome(SITEMAP, chosen, None),))
 
 
+def apply_rules(event: dict[str, Any], value: SiteFacts) -> dict[str, Any]:
+    """The Response the rules give for these facts and this event."""
+    return response.render(audit.apply_rules(SITE, parse(event), value, SETTINGS, NOW))
+
+
 def codes(result: dict[str, Any]) -> list[str]:
     return [c["code"]["id"].rsplit("-", 1)[1] for c in result["checks"]]
 
 
 def test_a_fresh_sitemap_listed_in_robots_passes() -> None:
-    result = audit.apply_rules(
-        SITE, {"url": SITE.url}, facts(NOW - timedelta(days=1)), SETTINGS, NOW
-    )
+    result = apply_rules({"url": SITE.url}, facts(NOW - timedelta(days=1)))
     assert result["status"] == "SUCCESS"
     assert codes(result) == ["100", "200"]
 
 
 def test_the_event_window_decides_and_a_stale_sitemap_fails() -> None:
     stale = facts(NOW - timedelta(days=10))
-    assert codes(audit.apply_rules(SITE, {"url": SITE.url}, stale, SETTINGS, NOW))[-1] == "300"
+    assert codes(apply_rules({"url": SITE.url}, stale))[-1] == "300"
     event = {"url": SITE.url, "preferences": {"maxAgeDays": 30}}
-    assert codes(audit.apply_rules(SITE, event, stale, SETTINGS, NOW))[-1] == "200"
+    assert codes(apply_rules(event, stale))[-1] == "200"
 
 
 def test_issues_come_in_the_contract_order_and_are_observed_as_values() -> None:
-    seen: list[audit.Audited] = []
     value = facts(NOW, unparsable=("yesterday",), total=30)
     event = {"url": SITE.url, "preferences": {"maxAgeDays": "soon"}}
-    result = audit.apply_rules(SITE, event, value, SETTINGS, NOW, seen.append)
-    (found,) = seen
+    found = audit.apply_rules(SITE, parse(event), value, SETTINGS, NOW)
+    result = response.render(found)
     assert [i.kind for i in found.issues] == [
         Kind.SKIPPED_SITEMAP,
         Kind.IGNORED_PREFERENCE,
@@ -69,7 +73,7 @@ def test_issues_come_in_the_contract_order_and_are_observed_as_values() -> None:
 
 
 def test_an_invalid_url_is_the_501_with_nothing_fetched() -> None:
-    result = audit.invalid_url("not a url", SETTINGS, NOW)
+    result = response.render(audit.invalid_url("not a url", SETTINGS, NOW))
     assert codes(result) == ["100", "501"]
     assert result["status"] == "ERROR"
     assert result["checks"][0]["data"]["issues"] == []

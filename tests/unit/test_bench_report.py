@@ -107,3 +107,21 @@ def test_a_quick_run_never_writes_the_tracked_results() -> None:
     assert quick.parent == BENCH / "out"  # git-ignored, and removed by make clean
     ignored = (BENCH.parent / ".gitignore").read_text(encoding="utf-8").split()
     assert "bench/out/" in ignored
+
+
+def test_each_script_writes_only_its_own_section(tmp_path: Path) -> None:
+    sys.path.insert(0, str(BENCH))
+    import report
+
+    results = tmp_path / "RESULTS.md"
+    sections = {
+        name: f"<!-- bench/{name}.py: begin -->\n# {name} old\n<!-- bench/{name}.py: end -->\n"
+        for name in ("run", "share", "scale")
+    }
+    results.write_text("\n".join(sections.values()), encoding="utf-8")
+    begin, end = "<!-- bench/run.py: begin -->", "<!-- bench/run.py: end -->"
+    report.write_section(f"{begin}\n# run new\n{end}\n", begin, end, results)
+    text = results.read_text(encoding="utf-8")
+    assert "# run new" in text and "# run old" not in text
+    assert sections["share"] in text and sections["scale"] in text
+    assert text.index("# run new") < text.index("# share old") < text.index("# scale old")

@@ -28,7 +28,7 @@ def test_a_password_with_runs_of_white_space_is_redacted_however_it_is_echoed(
 def test_an_error_message_is_redacted_before_its_white_space_is_folded() -> None:
     creds = Credentials("u", "two  spaces")
     error = ValueError("failed with two  spaces in it")
-    result = response.error(error, datetime.now(UTC), creds.secrets())
+    result = response.render(response.error(error, datetime.now(UTC), creds.secrets()))
     assert "two spaces" not in result["message"] and "two  spaces" not in result["message"]
     assert result["message"] == "The audit could not finish: ValueError: failed with *** in it"
 

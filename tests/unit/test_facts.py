@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitemap_auditor import audit, facts
+from sitemap_auditor import audit, facts, response
 from sitemap_auditor.config import Settings
 from sitemap_auditor.exchange import Validators
 from sitemap_auditor.facts import (
@@ -20,6 +20,7 @@ from sitemap_auditor.facts import (
 )
 from sitemap_auditor.issues import Issue, Kind
 from sitemap_auditor.parser import ParsedSitemap
+from sitemap_auditor.request import parse
 from sitemap_auditor.site import resolve
 
 SITE = resolve("https://www.example.com/page")
@@ -92,8 +93,9 @@ def test_a_result_from_stored_facts_equals_the_fresh_one(
     settings = Settings(max_age_days=window)
     stored = facts.decode(facts.encode(value))
     assert stored is not None
-    fresh = audit.apply_rules(SITE, event, value, settings, now)
-    assert audit.apply_rules(SITE, event, stored, settings, now) == fresh
+    request = parse(event)
+    fresh = response.render(audit.apply_rules(SITE, request, value, settings, now))
+    assert response.render(audit.apply_rules(SITE, request, stored, settings, now)) == fresh
 
 
 def test_facts_of_another_format_are_not_read() -> None:

@@ -9,8 +9,9 @@ import pytest
 from sitemap_auditor.lastmod import format_instant, parse_lastmod
 
 
-def utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=UTC)  # type: ignore[misc]
+def utc(year: int, month: int, day: int, *time: int) -> datetime:
+    hour, minute, second, micro = (*time, 0, 0, 0, 0)[:4]
+    return datetime(year, month, day, hour, minute, second, micro, tzinfo=UTC)
 
 
 @pytest.mark.parametrize(

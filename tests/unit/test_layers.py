@@ -4,6 +4,10 @@ tests/function/test_layer_imports.py."""
 
 from __future__ import annotations
 
+import ast
+from datetime import UTC, datetime
+from pathlib import Path
+
 from support.results import LogCapture
 
 from sitemap_auditor import codes, config, credentials, errors, sharing
@@ -25,14 +29,34 @@ def test_each_checkcode_knows_its_number() -> None:
 
 
 def test_one_reset_forgets_what_the_process_learnt(logs: LogCapture) -> None:
-    from sitemap_auditor import facts, lifetime, observability
+    from sitemap_auditor import facts, lifetime, observability, response
 
     known = facts.SiteFacts(facts.RobotsProbe(404, False, (), (), ()), (), (), fetched_at=1.0)
     lifetime.SHARING.local.put("k", known, 10)
+    failed = response.error(ValueError("x"), datetime(2026, 12, 1, tzinfo=UTC))
     for _ in range(2):
-        observability.Invocation("r", "https://ex.com/").finished({"status": "ERROR"})
+        observability.Invocation("r", "https://ex.com/").finished(failed)
     lifetime.reset()
-    observability.Invocation("r", "https://ex.com/").finished({"status": "ERROR"})
+    observability.Invocation("r", "https://ex.com/").finished(failed)
     assert lifetime.SHARING.local.get("k", 2.0) is None
     started = [x["cold_start"] for x in logs.lines() if x["message"] == "audit started"]
     assert started[-2:] == [False, True]
+
+
+def _imported(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_bench_and_the_harness_import_no_test_machinery() -> None:
+    root = Path(__file__).resolve().parents[2]
+    for folder in ("bench", "harness"):
+        for path in sorted((root / folder).glob("*.py")):
+            found = _imported(path) & {"support", "pytest", "conftest", "tests"}
+            assert not found, f"{folder}/{path.name} imports {found}"

@@ -1,7 +1,7 @@
 """The lease protocol's pure core: each step, its rules, and fleets of it in virtual time.
 
 No socket, no sleep: the machine is fed observations and a time; fleets run in
-tests/support/fleet.py's discrete-event time, with its simulated DynamoDB.
+harness/fleet.py's discrete-event time, with its simulated DynamoDB.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import statistics
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from support.fleet import START, Fleet, SiteModel
 
+from harness.fleet import START, Fleet, SiteModel
 from sitemap_auditor import lease
 from sitemap_auditor.lease import (
     FetchAlone,

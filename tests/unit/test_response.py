@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from support.results import CHECK_KEYS, DATA_MAP_OF_501
 
 from sitemap_auditor import codes, response
 from sitemap_auditor.issues import Kind, issue
+from sitemap_auditor.outcome import DataMap
 from sitemap_auditor.rules import Fired, RuleInputs
 
 NOW = datetime(2026, 12, 1, 12, 0, 5, 999_000, tzinfo=UTC)
@@ -40,6 +43,12 @@ NO_SITEMAP_LINE = Fired(
     {"robotsTxtUrl": "https://ex.com/robots.txt", "sitemapUrl": "https://ex.com/sitemap.xml"},
 )
 INVALID = Fired(codes.ERROR_501, None, {"url": None})
+EMPTY = response.data_map(RuleInputs(None, None, None, False, False, (), None, 7, NOW), [])
+
+
+def build(fired: list[Fired], data: DataMap = EMPTY) -> dict[str, Any]:
+    """The Response of an outcome built from these checks and this data map."""
+    return response.render(response.build(fired, data, NOW))
 
 
 @pytest.mark.parametrize(
@@ -60,7 +69,7 @@ def test_the_overall_status_ignores_information(statuses: list[str], overall: st
 
 
 def test_a_response_has_every_key_and_the_deciding_checks_message() -> None:
-    result = response.build([INFO, NONE_FOUND, NO_SITEMAP_LINE], {"issues": []}, NOW)
+    result = build([INFO, NONE_FOUND, NO_SITEMAP_LINE])
     assert list(result) == ["version", "auditor", "status", "date", "message", "groupId", "checks"]
     assert result["status"] == "FAIL" and result["date"] == "2026-12-01T12:00:05Z"
     assert result["message"] == result["checks"][1]["message"]
@@ -77,7 +86,7 @@ def test_a_response_has_every_key_and_the_deciding_checks_message() -> None:
 
 
 def test_placeholders_are_filled_and_a_missing_value_reads_null() -> None:
-    result = response.build([INFO, INVALID], {}, NOW)
+    result = build([INFO, INVALID])
     (_, invalid) = result["checks"]
     assert "The audited URL null is missing" in invalid["message"]
     assert invalid["recommendation"].endswith("instead of null.")
@@ -86,25 +95,30 @@ def test_placeholders_are_filled_and_a_missing_value_reads_null() -> None:
 
 
 def test_every_check_carries_the_same_data_map() -> None:
-    data = {"issues": ["https://ex.com/robots.txt: HTTP 404"]}
-    result = response.build([INFO, STALE], data, NOW)
+    found = issue("https://ex.com/robots.txt", Kind.HTTP_STATUS, "HTTP 404")
+    shared = replace(EMPTY, issues=(found.text,))
+    data = shared.to_json()
+    result = build([INFO, STALE], shared)
     assert all(c["data"] == data for c in result["checks"])
     assert "334 days ago" in result["message"]
 
 
 def test_the_data_map_of_a_501_is_empty_but_for_the_window() -> None:
     f = RuleInputs(None, None, None, False, False, (), None, 7, NOW)
-    assert response.data_map(f, []) == DATA_MAP_OF_501
+    assert response.data_map(f, []).to_json() == DATA_MAP_OF_501
 
 
 def test_issues_go_out_as_their_text() -> None:
     f = RuleInputs(None, None, None, False, False, (), None, 7, NOW)
     found = issue("https://ex.com/robots.txt", Kind.HTTP_STATUS, "HTTP 503")
-    assert response.data_map(f, [found])["issues"] == ["https://ex.com/robots.txt: HTTP 503"]
+    assert response.data_map(f, [found]).to_json()["issues"] == [
+        "https://ex.com/robots.txt: HTTP 503"
+    ]
 
 
 def test_a_defect_is_the_error_response_cut_and_redacted() -> None:
-    result = response.error(ValueError("token s3cr3t\n\n  " + "x" * 400), NOW, ["s3cr3t"])
+    outcome = response.error(ValueError("token s3cr3t\n\n  " + "x" * 400), NOW, ["s3cr3t"])
+    result = response.render(outcome)
     assert result["status"] == "ERROR" and result["checks"] is None
     assert result["message"].startswith("The audit could not finish: ValueError: token *** x")
     assert len(result["message"]) == response.MAX_ERROR_MESSAGE and result["message"].endswith(

@@ -129,3 +129,10 @@ def test_302_names_the_selected_sitemap_or_the_usual_path() -> None:
 
 def test_every_rule_is_in_table_order() -> None:
     assert [r.__name__.split("_")[1] for r in rules.RULES] == [c.number for c in codes.ALL]
+
+
+def test_the_code_table_is_the_one_list_of_rules() -> None:
+    # RULES is derived from codes.ALL: a second rule for a code is refused where it is written.
+    assert len(rules.RULES) == len(codes.ALL)
+    with pytest.raises(ValueError, match="37A-SitemapAuditor-100 has two rules"):
+        rules.rule(codes.INFO_100)(lambda f: None)

@@ -73,7 +73,7 @@ def wrong_version() -> ssl.SSLError:
         ),
         (wrapped(ConnectionResetError()), FetchErrorKind.CONNECTION_RESET, ""),
         (http.client.IncompleteRead(b""), FetchErrorKind.INCOMPLETE_BODY, ""),
-        (wrapped(http.client.RemoteDisconnected()), FetchErrorKind.CONNECTION_RESET, ""),
+        (wrapped(http.client.RemoteDisconnected("closed")), FetchErrorKind.CONNECTION_RESET, ""),
         (requests.exceptions.InvalidURL(), FetchErrorKind.INVALID_URL, ""),
         (urllib3.exceptions.LocationParseError("x"), FetchErrorKind.INVALID_URL, ""),
         (

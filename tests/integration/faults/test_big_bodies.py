@@ -19,13 +19,13 @@ from support.faults import (
 )
 from support.results import AuditFn, codes_of, data_of
 from support.rss_audit import audited_apart, linux_only, warm_up_site
-from support.servers import (
+
+from harness.servers import (
     Site,
     endless,
     reply,
     stream,
 )
-
 from sitemap_auditor.fetch import MAX_BODY_BYTES
 from sitemap_auditor.robots import MAX_ROBOTS_BYTES
 

@@ -15,7 +15,8 @@ from support.faults import (
     GARBAGE,
 )
 from support.results import AuditFn, codes_of, data_of
-from support.servers import (
+
+from harness.servers import (
     Site,
     reply,
     robots_with,

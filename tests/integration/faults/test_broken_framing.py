@@ -20,7 +20,8 @@ from support.faults import (
     raw_route,
 )
 from support.results import AuditFn, codes_of, data_of
-from support.servers import (
+
+from harness.servers import (
     Site,
     raw,
     reply,

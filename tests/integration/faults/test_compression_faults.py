@@ -18,12 +18,12 @@ from support.faults import (
     cost,
 )
 from support.results import AuditFn, codes_of, data_of
-from support.servers import (
+
+from harness.servers import (
     Site,
     reply,
     robots_with,
 )
-
 from sitemap_auditor.decoding import peel_gzip
 from sitemap_auditor.errors import FetchError
 from sitemap_auditor.fetch import MAX_BODY_BYTES

@@ -18,7 +18,8 @@ from support.faults import (
     GARBAGE,
 )
 from support.results import AuditFn, LogCapture, codes_of, data_of
-from support.servers import (
+
+from harness.servers import (
     Site,
     redirect,
     reply,
@@ -26,7 +27,6 @@ from support.servers import (
     robots_with,
     send,
 )
-
 from sitemap_auditor.credentials import Credentials
 from sitemap_auditor.exchange import NO_VALIDATORS
 from sitemap_auditor.fetch import Fetcher, FetchPolicy

@@ -21,14 +21,14 @@ from support.faults import (
     no_dns,
 )
 from support.results import AuditFn, codes_of, data_of
-from support.servers import (
+
+import sitemap_auditor.addresses as ng
+from harness.servers import (
     Site,
     redirect,
     reply,
     robots_with,
 )
-
-import sitemap_auditor.addresses as ng
 from sitemap_auditor import urls
 
 

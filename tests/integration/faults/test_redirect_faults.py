@@ -12,7 +12,8 @@ from support.faults import (
     no_dns,
 )
 from support.results import AuditFn, codes_of, data_of
-from support.servers import (
+
+from harness.servers import (
     Site,
     redirect,
 )

@@ -19,13 +19,13 @@ from support.faults import (
     quick_fetcher,
     raw_route,
 )
-from support.servers import (
+
+from harness.servers import (
     Site,
     drip,
     reply,
     slow_headers,
 )
-
 from sitemap_auditor import probe
 
 

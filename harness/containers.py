@@ -1,4 +1,4 @@
-"""The other side of tests/support/share_worker.py: start a "container" of the function, and read
+"""The other side of harness/share_worker.py: start a "container" of the function, and read
 what it did.
 
 Used by the sharing tests and by bench/share.py.

@@ -1,15 +1,43 @@
-"""Real HTTP servers on 127.0.0.1 for the tests, with well-behaved and hostile routes."""
+"""Real HTTP servers on 127.0.0.1, with well-behaved and hostile routes: the one loopback server
+helper of the tests and the benchmarks.
+
+`serve` starts any handler class on a free port; `Site` routes by path and records every request;
+`LoopbackService` is a base for a service of one handler class (a fake AWS endpoint, a proxy).
+"""
 
 from __future__ import annotations
 
 import contextlib
 import socket
 import struct
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+__all__ = [
+    "LoopbackService",
+    "Route",
+    "Seen",
+    "Site",
+    "drip",
+    "endless",
+    "file",
+    "free_port",
+    "raw",
+    "redirect",
+    "reply",
+    "reset_after",
+    "robots_with",
+    "send",
+    "serve",
+    "slow_headers",
+    "stream",
+    "wait_for",
+]
 
 Route = Callable[[BaseHTTPRequestHandler], None]
 
@@ -25,7 +53,37 @@ class Seen:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
-    request_queue_size = 64
+    request_queue_size = 256  # a hundred audits may connect at once
+
+
+def serve(handler: type[BaseHTTPRequestHandler], host: str = "127.0.0.1") -> ThreadingHTTPServer:
+    """A threaded server of handler on a free port of host, serving from a daemon thread; stop it
+    with `shutdown()` and `server_close()`."""
+    server = _Server((host, 0), handler)
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
+    return server
+
+
+def free_port(host: str) -> int:
+    """A port of host that nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_for(host: str, port: int, proc: subprocess.Popen[bytes], seconds: float = 30) -> None:
+    """Return once the server process listens on host:port; raise if it died or never did."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with socket.create_connection((host, port), timeout=1):
+                return
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise
+            time.sleep(0.05)
 
 
 @dataclass
@@ -34,7 +92,7 @@ class Site:
 
     routes: dict[str, Route] = field(default_factory=dict)
     seen: list[Seen] = field(default_factory=list)
-    server: _Server | None = None
+    server: ThreadingHTTPServer | None = None
     host: str = "127.0.0.1"
 
     @property
@@ -73,10 +131,7 @@ class Site:
             def log_message(self, fmt: str, *args: object) -> None:
                 pass
 
-        self.server = _Server((self.host, 0), Handler)
-        threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        ).start()
+        self.server = serve(Handler, self.host)
         return self
 
     def stop(self) -> None:
@@ -91,9 +146,7 @@ class LoopbackService:
     url: str
 
     def _serve(self, handler: type[BaseHTTPRequestHandler]) -> None:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self._server = serve(handler)
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
 
     def stop(self) -> None:
@@ -127,6 +180,34 @@ def reply(
     data = body.encode() if isinstance(body, str) else body
     all_headers = {"Content-Type": content_type, **(headers or {})}
     return lambda h: send(h, status, data, all_headers)
+
+
+def file(path: Path, content_type: str, sent: Callable[[int], None] | None = None) -> Route:
+    """A route that sends a file from disk with its true Content-Length, by sendfile (the site
+    then costs the serving process, and so the audits' cores, little); `sent` is told each
+    count of bytes that left, also when the client hangs up part way."""
+
+    def route(h: BaseHTTPRequestHandler) -> None:
+        size = path.stat().st_size
+        h.send_response(200)
+        h.send_header("Content-Type", content_type)
+        h.send_header("Content-Length", str(size))
+        h.end_headers()
+        h.wfile.flush()
+        with path.open("rb") as f:
+            offset = 0
+            try:
+                while offset < size:
+                    n = h.connection.sendfile(f, offset, min(1 << 20, size - offset))
+                    if n == 0:
+                        break
+                    offset += n
+                    if sent is not None:
+                        sent(n)
+            except OSError:
+                h.close_connection = True  # the client hung up: what was sent is counted
+
+    return route
 
 
 def redirect(location: str, status: int = 302) -> Route:

@@ -23,6 +23,8 @@ from moto.moto_server.werkzeug_app import (
 )
 from werkzeug.serving import run_simple
 
+from harness.servers import free_port, wait_for
+
 
 def main() -> None:
     host, port = sys.argv[1], int(sys.argv[2])
@@ -57,8 +59,6 @@ def new_facts_table(client: Any) -> str:
 @contextmanager
 def running(host: str = "127.0.0.1") -> Iterator[str]:
     """This server in a process of its own on a free port; yield its URL once it listens."""
-    from support.dynamo import free_port, wait_for
-
     port = free_port(host)
     proc = subprocess.Popen(
         [sys.executable, __file__, host, str(port)],
