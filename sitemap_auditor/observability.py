@@ -74,6 +74,7 @@ class Invocation:
         self.started = time.monotonic()
         self.sharing: Shared | None = None
         self.store_errors = 0
+        self.items_rejected = 0
         self.issue_kinds: list[str] = []
         # docs/contract.md §1: cut on log lines and the EMF document (an event's id may be MBs;
         # CloudWatch cuts a log event at 256 KB).
@@ -117,6 +118,14 @@ class Invocation:
             "store error", extra={"store_op": error.op, "error": valid_text(error.detail)[:300]}
         )
 
+    def store_item_rejected(self, reason: str) -> None:
+        """Count an item read from the shared store that was not what the function writes (it
+        counted as no item); the first one of the audit is logged, with why."""
+        self.items_rejected += 1
+        if self.items_rejected == 1:
+            # The reason names an attribute and what is wrong, never the value (errors.py).
+            logger.warning("store item rejected", extra={"reason": valid_text(reason)[:300]})
+
     def sharing_fields(self) -> dict[str, object]:
         """The log fields that say how the facts were got and what sharing saved."""
         s = self.sharing
@@ -125,6 +134,7 @@ class Invocation:
             "revalidated": s.facts.revalidated if s and s.source == FETCHED else 0,
             "bytes_saved": s.bytes_saved if s else 0,
             "store_errors": self.store_errors,
+            "store_items_rejected": self.items_rejected,
             # Why it fetched (holder, refresh, store-failed, unshareable, budget), when it did.
             "fetch_reason": s.reason if s else None,
             "refreshed_ahead": s.refreshed_ahead if s else False,
@@ -201,6 +211,8 @@ class Invocation:
                 add(name="FactsUnshareable", unit=MetricUnit.Count, value=1)
         if self.sharing is not None or self.store_errors:
             add(name="StoreErrors", unit=MetricUnit.Count, value=self.store_errors)
+        if self.items_rejected:
+            add(name="StoreItemsRejected", unit=MetricUnit.Count, value=self.items_rejected)
         add(
             name="BytesFetched",
             unit=MetricUnit.Bytes,

@@ -31,4 +31,5 @@ UNITS = {
     "FactsRefreshedAhead": "Count",
     "StoreThrottles": "Count",
     "FactsUnshareable": "Count",
+    "StoreItemsRejected": "Count",
 }
