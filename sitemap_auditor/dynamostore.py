@@ -182,7 +182,8 @@ class DynamoStore:
                     ":due": {"N": repr(due)},
                     ":yes": {"BOOL": True},
                     ":number": {"S": "N"},
-                    ":far": {"N": repr(now + lease.LEASE_S + lease.CLOCK_SKEW_S)},
+                    # Further ahead than the lease this audit writes, and the clocks' skew.
+                    ":far": {"N": repr(until + lease.CLOCK_SKEW_S)},
                     ":ahead": {"N": repr(now + lease.CLOCK_SKEW_S)},
                     # An abandoned lease item expires by itself too.
                     ":ttl": {"N": str(int(until) + 86_400)},
