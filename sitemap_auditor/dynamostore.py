@@ -344,6 +344,8 @@ def read_item(item: Mapping[str, Any], now: float) -> tuple[StoredItem, str | No
     ahead than a lease runs (lease.credible_until) is read as no lease; the second value then
     says why, to be counted as refused like an item.
     """
+    if not isinstance(item, Mapping):
+        raise InvalidItemError("item: not a map of attributes")
     ahead = now + lease.CLOCK_SKEW_S  # no time written by a right clock lies further ahead
     stamp = None
     facts = None

@@ -259,6 +259,7 @@ MAX_TEXT_CHARS = 65_536
 # back to the site as a request header, so no line break, NUL or character beyond Latin-1.
 MAX_VALIDATOR_CHARS = 256
 _HEADER_UNSAFE = re.compile("[\r\n\x00\u0100-\U0010ffff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # Counts of bytes and entries: no answer is read past MAX_BODY_BYTES (twice that is room).
 MAX_COUNT = 2 * MAX_BODY_BYTES
 # A fetch of a site: robots.txt and 100 candidates, each within its 30 s deadline (3,030 s).
@@ -275,7 +276,7 @@ _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b"[]{},")
 
 
 def _invalid(path: str, what: str) -> NoReturn:
-    raise InvalidItemError(f"facts {path}: {what}")
+    raise InvalidItemError(f"facts {path}: {what}" if path else f"facts: {what}")
 
 
 def _object(value: object, path: str, keys: frozenset[str]) -> dict[str, Any]:
@@ -299,6 +300,9 @@ def _str(value: object, path: str, max_chars: int) -> str:
         _invalid(path, "not a string")
     if len(value) > max_chars:
         _invalid(path, f"longer than {max_chars} characters")
+    if _SURROGATE.search(value):
+        # The writer's text is valid Unicode; a lone surrogate could not be encoded in a result.
+        _invalid(path, "not valid Unicode")
     return value
 
 
@@ -317,10 +321,11 @@ def _int(value: object, path: str, low: int, high: int) -> int:
 def _number(value: object, path: str, low: float, high: float) -> float:
     if type(value) not in (int, float):
         _invalid(path, "not a number")
-    number = float(value)  # type: ignore[arg-type]  # int or float, as checked
-    if not low <= number <= high:  # NaN too
+    # Compared before any conversion: Python compares an int of any size with a float exactly,
+    # where float() of a 400-digit int would overflow; NaN is within no range.
+    if not low <= value <= high:  # type: ignore[operator]  # int or float, as checked
         _invalid(path, f"not within {low:g}..{high:g}")
-    return number
+    return float(value)  # type: ignore[arg-type]
 
 
 def _bool(value: object, path: str) -> bool:
@@ -480,9 +485,12 @@ def _check_structure(data: bytes) -> None:
     """Refuse JSON nested deeper, or holding more arrays, objects or values, than facts do,
     before json.loads builds any of it."""
     bare = _STRING.sub(b"", _ESCAPE.sub(b"", data)).translate(None, _NOT_STRUCTURE)
+    commas = bare.count(b",")
     if bare.count(b"[") + bare.count(b"{") > MAX_JSON_CONTAINERS:
         raise InvalidItemError(f"facts: more than {MAX_JSON_CONTAINERS} arrays and objects")
-    if bare.count(b",") > MAX_JSON_VALUES:
+    if len(bare) - commas > 2 * MAX_JSON_CONTAINERS:  # closing brackets with no opening one
+        raise InvalidItemError("facts: not JSON")
+    if commas > MAX_JSON_VALUES:
         raise InvalidItemError(f"facts: more than {MAX_JSON_VALUES} values")
     depth = 0
     for byte in bare.replace(b",", b""):

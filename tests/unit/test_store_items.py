@@ -111,6 +111,10 @@ PARSED = ("outcomes", 1, "selected", "parsed")
         (("robots",), [], "robots: not an object"),
         (("fetchSeconds",), float("nan"), "fetchSeconds: not within"),
         (("fetchSeconds",), 10**6, "fetchSeconds: not within"),
+        (("fetchSeconds",), 10**400, "fetchSeconds: not within"),
+        (("fetchedAt",), -(10**400), "fetchedAt: not within"),
+        (("outcomes", 0, "issue", 2), "a lone \ud800 surrogate", "[2]: not valid Unicode"),
+        (("candidates", 0), "https://www.example.com/\udfff", "not valid Unicode"),
         (("fetchedAt",), "1800000000", "fetchedAt: not a number"),
         (("complete",), "yes", "complete: not a boolean"),
         (("format",), 4, "of another format"),
@@ -125,7 +129,7 @@ def test_a_field_not_as_written_refuses_the_facts(
 def test_fields_added_or_missing_refuse_the_facts() -> None:
     value = valid_json()
     value["extra"] = 1
-    assert "not the fields written" in refused(json.dumps(value).encode())
+    assert refused(json.dumps(value).encode()) == "facts: not the fields written"
     value = valid_json()
     del value["robots"]["transient"]
     assert "robots: not the fields written" in refused(json.dumps(value).encode())
@@ -136,6 +140,8 @@ def test_json_that_would_build_too_much_is_refused_before_it_is_built() -> None:
     assert "nested deeper than 8" in refused(spliced(("robots", "issues"), deep)(NOW).encode())
     many = "[" + ",".join(["{}"] * 5000) + "]"
     assert "more than 4096 arrays" in refused(spliced(("candidates",), many)(NOW).encode())
+    closers = "[]" + "]" * 10_000
+    assert "facts: not JSON" in refused(spliced(("candidates",), closers)(NOW).encode())
     values = "[" + ",".join(["0"] * 20_000) + "]"
     assert "more than 16384 values" in refused(spliced(("candidates",), values)(NOW).encode())
     # Brackets inside strings are text, not structure: the writer's facts can hold them.
@@ -221,6 +227,12 @@ def item_refused(item: dict[str, Any], now: float = NOW) -> str:
     with pytest.raises(InvalidItemError) as caught:
         dynamostore.read_item(item, now)
     return caught.value.reason
+
+
+def test_an_item_that_is_not_a_map_is_refused() -> None:
+    items: tuple[object, ...] = ([], "item", None, 5)
+    for item in items:
+        assert "item: not a map" in item_refused(item)  # type: ignore[arg-type]
 
 
 def test_an_item_as_written_is_read_back() -> None:
