@@ -233,14 +233,15 @@ def encode(facts: SiteFacts) -> bytes:
 
 # The JSON of the largest facts the writer makes: 100 candidates with URLs of up to 2,048
 # characters, each URL in the candidate list, its outcome and its issue, robots.txt's 100
-# Sitemap: URLs and some 40 issues come to about 1.3 MB (an item holds at most 300 KB of them
-# compressed). Bytes beyond this are never inflated, parsed or held.
+# Sitemap: URLs, 43 skipped-value issues and the longest validators come to about 0.9 MB (an
+# item holds at most 300 KB of them compressed; those take 460 KB). Bytes beyond this are never
+# inflated, parsed or held.
 MAX_FACTS_BYTES = 4 * 1024 * 1024
 # What json.loads may build from those bytes, counted before it runs: at most MAX_JSON_DEPTH
 # nested arrays and objects (the writer nests 6 deep: facts, outcomes, an outcome, its sitemap,
-# its parse, its samples), MAX_JSON_CONTAINERS arrays and objects in all (the largest facts hold
-# about 700) and MAX_JSON_VALUES commas (about 2,000): a hostile item cannot make millions of
-# small objects out of 4 MiB.
+# its parse, its samples), MAX_JSON_CONTAINERS arrays and objects in all (those largest facts
+# hold 354) and MAX_JSON_VALUES commas (1,266): a hostile item cannot make millions of small
+# objects out of 4 MiB.
 MAX_JSON_DEPTH = 8
 MAX_JSON_CONTAINERS = 4096
 MAX_JSON_VALUES = 16_384

@@ -28,7 +28,9 @@ from support.store_items import (
 from sitemap_auditor import audit, dynamostore, facts, fetch, lease, robots
 from sitemap_auditor.config import Settings
 from sitemap_auditor.errors import InvalidItemError
+from sitemap_auditor.issues import Kind, issue
 from sitemap_auditor.lease import LEASE_S, Item, Protocol, Read, ReadDone, Sleep, Slept, TakeLease
+from sitemap_auditor.parser import ParsedSitemap
 from sitemap_auditor.site import resolve
 
 NOW = 1_800_000_000.0
@@ -71,6 +73,41 @@ def test_the_readers_bounds_hold_what_the_writer_writes() -> None:
     assert facts.MAX_ROBOTS_ISSUES >= 2 * robots.MAX_SKIPPED_LISTED + 3
     # The writer never packs what its reader would refuse.
     assert dynamostore.DynamoStore("t").pack(b" " * (facts.MAX_FACTS_BYTES + 1)) is None
+
+
+def test_the_largest_facts_the_writer_makes_are_read_back() -> None:
+    # 100 candidates of 2,048 characters, 99 refused and one parsed with every sample, robots.txt
+    # listing them with the most issues it gives, the longest validators.
+    urls = [
+        (f"https://www.example.com/{n:04d}/" + "a" * 2048)[: robots.MAX_URL_CHARS]
+        for n in range(robots.MAX_CANDIDATES)
+    ]
+    assert all(len(u) == robots.MAX_URL_CHARS for u in urls)
+    robots_url = "https://www.example.com/robots.txt"
+    skipped = tuple(
+        issue(robots_url, Kind.SKIPPED_SITEMAP, f"skipped Sitemap: value {'v' * 100!r} (why)")
+        for _ in range(2 * robots.MAX_SKIPPED_LISTED + 3)
+    )
+    longest = facts.Validators('"' + "e" * 254 + '"', "x" * fetch.MAX_VALIDATOR_CHARS)
+    parsed = ParsedSitemap(
+        "urlset", 10**6, datetime(2026, 11, 30, tzinfo=UTC), ("s" * 100,) * 20, 10**6, "2026-11-30"
+    )
+    outcomes = [
+        facts.CandidateOutcome(u, None, issue(u, Kind.HTTP_STATUS, "HTTP 404"), longest, 10**7)
+        for u in urls[:-1]
+    ]
+    selected = facts.SelectedSitemap(urls[-1], 200, "application/xml", parsed)
+    outcomes.append(facts.CandidateOutcome(urls[-1], selected, None, longest, 10**7))
+    largest = facts.SiteFacts(
+        facts.RobotsProbe(200, True, tuple(urls), (), skipped, longest, 500_000),
+        tuple(urls),
+        tuple(outcomes),
+        fetched_at=NOW,
+        fetch_seconds=3030.0,
+    )
+    data = facts.encode(largest)
+    assert len(data) < facts.MAX_FACTS_BYTES // 4
+    assert facts.decode(data) == largest
 
 
 PARSED = ("outcomes", 1, "selected", "parsed")
