@@ -168,5 +168,5 @@ def test_a_zlib_bomb_in_the_table_costs_no_more_than_its_stated_bound(
     measured = json.loads(done.stdout.splitlines()[-1])
     alone = handler.run({"id": "alone", "url": site.url("/page")}, None, LOCAL)
     assert without_date(measured["result"]) == without_date(alone)
-    # Was +613 MiB. Now the stated bound (4 MiB) plus a step, the JSON never built.
-    assert measured["rss_growth"] < 32 << 20, measured["rss_growth"]
+    # Was +613 MiB. Now the stated bound (4 MiB) plus a step, the JSON never built (5.5 MiB).
+    assert measured["rss_growth"] < 16 << 20, measured["rss_growth"]
