@@ -1,22 +1,33 @@
 """The shared store of site facts in a DynamoDB table (docs/contract.md §7).
 
-One item per site key: `pk`; the facts (`facts`, zlib-compressed JSON) with their stamp
-(`fetched_at`, `fetch_s`, `transient`, `flight`: the lease under which they were fetched);
+One item per site key: `pk`; the facts (`facts`: their length as 4 bytes, big-endian, then their
+JSON compressed with zlib) with their stamp (`fetched_at`, `fetch_s`, `transient`, `flight`: the
+lease under which they were fetched);
 `expires_at` (the table's TTL attribute); while an audit fetches the site, `lease_owner` /
 `lease_until`; and after a fetch whose facts could not be shared, `unshareable_flight`,
 `unshareable_at` and `unshareable_lasting`. boto3 is imported only when a table is configured.
+
+Nothing read is trusted as written (docs/contract.md §7): `read_item` checks each attribute's
+type, size and time against what this module writes, inflates the facts in bounded steps up to
+their stated length, and refuses anything else as InvalidItemError; the store then reads the
+item as no item and tells the audit why (`on_rejected`), and its conditional writes treat what
+the reader refuses (a time as text, a lease or facts further ahead than a clock can be) as absent.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
+import re
 import threading
+import time
 import zlib
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, NoReturn
 
 from . import facts as site_facts
 from . import lease
-from .errors import StoreError
+from .errors import InvalidItemError, StoreError
 from .sharing import StoredItem
 
 __all__ = [
@@ -26,6 +37,8 @@ __all__ = [
     "READ_TIMEOUT_S",
     "THROTTLING_CODES",
     "DynamoStore",
+    "published_item",
+    "read_item",
     "reset",
     "warm",
 ]
@@ -33,6 +46,15 @@ __all__ = [
 # DynamoDB refuses items over 400 KB; facts compress well, and a set that does not fit in
 # well under that is simply not shared between containers.
 MAX_ITEM_BYTES = 300 * 1024
+# The facts attribute: their length (what they inflate to), then the zlib stream.
+_LENGTH_BYTES = 4
+# Facts are inflated this much at a time, so that no stream, whatever it claims, is inflated
+# further than its stated length (itself at most facts.MAX_FACTS_BYTES) plus one step.
+INFLATE_STEP_BYTES = 64 * 1024
+# Lease owners and flights are uuid4 hex strings (32 characters); room for a longer token.
+MAX_OWNER_CHARS = 128
+# A number as DynamoDB gives it back: digits, a fraction, an exponent (no NaN, no infinity).
+_NUMBER = re.compile(r"-?[0-9]{1,40}(?:\.[0-9]{1,40})?(?:[eE][+-]?[0-9]{1,3})?")
 # Every call is bounded: a slow or failing store must cost an audit seconds, not minutes
 # (boto3's defaults are 60 s reads and several retries).
 CONNECT_TIMEOUT_S = 1.0
@@ -100,8 +122,15 @@ def _code(e: Exception) -> str:
 class DynamoStore:
     """Site facts and leases in one DynamoDB table; every failure is a StoreError."""
 
-    def __init__(self, table: str) -> None:
+    def __init__(
+        self,
+        table: str,
+        on_rejected: Callable[[str], None] = lambda reason: None,
+        wall: Callable[[], float] = time.time,
+    ) -> None:
         self.table = table
+        self._on_rejected = on_rejected  # told why each item read was refused
+        self._wall = wall
 
     def _call(self, op: str, **kwargs: Any) -> Any:
         try:
@@ -113,40 +142,20 @@ class DynamoStore:
             raise StoreError(op, code, throttled=code in THROTTLING_CODES) from None
 
     def get(self, key: str, consistent: bool) -> StoredItem | None:
-        """The item of a site, None when it has none."""
+        """The item of a site, None when it has none or when it is not what this module writes
+        (then `on_rejected` is told why)."""
         answer = self._call("get_item", Key={"pk": {"S": key}}, ConsistentRead=consistent)
-        item = answer.get("Item")
+        item = answer.get("Item") if isinstance(answer, dict) else None
         if not item:
             return None
-        facts = None
-        if "facts" in item:
-            try:
-                facts = site_facts.decode(zlib.decompress(item["facts"]["B"]))
-            except zlib.error:
-                facts = None
-        stamp = None
-        if facts is not None and "fetched_at" in item:
-            stamp = lease.Stamp(
-                fetched_at=float(item["fetched_at"]["N"]),
-                fetch_s=float(item.get("fetch_s", {}).get("N", "0")),
-                transient=bool(item.get("transient", {}).get("BOOL", False)),
-                flight=item.get("flight", {}).get("S"),
-            )
-        else:
-            facts = None  # facts the protocol cannot stamp are no facts
-        until = item.get("lease_until", {}).get("N")
-        marked_at = item.get("unshareable_at", {}).get("N")
-        return StoredItem(
-            lease.Item(
-                stamp=stamp,
-                lease_owner=item.get("lease_owner", {}).get("S"),
-                lease_until=float(until) if until is not None else None,
-                unshareable_flight=item.get("unshareable_flight", {}).get("S"),
-                unshareable_at=float(marked_at) if marked_at is not None else None,
-                unshareable_lasting=bool(item.get("unshareable_lasting", {}).get("BOOL", False)),
-            ),
-            facts,
-        )
+        try:
+            got, refused = read_item(item, self._wall())
+        except InvalidItemError as e:
+            self._on_rejected(e.reason)
+            return None
+        if refused is not None:
+            self._on_rejected(refused)
+        return got
 
     def take_lease(self, key: str, owner: str, until: float, now: float, due: float) -> bool:
         """Take the site's lease unless a live lease, or facts fetched since `due`, are there."""
@@ -158,14 +167,24 @@ class DynamoStore:
                 "expires_at = if_not_exists(expires_at, :ttl)",
                 # The second half: an audit that read the item just before another's publish
                 # must not take a lease and fetch again; transient facts never stand in the way.
-                ConditionExpression="(attribute_not_exists(lease_until) OR lease_until < :now) "
-                "AND (attribute_not_exists(fetched_at) OR fetched_at < :due OR transient = :yes)",
+                # Neither does what `read_item` refuses: a time stored as anything but a number,
+                # a lease that ends further ahead than a lease runs, facts from the future.
+                ConditionExpression="(attribute_not_exists(lease_until) "
+                "OR NOT attribute_type(lease_until, :number) "
+                "OR lease_until < :now OR lease_until > :far) "
+                "AND (attribute_not_exists(fetched_at) "
+                "OR NOT attribute_type(fetched_at, :number) "
+                "OR fetched_at < :due OR fetched_at > :ahead OR transient = :yes)",
                 ExpressionAttributeValues={
                     ":o": {"S": owner},
                     ":u": {"N": repr(until)},
                     ":now": {"N": repr(now)},
                     ":due": {"N": repr(due)},
                     ":yes": {"BOOL": True},
+                    ":number": {"S": "N"},
+                    # Further ahead than the lease this audit writes, and the clocks' skew.
+                    ":far": {"N": repr(until + lease.CLOCK_SKEW_S)},
+                    ":ahead": {"N": repr(now + lease.CLOCK_SKEW_S)},
                     # An abandoned lease item expires by itself too.
                     ":ttl": {"N": str(int(until) + 86_400)},
                 },
@@ -202,23 +221,173 @@ class DynamoStore:
             )
 
     def pack(self, data: bytes) -> bytes | None:
-        """The facts compressed as the item keeps them; None when too large for an item."""
-        packed = zlib.compress(data, 6)
+        """The facts as the item keeps them (their length, then compressed); None when too
+        large for an item, or for its reader."""
+        if len(data) > site_facts.MAX_FACTS_BYTES:
+            return None
+        packed = len(data).to_bytes(_LENGTH_BYTES, "big") + zlib.compress(data, 6)
         return packed if len(packed) <= MAX_ITEM_BYTES else None
 
     def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
         """Publish a site's facts, replacing the item (and so any lease or mark)."""
-        item: dict[str, Any] = {
-            "pk": {"S": key},
-            "facts": {"B": packed},
-            "fetched_at": {"N": repr(stamp.fetched_at)},
-            "fetch_s": {"N": repr(round(stamp.fetch_s, 3))},
-            "transient": {"BOOL": stamp.transient},
-            "expires_at": {"N": str(int(expires_at))},
-        }
-        if stamp.flight is not None:
-            item["flight"] = {"S": stamp.flight}
-        self._call("put_item", Item=item)
+        self._call("put_item", Item=published_item(key, packed, stamp, expires_at))
+
+
+def published_item(
+    key: str, packed: bytes, stamp: lease.Stamp, expires_at: float
+) -> dict[str, Any]:
+    """The item that publishes a site's facts (`pack`'s bytes) with their stamp."""
+    item: dict[str, Any] = {
+        "pk": {"S": key},
+        "facts": {"B": packed},
+        "fetched_at": {"N": repr(stamp.fetched_at)},
+        "fetch_s": {"N": repr(round(stamp.fetch_s, 3))},
+        "transient": {"BOOL": stamp.transient},
+        "expires_at": {"N": str(int(expires_at))},
+    }
+    if stamp.flight is not None:
+        item["flight"] = {"S": stamp.flight}
+    return item
+
+
+# --- reading an item: nothing trusted as written ------------------------------------------------
+
+
+def _invalid(name: str, what: str) -> NoReturn:
+    raise InvalidItemError(f"{name}: {what}")
+
+
+def _value(item: Mapping[str, Any], name: str, kind: str) -> Any:
+    """The attribute's value if it is there, of the DynamoDB type `kind`; None if absent."""
+    if name not in item:
+        return None
+    attr = item[name]
+    if not isinstance(attr, dict) or attr.keys() != {kind}:
+        _invalid(name, f"not of type {kind}")
+    return attr[kind]
+
+
+def _number(item: Mapping[str, Any], name: str, low: float, high: float) -> float | None:
+    text = _value(item, name, "N")
+    if text is None:
+        return None
+    if not isinstance(text, str) or not _NUMBER.fullmatch(text):
+        _invalid(name, "not a number")
+    number = float(text)
+    if not math.isfinite(number) or not low <= number <= high:
+        _invalid(name, f"not within {low:.3f}..{high:.3f}")
+    return number
+
+
+def _time(item: Mapping[str, Any], name: str, ahead: float) -> float | None:
+    """A wall-clock time no later than `ahead` (the reader's clock and the skew allowed)."""
+    at = _number(item, name, 0.0, float(2**53))
+    if at is not None and at > ahead:
+        _invalid(name, f"ahead of the clock by more than {lease.CLOCK_SKEW_S:g} s")
+    return at
+
+
+def _text(item: Mapping[str, Any], name: str) -> str | None:
+    text = _value(item, name, "S")
+    if text is not None and (not isinstance(text, str) or not 0 < len(text) <= MAX_OWNER_CHARS):
+        _invalid(name, f"not a string of 1 to {MAX_OWNER_CHARS} characters")
+    return text
+
+
+def _flag(item: Mapping[str, Any], name: str) -> bool | None:
+    flag = _value(item, name, "BOOL")
+    if flag is not None and type(flag) is not bool:
+        _invalid(name, "not a boolean")
+    return flag
+
+
+def _together(item: Mapping[str, Any], names: tuple[str, ...]) -> bool:
+    """True when all of these attributes are there, False when none is; else refused."""
+    there = [n in item for n in names]
+    if any(there) and not all(there):
+        _invalid("+".join(names), "written together, found apart")
+    return all(there)
+
+
+def _inflate(packed: object) -> bytes:
+    """The facts' JSON: inflated in bounded steps, never past their stated length."""
+    if not isinstance(packed, bytes | bytearray) or len(packed) > MAX_ITEM_BYTES + _LENGTH_BYTES:
+        _invalid("facts", f"not binary of at most {MAX_ITEM_BYTES} bytes")
+    stated = int.from_bytes(packed[:_LENGTH_BYTES], "big")
+    if len(packed) < _LENGTH_BYTES or stated > site_facts.MAX_FACTS_BYTES:
+        _invalid("facts", f"not stated to inflate to at most {site_facts.MAX_FACTS_BYTES} bytes")
+    inflater = zlib.decompressobj()
+    out = bytearray()
+    data = bytes(packed[_LENGTH_BYTES:])
+    try:
+        while not inflater.eof:
+            if not data:
+                _invalid("facts", "cut short")
+            # At least one byte more than is left to the stated length, so that a stream that
+            # runs past it is seen to (0 would mean no limit).
+            step = min(INFLATE_STEP_BYTES, stated - len(out) + 1)
+            out += inflater.decompress(data, step)
+            if len(out) > stated:
+                _invalid("facts", "inflate past their stated length")
+            data = inflater.unconsumed_tail
+    except zlib.error:
+        _invalid("facts", "not a zlib stream")
+    if inflater.unused_data or len(out) != stated:
+        _invalid("facts", "not of their stated length")
+    return bytes(out)
+
+
+def read_item(item: Mapping[str, Any], now: float) -> tuple[StoredItem, str | None]:
+    """A site's item as read at `now`, checked against what this module writes.
+
+    InvalidItemError for an item that is not (it counts as no item). A lease that ends further
+    ahead than a lease runs (lease.credible_until) is read as no lease; the second value then
+    says why, to be counted as refused like an item.
+    """
+    if not isinstance(item, Mapping):
+        raise InvalidItemError("item: not a map of attributes")
+    ahead = now + lease.CLOCK_SKEW_S  # no time written by a right clock lies further ahead
+    stamp = None
+    facts = None
+    if _together(item, ("facts", "fetched_at", "fetch_s", "transient")):
+        fetched_at = _time(item, "fetched_at", ahead)
+        fetch_s = _number(item, "fetch_s", 0.0, site_facts.MAX_FETCH_SECONDS)
+        transient = _flag(item, "transient")
+        assert fetched_at is not None and fetch_s is not None and transient is not None
+        facts = site_facts.decode(_inflate(_value(item, "facts", "B")))
+        if facts.fetched_at > ahead:
+            _invalid("facts fetchedAt", f"ahead of the clock by more than {lease.CLOCK_SKEW_S:g} s")
+        stamp = lease.Stamp(fetched_at, fetch_s, transient, _text(item, "flight"))
+    elif "flight" in item:
+        _invalid("flight", "without facts")
+    _number(item, "expires_at", 0.0, float(2**53))
+    owner = until = None
+    if _together(item, ("lease_owner", "lease_until")):
+        owner = _text(item, "lease_owner")
+        until = _number(item, "lease_until", 0.0, float(2**53))
+    refused = None
+    if until is not None and until >= now and not lease.credible_until(until, now):
+        refused = "lease_until: further ahead than a lease runs"
+        owner = until = None
+    marked_flight = marked_at = lasting = None
+    if _together(item, ("unshareable_flight", "unshareable_at", "unshareable_lasting")):
+        marked_flight = _text(item, "unshareable_flight")
+        marked_at = _time(item, "unshareable_at", ahead)
+        lasting = _flag(item, "unshareable_lasting")
+    return (
+        StoredItem(
+            lease.Item(
+                stamp=stamp,
+                lease_owner=owner,
+                lease_until=until,
+                unshareable_flight=marked_flight,
+                unshareable_at=marked_at,
+                unshareable_lasting=bool(lasting),
+            ),
+            facts,
+        ),
+        refused,
+    )
 
 
 class _ConditionFailedError(Exception):

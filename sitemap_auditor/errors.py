@@ -9,8 +9,10 @@
     │                              issue (its kind a FetchErrorKind), never an exception outside.
     │                              One table gives each kind its label, words, issue kind, cause
     │                              line and whether it is transient (TRANSIENT_KINDS, derived).
-    └── StoreError                 the shared store failed, timed out or throttled: the audit goes
-                                   on by itself (docs/contract.md §7), with the same result.
+    ├── StoreError                 the shared store failed, timed out or throttled: the audit goes
+    │                              on by itself (docs/contract.md §7), with the same result.
+    └── InvalidItemError           an item read from the shared store is not what the function
+        (ValueError)               writes: it counts as no item (section 7), the audit goes on.
 
 Any other exception is a defect: the handler turns it into the platform's ERROR response
 (docs/contract.md §2). A few signals stay private to the module that raises and catches them: a
@@ -31,6 +33,7 @@ __all__ = [
     "ConfigError",
     "FetchError",
     "FetchErrorKind",
+    "InvalidItemError",
     "SecretError",
     "StoreError",
 ]
@@ -55,6 +58,22 @@ class StoreError(Exception):
         self.op = op
         self.detail = detail
         self.throttled = throttled
+
+
+class InvalidItemError(ValueError):
+    """An item read from the shared store whose shape, types, sizes or times are not what the
+    function writes. Its message names the attribute or field and what is wrong with it, never
+    what was read there, and is at most MAX_REASON_CHARS long: it is logged as it is."""
+
+    MAX_REASON_CHARS = 200
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason[: self.MAX_REASON_CHARS])
+
+    @property
+    def reason(self) -> str:
+        """Why the item was refused."""
+        return str(self.args[0])
 
 
 class FetchErrorKind(StrEnum):

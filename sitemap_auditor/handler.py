@@ -50,7 +50,7 @@ def _shared_store(
     if not settings.cache_table or settings.share_seconds <= 0:
         return None, lifetime.PROCESS_KEY
     if creds is None:
-        return DynamoStore(settings.cache_table), lifetime.PROCESS_KEY
+        return DynamoStore(settings.cache_table, log.store_item_rejected), lifetime.PROCESS_KEY
     if settings.cache_key_secret:
         # Facts learnt with credentials go to the table only under a key kept outside it.
         try:
@@ -58,7 +58,7 @@ def _shared_store(
         except errors.SecretError as e:
             log.store_error(sharing.StoreError("cache key", str(e)))
         else:
-            return DynamoStore(settings.cache_table), key
+            return DynamoStore(settings.cache_table, log.store_item_rejected), key
     return None, lifetime.PROCESS_KEY
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 __all__ = [
+    "CLOCK_SKEW_S",
     "LEASE_RENEW_S",
     "LEASE_S",
     "Action",
@@ -53,6 +54,7 @@ __all__ = [
     "Unshareable",
     "Use",
     "backoff_s",
+    "credible_until",
     "due",
     "local_choice",
     "poll_base_s",
@@ -66,6 +68,13 @@ __all__ = [
 # between the two (7 s) lets a renewal that the store throttles be retried before the lapse.
 LEASE_S = 10.0
 LEASE_RENEW_S = 3.0
+# How far apart two containers' wall clocks may be. Lambda's hosts keep theirs with the Amazon
+# Time Sync Service (within a millisecond or so), a machine under NTP within tens of ms; 5 s is
+# what a quartz clock left without synchronisation for a day drifts (~50 ppm). A time read from
+# the store further ahead than this (a lease ending later than LEASE_S from now plus this, facts
+# fetched after now plus this) was not written by a holder whose clock is right: it is no lease,
+# or no facts (docs/contract.md §7), so it can hold a waiter at most LEASE_S + CLOCK_SKEW_S.
+CLOCK_SKEW_S = 5.0
 # Waiters poll every POLL_SHARE of the time they have waited, within POLL_MIN_S and POLL_MAX_S,
 # jittered so that a crowd of waiters does not poll in step: a waiter learns of the facts at most
 # about a tenth of its wait (and never more than a second) behind the fetching audit.
@@ -164,8 +173,17 @@ class Item:
     unshareable_lasting: bool = False
 
     def lease_live(self, now: float) -> bool:
-        """True when some audit holds an unexpired lease."""
-        return self.lease_owner is not None and (self.lease_until or 0.0) >= now
+        """True when some audit holds an unexpired lease that ends no later than a holder writes
+        it to (a lease further ahead is lapsed: its holder's clock runs ahead, or no holder
+        wrote it; it never holds waiters past the protocol's own lease length)."""
+        until = self.lease_until
+        return self.lease_owner is not None and until is not None and credible_until(until, now)
+
+
+def credible_until(until: float, now: float) -> bool:
+    """True for a lease end that a live holder may have written: not past, and no further ahead
+    than a lease runs (LEASE_S), give or take the clocks' skew (CLOCK_SKEW_S)."""
+    return now <= until <= now + LEASE_S + CLOCK_SKEW_S
 
 
 # --- actions: what the machine asks its driver to do --------------------------------------------

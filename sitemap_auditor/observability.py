@@ -64,6 +64,7 @@ _SHARING_METRICS: dict[str, MetricUnit] = {
     "FactsRefreshedAhead": MetricUnit.Count,
     "StoreThrottles": MetricUnit.Count,
     "FactsUnshareable": MetricUnit.Count,
+    "StoreItemsRejected": MetricUnit.Count,
 }
 # Every metric the function emits, with its unit: the one table. The code below emits only these
 # (an unknown name raises), the tests take the units from it and the dashboard's test asserts
@@ -107,6 +108,8 @@ class Invocation:
         self.secrets: tuple[str, ...] = ()
         self.started = time.monotonic()
         self.store_errors = 0
+        self.items_rejected = 0
+        self.issue_kinds: list[str] = []
         # docs/contract.md §1: cut on log lines and the EMF document (an event's id may be MBs;
         # CloudWatch cuts a log event at 256 KB).
         self.run_id = run_id[:MAX_RUN_ID_CHARS] if isinstance(run_id, str) else None
@@ -141,6 +144,14 @@ class Invocation:
             "store error", extra={"store_op": error.op, "error": valid_text(error.detail)[:300]}
         )
 
+    def store_item_rejected(self, reason: str) -> None:
+        """Count an item read from the shared store that was not what the function writes (it
+        counted as no item); the first one of the audit is logged, with why."""
+        self.items_rejected += 1
+        if self.items_rejected == 1:
+            # The reason names an attribute and what is wrong, never the value (errors.py).
+            logger.warning("store item rejected", extra={"reason": valid_text(reason)[:300]})
+
     def sharing_fields(self, outcome: Outcome) -> dict[str, object]:
         """The log fields that say how the facts were got and what sharing saved."""
         s = outcome.provenance
@@ -149,6 +160,7 @@ class Invocation:
             "revalidated": s.revalidated if s else 0,
             "bytes_saved": s.bytes_saved if s else 0,
             "store_errors": self.store_errors,
+            "store_items_rejected": self.items_rejected,
             # Why it fetched (holder, refresh, store-failed, unshareable, budget), when it did.
             "fetch_reason": s.reason if s else None,
             "refreshed_ahead": s.refreshed_ahead if s else False,
@@ -216,6 +228,8 @@ class Invocation:
                 add("FactsUnshareable", 1)
         if shared is not None or self.store_errors:
             add("StoreErrors", self.store_errors)
+        if self.items_rejected:
+            add("StoreItemsRejected", self.items_rejected)
         add("BytesFetched", sum(f.wire_bytes for f in self.fetches))
         for stats in self.fetches[:MAX_METRIC_VALUES]:
             add("FetchLatency", stats.seconds * 1000)

@@ -393,7 +393,10 @@ def test_no_credential_reaches_the_table(moto: str, dynamo: str, table: str, sit
     assert len(items) == 2
     dumped = json.dumps(items, default=str)
     raw = b"".join(
-        __import__("zlib").decompress(i["facts"]["B"]) for i in items if "facts" in i
+        # The facts attribute: their length (4 bytes), then zlib.
+        __import__("zlib").decompress(i["facts"]["B"][4:])
+        for i in items
+        if "facts" in i
     ).decode("utf-8", "replace")
     from urllib.parse import quote, quote_plus
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from sitemap_auditor import audit, facts, response
 from sitemap_auditor.config import Settings
+from sitemap_auditor.errors import InvalidItemError
 from sitemap_auditor.exchange import Validators
 from sitemap_auditor.facts import (
     CandidateOutcome,
@@ -29,7 +31,11 @@ assert SITE is not None
 texts = st.text(max_size=40)
 issues = st.builds(Issue, texts, st.sampled_from(list(Kind)), texts)
 urls = st.builds(lambda p: f"https://www.example.com/{p}", st.text("abc/-.é", max_size=20))
-validators = st.builds(Validators, st.none() | texts, st.none() | texts)
+# What the fetcher keeps of a header (stripped, non-empty, Latin-1 without line breaks).
+header_values = st.text(
+    st.characters(min_codepoint=0x20, max_codepoint=0xFF), min_size=1, max_size=40
+).filter(lambda v: v == v.strip() != "")
+validators = st.builds(Validators, st.none() | header_values, st.none() | header_values)
 instants = st.datetimes(
     min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30), timezones=st.just(UTC)
 )
@@ -99,6 +105,6 @@ def test_a_result_from_stored_facts_equals_the_fresh_one(
 
 
 def test_facts_of_another_format_are_not_read() -> None:
-    assert facts.decode(b'{"format": 0}') is None
-    assert facts.decode(b"not json") is None
-    assert facts.decode(b'{"format": 1, "robots": []}') is None
+    for data in (b'{"format": 0}', b"not json", b'{"format": 1, "robots": []}'):
+        with pytest.raises(InvalidItemError):
+            facts.decode(data)

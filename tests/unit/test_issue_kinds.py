@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from sitemap_auditor import facts
-from sitemap_auditor.errors import FetchError, FetchErrorKind
+from sitemap_auditor.errors import FetchError, FetchErrorKind, InvalidItemError
 from sitemap_auditor.issues import MAX_ISSUE_CHARS, Issue, Kind, issue
 from sitemap_auditor.parser import Rejected, parse_bytes
 from sitemap_auditor.robots import sitemap_urls
@@ -131,4 +131,5 @@ def test_issues_travel_in_facts_with_their_kinds() -> None:
         assert back is not None and all(isinstance(i, Issue) for i in back.robots.issues)
     # An issue of an unknown kind (a newer version's) is facts of another format: none.
     raw = facts.encode(value).replace(b'"fetch-dns"', b'"no-such-kind"')
-    assert facts.decode(raw) is None
+    with pytest.raises(InvalidItemError, match="not an issue kind"):
+        facts.decode(raw)
