@@ -57,8 +57,8 @@ MAX_DEPTH = 256
 # parsed since, which leaves it where it was). Those bytes are counted as expat reads them: the
 # document's own bytes (UTF-8, UTF-16 code units, ISO-8859-1), or the UTF-8 the parser made of
 # an encoding expat does not know. A DOCTYPE's internal subset is counted whole, from its
-# start to its end, since expat keeps what it declares; a CDATA section too, as markup, as the
-# raw-byte guard before this one counted it.
+# start to its end, since expat keeps the attribute lists it declares; a CDATA section too, as
+# markup, as the raw-byte guard before this one counted it.
 # MAX_MARKUP_BYTES: no sitemap has markup this long (the longest real token is a `<loc>`-sized
 # attribute or a comment of a few hundred bytes); a candidate with more is refused. The costliest
 # token of this size found, a start tag of 125,000 distinct attributes, grows an audit's
@@ -76,7 +76,8 @@ FEED_SLICE_BYTES = 64 * 1024
 # stays in a buffer per nesting level. The widest real sitemap seen uses 27 distinct names of at
 # most 18 characters. With these caps the names held stay under about 2 MiB: 1,024 names of 256
 # characters (at most 4 bytes each, in expat's table and in Python's), and 256 levels of one.
-# Names are counted where pyexpat interns them, at the same places as the markup.
+# Names are counted where pyexpat interns them, at the same places as the markup, so one slice
+# and the token it completes may add their names before they are counted (MAX_MARKUP_BYTES).
 MAX_NAMES = 1024
 MAX_NAME_CHARS = 256
 _MARKUP_REFUSED = f"refused XML construct: markup longer than {MAX_MARKUP_BYTES:,} bytes"
