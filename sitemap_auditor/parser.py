@@ -1,12 +1,14 @@
 """Streaming sitemap parser: fed byte chunks, it answers with the facts or why it refused them.
 
-It knows nothing of HTTP. Memory stays flat: expat keeps at most one token, and only the latest
-`<lastmod>`, the counts and a few samples are kept.
+It knows nothing of HTTP. Memory stays flat: expat keeps at most one unfinished token, and only
+the latest `<lastmod>`, the counts and a few samples are kept. What expat may hold is bounded by
+what it was fed since its last event (docs/contract.md §5), measured on the bytes expat reads.
 """
 
 from __future__ import annotations
 
 import codecs
+import itertools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -20,9 +22,12 @@ from .issues import Issue, Kind
 from .lastmod import LatestLastmod
 
 __all__ = [
+    "FEED_SLICE_BYTES",
     "MAX_DEPTH",
     "MAX_LASTMOD_CHARS",
     "MAX_MARKUP_BYTES",
+    "MAX_NAMES",
+    "MAX_NAME_CHARS",
     "MAX_SAMPLE_CHARS",
     "MAX_UNPARSABLE_SAMPLES",
     "ROOTS",
@@ -56,9 +61,39 @@ def is_html_page(refusal: Issue) -> bool:
 # expat keeps a stack entry per open element: a sitemap needs four or five levels, and a cap
 # keeps a million nested elements (3 MB of body) from costing hundreds of MB.
 MAX_DEPTH = 256
-# expat holds a whole token (a name, an attribute value) until its end arrives; no sitemap has
-# markup this long, and refusing it keeps a 50 MB element name from costing hundreds of MB.
+# What expat holds between two of its events, and how the parser keeps it bounded
+# (docs/contract.md §5). expat keeps the bytes of one unfinished token (a start tag with all its
+# attributes, an end tag, a comment, a processing instruction, a declaration) until the token
+# ends, then reports it; text and CDATA content it reports as they come, and pyexpat buffers at
+# most `buffer_size` (8 KiB) of it. So what it holds is the bytes fed since the unfinished
+# token's start: after a Parse call, CurrentByteIndex is that start (or -1 when nothing was
+# parsed since, which leaves it where it was). Those bytes are counted as expat reads them: the
+# document's own bytes (UTF-8, UTF-16 code units, ISO-8859-1), or the UTF-8 the parser made of
+# an encoding expat does not know. A DOCTYPE's internal subset is counted whole, from its
+# start to its end, since expat keeps the attribute lists it declares; a CDATA section too, as
+# markup, as the raw-byte guard before this one counted it.
+# MAX_MARKUP_BYTES: no sitemap has markup this long (the longest real token is a `<loc>`-sized
+# attribute or a comment of a few hundred bytes); a candidate with more is refused. The costliest
+# token of this size found, a start tag of 125,000 distinct attributes, grows an audit's
+# resident set by 26 MiB before its names are counted, within the 64 MiB an audit may grow by;
+# expat's buffer for an unfinished token is at most twice the bound and a slice.
 MAX_MARKUP_BYTES = 1024 * 1024
+# expat is fed in slices of at most this size that end on its multiples (counted in the bytes
+# expat reads), and what it holds is measured at every such end and at the document's end: so
+# it never holds more than MAX_MARKUP_BYTES plus one slice, and the measure, taken at the same
+# places however the body's chunks arrive, gives the same answer for every chunking.
+FEED_SLICE_BYTES = 64 * 1024
+# Names are the one thing expat and pyexpat keep for the parser's whole life: every distinct
+# element and attribute name is stored in expat's tables and in pyexpat's intern dict (measured
+# before this bound: 41 MB of distinct element names took 644 MiB), and each open element's name
+# stays in a buffer per nesting level. The widest real sitemap seen uses 27 distinct names of at
+# most 18 characters. With these caps the names held stay under about 2 MiB: 1,024 names of 256
+# characters (at most 4 bytes each, in expat's table and in Python's), and 256 levels of one.
+# Names are counted where pyexpat interns them, at the same places as the markup, so one slice
+# and the token it completes may add their names before they are counted (MAX_MARKUP_BYTES).
+MAX_NAMES = 1024
+MAX_NAME_CHARS = 256
+_MARKUP_REFUSED = f"refused XML construct: markup longer than {MAX_MARKUP_BYTES:,} bytes"
 
 
 @dataclass(frozen=True)
@@ -124,6 +159,16 @@ def _external_ref(context: str, base: str | None, sysid: str | None, pubid: str 
     raise ExternalReferenceForbidden(context, base, sysid, pubid)
 
 
+def _attlist_decl(element: str, _name: str, _type: str, default: str | None, _: int) -> None:
+    # A declared default is added to every start tag of its element: a DOCTYPE of 100 of them
+    # made a document of empty <url/> tags parse 13 times slower, and no sitemap declares one.
+    if default is not None:
+        raise _RefusedError(
+            Kind.REFUSED_XML,
+            f"refused XML construct: attribute default declared for <{element[:100]}>",
+        )
+
+
 class SitemapParser:
     """Incremental parser for one sitemap document.
 
@@ -142,8 +187,15 @@ class SitemapParser:
         self._codec = ""
         self._outcome: Rejected | None = None
         self._seen_content = False
-        self._in_markup = False
-        self._markup_run = 0
+        # What bounds what expat holds (see MAX_MARKUP_BYTES): bytes fed to expat and, when the
+        # parser decodes first, to the decoder; where expat's unfinished token, or the DOCTYPE or
+        # CDATA section it is in, began; the names pyexpat interned, and how many were checked.
+        self._fed = self._raw_fed = self._token_at = self._undecoded = 0
+        self._region_at: int | None = None
+        self._waiting = self._raw_waiting = b""  # kept back while a long token is unfinished
+        self._names: dict[str, str] = {}
+        self._names_checked = 0
+        names = self._names
 
         depth = 0
         root: str | None = None
@@ -223,7 +275,7 @@ class SitemapParser:
 
         def build(encoding: str | None) -> Any:
             nonlocal p
-            p = expat.ParserCreate(encoding)
+            p = expat.ParserCreate(encoding, intern=names)
             p.buffer_text = True
             p.ordered_attributes = True  # a list is cheaper than a dict; attributes are unused
             p.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
@@ -251,9 +303,6 @@ class SitemapParser:
             return
         if not self._seen_content and data.strip():
             self._seen_content = True
-        self._watch_markup(data)
-        if self._outcome is not None:
-            return
         if self._p is None:
             # Wait for the XML declaration (it ends at the first '>') to choose the encoding.
             self._head += data
@@ -262,7 +311,6 @@ class SitemapParser:
             data, self._head = self._head, b""
             self._start(data)
         self._parse(data, final=False)
-        self._bound_text()
 
     def close(self) -> ParsedSitemap | Rejected:
         """Finish the document and return what it was."""
@@ -276,26 +324,13 @@ class SitemapParser:
                     self._start(data)
                 # A truncated document only fails here, after its entries were already seen.
                 self._parse(data, final=True)
+                if self._outcome is None:
+                    self._check_names()
         if self._outcome is not None:
             return self._outcome
         facts = self._facts()
         assert facts is not None  # expat ends without error only after a root element
         return facts
-
-    def _watch_markup(self, data: bytes) -> None:
-        """Refuse a document whose markup (from a '<' to its '>') runs past MAX_MARKUP_BYTES."""
-        lt, gt = data.rfind(b"<"), data.rfind(b">")
-        if lt < 0 and gt < 0:
-            if self._in_markup:
-                self._markup_run += len(data)
-        else:
-            self._in_markup = lt > gt
-            self._markup_run = len(data) - lt - 1 if self._in_markup else 0
-        if self._markup_run > MAX_MARKUP_BYTES:
-            self._outcome = Rejected(
-                Kind.REFUSED_XML,
-                f"refused XML construct: markup longer than {MAX_MARKUP_BYTES:,} bytes",
-            )
 
     def _start(self, head: bytes) -> None:
         codec = _transcoding(head[:_SNIFF_BYTES])
@@ -305,7 +340,32 @@ class SitemapParser:
             # overrides what the declaration says.
             self._decoder = codecs.getincrementaldecoder(codec)()
             self._codec = codec
-        self._p = self._build("utf-8" if codec is not None else None)
+        self._p = p = self._build("utf-8" if codec is not None else None)
+        # expat 2.6+ defers parsing an unfinished token again until its input has doubled; off,
+        # it parses all it can at every slice, so what it holds is only the token it is in, and
+        # where the measure falls does not depend on how earlier chunks arrived.
+        if hasattr(p, "SetReparseDeferralEnabled"):
+            p.SetReparseDeferralEnabled(False)
+        # A DOCTYPE or a CDATA section is measured from its start to its end.
+        p.StartDoctypeDeclHandler = self._doctype_opened
+        p.StartCdataSectionHandler = self._region_opened
+        p.EndDoctypeDeclHandler = p.EndCdataSectionHandler = self._region_closed
+        p.AttlistDeclHandler = _attlist_decl
+
+    def _doctype_opened(
+        self, _name: str, system_id: str | None, public_id: str | None, _: int
+    ) -> None:
+        self._region_at = self._p.CurrentByteIndex
+        # pyexpat interns the DOCTYPE's identifiers (None when absent) with the names; they are
+        # literals, no names. Nothing else is interned before the DOCTYPE.
+        self._names.pop(system_id, None)  # type: ignore[arg-type]
+        self._names.pop(public_id, None)  # type: ignore[arg-type]
+
+    def _region_opened(self) -> None:
+        self._region_at = self._p.CurrentByteIndex
+
+    def _region_closed(self) -> None:
+        self._region_at = None
 
     def _decode(self, data: bytes, final: bool) -> tuple[bytes, bool]:
         """Decode a chunk to UTF-8; on bad bytes, what came before them, and True."""
@@ -325,12 +385,11 @@ class SitemapParser:
                 return b"", True
 
     def _parse(self, data: bytes, final: bool) -> None:
-        bad_bytes = False
-        if self._decoder is not None:
-            data, bad_bytes = self._decode(data, final)
-            final = final and not bad_bytes
         try:
-            self._p.Parse(data, final)
+            if self._decoder is None:
+                self._feed_expat(data, final)
+            else:
+                self._feed_decoder(data, final)
         except expat.ExpatError as e:
             self._outcome = Rejected(
                 Kind.NOT_WELL_FORMED,
@@ -355,10 +414,110 @@ class SitemapParser:
             self._outcome = Rejected(
                 Kind.UNSUPPORTED_ENCODING, f"unsupported character encoding ({str(e)[:100]})"
             )
-        if bad_bytes and self._outcome is None:
+
+    def _feed_decoder(self, data: bytes, final: bool) -> None:
+        """Decode data to UTF-8 for expat, in slices; refuse bytes that wait too long to decode.
+
+        A decoder holds the bytes it cannot decode yet (Python's UTF-7 decoder a whole base64
+        run, decoded again at every call): those are held too, and measured like expat's token,
+        at the multiples of FEED_SLICE_BYTES of the document's own bytes.
+        """
+        if self._raw_waiting:
+            data, self._raw_waiting = self._raw_waiting + data, b""
+        assert self._decoder is not None
+        size = len(data)
+        start = 0
+        while True:
+            room = FEED_SLICE_BYTES - self._raw_fed % FEED_SLICE_BYTES
+            if size - start < room and not final and self._undecoded > FEED_SLICE_BYTES:
+                self._raw_waiting = data[start:]  # see _feed_expat
+                return
+            stop = min(size, start + room)
+            last = stop == size
+            text, bad_bytes = self._decode(data[start:stop], final and last)
+            self._feed_expat(text, final and last and not bad_bytes)
+            if self._outcome is not None:
+                return
+            if bad_bytes:
+                self._outcome = Rejected(
+                    Kind.NOT_WELL_FORMED, f"not well-formed XML: bytes that are not {self._codec}"
+                )
+                return
+            self._raw_fed += stop - start
+            waiting = self._decoder.getstate()[0]
+            self._undecoded = len(waiting) if isinstance(waiting, bytes) else 0
+            if self._raw_fed % FEED_SLICE_BYTES == 0 and self._undecoded > MAX_MARKUP_BYTES:
+                self._outcome = Rejected(
+                    Kind.REFUSED_XML,
+                    f"refused XML construct: {self._codec} sequence longer than "
+                    f"{MAX_MARKUP_BYTES:,} bytes",
+                )
+                return
+            if last:
+                return
+            start = stop
+
+    def _feed_expat(self, data: bytes, final: bool) -> None:
+        """Give expat data in slices that end on multiples of FEED_SLICE_BYTES; measure at each."""
+        p = self._p
+        if self._waiting:
+            data, self._waiting = self._waiting + data, b""
+        size = len(data)
+        start = 0
+        while start < size:
+            room = FEED_SLICE_BYTES - self._fed % FEED_SLICE_BYTES
+            if size - start >= room:
+                stop = start + room
+            elif not final and self._fed - self._token_at > FEED_SLICE_BYTES:
+                # expat holds a long unfinished token and would scan it again for every chunk,
+                # however small (its own deferral is off): keep the bytes until the slice is whole.
+                self._waiting = data[start:]
+                return
+            else:
+                stop = size
+            p.Parse(data if stop - start == size else data[start:stop], False)
+            self._fed += stop - start
+            start = stop
+            at = p.CurrentByteIndex
+            if at >= 0:
+                self._token_at = at
+            self._bound_text()
+            if self._fed % FEED_SLICE_BYTES == 0:
+                self._check_held()
+                if self._outcome is not None:
+                    return
+        if final:
+            p.Parse(b"", True)
+
+    def _check_held(self) -> None:
+        """Refuse the document once expat holds more than the bounds allow."""
+        since = self._token_at if self._region_at is None else self._region_at
+        if self._fed - since > MAX_MARKUP_BYTES:
+            self._outcome = Rejected(Kind.REFUSED_XML, _MARKUP_REFUSED)
+            return
+        self._check_names()
+
+    def _check_names(self) -> None:
+        """Refuse a document with too many distinct names, or one too long (see MAX_NAMES)."""
+        names = self._names
+        new = len(names) - self._names_checked
+        if not new:
+            return
+        if len(names) > MAX_NAMES:
             self._outcome = Rejected(
-                Kind.NOT_WELL_FORMED, f"not well-formed XML: bytes that are not {self._codec}"
+                Kind.REFUSED_XML,
+                f"refused XML construct: more than {MAX_NAMES:,} distinct element and "
+                "attribute names",
             )
+            return
+        # pyexpat's intern dict keeps its names in the order it met them: the new ones last.
+        if any(len(name) > MAX_NAME_CHARS for name in itertools.islice(reversed(names), new)):
+            self._outcome = Rejected(
+                Kind.REFUSED_XML,
+                f"refused XML construct: a name longer than {MAX_NAME_CHARS:,} characters",
+            )
+            return
+        self._names_checked = len(names)
 
 
 def parse_bytes(chunks: Iterable[bytes]) -> ParsedSitemap | Rejected:

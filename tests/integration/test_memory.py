@@ -16,6 +16,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import TypeVar
 
 import pytest
+from support.hostile_xml import HOSTILE, Hostile
 from support.results import data_of
 from support.rss_audit import audited_apart, linux_only, warm_up_site
 
@@ -32,6 +33,9 @@ LATEST = datetime(2024, 6, 30, 23, 59, 59, tzinfo=UTC)
 # object per entry would need 50 MB or more, and module-level caches that grew with the document
 # (as an earlier lastmod parser had, at about 15 MiB) would fail it.
 PEAK_BOUND = 8 * 1024 * 1024
+
+# docs/contract.md §5: no input grows an audit's memory by more than this.
+AUDIT_BOUND = 64 * 1024 * 1024
 
 _DAYS = [(date(2023, 1, 1) + timedelta(days=d)).isoformat() for d in range(540)]  # to 2024-06-24
 
@@ -176,3 +180,34 @@ def test_the_resident_set_measure_sees_memory_held_through_an_audit(
     site.route("/robots.txt", reply("", status=404))
     c = audited_apart(site.url("/"), warm_up_site(other_site), ballast_bytes=48 * 2**20)
     assert c.rss_growth > 40 * 2**20, f"48 MiB held, {c.rss_growth / 2**20:.1f} MiB seen"
+
+
+@linux_only
+@pytest.mark.parametrize(
+    "case",
+    [
+        # The one body that is read to its end (48 MB) takes seconds; the others are refused early.
+        pytest.param(h, marks=[pytest.mark.slow] if h.reason is None else [], id=h.name)
+        for h in HOSTILE
+    ],
+)
+def test_a_hostile_sitemap_grows_a_whole_audit_by_less_than_64_mib(
+    site: Site, other_site: Site, case: Hostile
+) -> None:
+    # Each in a process of its own, measured by its resident set: expat's C allocations count.
+    site.route("/robots.txt", reply("Sitemap: /sitemap.xml\n", content_type="text/plain"))
+    site.route("/sitemap.xml", stream(case.chunks()))
+
+    c = audited_apart(site.url("/"), warm_up_site(other_site))
+
+    data = data_of(c.result)
+    url = site.url("/sitemap.xml")
+    if case.reason is None:
+        assert data["selectedSitemapUrl"] == url
+        assert data["entryCount"] == 1
+    else:
+        assert data["selectedSitemapUrl"] is None
+        assert data["issues"] == [f"{url}: {case.reason}"]
+    assert c.rss_growth < AUDIT_BOUND, (
+        f"{case.name}: the audit grew its resident set by {c.rss_growth / 2**20:.1f} MiB"
+    )
