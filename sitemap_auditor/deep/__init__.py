@@ -14,13 +14,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .walk import Limits, Options, Progress, UrlRecord, Walk, walk
+from .walk import Limits, Options, Progress, UrlRecord, Walk
 
 __all__ = ["Limits", "Options", "Progress", "UrlRecord", "Walk", "audit", "audit_walk"]
 
 
 def audit_walk(url: str, *, options: Options | None = None) -> Walk:
     """Walk every sitemap of url's site; raises ValueError for a URL without a site root."""
+    from .walk import walk
+
     return walk(url, options)
 
 
@@ -28,4 +30,4 @@ def audit(url: str, *, options: Options | None = None) -> dict[str, Any]:
     """The deep audit of url's site as the JSON document (docs/deep.md, version 1)."""
     from .document import build
 
-    return build(walk(url, options))
+    return build(audit_walk(url, options=options))

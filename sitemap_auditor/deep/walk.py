@@ -194,6 +194,7 @@ class _Fetched:
     checks: SitemapChecks | None
     tally: Tally
     parser: SitemapParser | None = None
+    whole: bool = False  # read to its end as a sitemap: the file-wide checks apply
 
 
 class _Walker:
@@ -270,7 +271,7 @@ class _Walker:
         if answer is not None:
             rec.wire_bytes = answer.wire_bytes
         rec.seconds = round(time.monotonic() - started, 3)
-        if out.checks is not None:
+        if out.checks is not None and out.whole:
             out.checks.finish()
         return out
 
@@ -319,6 +320,7 @@ class _Walker:
         out.checks = sc
         if kind == "text":
             self._read_text(rec, answer, head, chunks, sc)
+            out.whole = True
             return
         if kind != "xml":
             out.checks = None
@@ -364,6 +366,7 @@ class _Walker:
             rec.type = outcome.root
             rec.entries = outcome.entry_count
             sc.is_index = outcome.root == "sitemapindex"
+            out.whole = True
             self._namespace(parser, tally)
         else:
             self._rejected(rec, outcome, root, tally, offset)
