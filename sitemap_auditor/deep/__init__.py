@@ -7,16 +7,27 @@ A layer of its own above the fetcher and the parser; the Lambda's handler never 
     document = deep.audit(url, options=deep.Options(limits=deep.Limits(max_sitemaps=5000)))
 
 `audit_walk` returns the walk itself (records and findings as values) for callers that want them
-without the document; `Options.on_url` streams every listed URL as it is read.
+without the document; `Options.on_url` streams every listed URL as it is read. Importing this
+package imports nothing of the fetcher: its pure modules (checks, kinds, document's renderers)
+stay importable alone.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .walk import Limits, Options, Progress, UrlRecord, Walk
+if TYPE_CHECKING:
+    from .walk import Limits, Options, Progress, UrlRecord, Walk
 
 __all__ = ["Limits", "Options", "Progress", "UrlRecord", "Walk", "audit", "audit_walk"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("Limits", "Options", "Progress", "UrlRecord", "Walk"):
+        from . import walk
+
+        return getattr(walk, name)
+    raise AttributeError(name)
 
 
 def audit_walk(url: str, *, options: Options | None = None) -> Walk:

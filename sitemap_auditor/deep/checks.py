@@ -65,8 +65,8 @@ _LAST_SECOND_US = _US_PER_DAY - 1_000_000
 # millions); past them, new ones are no longer counted.
 MAX_DISTINCT_DAYS = 10_000
 MAX_MONTHS = 1200
-# Duplicate detection: 8 bytes a slot, at most 16 bytes a URL (the table doubles at 3/4 full and
-# so is at least 3/8 full). Past this many URLs it stops, with a notice.
+# Duplicate detection: 8 bytes a slot, at most 16 bytes a URL (SeenUrls). Past this many URLs it
+# stops looking, with a notice (80 MB at most).
 DEDUPE_BYTES_PER_URL = 16
 DEFAULT_MAX_DEDUPE_URLS = 5_000_000
 # Return links of hreflang alternates are checked for at most this many links (16 bytes each).
@@ -321,13 +321,16 @@ class Rules(Protocol):
 _MASK = (1 << 64) - 1
 _TAG_BITS = 8
 _TAG_MASK = (1 << _TAG_BITS) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
 
 
 class SeenUrls:
     """Which URLs were seen, and in which file: an open-addressing table of 64-bit slots.
 
     A slot holds 56 bits of the URL's hash and 8 bits of the file's number; 0 is empty. A URL
-    found again in a file of the same number (mod 256) counts as a repeat within that file.
+    found again in a file of the same number (mod 256) counts as a repeat within that file. The
+    table grows by half once 4/5 full, so it is always more than half full past its first size:
+    at most 16 bytes a URL.
     """
 
     def __init__(self, max_urls: int = DEFAULT_MAX_DEDUPE_URLS) -> None:
@@ -335,20 +338,22 @@ class SeenUrls:
         self.size = 0
         self.full = False  # past max_urls: nothing more is looked for
         self._slots = array("Q", bytes(8 * 1024))
-        self._mask = 1023
 
     def add(self, url: str, file_number: int) -> int:
         """0 for a new URL, 1 for one seen before in the same file, 2 in another file."""
         h = (hash(url) & _MASK) >> _TAG_BITS or 1
-        slots, mask = self._slots, self._mask
-        i = (h * 0x9E3779B97F4A7C15 & _MASK) >> 40 & mask
+        slots = self._slots
+        n = len(slots)
+        i = (h * _GOLDEN & _MASK) % n
         while True:
             v = slots[i]
             if v == 0:
                 break
             if v >> _TAG_BITS == h:
                 return 1 if v & _TAG_MASK == file_number & _TAG_MASK else 2
-            i = (i + 1) & mask
+            i += 1
+            if i == n:
+                i = 0
         if self.full:
             return 0
         if self.size >= self.max_urls:
@@ -356,22 +361,23 @@ class SeenUrls:
             return 0
         slots[i] = h << _TAG_BITS | (file_number & _TAG_MASK)
         self.size += 1
-        if self.size * 4 > len(slots) * 3:
+        if self.size * 5 > n * 4:
             self._grow()
         return 0
 
     def _grow(self) -> None:
         old = self._slots
-        size = len(old) * 2
-        mask = size - 1
-        slots = array("Q", bytes(8 * size))
+        n = len(old) * 3 // 2
+        slots = array("Q", bytes(8 * n))
         for v in old:
             if v:
-                i = ((v >> _TAG_BITS) * 0x9E3779B97F4A7C15 & _MASK) >> 40 & mask
+                i = ((v >> _TAG_BITS) * _GOLDEN & _MASK) % n
                 while slots[i]:
-                    i = (i + 1) & mask
+                    i += 1
+                    if i == n:
+                        i = 0
                 slots[i] = v
-        self._slots, self._mask = slots, mask
+        self._slots = slots
 
     @property
     def bytes(self) -> int:

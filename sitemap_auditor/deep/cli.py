@@ -212,9 +212,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         on_url=on_url if urls_out is not None else None,
         on_progress=progress,
     )
-    from .. import observability
-
-    observability.quiet(verbose=False)
     try:
         found = walk(valid_text(args.url), options)
     except ValueError as e:

@@ -23,6 +23,13 @@ import pytest
         ("sitemap_auditor.guard", ("requests", "urllib3", "sitemap_auditor.transport")),
         # Credentials travel into the fetcher, not the other way: boto3 only for a secret.
         ("sitemap_auditor.credentials", ("requests", "urllib3", "boto3", "sitemap_auditor.fetch")),
+        # The deep audit is a layer above the Lambda's: the handler never imports it, and its
+        # checks, document and reports are pure (only the walk fetches).
+        ("sitemap_auditor.handler", ("sitemap_auditor.deep",)),
+        ("sitemap_auditor.deep.checks", ("requests", "urllib3", "sitemap_auditor.fetch")),
+        ("sitemap_auditor.deep.kinds", ("requests", "urllib3", "sitemap_auditor.fetch")),
+        ("sitemap_auditor.deep.text_report", ("requests", "urllib3", "sitemap_auditor.deep.walk")),
+        ("sitemap_auditor.deep.csv_report", ("requests", "urllib3", "sitemap_auditor.deep.walk")),
     ],
 )
 def test_a_layer_imports_none_of_what_it_must_not(module: str, forbidden: tuple[str, ...]) -> None:

@@ -1,0 +1,68 @@
+"""Hostile children of an index, bounded as the Lambda bounds them: an endless body, a slow one,
+a redirect inside AWS. (The gzip bomb: test_kinds.py, file-too-large.)"""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import pytest
+from support.deep import SITEMAPS_NS, kinds_of, local_only, run
+from support.servers import Site, drip, redirect, reply, stream
+
+import sitemap_auditor.addresses as ng
+from sitemap_auditor import deep
+
+
+def _index(site: Site, *paths: str) -> None:
+    entries = "".join(f"<sitemap><loc>{site.url(p)}</loc></sitemap>" for p in paths)
+    body = f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">{entries}</sitemapindex>'
+    site.route(
+        "/robots.txt", reply(f"Sitemap: {site.url('/index.xml')}\n", content_type="text/plain")
+    )
+    site.route("/index.xml", reply(body))
+
+
+def test_an_endless_child_stops_at_50_mb(site: Site) -> None:
+    _index(site, "/endless.xml")
+    head = f'<?xml version="1.0"?><urlset xmlns="{SITEMAPS_NS}">'.encode()
+    entry = f"<url><loc>{site.url('/' + 'y' * 1000)}</loc></url>".encode()
+    # A body without a length that goes on (up to 60 MB, so a broken client cannot hang the run).
+    site.route("/endless.xml", stream(itertools.chain([head], itertools.repeat(entry * 60, 1000))))
+    started = time.monotonic()
+    doc = run(site.url("/"))
+    assert time.monotonic() - started < 30
+    assert "file-too-large" in kinds_of(doc, site.url("/endless.xml"))
+
+
+def test_a_slow_child_is_cut_by_the_walk_s_own_time(site: Site) -> None:
+    _index(site, "/slow.xml")
+    site.route("/slow.xml", drip(b'<?xml version="1.0"?><urlset>', b" ", 0.2, 20.0))
+    started = time.monotonic()
+    doc = run(site.url("/"), max_seconds=3)
+    assert time.monotonic() - started < 10
+    assert doc["stoppedBy"] == "max-seconds" and doc["complete"] is False
+    slow = next(s for s in doc["sitemaps"] if s["url"] == site.url("/slow.xml"))
+    assert slow["type"] == "unfetched"
+    assert kinds_of(doc)["limit-reached"]["sitemap"] is None
+
+
+@pytest.fixture
+def only_127_0_0_1(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Production's address rule, except for the test server's own 127.0.0.1."""
+    original = ng.blocked_reason
+    monkeypatch.setattr(
+        ng, "blocked_reason", lambda a: None if str(a) == "127.0.0.1" else original(a)
+    )
+
+
+@pytest.mark.usefixtures("only_127_0_0_1")
+@pytest.mark.parametrize("host", ["169.254.169.254", "169.254.170.2", "[::ffff:a9fe:a9fe]"])
+def test_a_child_redirecting_inside_aws_is_refused(site: Site, host: str) -> None:
+    _index(site, "/meta.xml")
+    site.route("/meta.xml", redirect(f"http://{host}/latest/meta-data/"))
+    options = deep.Options(allow_private_networks=False, resolver=local_only)
+    doc = deep.audit(site.url("/"), options=options)
+    f = kinds_of(doc, site.url("/meta.xml"))["couldnt-fetch"]
+    assert "blocked address" in f["message"]
+    assert doc["sitemaps"][0]["type"] == "sitemapindex"
