@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from ..lastmod import format_instant, key_to_instant, lastmod_key
 from ..parser import Entry
-from ..site import ascii_host
+from ..site import ascii_host, strip_userinfo
 from .kinds import KINDS, Kind
 
 __all__ = [
@@ -134,6 +134,8 @@ class Tally:
             seen = self._kinds[kind] = _Seen(line=line)
         seen.count += 1
         if len(seen.examples) < MAX_EXAMPLES and (value or line is not None):
+            if "@" in value:
+                value = strip_userinfo(value)  # no echoed URL carries userinfo
             seen.examples.append(Example(line, value[:MAX_EXAMPLE_CHARS]))
         if detail and len(seen.details) < 8:
             seen.details.setdefault(detail[:MAX_EXAMPLE_CHARS])
@@ -492,7 +494,9 @@ class SitemapChecks:
             tally.add(problem, line, loc)
             if problem is Kind.INVALID_URL:
                 return
-        elif self.is_index:
+        if self.is_index:
+            # Another host's sitemap is still read (its owner may have verified both sites);
+            # the fetcher sends the credentials to the site's own origin only.
             self.children.append((loc, line or 0))
         site = self.site
         again = site.seen.add(loc, self.number)

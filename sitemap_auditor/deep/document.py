@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from .. import response
 from ..lastmod import format_instant, key_to_instant
 from .checks import Finding, LastmodStats
 from .kinds import KINDS, SEVERITY_ORDER, Severity
@@ -101,7 +102,7 @@ def build(walk: Walk) -> dict[str, Any]:
         by_sitemap.setdefault(f.sitemap, []).append(f)
     limits = walk.limits
     fetched = sum(1 for r in walk.records if r.type != "unfetched")
-    return {
+    document = {
         "format": FORMAT,
         "version": VERSION,
         "auditedUrl": walk.audited_url,
@@ -135,6 +136,11 @@ def build(walk: Walk) -> dict[str, Any]:
         "sitemaps": [_record(r, by_sitemap.get(r.url, [])) for r in walk.records],
         "findings": [_finding(f) for f in walk.findings],
     }
+    if walk.secrets:
+        # A site may echo the credentials back (in a <loc>, a lastmod): none reaches a report.
+        redacted: dict[str, Any] = response.redact_tree(document, walk.secrets)
+        return redacted
+    return document
 
 
 def worst_severity(document: dict[str, Any]) -> Severity | None:

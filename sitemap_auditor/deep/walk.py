@@ -29,6 +29,7 @@ from ..fetch import Fetcher, FetchPolicy
 from ..guard import Resolver, system_resolver
 from ..issues import Kind as IssueKind
 from ..parser import Entry, ParsedSitemap, Rejected, SitemapParser
+from ..response import redact
 from . import checks
 from .checks import (
     SITEMAP_NAMESPACE,
@@ -172,6 +173,8 @@ class Walk:
     urls: int
     wire_bytes: int
     bytes: int
+    # What must appear in no report: the credentials, in every form (Credentials.secrets).
+    secrets: tuple[str, ...] = ()
 
 
 def load_rules(body: bytes) -> Rules | None:
@@ -226,6 +229,18 @@ class _Walker:
         self.site_checks: SiteChecks | None = None
         self.site_tally = Tally()
         self.done = 0
+        self.secrets = options.credentials.secrets() if options.credentials else ()
+        on_url = options.on_url
+        if on_url is not None and self.secrets:
+            secrets = self.secrets
+
+            def redacted(u: UrlRecord) -> None:
+                lastmod = None if u.lastmod is None else redact(u.lastmod, secrets)
+                on_url(UrlRecord(redact(u.url, secrets), u.sitemap, u.line, lastmod))
+
+            self.on_url: Callable[[UrlRecord], None] | None = redacted
+        else:
+            self.on_url = on_url
 
     # -- fetching, in worker threads -------------------------------------------------------
 
@@ -338,7 +353,7 @@ class _Walker:
             tally.set_count(Kind.LEADING_WHITESPACE, 1, line=1)
             head = bom + stripped
         parser_box: list[SitemapParser] = []
-        on_url = self.options.on_url
+        on_url = self.on_url
 
         def entry(e: Entry) -> None:
             if offset:
@@ -414,7 +429,7 @@ class _Walker:
         sc: SitemapChecks,
     ) -> None:
         rec.type = "text"
-        on_url = self.options.on_url
+        on_url = self.on_url
 
         def counted() -> Iterator[bytes]:
             yield head
@@ -667,6 +682,7 @@ def walk(url: str, options: Options | None = None) -> Walk:
         urls=walker.urls,
         wire_bytes=walker.wire_bytes,
         bytes=walker.bytes,
+        secrets=walker.secrets,
     )
 
 

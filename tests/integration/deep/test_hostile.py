@@ -4,6 +4,7 @@ a redirect inside AWS. (The gzip bomb: test_kinds.py, file-too-large.)"""
 from __future__ import annotations
 
 import itertools
+import json
 import time
 
 import pytest
@@ -12,6 +13,7 @@ from support.servers import Site, drip, redirect, reply, stream
 
 import sitemap_auditor.addresses as ng
 from sitemap_auditor import deep
+from sitemap_auditor.credentials import Credentials
 
 
 def _index(site: Site, *paths: str) -> None:
@@ -66,3 +68,26 @@ def test_a_child_redirecting_inside_aws_is_refused(site: Site, host: str) -> Non
     f = kinds_of(doc, site.url("/meta.xml"))["couldnt-fetch"]
     assert "blocked address" in f["message"]
     assert doc["sitemaps"][0]["type"] == "sitemapindex"
+
+
+def test_credentials_go_to_the_origin_only_and_are_never_echoed(
+    site: Site, other_site: Site
+) -> None:
+    secret = "s3cr3t-Pw"
+    _index(site, "/own.xml", other_site.url("/away.xml"))
+    site.routes["/index.xml"] = reply(
+        f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">'
+        f"<sitemap><loc>{site.url('/own.xml')}</loc></sitemap>"
+        f"<sitemap><loc>{other_site.url('/away.xml')}</loc></sitemap></sitemapindex>"
+    )
+    echoed = f"<url><loc>http://u:{secret}@127.0.0.1:{site.port}/a</loc></url>"
+    site.route("/own.xml", reply(f'<urlset xmlns="{SITEMAPS_NS}">{echoed}</urlset>'))
+    other_site.route("/away.xml", reply(f'<urlset xmlns="{SITEMAPS_NS}"></urlset>'))
+    options = deep.Options(
+        credentials=Credentials("u", secret), allow_private_networks=True, resolver=local_only
+    )
+    doc = deep.audit(site.url("/"), options=options)
+    assert secret not in json.dumps(doc)
+    assert doc["totals"]["fetched"] == 3, doc["sitemaps"]
+    assert all("authorization" in s.headers for s in site.seen)
+    assert other_site.seen and all("authorization" not in s.headers for s in other_site.seen)
