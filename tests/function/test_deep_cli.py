@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 from support.deep import SITEMAPS_NS, urlset_of
-from support.servers import Site, reply
+from support.servers import Site, drip, reply
 
 from sitemap_auditor import cli
 
@@ -81,3 +86,53 @@ def test_the_index_and_its_children_make_a_tree(
     out = capsys.readouterr().out
     assert f"\n  {site.url('/i.xml')}  <sitemapindex>" in out
     assert f"\n    {site.url('/a.xml')}  <urlset>" in out
+
+
+def test_ctrl_c_prints_what_was_read_and_exits_130(site: Site) -> None:
+    index = (
+        f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">'
+        f"<sitemap><loc>{site.url('/a.xml')}</loc></sitemap>"
+        f"<sitemap><loc>{site.url('/slow.xml')}</loc></sitemap></sitemapindex>"
+    ).encode()
+    site.route("/robots.txt", reply(f"Sitemap: {site.url('/i.xml')}\n", content_type="text/plain"))
+    site.route("/i.xml", reply(index))
+    site.route("/a.xml", reply(urlset_of([f"<loc>{site.url('/x')}</loc>"])))
+    site.route("/slow.xml", drip(b'<?xml version="1.0"?><urlset>', b" ", 0.2, 20.0))
+    args = [sys.executable, "-m", "sitemap_auditor", "deep", "--allow-private-networks"]
+    proc = subprocess.Popen(
+        [*args, "--concurrency", "1", site.url("/")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 20
+    while "/slow.xml" not in site.paths() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, err
+    assert out.startswith(f"Deep audit of {site.url('/')}")
+    assert "stopped by interrupted" in out
+    assert f"{site.url('/a.xml')}  <urlset>" in out
+    assert "interrupted" in err
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_progress_line_is_for_a_terminal_only() -> None:
+    from sitemap_auditor.deep.cli import _ProgressLine
+    from sitemap_auditor.deep.walk import Progress
+
+    shown = _Terminal()
+    line = _ProgressLine(shown)
+    line(Progress(done=3, queued=17, urls=25_000, bytes=5_000_000))
+    line.erase()
+    assert shown.getvalue().startswith("\r3 sitemaps done, 17 queued, 25,000 URLs, 5.0 MB")
+    assert shown.getvalue().endswith("\r")
+    piped = io.StringIO()
+    _ProgressLine(piped)(Progress(done=1, queued=0, urls=1, bytes=1))
+    assert piped.getvalue() == ""
