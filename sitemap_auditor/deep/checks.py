@@ -185,6 +185,13 @@ class SitemapScope:
     port: int | None
     folder: str  # the path every URL must start with ("/" for a sitemap robots.txt lists)
 
+    @property
+    def prefix(self) -> str:
+        """What a URL of this scope starts with when written as the sitemap's own URL is."""
+        port = f":{self.port}" if self.port is not None else ""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{self.scheme}://{host}{port}{self.folder}"
+
     @classmethod
     def of(cls, sitemap_url: str, from_robots: bool) -> SitemapScope:
         """The scope of a sitemap at sitemap_url (its folder, or the host's root)."""
@@ -204,6 +211,8 @@ def classify_loc(loc: str, scope: SitemapScope) -> Kind | None:
     """What is wrong with a <loc> in a sitemap of that scope, or None."""
     if len(loc) > MAX_URL_CHARS or _NOT_IN_URLS.search(loc):
         return Kind.INVALID_URL
+    if loc.startswith(scope.prefix):
+        return None  # the common case: the sitemap's own scheme, host and port, in its folder
     try:
         parts = urlsplit(loc)
         port = parts.port
@@ -296,6 +305,7 @@ class LastmodStats:
         self.latest: int | None = None
         self.days: set[int] = set()
         self.months: dict[str, int] = {}
+        self._month_of_day: dict[int, str] = {}
 
     def add(self, key: int) -> None:
         """Count one parsable value."""
@@ -307,7 +317,11 @@ class LastmodStats:
         day = key // _US_PER_DAY
         if len(self.days) < MAX_DISTINCT_DAYS:
             self.days.add(day)
-        month = format_instant(key_to_instant(key))[:7]
+        month = self._month_of_day.get(day)
+        if month is None:
+            if len(self._month_of_day) >= 4096:
+                self._month_of_day.clear()
+            month = self._month_of_day[day] = format_instant(key_to_instant(key))[:7]
         if month in self.months:
             self.months[month] += 1
         elif len(self.months) < MAX_MONTHS:
