@@ -136,3 +136,18 @@ def test_the_progress_line_is_for_a_terminal_only() -> None:
     piped = io.StringIO()
     _ProgressLine(piped)(Progress(done=1, queued=0, urls=1, bytes=1))
     assert piped.getvalue() == ""
+
+
+def test_html_is_written_by_the_html_report_when_there_is_one(
+    site: Site, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    _site(site, urlset_of([f"<loc>{site.url('/a')}</loc><lastmod>2026-11-30</lastmod>"]))
+    page = tmp_path / "report.html"
+    assert _deep("--html", str(page), site.url("/")) == 0
+    try:
+        import sitemap_auditor.deep.html_report  # noqa: F401
+    except ModuleNotFoundError:
+        assert "--html ignored" in capsys.readouterr().err
+        assert not page.exists()
+    else:
+        assert page.read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html")

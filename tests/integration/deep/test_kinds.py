@@ -307,3 +307,39 @@ def test_no_sitemap_anywhere_is_one_finding_about_the_site(site: Site) -> None:
     assert [s["source"] for s in doc["sitemaps"]] == ["fallback"] * 3
     # The usual paths are guesses: their 404s are no findings of their own.
     assert all(s["findings"]["error"] == 0 for s in doc["sitemaps"])
+
+
+def _chain(site: Site) -> None:
+    def index(*children: str) -> bytes:
+        entries = "".join(f"<sitemap><loc>{site.url(c)}</loc></sitemap>" for c in children)
+        head = f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">'
+        return f"{head}{entries}</sitemapindex>".encode()
+
+    leaf = urlset_of([f"<loc>{site.url('/x')}</loc>"])
+    serve_listed(
+        site,
+        {
+            "/i.xml": index("/j.xml", "/a.xml"),
+            "/j.xml": index("/b.xml"),
+            "/a.xml": leaf,
+            "/b.xml": leaf,
+        },
+    )
+
+
+def test_max_depth_leaves_deeper_sitemaps_unfetched(site: Site) -> None:
+    _chain(site)
+    doc = run(site.url("/"), max_depth=1)
+    types = {s["url"]: s["type"] for s in doc["sitemaps"]}
+    assert types[site.url("/b.xml")] == "unfetched"
+    assert types[site.url("/a.xml")] == "urlset"
+    assert doc["complete"] is False and doc["stoppedBy"] is None
+    assert "levels of indexes" in kinds_of(doc)["limit-reached"]["message"]
+
+
+def test_max_bytes_stops_the_walk_between_files(site: Site) -> None:
+    _chain(site)
+    doc = run(site.url("/"), max_bytes=100, concurrency=1)
+    assert doc["stoppedBy"] == "max-bytes"
+    assert doc["totals"]["fetched"] == 1
+    assert [s["type"] for s in doc["sitemaps"]][1:] == ["unfetched"] * 2
