@@ -10,15 +10,17 @@ each) and with the compact duplicate table.
 from __future__ import annotations
 
 import importlib
+import itertools
 import re
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 from .. import audit as lambda_audit
 from .. import candidates, config, robots
@@ -44,6 +46,7 @@ from .checks import (
 from .kinds import Kind
 
 __all__ = [
+    "MAX_PER_HOST",
     "MAX_SITEMAPS_CEILING",
     "Limits",
     "Options",
@@ -58,6 +61,9 @@ __all__ = [
 MAX_SITEMAPS_CEILING = 50_000
 # Sitemaps listed past the limit are recorded as unfetched up to this many more, then counted.
 MAX_UNFETCHED_RECORDS = 1000
+# Politeness: at most this many fetches at once to one host, whatever --concurrency allows in all.
+MAX_PER_HOST = 4
+_LOOKAHEAD = 256
 _HEAD_BYTES = 1024
 _BLOCKING_STATUSES = frozenset({403, 429, 503})
 _COMPRESSION_KINDS = frozenset(
@@ -528,13 +534,17 @@ class _Walker:
         stopped: str | None = None
         depth_cut = False
         fetched = 0
+        hosts: Counter[str] = Counter()  # fetches running, by host
         pool = ThreadPoolExecutor(max_workers=limits.concurrency, thread_name_prefix="deep")
         try:
             while queue or running:
                 while queue and len(running) < limits.concurrency and stopped is None:
-                    rec = queue[0]
+                    at = _next_polite(queue, hosts)
+                    if at is None:
+                        break  # every queued sitemap is on a host already at its share
+                    rec = queue[at]
                     if rec.depth > limits.max_depth:
-                        queue.popleft()
+                        del queue[at]
                         depth_cut = True
                         continue
                     if fetched >= limits.max_sitemaps:
@@ -545,14 +555,15 @@ class _Walker:
                         stopped = "max-seconds"
                     if stopped is not None:
                         break
-                    queue.popleft()
+                    del queue[at]
                     fetched += 1
+                    hosts[_host(rec.url)] += 1
                     running[pool.submit(self.fetch, rec)] = rec
                 if not running:
                     break
                 done, _ = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
                 for fut in done:
-                    running.pop(fut)
+                    hosts[_host(running.pop(fut).url)] -= 1
                     got = fut.result()
                     self.apply(got, queue)
                     if got.record.cut and stopped is None:
@@ -570,6 +581,19 @@ class _Walker:
     def close(self) -> None:
         for f in self.fetchers:
             f.close()
+
+
+def _host(url: str) -> str:
+    return urlsplit(url).netloc.lower()
+
+
+def _next_polite(queue: deque[SitemapRecord], hosts: Counter[str]) -> int | None:
+    """Where in the queue the first sitemap is whose host has fewer than MAX_PER_HOST fetches
+    running (only the first _LOOKAHEAD are looked at), or None."""
+    for i, rec in enumerate(itertools.islice(queue, _LOOKAHEAD)):
+        if hosts[_host(rec.url)] < MAX_PER_HOST:
+            return i
+    return None
 
 
 class _InterruptedError(Exception):

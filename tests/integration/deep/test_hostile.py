@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 import time
+from http.server import BaseHTTPRequestHandler
 
 import pytest
-from support.deep import SITEMAPS_NS, kinds_of, local_only, run
-from support.servers import Site, drip, redirect, reply, stream
+from support.deep import SITEMAPS_NS, kinds_of, local_only, run, urlset_of
+from support.servers import Site, drip, redirect, reply, send, stream
 
 import sitemap_auditor.addresses as ng
 from sitemap_auditor import deep
 from sitemap_auditor.credentials import Credentials
+from sitemap_auditor.deep import walk
 
 
 def _index(site: Site, *paths: str) -> None:
@@ -91,3 +94,26 @@ def test_credentials_go_to_the_origin_only_and_are_never_echoed(
     assert doc["totals"]["fetched"] == 3, doc["sitemaps"]
     assert all("authorization" in s.headers for s in site.seen)
     assert other_site.seen and all("authorization" not in s.headers for s in other_site.seen)
+
+
+def test_no_more_than_four_fetches_at_once_to_one_host(site: Site) -> None:
+    paths = [f"/s{i}.xml" for i in range(12)]
+    _index(site, *paths)
+    lock = threading.Lock()
+    now = [0, 0]  # running, most at once
+    body = urlset_of([f"<loc>{site.url('/a')}</loc>"])
+
+    def slow(h: BaseHTTPRequestHandler) -> None:
+        with lock:
+            now[0] += 1
+            now[1] = max(now)
+        time.sleep(0.2)
+        with lock:
+            now[0] -= 1
+        send(h, 200, body, {"Content-Type": "application/xml"})
+
+    for p in paths:
+        site.route(p, slow)
+    doc = run(site.url("/"), concurrency=16)
+    assert doc["totals"]["fetched"] == 13
+    assert 1 < now[1] <= walk.MAX_PER_HOST
