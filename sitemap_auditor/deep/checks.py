@@ -43,6 +43,7 @@ __all__ = [
     "hreflang_valid",
     "news_missing",
     "sniff_html",
+    "text_lines",
     "video_missing",
 ]
 
@@ -591,8 +592,14 @@ def text_lines(chunks: Iterable[bytes]) -> Iterator[tuple[int, str]]:
     """The non-blank lines of a text sitemap, numbered, each cut to 4,096 characters."""
     number = 0
     rest = b""
+    first = True
     for chunk in chunks:
         data = rest + chunk
+        if first:
+            if len(data) < 3:
+                rest = data
+                continue
+            data, first = data.removeprefix(b"\xef\xbb\xbf"), False  # a UTF-8 byte order mark
         lines = data.split(b"\n")
         rest = lines.pop()
         if len(rest) > 8192:

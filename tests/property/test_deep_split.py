@@ -9,7 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.deep import SHARED_CORPUS
 
-from sitemap_auditor.deep.checks import Finding, SiteChecks, SitemapChecks, SitemapScope
+from sitemap_auditor.deep.checks import (
+    Finding,
+    SiteChecks,
+    SitemapChecks,
+    SitemapScope,
+    text_lines,
+)
 from sitemap_auditor.lastmod import lastmod_key
 from sitemap_auditor.parser import ParsedSitemap, Rejected, SitemapParser
 
@@ -55,3 +61,20 @@ def test_the_lambda_parse_is_the_same_with_entries_read() -> None:
         plain = SitemapParser()
         plain.feed(body)
         assert findings([body])[1] == plain.close()
+
+
+TEXT = (
+    b"\xef\xbb\xbfhttps://example.com/a\r\n\r\nhttps://example.com/b\n  not a url  \n"
+    b"https://example.com/\xc3\xa9t\xc3\xa9\nhttps://example.com/last"
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, len(TEXT)), max_size=10))
+def test_any_split_of_a_text_sitemap_gives_the_same_lines(cuts: list[int]) -> None:
+    points = sorted(set(cuts))
+    chunks = [TEXT[a:b] for a, b in zip([0, *points], [*points, len(TEXT)], strict=True)]
+    whole = list(text_lines([TEXT]))
+    assert list(text_lines(chunks)) == whole
+    assert whole[0] == (1, "https://example.com/a")
+    assert whole[-1] == (6, "https://example.com/last")

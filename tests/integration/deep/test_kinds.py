@@ -97,6 +97,7 @@ def test_a_text_sitemap_is_read_line_by_line(site: Site) -> None:
     record = doc["sitemaps"][0]
     assert record["type"] == "text"
     assert record["entries"] == len([x for x in body.splitlines() if x.strip()])
+    assert "invalid-url" not in kinds_of(doc)  # the byte order mark is no part of the first URL
 
 
 def test_couldnt_fetch_and_nested_index(site: Site) -> None:
