@@ -123,3 +123,22 @@ def test_html_is_told_from_xml() -> None:
     assert checks.sniff_html(b"<html lang=en>", "application/xml")
     assert not checks.sniff_html(b'<?xml version="1.0"?><urlset>', "text/html")
     assert not checks.sniff_html(b"<urlset>", "text/html")
+
+
+class _DisallowPrivate:
+    """Rules that disallow /private/ (the matcher itself is robots_rules.py's)."""
+
+    def allowed(self, url: str, agent: str = "Googlebot") -> bool:
+        return "/private/" not in url
+
+
+def test_blocked_by_robots_asks_the_rules_for_urls_of_the_robots_host_only() -> None:
+    site = checks.SiteChecks(_DisallowPrivate(), "www.example.com")
+    sc = checks.SitemapChecks("https://www.example.com/s.xml", 0, ROOT, False, NOW, site)
+    sc.location("https://www.example.com/private/a", 3)
+    sc.location("https://www.example.com/a", 4)
+    sc.location("https://example.com/private/b", 5)  # path-mismatch: another host's robots.txt
+    found = {f.kind: f for f in sc.tally.findings(sc.url)}
+    assert found[Kind.BLOCKED_BY_ROBOTS].count == 1
+    assert found[Kind.BLOCKED_BY_ROBOTS].examples[0].line == 3
+    assert Kind.PATH_MISMATCH in found
