@@ -332,7 +332,7 @@ def _summary(statuses: Iterable[str]) -> str:
 def main(argv: Sequence[str] | None = None, *, json_by_default: bool = False) -> int:
     """Run the command line; return the exit status."""
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["deep"]:  # the deep audit's own command line (sitemap_auditor/deep/cli.py)
+    if list(argv[:1]) == ["deep"]:  # the deep audit: sitemap_auditor/deep/cli.py
         from .deep import cli as deep_cli
 
         return deep_cli.main(argv[1:])
