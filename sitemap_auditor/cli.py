@@ -452,6 +452,11 @@ def _summary(statuses: Iterable[str]) -> str:
 
 def main(argv: Sequence[str] | None = None, *, json_by_default: bool = False) -> int:
     """Run the command line; return the exit status."""
+    argv = sys.argv[1:] if argv is None else argv
+    if list(argv[:1]) == ["deep"]:  # the deep audit: sitemap_auditor/deep/cli.py
+        from .deep import cli as deep_cli
+
+        return deep_cli.main(argv[1:])
     parser = build_parser("python -m sitemap_auditor" if json_by_default else "sitemap-auditor")
     args = parser.parse_args(argv)
     stdout, stderr = sys.stdout, sys.stderr

@@ -22,8 +22,11 @@ from .issues import Issue, Kind
 from .lastmod import LatestLastmod
 
 __all__ = [
+    "EXTENSION_NAMESPACES",
     "FEED_SLICE_BYTES",
     "MAX_DEPTH",
+    "MAX_ENTRY_EXTENSIONS",
+    "MAX_FIELD_CHARS",
     "MAX_LASTMOD_CHARS",
     "MAX_MARKUP_BYTES",
     "MAX_NAMES",
@@ -31,6 +34,10 @@ __all__ = [
     "MAX_SAMPLE_CHARS",
     "MAX_UNPARSABLE_SAMPLES",
     "ROOTS",
+    "DocumentHead",
+    "Entry",
+    "EntryCallback",
+    "News",
     "ParsedSitemap",
     "Rejected",
     "SitemapParser",
@@ -118,6 +125,58 @@ class Rejected:
     reason: str
 
 
+# What the deep audit reads of each entry, and only when it asks (an on_entry callback): the
+# Lambda's path never pays for it. Extension elements are known by their namespace, or by their
+# usual prefix when the document forgot to declare it.
+EXTENSION_NAMESPACES = {
+    "http://www.google.com/schemas/sitemap-image/1.1": "image",
+    "http://www.google.com/schemas/sitemap-video/1.1": "video",
+    "http://www.google.com/schemas/sitemap-news/0.9": "news",
+    "http://www.w3.org/1999/xhtml": "xhtml",
+}
+_EXTENSION_PREFIXES = frozenset(EXTENSION_NAMESPACES.values())
+# One entry keeps at most this many extension elements of each kind (they are all counted);
+# text is kept up to this many characters a field (a URL is at most 2,048).
+MAX_ENTRY_EXTENSIONS = 1000
+MAX_FIELD_CHARS = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class News:
+    """One `<news:news>` of an entry: the tags it has (not blank) and its publication date."""
+
+    tags: frozenset[str]  # of name, language (in news:publication), publication_date, title
+    publication_date: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One `<url>` or `<sitemap>` entry, as the deep audit reads it."""
+
+    line: int  # where its start tag is
+    loc: str | None  # trimmed of XML white space; None when it has no <loc>
+    lastmod: str | None  # as written (cut past MAX_LASTMOD_CHARS + 1 characters)
+    images: int = 0
+    images_without_loc: int = 0
+    videos: tuple[frozenset[str], ...] = ()  # each video's child tags that are not blank
+    videos_total: int = 0
+    news: tuple[News, ...] = ()
+    # (hreflang, href) of each <xhtml:link rel="alternate">
+    alternates: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentHead:
+    """The root element as written: its local name, namespace and line."""
+
+    root: str
+    namespace: str | None  # the namespace its prefix (or the default) is bound to there
+    line: int
+
+
+EntryCallback = Callable[[Entry], None]
+
+
 # The XML declaration, with its encoding, is looked for in this many first bytes.
 _SNIFF_BYTES = 1024
 _DECLARED = re.compile(rb"<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z][A-Za-z0-9._-]{0,39})[\"']")
@@ -178,7 +237,9 @@ class SitemapParser:
     namespace or none, without paying for expat's namespace processing.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, on_entry: EntryCallback | None = None) -> None:
+        """on_entry, when given, is called with every entry (the deep audit); the root element
+        is then told by `head`. Without it, nothing of this is read."""
         # The expat parser is made once the start of the document tells its encoding.
         p: Any = None
         self._p: Any = None
@@ -196,6 +257,7 @@ class SitemapParser:
         self._names: dict[str, str] = {}
         self._names_checked = 0
         names = self._names
+        self.head: DocumentHead | None = None
 
         depth = 0
         root: str | None = None
@@ -273,6 +335,10 @@ class SitemapParser:
                 root, count, latest.latest(), tuple(samples), unparsable, latest.latest_text()
             )
 
+        handlers: tuple[Callable[[str, list[str]], None], Callable[[str], None]] = (start, end)
+        if on_entry is not None:
+            handlers = self._entry_handlers(on_entry, start, end, text, lambda: p)
+
         def build(encoding: str | None) -> Any:
             nonlocal p
             p = expat.ParserCreate(encoding, intern=names)
@@ -284,13 +350,176 @@ class SitemapParser:
             p.EntityDeclHandler = _entity_decl
             p.UnparsedEntityDeclHandler = _entity_decl
             p.ExternalEntityRefHandler = _external_ref
-            p.StartElementHandler = start
-            p.EndElementHandler = end
+            p.StartElementHandler, p.EndElementHandler = handlers
             return p
 
         self._build: Callable[[str | None], Any] = build
         self._bound_text: Callable[[], None] = bound_text
         self._facts: Callable[[], ParsedSitemap | None] = facts
+
+    def _entry_handlers(
+        self,
+        on_entry: EntryCallback,
+        base_start: Callable[[str, list[str]], None],
+        base_end: Callable[[str], None],
+        lastmod_text: list[str],
+        expat_parser: Callable[[], Any],
+    ) -> tuple[Callable[[str, list[str]], None], Callable[[str], None]]:
+        """Handlers that do what the Lambda's do, and also read each entry for on_entry."""
+        spaces: dict[str, str] = {}  # prefix ("" for the default) -> namespace, as declared
+        depth = 0
+        entry_name = ""
+        parts: list[str] = []
+        kept = 0
+        field = ""  # what the text being collected is for
+        field_depth = 0
+        # The entry being read.
+        line = 0
+        loc: str | None = None
+        lastmod: str | None = None
+        images = images_without_loc = videos_total = 0
+        image_loc = False
+        videos: list[frozenset[str]] = []
+        video_tags: set[str] = set()
+        news: list[News] = []
+        news_tags: set[str] = set()
+        news_date: str | None = None
+        alternates: list[tuple[str, str]] = []
+        container = ""  # image, video or news: the extension element open at depth 3
+
+        def capture(data: str) -> None:
+            nonlocal kept
+            if kept < MAX_FIELD_CHARS:
+                parts.append(data)
+                kept += len(data)
+
+        def collect(what: str) -> None:
+            nonlocal field, field_depth, kept
+            field, field_depth, kept = what, depth, 0
+            parts.clear()
+            expat_parser().CharacterDataHandler = capture
+
+        def group(name: str) -> tuple[str, str]:
+            prefix, _, local = name.rpartition(":")
+            space = spaces.get(prefix)
+            if space is not None:
+                return EXTENSION_NAMESPACES.get(space, ""), local
+            return (prefix if prefix in _EXTENSION_PREFIXES else ""), local
+
+        def start(name: str, attrs: list[str]) -> None:
+            nonlocal depth, entry_name, line, loc, lastmod, container
+            nonlocal images, images_without_loc, image_loc, videos_total, news_date
+            if attrs and len(spaces) < 64:
+                for i in range(0, len(attrs) - 1, 2):
+                    key = attrs[i]
+                    if key == "xmlns" or key[:6] == "xmlns:":
+                        spaces.setdefault(key[6:], attrs[i + 1])
+            if depth == 0:
+                prefix = name.rpartition(":")[0]
+                local = name.rpartition(":")[2]
+                self.head = DocumentHead(
+                    local[:100], spaces.get(prefix), expat_parser().CurrentLineNumber
+                )
+                entry_name = ROOTS.get(local, "")
+            base_start(name, attrs)
+            depth += 1
+            if depth == 2:
+                if name.rpartition(":")[2] == entry_name:
+                    line = expat_parser().CurrentLineNumber
+                    loc = lastmod = None
+                    images = images_without_loc = videos_total = 0
+                    videos.clear()
+                    news.clear()
+                    alternates.clear()
+                    container = ""
+                else:
+                    line = 0
+                return
+            if line == 0 or depth < 3 or field:
+                return
+            kind, local = group(name)
+            if depth == 3:
+                container = ""
+                if not kind:
+                    if local == "loc":
+                        collect("loc")
+                elif kind == "image" and local == "image":
+                    container, image_loc = "image", False
+                    images += 1
+                elif kind == "video" and local == "video":
+                    container = "video"
+                    video_tags.clear()
+                    videos_total += 1
+                elif kind == "news" and local == "news":
+                    container, news_date = "news", None
+                    news_tags.clear()
+                elif kind == "xhtml" and local == "link" and len(alternates) < MAX_ENTRY_EXTENSIONS:
+                    values = dict(zip(attrs[::2], attrs[1::2], strict=False))
+                    if values.get("rel", "").strip().lower() == "alternate":
+                        alternates.append(
+                            (
+                                values.get("hreflang", "")[:100],
+                                values.get("href", "").strip(_XML_SPACE)[:MAX_FIELD_CHARS],
+                            )
+                        )
+            elif kind == container:
+                if container == "image":
+                    if local == "loc" and depth == 4:
+                        collect("image:loc")
+                elif container == "video":
+                    if depth == 4:
+                        collect("video:" + local[:40])
+                elif local in ("name", "language", "publication_date", "title"):
+                    collect("news:" + local)
+
+        def end(name: str) -> None:
+            nonlocal depth, field, loc, lastmod, line, image_loc, images_without_loc, news_date
+            nonlocal container
+            if line:
+                if field and depth == field_depth:
+                    value = "".join(parts).strip(_XML_SPACE)
+                    expat_parser().CharacterDataHandler = None
+                    if field == "loc":
+                        loc = value
+                    elif field == "image:loc":
+                        image_loc = image_loc or bool(value)
+                    elif value:
+                        if field[:6] == "video:":
+                            video_tags.add(field[6:])
+                        else:
+                            news_tags.add(field[5:])
+                            if field == "news:publication_date":
+                                news_date = value[:MAX_LASTMOD_CHARS]
+                    field = ""
+                elif depth == 3:
+                    if container == "image" and not image_loc:
+                        images_without_loc += 1
+                    elif container == "video" and len(videos) < MAX_ENTRY_EXTENSIONS:
+                        videos.append(frozenset(video_tags))
+                    elif container == "news" and len(news) < MAX_ENTRY_EXTENSIONS:
+                        news.append(News(frozenset(news_tags), news_date))
+                    elif not container and name.rpartition(":")[2] == "lastmod":
+                        lastmod = "".join(lastmod_text)[: MAX_LASTMOD_CHARS + 1]
+                    container = ""
+                elif depth == 2:
+                    on_entry(
+                        Entry(
+                            line,
+                            loc,
+                            lastmod,
+                            images,
+                            images_without_loc,
+                            tuple(videos),
+                            videos_total,
+                            tuple(news),
+                            tuple(alternates),
+                        )
+                    )
+                    line = 0
+            depth -= 1
+            base_end(name)
+
+        return start, end
 
     @property
     def finished(self) -> bool:

@@ -26,6 +26,7 @@ __all__ = [
     "iter_sitemap_lines",
     "shown",
     "sitemap_lines",
+    "sitemap_url",
     "sitemap_urls",
     "utf16_encoding",
 ]
@@ -173,6 +174,12 @@ def _made(written: bytes, base: str) -> tuple[str, None] | tuple[None, str]:
     if len(value) > MAX_URL_CHARS:
         return None, f"longer than {MAX_URL_CHARS} characters"
     return _url(value, base)
+
+
+def sitemap_url(written: bytes, base: str) -> tuple[str, None] | tuple[None, str]:
+    """A `Sitemap:` value made into a URL as for the candidates (or why it is none): for the deep
+    audit, which reads every line rather than the first MAX_CANDIDATES."""
+    return _made(written, base)
 
 
 def _lenient_issue(robots_url: str, key: bytes, colon: bool, count: int) -> Issue:

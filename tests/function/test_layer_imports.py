@@ -45,6 +45,13 @@ import pytest
         ("sitemap_auditor.memory_transport", ("requests", "urllib3", "socket")),
         # The one reading of URLs: ada, imported on first use, and nothing of HTTP.
         ("sitemap_auditor.urls", ("requests", "urllib3", "ada_url", "sitemap_auditor.fetch")),
+        # The deep audit is a layer above the Lambda's: the handler never imports it, and its
+        # checks, document and reports are pure (only the walk fetches).
+        ("sitemap_auditor.handler", ("sitemap_auditor.deep",)),
+        ("sitemap_auditor.deep.checks", ("requests", "urllib3", "sitemap_auditor.fetch")),
+        ("sitemap_auditor.deep.kinds", ("requests", "urllib3", "sitemap_auditor.fetch")),
+        ("sitemap_auditor.deep.text_report", ("requests", "urllib3", "sitemap_auditor.deep.walk")),
+        ("sitemap_auditor.deep.csv_report", ("requests", "urllib3", "sitemap_auditor.deep.walk")),
     ],
 )
 def test_a_layer_imports_none_of_what_it_must_not(module: str, forbidden: tuple[str, ...]) -> None:

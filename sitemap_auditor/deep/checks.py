@@ -1,0 +1,615 @@
+"""The deep audit's checks: pure functions on parsed values, and the tallies they add to.
+
+Nothing here fetches or reads the clock: the moment is given. A `Tally` gathers one sitemap's
+findings (a count, the first line, a few examples per kind); `SitemapChecks` runs every entry
+check of one sitemap into its tally; `SiteChecks` holds what spans files (duplicates, return
+links) in compact, bounded structures.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+from urllib.parse import urlsplit
+
+from ..lastmod import format_instant, key_to_instant, lastmod_key
+from ..parser import Entry
+from ..urls import ascii_host, strip_userinfo
+from .kinds import KINDS, Kind
+
+__all__ = [
+    "DEDUPE_BYTES_PER_URL",
+    "DEFAULT_MAX_DEDUPE_URLS",
+    "MAX_EXAMPLES",
+    "MAX_EXAMPLE_CHARS",
+    "MAX_URL_CHARS",
+    "SITEMAP_NAMESPACE",
+    "SITEMAP_ROOTS",
+    "Example",
+    "Finding",
+    "LastmodStats",
+    "Rules",
+    "SeenUrls",
+    "SiteChecks",
+    "SitemapChecks",
+    "SitemapScope",
+    "Tally",
+    "classify_lastmod",
+    "classify_loc",
+    "hreflang_valid",
+    "news_missing",
+    "sniff_html",
+    "text_lines",
+    "video_missing",
+]
+
+MAX_EXAMPLES = 5
+MAX_EXAMPLE_CHARS = 200
+# The Sitemaps protocol: a URL under 2,048 characters; a file of 50,000 entries at most.
+MAX_URL_CHARS = 2048
+MAX_ENTRIES = 50_000
+MAX_NEWS = 1000
+NEWS_MAX_AGE_US = 2 * 86_400 * 1_000_000
+IDENTICAL_MIN_ENTRIES = 20
+IDENTICAL_MAX_DAYS = 2
+# A future date is one past the moment by more than the widest time zone (a date alone) or
+# than a clock's skew (a time).
+_DATE_SLACK_US = 14 * 3600 * 1_000_000
+_TIME_SLACK_US = 3600 * 1_000_000
+_US_PER_DAY = 86_400 * 1_000_000
+_LAST_SECOND_US = _US_PER_DAY - 1_000_000
+# Statistics keep at most this many distinct days and months (a hostile file could write
+# millions); past them, new ones are no longer counted.
+MAX_DISTINCT_DAYS = 10_000
+MAX_MONTHS = 1200
+# Duplicate detection: 8 bytes a slot, at most 16 bytes a URL (SeenUrls). Past this many URLs it
+# stops looking, with a notice (80 MB at most).
+DEDUPE_BYTES_PER_URL = 16
+DEFAULT_MAX_DEDUPE_URLS = 5_000_000
+# Return links of hreflang alternates are checked for at most this many links (16 bytes each).
+MAX_TRACKED_ALTERNATES = 1_000_000
+
+_XML_SPACE = " \t\r\n"
+_NOT_IN_URLS = re.compile(r"[\x00-\x20\x7f<>\"{}|\\^`]")
+_BCP47 = re.compile(r"(?i:x-default|[a-z]{2,3}(?:-[a-z]{4})?(?:-(?:[a-z]{2}|[0-9]{3}))?)")
+# What firewalls and CDNs answer a crawler with instead of the file.
+_CHALLENGE = re.compile(
+    rb"(?i)just a moment|cf-chl|challenge-platform|captcha|attention required|access denied|"
+    rb"request unsuccessful|incapsula|perimeterx|datadome|akamai"
+)
+_HTML_START = re.compile(
+    rb"(?i)\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html[\s>]|head[\s>])", re.S
+)
+
+SITEMAP_NAMESPACE = "http://www.sitemaps.org/schemas/sitemap/0.9"
+SITEMAP_ROOTS = frozenset({"urlset", "sitemapindex"})
+
+
+@dataclass(frozen=True)
+class Example:
+    """Where a finding was seen and what was written there."""
+
+    line: int | None
+    value: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One kind found in one sitemap (or about the site: sitemap None)."""
+
+    kind: Kind
+    sitemap: str | None
+    line: int | None
+    count: int
+    examples: tuple[Example, ...]
+    detail: str
+
+    @property
+    def message(self) -> str:
+        """The sentence a site owner reads."""
+        return KINDS[self.kind].message.format(count=f"{self.count:,}", detail=self.detail)
+
+
+@dataclass
+class _Seen:
+    count: int = 0
+    line: int | None = None
+    examples: list[Example] = field(default_factory=list)
+    details: dict[str, None] = field(default_factory=dict)
+
+
+class Tally:
+    """Findings of one subject, kind by kind: a count, the first line, a few examples."""
+
+    def __init__(self) -> None:
+        self._kinds: dict[Kind, _Seen] = {}
+
+    def add(self, kind: Kind, line: int | None, value: str = "", detail: str = "") -> None:
+        """Count one occurrence."""
+        seen = self._kinds.get(kind)
+        if seen is None:
+            seen = self._kinds[kind] = _Seen(line=line)
+        seen.count += 1
+        if len(seen.examples) < MAX_EXAMPLES and (value or line is not None):
+            if "@" in value:
+                value = strip_userinfo(value)  # no echoed URL carries userinfo
+            seen.examples.append(Example(line, value[:MAX_EXAMPLE_CHARS]))
+        if detail and len(seen.details) < 8:
+            seen.details.setdefault(detail[:MAX_EXAMPLE_CHARS])
+
+    def set_count(self, kind: Kind, count: int, line: int | None = None, detail: str = "") -> None:
+        """Record a kind counted elsewhere (a file's total of entries, say)."""
+        seen = self._kinds.setdefault(kind, _Seen(line=line))
+        seen.count = count
+        if detail:
+            seen.details.setdefault(detail[:MAX_EXAMPLE_CHARS])
+
+    def __contains__(self, kind: Kind) -> bool:
+        return kind in self._kinds
+
+    def findings(self, sitemap: str | None) -> list[Finding]:
+        """What was counted, as findings about sitemap."""
+        return [
+            Finding(kind, sitemap, s.line, s.count, tuple(s.examples), ", ".join(s.details))
+            for kind, s in self._kinds.items()
+        ]
+
+
+def sniff_html(head: bytes, content_type: str | None) -> bool:
+    """True when a body's first bytes (or its content type with a tag first) are an HTML page."""
+    body = head.removeprefix(b"\xef\xbb\xbf")
+    if _HTML_START.match(body):
+        return True
+    mime = (content_type or "").split(";")[0].strip().lower()
+    return (
+        mime in ("text/html", "application/xhtml+xml")
+        and body.lstrip()[:1] == b"<"
+        and (not body.lstrip().startswith((b"<?xml", b"<urlset", b"<sitemapindex")))
+    )
+
+
+def challenge_page(head: bytes) -> bool:
+    """True when a body's start reads as a firewall's or CDN's page for bots."""
+    return _CHALLENGE.search(head) is not None
+
+
+@dataclass(frozen=True)
+class SitemapScope:
+    """Where a sitemap's URLs may be: its scheme, host and port, under a path."""
+
+    scheme: str
+    host: str
+    port: int | None
+    folder: str  # the path every URL must start with ("/" for a sitemap robots.txt lists)
+
+    @property
+    def prefix(self) -> str:
+        """What a URL of this scope starts with when written as the sitemap's own URL is."""
+        port = f":{self.port}" if self.port is not None else ""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{self.scheme}://{host}{port}{self.folder}"
+
+    @classmethod
+    def of(cls, sitemap_url: str, from_robots: bool) -> SitemapScope:
+        """The scope of a sitemap at sitemap_url (its folder, or the host's root)."""
+        parts = urlsplit(sitemap_url)
+        folder = "/" if from_robots else parts.path[: parts.path.rfind("/") + 1] or "/"
+        try:
+            port = parts.port
+        except ValueError:
+            port = None
+        return cls(parts.scheme.lower(), ascii_host(parts.hostname or "") or "", port, folder)
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def classify_loc(loc: str, scope: SitemapScope) -> Kind | None:
+    """What is wrong with a <loc> in a sitemap of that scope, or None."""
+    if len(loc) > MAX_URL_CHARS or _NOT_IN_URLS.search(loc):
+        return Kind.INVALID_URL
+    if loc.startswith(scope.prefix):
+        return None  # the common case: the sitemap's own scheme, host and port, in its folder
+    try:
+        parts = urlsplit(loc)
+        port = parts.port
+    except ValueError:
+        return Kind.INVALID_URL
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS or not parts.netloc or not parts.hostname:
+        return Kind.INVALID_URL
+    host = ascii_host(parts.hostname)
+    if host is None:
+        return Kind.INVALID_URL
+    if host != scope.host:
+        if host.removeprefix("www.") == scope.host.removeprefix("www."):
+            return Kind.PATH_MISMATCH
+        return Kind.URL_NOT_ALLOWED
+    same_port = (port or _DEFAULT_PORTS[scheme]) == (scope.port or _DEFAULT_PORTS.get(scope.scheme))
+    if scheme != scope.scheme or not same_port:
+        return Kind.URL_NOT_ALLOWED
+    if not (parts.path or "/").startswith(scope.folder):
+        return Kind.URL_NOT_ALLOWED
+    return None
+
+
+def _period_start(text: str, key: int) -> int:
+    """The first microsecond of the period a valid value names (its key is the period's end)."""
+    if len(text) == 4:  # YYYY
+        year = int(text)
+        start = lastmod_key(f"{year:04d}-01-01")
+        return key if start is None else start - _LAST_SECOND_US
+    if len(text) == 7:  # YYYY-MM
+        start = lastmod_key(text + "-01")
+        return key if start is None else start - _LAST_SECOND_US
+    if "T" not in text:  # a date: its key is its last second
+        return key - _LAST_SECOND_US
+    return key
+
+
+def classify_lastmod(raw: str, now_key: int) -> tuple[Kind | None, int | None]:
+    """What is wrong with a <lastmod> (None: nothing), and its key when it parses."""
+    text = raw.strip(_XML_SPACE)
+    key = lastmod_key(text)
+    if key is None:
+        return Kind.INVALID_DATE, None
+    timed = "T" in text
+    if timed and not (text.endswith("Z") or text[-6] in "+-"):
+        return Kind.DATE_WITHOUT_TIMEZONE, key
+    slack = _TIME_SLACK_US if timed else _DATE_SLACK_US
+    if _period_start(text, key) > now_key + slack:
+        return Kind.FUTURE_LASTMOD, key
+    return None, key
+
+
+def instant_key(moment: datetime) -> int:
+    """A moment as a lastmod key (microseconds since 0001-01-01T00:00:00Z)."""
+    key = lastmod_key(format_instant(moment))
+    assert key is not None
+    return key
+
+
+def hreflang_valid(code: str) -> bool:
+    """True for a BCP 47 code as hreflang takes them (en, en-GB, zh-Hant-TW, es-419, x-default)."""
+    return _BCP47.fullmatch(code.strip()) is not None
+
+
+_VIDEO_NEEDS = ("thumbnail_loc", "title", "description")
+
+
+def video_missing(tags: frozenset[str]) -> tuple[str, ...]:
+    """The required tags a <video:video> lacks."""
+    missing = [f"video:{t}" for t in _VIDEO_NEEDS if t not in tags]
+    if "content_loc" not in tags and "player_loc" not in tags:
+        missing.append("video:content_loc or video:player_loc")
+    return tuple(missing)
+
+
+_NEWS_NEEDS = ("name", "language", "publication_date", "title")
+
+
+def news_missing(tags: frozenset[str]) -> tuple[str, ...]:
+    """The required tags a <news:news> lacks."""
+    return tuple(f"news:{t}" for t in _NEWS_NEEDS if t not in tags)
+
+
+class LastmodStats:
+    """A sitemap's <lastmod> statistics, in bounded memory."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.earliest: int | None = None
+        self.latest: int | None = None
+        self.days: set[int] = set()
+        self.months: dict[str, int] = {}
+        self._month_of_day: dict[int, str] = {}
+
+    def add(self, key: int) -> None:
+        """Count one parsable value."""
+        self.count += 1
+        if self.earliest is None or key < self.earliest:
+            self.earliest = key
+        if self.latest is None or key > self.latest:
+            self.latest = key
+        day = key // _US_PER_DAY
+        if len(self.days) < MAX_DISTINCT_DAYS:
+            self.days.add(day)
+        month = self._month_of_day.get(day)
+        if month is None:
+            if len(self._month_of_day) >= 4096:
+                self._month_of_day.clear()
+            month = self._month_of_day[day] = format_instant(key_to_instant(key))[:7]
+        if month in self.months:
+            self.months[month] += 1
+        elif len(self.months) < MAX_MONTHS:
+            self.months[month] = 1
+
+
+class Rules(Protocol):
+    """What the deep audit asks of robots.txt's rules (robots_rules.RobotsRules)."""
+
+    def allowed(self, url: str, agent: str = "Googlebot") -> bool: ...
+
+
+_MASK = (1 << 64) - 1
+_TAG_BITS = 8
+_TAG_MASK = (1 << _TAG_BITS) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+class SeenUrls:
+    """Which URLs were seen, and in which file: an open-addressing table of 64-bit slots.
+
+    A slot holds 56 bits of the URL's hash and 8 bits of the file's number; 0 is empty. A URL
+    found again in a file of the same number (mod 256) counts as a repeat within that file. The
+    table grows by half once 4/5 full, so it is always more than half full past its first size:
+    at most 16 bytes a URL.
+    """
+
+    def __init__(self, max_urls: int = DEFAULT_MAX_DEDUPE_URLS) -> None:
+        self.max_urls = max_urls
+        self.size = 0
+        self.full = False  # past max_urls: nothing more is looked for
+        self._slots = array("Q", bytes(8 * 1024))
+
+    def add(self, url: str, file_number: int) -> int:
+        """0 for a new URL, 1 for one seen before in the same file, 2 in another file."""
+        h = (hash(url) & _MASK) >> _TAG_BITS or 1
+        slots = self._slots
+        n = len(slots)
+        i = (h * _GOLDEN & _MASK) % n
+        while True:
+            v = slots[i]
+            if v == 0:
+                break
+            if v >> _TAG_BITS == h:
+                return 1 if v & _TAG_MASK == file_number & _TAG_MASK else 2
+            i += 1
+            if i == n:
+                i = 0
+        if self.full:
+            return 0
+        if self.size >= self.max_urls:
+            self.full = True
+            return 0
+        slots[i] = h << _TAG_BITS | (file_number & _TAG_MASK)
+        self.size += 1
+        if self.size * 5 > n * 4:
+            self._grow()
+        return 0
+
+    def _grow(self) -> None:
+        old = self._slots
+        n = len(old) * 3 // 2
+        slots = array("Q", bytes(8 * n))
+        for v in old:
+            if v:
+                i = ((v >> _TAG_BITS) * _GOLDEN & _MASK) % n
+                while slots[i]:
+                    i += 1
+                    if i == n:
+                        i = 0
+                slots[i] = v
+        self._slots = slots
+
+    @property
+    def bytes(self) -> int:
+        """The table's size in memory."""
+        return len(self._slots) * 8
+
+
+class SiteChecks:
+    """What spans the sitemaps of a site: duplicates, hreflang return links, robots.txt."""
+
+    def __init__(
+        self, rules: Rules | None, robots_host: str, max_dedupe_urls: int = DEFAULT_MAX_DEDUPE_URLS
+    ) -> None:
+        self.rules = rules
+        self.robots_host = robots_host
+        self.seen = SeenUrls(max_dedupe_urls)
+        self.site = Tally()  # findings about no one file
+        # Alternate links (a -> b) as hashes: the link, its reverse, and b itself.
+        self._links = array("Q")
+        self._reverse = array("Q")
+        self._targets = array("Q")
+        self._link_examples: dict[int, tuple[str, int, str]] = {}  # reverse hash -> where
+        self._with_alternates: set[int] = set()
+        self.alternates_dropped = False
+
+    def alternate(self, sitemap: str, line: int, loc: str, href: str) -> None:
+        """Remember a link from loc to its alternate href, to look for the way back at the end."""
+        self._with_alternates.add(hash(loc) & _MASK)
+        if loc == href:
+            return
+        if len(self._links) >= MAX_TRACKED_ALTERNATES:
+            self.alternates_dropped = True
+            return
+        self._links.append(hash((loc, href)) & _MASK)
+        reverse = hash((href, loc)) & _MASK
+        self._reverse.append(reverse)
+        self._targets.append(hash(href) & _MASK)
+        if len(self._link_examples) < 1000:
+            self._link_examples.setdefault(reverse, (sitemap, line, f"{loc} -> {href}"))
+
+    def missing_return_links(self) -> Iterator[tuple[str | None, int | None, str]]:
+        """Each link a -> b where b was read with alternates that do not include a."""
+        links = set(self._links)
+        for target, reverse in zip(self._targets, self._reverse, strict=True):
+            if target in self._with_alternates and reverse not in links:
+                yield self._link_examples.get(reverse, (None, None, ""))
+
+
+class SitemapChecks:
+    """Every entry check of one sitemap, into its tally."""
+
+    def __init__(
+        self,
+        url: str,
+        number: int,
+        scope: SitemapScope,
+        is_index: bool,
+        now_key: int,
+        site: SiteChecks,
+    ) -> None:
+        self.url = url
+        self.number = number
+        self.scope = scope
+        self.is_index = is_index
+        self.now_key = now_key
+        self.site = site
+        self.tally = Tally()
+        self.stats = LastmodStats()
+        self.entries = 0
+        self.without_lastmod = 0
+        self.images = self.videos = self.news = self.alternates = 0
+        self.news_entries = 0
+        self.children: list[tuple[str, int]] = []  # an index's valid sitemap URLs, with lines
+        self._lastmod_memo: dict[str, tuple[Kind | None, int | None]] = {}
+
+    def entry(self, e: Entry) -> None:
+        """Check one entry."""
+        self.entries += 1
+        tally, line = self.tally, e.line
+        loc = e.loc
+        if not loc:
+            tally.add(Kind.MISSING_TAG, line, "<loc> missing" if loc is None else "<loc> empty")
+        else:
+            self.location(loc, line)
+        if e.lastmod is None:
+            self.without_lastmod += 1
+        else:
+            self.lastmod(e.lastmod, line)
+        if e.images:
+            self.images += e.images
+            for _ in range(e.images_without_loc):
+                tally.add(Kind.IMAGE_MISSING_LOC, line, loc or "")
+        if e.videos_total:
+            self.videos += e.videos_total
+            for tags in e.videos:
+                missing = video_missing(tags)
+                if missing:
+                    tally.add(Kind.VIDEO_MISSING_TAG, line, loc or "", ", ".join(missing))
+        if e.news:
+            self.news += len(e.news)
+            self.news_entries += 1
+            for n in e.news:
+                self._news(n.tags, n.publication_date, line, loc or "")
+        if e.alternates:
+            self._alternates(e, loc or "")
+
+    def location(self, loc: str, line: int | None) -> None:
+        """Check one listed URL (of an entry, or a line of a text sitemap)."""
+        tally = self.tally
+        problem = classify_loc(loc, self.scope)
+        if problem is not None:
+            tally.add(problem, line, loc)
+            if problem is Kind.INVALID_URL:
+                return
+        if self.is_index:
+            # Another host's sitemap is still read (its owner may have verified both sites);
+            # the fetcher sends the credentials to the site's own origin only.
+            self.children.append((loc, line or 0))
+        site = self.site
+        again = site.seen.add(loc, self.number)
+        if again:
+            where = "within this file" if again == 1 else "also in another file"
+            tally.add(Kind.DUPLICATE_URL, line, loc, where)
+        rules = site.rules
+        if (
+            rules is not None
+            and problem is None
+            and self.scope.host == site.robots_host
+            and not rules.allowed(loc)
+        ):
+            tally.add(Kind.BLOCKED_BY_ROBOTS, line, loc)
+
+    def lastmod(self, raw: str, line: int | None) -> None:
+        """Check one <lastmod> value and count it."""
+        known = self._lastmod_memo.get(raw)
+        if known is None:
+            known = classify_lastmod(raw, self.now_key)
+            if len(self._lastmod_memo) >= 4096:
+                self._lastmod_memo.clear()
+            self._lastmod_memo[raw] = known
+        problem, key = known
+        if problem is not None:
+            self.tally.add(problem, line, raw.strip(_XML_SPACE))
+        if key is not None:
+            self.stats.add(key)
+
+    def _news(self, tags: frozenset[str], date: str | None, line: int, loc: str) -> None:
+        missing = news_missing(tags)
+        if missing:
+            self.tally.add(Kind.NEWS_MISSING_TAG, line, loc, ", ".join(missing))
+        if date is not None:
+            problem, key = classify_lastmod(date, self.now_key)
+            if key is None or problem is Kind.DATE_WITHOUT_TIMEZONE:
+                self.tally.add(problem or Kind.INVALID_DATE, line, date)
+            elif key < self.now_key - NEWS_MAX_AGE_US:
+                self.tally.add(Kind.NEWS_TOO_OLD, line, f"{date} {loc}")
+
+    def _alternates(self, e: Entry, loc: str) -> None:
+        self.alternates += len(e.alternates)
+        tally, site = self.tally, self.site
+        self_link = False
+        for code, href in e.alternates:
+            if not hreflang_valid(code):
+                tally.add(Kind.HREFLANG_INVALID, e.line, f"hreflang={code!r}", "not BCP 47")
+            if href == loc:
+                self_link = True
+            elif loc and href:
+                site.alternate(self.url, e.line, loc, href)
+        if loc:
+            site.alternate(self.url, e.line, loc, loc)
+        if not self_link:
+            tally.add(Kind.HREFLANG_INVALID, e.line, loc, "no link to the page itself")
+
+    def finish(self) -> None:
+        """The checks of the file as a whole, once its last entry is read."""
+        tally, n = self.tally, self.entries
+        if n > MAX_ENTRIES:
+            tally.set_count(Kind.TOO_MANY_SITEMAPS if self.is_index else Kind.TOO_MANY_URLS, n)
+        if n == 0:
+            tally.set_count(Kind.EMPTY_SITEMAP, 1)
+        dated = self.stats.count
+        if dated > 0 and self.without_lastmod:
+            tally.set_count(Kind.PARTIAL_LASTMOD, self.without_lastmod)
+        if (
+            dated >= IDENTICAL_MIN_ENTRIES
+            and len(self.stats.days) <= IDENTICAL_MAX_DAYS
+            and not self.news_entries
+        ):
+            tally.set_count(Kind.IDENTICAL_LASTMODS, dated)
+        if self.news_entries > MAX_NEWS:
+            tally.set_count(Kind.NEWS_TOO_MANY, self.news_entries)
+
+
+def text_lines(chunks: Iterable[bytes]) -> Iterator[tuple[int, str]]:
+    """The non-blank lines of a text sitemap, numbered, each cut to 4,096 characters."""
+    number = 0
+    rest = b""
+    first = True
+    for chunk in chunks:
+        data = rest + chunk
+        if first:
+            if len(data) < 3:
+                rest = data
+                continue
+            data, first = data.removeprefix(b"\xef\xbb\xbf"), False  # a UTF-8 byte order mark
+        lines = data.split(b"\n")
+        rest = lines.pop()
+        if len(rest) > 8192:
+            rest = rest[:8192]  # a line that never ends is cut; the remainder is dropped
+        for raw in lines:
+            number += 1
+            text = raw.decode("utf-8", "replace").strip()
+            if text:
+                yield number, text[:4096]
+    if rest:
+        text = rest.decode("utf-8", "replace").strip()
+        if text:
+            yield number + 1, text[:4096]

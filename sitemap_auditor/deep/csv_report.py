@@ -1,0 +1,103 @@
+"""The deep audit as two CSV files, rendered from the JSON document alone: sitemaps.csv (one row
+a sitemap) and findings.csv (one row a finding, its examples joined)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = ["FINDING_COLUMNS", "SITEMAP_COLUMNS", "write"]
+
+SITEMAP_COLUMNS = (
+    "url",
+    "parent",
+    "depth",
+    "source",
+    "type",
+    "httpStatus",
+    "contentType",
+    "compression",
+    "wireBytes",
+    "bytes",
+    "entries",
+    "seconds",
+    "lastmodCount",
+    "lastmodShare",
+    "lastmodEarliest",
+    "lastmodLatest",
+    "lastmodDistinctDays",
+    "images",
+    "videos",
+    "news",
+    "alternates",
+    "errors",
+    "warnings",
+    "notices",
+)
+FINDING_COLUMNS = (
+    "severity",
+    "kind",
+    "title",
+    "sitemap",
+    "line",
+    "count",
+    "message",
+    "fix",
+    "examples",
+)
+
+
+def _cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    text = str(value)
+    # A cell a spreadsheet would run as a formula is quoted (sites write what they like).
+    if text[:1] in ("=", "+", "-", "@") and not isinstance(value, int | float):
+        return "'" + text
+    return value
+
+
+def _sitemap_row(s: Mapping[str, Any]) -> list[Any]:
+    lm = s["lastmod"] or {}
+    ext = s["extensions"]
+    f = s["findings"]
+    values = [s[c] for c in SITEMAP_COLUMNS[:12]]
+    values += [
+        lm.get("count"),
+        lm.get("share"),
+        lm.get("earliest"),
+        lm.get("latest"),
+        lm.get("distinctDays"),
+        ext["image"],
+        ext["video"],
+        ext["news"],
+        ext["alternates"],
+        f["error"],
+        f["warning"],
+        f["notice"],
+    ]
+    return [_cell(v) for v in values]
+
+
+def _finding_row(f: Mapping[str, Any]) -> list[Any]:
+    examples = json.dumps(f["examples"], ensure_ascii=False)
+    return [_cell(f[c]) for c in FINDING_COLUMNS[:-1]] + [_cell(examples)]
+
+
+def write(document: Mapping[str, Any], directory: str | Path) -> tuple[Path, Path]:
+    """Write sitemaps.csv and findings.csv into directory (made if need be); their paths."""
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    sitemaps, findings = folder / "sitemaps.csv", folder / "findings.csv"
+    with sitemaps.open("w", newline="", encoding="utf-8") as out:
+        w = csv.writer(out)
+        w.writerow(SITEMAP_COLUMNS)
+        w.writerows(_sitemap_row(s) for s in document["sitemaps"])
+    with findings.open("w", newline="", encoding="utf-8") as out:
+        w = csv.writer(out)
+        w.writerow(FINDING_COLUMNS)
+        w.writerows(_finding_row(f) for f in document["findings"])
+    return sitemaps, findings

@@ -1,0 +1,152 @@
+"""The deep audit's JSON document, version 1: the one interface of its reports (text, CSV, HTML).
+
+Pure: a finished walk in, a dict of JSON values out. Keys are camelCase and always present.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from .. import response
+from ..lastmod import format_instant, key_to_instant
+from .checks import Finding, LastmodStats
+from .kinds import KINDS, SEVERITY_ORDER, Severity
+from .walk import SitemapRecord, Walk
+
+__all__ = ["FORMAT", "VERSION", "build", "severity_counts", "worst_severity"]
+
+FORMAT = "sitemap-auditor-deep"
+VERSION = 1
+
+
+def _time(moment: datetime) -> str:
+    return format_instant(moment)
+
+
+def _key(key: int | None) -> str | None:
+    return None if key is None else format_instant(key_to_instant(key))
+
+
+def _lastmod(stats: LastmodStats | None, entries: int | None) -> dict[str, Any] | None:
+    if stats is None:
+        return None
+    return {
+        "count": stats.count,
+        "share": round(stats.count / entries, 4) if entries else 0.0,
+        "earliest": _key(stats.earliest),
+        "latest": _key(stats.latest),
+        "distinctDays": len(stats.days),
+        "byMonth": dict(sorted(stats.months.items())),
+    }
+
+
+def severity_counts(findings: list[Finding]) -> dict[str, int]:
+    """How many findings of each severity."""
+    counts = {s.value: 0 for s in SEVERITY_ORDER}
+    for f in findings:
+        counts[KINDS[f.kind].severity.value] += 1
+    return counts
+
+
+def _record(r: SitemapRecord, findings: list[Finding]) -> dict[str, Any]:
+    return {
+        "url": r.url,
+        "parent": r.parent,
+        "depth": r.depth,
+        "source": r.source,
+        "type": r.type,
+        "httpStatus": r.http_status,
+        "contentType": r.content_type,
+        "compression": r.compression,
+        "wireBytes": r.wire_bytes,
+        "bytes": r.bytes,
+        "entries": r.entries,
+        "seconds": r.seconds,
+        "lastmod": _lastmod(r.lastmod, r.entries),
+        "extensions": dict(r.extensions),
+        "findings": severity_counts(findings),
+    }
+
+
+def _finding(f: Finding) -> dict[str, Any]:
+    info = KINDS[f.kind]
+    return {
+        "kind": f.kind.value,
+        "severity": info.severity.value,
+        "title": info.title,
+        "sitemap": f.sitemap,
+        "line": f.line,
+        "count": f.count,
+        "examples": [{"line": e.line, "value": e.value} for e in f.examples],
+        "message": f.message,
+        "fix": info.fix,
+    }
+
+
+def _verdict(result: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "status": result.get("status"),
+        "message": result.get("message"),
+        "checks": [
+            {"code": c["code"]["id"], "status": c["status"], "message": c["message"]}
+            for c in result.get("checks") or []
+        ],
+    }
+
+
+def build(walk: Walk) -> dict[str, Any]:
+    """The document of a finished (or stopped) walk."""
+    by_sitemap: dict[str | None, list[Finding]] = {}
+    for f in walk.findings:
+        by_sitemap.setdefault(f.sitemap, []).append(f)
+    limits = walk.limits
+    fetched = sum(1 for r in walk.records if r.type != "unfetched")
+    document = {
+        "format": FORMAT,
+        "version": VERSION,
+        "auditedUrl": walk.audited_url,
+        "siteBase": walk.site.url,
+        "robotsTxt": {
+            "url": walk.robots_url,
+            "httpStatus": walk.robots_status,
+            "sitemapLines": walk.robots_sitemap_lines,
+        },
+        "startedAt": _time(walk.started),
+        "finishedAt": _time(walk.finished),
+        "seconds": walk.seconds,
+        "verdict": _verdict(walk.verdict),
+        "complete": walk.complete,
+        "stoppedBy": walk.stopped_by,
+        "limits": {
+            "maxSitemaps": limits.max_sitemaps,
+            "maxDepth": limits.max_depth,
+            "maxBytes": limits.max_bytes,
+            "maxSeconds": limits.max_seconds,
+            "concurrency": limits.concurrency,
+        },
+        "totals": {
+            "sitemaps": len(walk.records),
+            "fetched": fetched,
+            "urls": walk.urls,
+            "wireBytes": walk.wire_bytes,
+            "bytes": walk.bytes,
+            "findings": severity_counts(walk.findings),
+        },
+        "sitemaps": [_record(r, by_sitemap.get(r.url, [])) for r in walk.records],
+        "findings": [_finding(f) for f in walk.findings],
+    }
+    if walk.secrets:
+        # A site may echo the credentials back (in a <loc>, a lastmod): none reaches a report.
+        redacted: dict[str, Any] = response.redact_tree(document, walk.secrets)
+        return redacted
+    return document
+
+
+def worst_severity(document: dict[str, Any]) -> Severity | None:
+    """The worst severity among a document's findings, or None when it has none."""
+    seen = {f["severity"] for f in document["findings"]}
+    for s in SEVERITY_ORDER:
+        if s.value in seen:
+            return s
+    return None

@@ -1,0 +1,266 @@
+"""The one table of the deep audit's finding kinds: kind, severity, Search Console's title, the
+sentence a site owner reads, and the fix. Everything else (the JSON document, the reports, the
+exit status, the README's list) is derived from it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+__all__ = ["KINDS", "SEVERITY_ORDER", "Kind", "KindInfo", "Severity"]
+
+
+class Severity(StrEnum):
+    """How bad a finding is: an error makes search engines reject or ignore something."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    NOTICE = "notice"
+
+
+# Worst first, as the document sorts findings.
+SEVERITY_ORDER = (Severity.ERROR, Severity.WARNING, Severity.NOTICE)
+
+
+class Kind(StrEnum):
+    """A finding's stable kind, as the JSON document writes it."""
+
+    COULDNT_FETCH = "couldnt-fetch"
+    BLOCKED = "blocked"
+    SITEMAP_IS_HTML = "sitemap-is-html"
+    LEADING_WHITESPACE = "leading-whitespace"
+    INVALID_XML = "invalid-xml"
+    INCORRECT_NAMESPACE = "incorrect-namespace"
+    UNKNOWN_FORMAT = "unknown-format"
+    MISSING_TAG = "missing-tag"
+    INVALID_URL = "invalid-url"
+    URL_NOT_ALLOWED = "url-not-allowed"
+    PATH_MISMATCH = "path-mismatch"
+    TOO_MANY_URLS = "too-many-urls"
+    FILE_TOO_LARGE = "file-too-large"
+    EMPTY_SITEMAP = "empty-sitemap"
+    NESTED_INDEX = "nested-index"
+    TOO_MANY_SITEMAPS = "too-many-sitemaps"
+    COMPRESSION_ERROR = "compression-error"
+    INVALID_DATE = "invalid-date"
+    DATE_WITHOUT_TIMEZONE = "date-without-timezone"
+    FUTURE_LASTMOD = "future-lastmod"
+    IDENTICAL_LASTMODS = "identical-lastmods"
+    PARTIAL_LASTMOD = "partial-lastmod"
+    DUPLICATE_URL = "duplicate-url"
+    BLOCKED_BY_ROBOTS = "blocked-by-robots"
+    NEWS_TOO_MANY = "news-too-many"
+    NEWS_TOO_OLD = "news-too-old"
+    NEWS_MISSING_TAG = "news-missing-tag"
+    VIDEO_MISSING_TAG = "video-missing-tag"
+    IMAGE_MISSING_LOC = "image-missing-loc"
+    HREFLANG_INVALID = "hreflang-invalid"
+    LIMIT_REACHED = "limit-reached"
+
+
+@dataclass(frozen=True)
+class KindInfo:
+    """What a kind means to a site owner."""
+
+    severity: Severity
+    title: str  # Search Console's words for it, where it has some
+    message: str  # one sentence; {count} is the number of times it was found
+    fix: str
+
+
+_E, _W, _N = Severity.ERROR, Severity.WARNING, Severity.NOTICE
+
+KINDS: dict[Kind, KindInfo] = {
+    Kind.COULDNT_FETCH: KindInfo(
+        _E,
+        "Couldn't fetch",
+        "The sitemap could not be downloaded: {detail}.",
+        "Make the URL answer 200 with the sitemap, or remove it from robots.txt and the index.",
+    ),
+    Kind.BLOCKED: KindInfo(
+        _E,
+        "Couldn't fetch",
+        "The sitemap is there but a firewall or CDN hides it from crawlers ({detail}).",
+        "Let crawlers through to sitemap URLs (allow-list them in the firewall or bot protection).",
+    ),
+    Kind.SITEMAP_IS_HTML: KindInfo(
+        _E,
+        "Sitemap is HTML",
+        "The URL answers with an HTML page, not a sitemap.",
+        "Serve the XML sitemap at this URL (often a route of the app catches it), "
+        "or list the real sitemap's URL.",
+    ),
+    Kind.LEADING_WHITESPACE: KindInfo(
+        _E,
+        "Leading whitespace",
+        "White space comes before the XML declaration, which makes the file invalid XML.",
+        "Remove the blank lines or spaces before <?xml (often an included file or template).",
+    ),
+    Kind.INVALID_XML: KindInfo(
+        _E,
+        "Invalid XML",
+        "The file is not well-formed XML, so search engines stop reading it there: {detail}.",
+        "Escape & as &amp; (and < as &lt;) in URLs, and close every tag; validate the file.",
+    ),
+    Kind.INCORRECT_NAMESPACE: KindInfo(
+        _E,
+        "Incorrect namespace",
+        "The root element's namespace is {detail}, not http://www.sitemaps.org/schemas/sitemap/0.9.",
+        'Write xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" on the root element.',
+    ),
+    Kind.UNKNOWN_FORMAT: KindInfo(
+        _E,
+        "Unsupported file format",
+        "The file is not a sitemap in any format search engines read: {detail}.",
+        "Serve an XML sitemap (<urlset> or <sitemapindex>), an RSS or Atom feed, or a text list.",
+    ),
+    Kind.MISSING_TAG: KindInfo(
+        _E,
+        "Missing XML tag",
+        "{count} entries have no <loc>, so they list nothing.",
+        "Give every <url> and <sitemap> a <loc> with the page's absolute URL.",
+    ),
+    Kind.INVALID_URL: KindInfo(
+        _E,
+        "Invalid URL",
+        "{count} <loc> values are not absolute http(s) URLs that search engines can read.",
+        "Write full URLs (https://host/path), percent-encode spaces, keep them under 2,048 chars.",
+    ),
+    Kind.URL_NOT_ALLOWED: KindInfo(
+        _E,
+        "URL not allowed",
+        "{count} URLs are on another host or scheme, or above the sitemap's folder.",
+        "List only URLs of the sitemap's own host and scheme, in its folder or below; "
+        "or move the sitemap to the site root.",
+    ),
+    Kind.PATH_MISMATCH: KindInfo(
+        _E,
+        "Path mismatch",
+        "{count} URLs differ from the sitemap's host by www.",
+        "Use the same host (with or without www) in the sitemap's URL and in every <loc>.",
+    ),
+    Kind.TOO_MANY_URLS: KindInfo(
+        _E,
+        "Too many URLs",
+        "The sitemap lists {count} URLs; search engines read at most 50,000 per file.",
+        "Split it into files of at most 50,000 URLs listed by a sitemap index.",
+    ),
+    Kind.FILE_TOO_LARGE: KindInfo(
+        _E,
+        "Sitemap file size error",
+        "The sitemap is larger than 50 MB (52,428,800 bytes) uncompressed, the protocol's limit.",
+        "Split it into smaller files listed by a sitemap index.",
+    ),
+    Kind.EMPTY_SITEMAP: KindInfo(
+        _W,
+        "Empty sitemap",
+        "The sitemap lists no URL.",
+        "Fill it, or remove it from robots.txt and the index.",
+    ),
+    Kind.NESTED_INDEX: KindInfo(
+        _E,
+        "Nested indexes",
+        "A sitemap index lists another sitemap index; search engines do not follow those.",
+        "List the child sitemaps directly in the top-level index.",
+    ),
+    Kind.TOO_MANY_SITEMAPS: KindInfo(
+        _E,
+        "Too many sitemaps",
+        "The index lists {count} sitemaps; an index may list at most 50,000.",
+        "Split the index into several indexes, each submitted or listed in robots.txt.",
+    ),
+    Kind.COMPRESSION_ERROR: KindInfo(
+        _E,
+        "Compression error",
+        "The file could not be decompressed: {detail}.",
+        "Serve a complete gzip file (gzip -t checks one), or the plain XML.",
+    ),
+    Kind.INVALID_DATE: KindInfo(
+        _E,
+        "Invalid date",
+        "{count} <lastmod> values are not W3C Datetime dates.",
+        "Write dates as 2026-11-30 or 2026-11-30T08:15:00+00:00.",
+    ),
+    Kind.DATE_WITHOUT_TIMEZONE: KindInfo(
+        _E,
+        "Invalid date",
+        "{count} <lastmod> values give a time without a time zone, which W3C Datetime forbids.",
+        "Add the zone to the time (2026-11-30T08:15:00+00:00 or ...Z), or write the date alone.",
+    ),
+    Kind.FUTURE_LASTMOD: KindInfo(
+        _W,
+        "Future date",
+        "{count} <lastmod> values are in the future, so search engines distrust the dates.",
+        "Write the date the page last changed, never a future or placeholder date.",
+    ),
+    Kind.IDENTICAL_LASTMODS: KindInfo(
+        _W,
+        "Identical lastmods",
+        "{count} entries share at most two distinct <lastmod> days: the dates look generated, "
+        "and search engines ignore dates that do not track real changes.",
+        "Set each <lastmod> to the day its page's content last changed (not the build's date).",
+    ),
+    Kind.PARTIAL_LASTMOD: KindInfo(
+        _N,
+        "Partial lastmod",
+        "{count} entries have no <lastmod> while others do.",
+        "Give every entry the date its page last changed.",
+    ),
+    Kind.DUPLICATE_URL: KindInfo(
+        _W,
+        "Duplicate URL",
+        "{count} URLs are listed more than once ({detail}).",
+        "List each URL once, in one sitemap.",
+    ),
+    Kind.BLOCKED_BY_ROBOTS: KindInfo(
+        _W,
+        "Blocked by robots.txt",
+        "{count} listed URLs are disallowed for Googlebot by robots.txt.",
+        "Remove them from the sitemap, or allow them in robots.txt.",
+    ),
+    Kind.NEWS_TOO_MANY: KindInfo(
+        _E,
+        "Too many news URLs",
+        "The news sitemap lists {count} articles; Google News reads at most 1,000 per file.",
+        "Keep the last two days' articles only, at most 1,000 a file.",
+    ),
+    Kind.NEWS_TOO_OLD: KindInfo(
+        _W,
+        "Article too old",
+        "{count} news articles were published more than two days ago.",
+        "List only articles of the last two days in the news sitemap.",
+    ),
+    Kind.NEWS_MISSING_TAG: KindInfo(
+        _E,
+        "Missing XML tag",
+        "{count} <news:news> elements lack a required tag: {detail}.",
+        "Give each <news:news> a <news:publication> (name, language), "
+        "<news:publication_date> and <news:title>.",
+    ),
+    Kind.VIDEO_MISSING_TAG: KindInfo(
+        _E,
+        "Missing XML tag",
+        "{count} <video:video> elements lack a required tag: {detail}.",
+        "Give each video a thumbnail_loc, title, description, and a content_loc or player_loc.",
+    ),
+    Kind.IMAGE_MISSING_LOC: KindInfo(
+        _E,
+        "Missing XML tag",
+        "{count} <image:image> elements have no <image:loc>.",
+        "Give every <image:image> an <image:loc> with the image's URL.",
+    ),
+    Kind.HREFLANG_INVALID: KindInfo(
+        _W,
+        "hreflang errors",
+        "{count} alternate-language links are wrong ({detail}), so search engines may ignore "
+        "the whole set.",
+        "Use BCP 47 codes (en, en-GB, x-default), list each page itself among its alternates, "
+        "and make every alternate link back.",
+    ),
+    Kind.LIMIT_REACHED: KindInfo(
+        _N,
+        "Not everything was read",
+        "The audit stopped at a limit ({detail}); the findings cover what was read.",
+        "Raise the limit (see --help) to read the rest.",
+    ),
+}

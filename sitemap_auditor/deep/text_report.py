@@ -1,0 +1,115 @@
+"""The deep audit's readable report, rendered from the JSON document alone: the sitemap tree,
+the findings worst first with their fix, the counts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["MAX_TREE_LINES", "render"]
+
+# A site with 50,000 sitemaps gets the first ones in its tree and a count of the rest.
+MAX_TREE_LINES = 200
+_MARKS = {"error": "✗", "warning": "!", "notice": "i"}
+_COLOURS = {"error": "31", "warning": "33", "notice": "36"}
+
+
+def _size(n: int | None) -> str:
+    if n is None:
+        return "-"
+    if n < 1000:
+        return f"{n:,} bytes"
+    value = float(n)
+    for unit in ("KB", "MB", "GB"):
+        value /= 1000
+        if value < 1000 or unit == "GB":
+            break
+    return f"{value:,.1f} {unit}"
+
+
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n:,} {one if n == 1 else (many or one + 's')}"
+
+
+def _counts(c: Mapping[str, int]) -> str:
+    parts = [_plural(c[s], s) for s in ("error", "warning", "notice") if c.get(s)]
+    return ", ".join(parts) if parts else "no findings"
+
+
+def _tree(sitemaps: list[Mapping[str, Any]]) -> list[str]:
+    children: dict[str | None, list[Mapping[str, Any]]] = {}
+    for s in sitemaps:
+        children.setdefault(s["parent"], []).append(s)
+    lines: list[str] = []
+    shown = 0
+
+    def visit(s: Mapping[str, Any], level: int) -> None:
+        nonlocal shown
+        shown += 1
+        if len(lines) < MAX_TREE_LINES:
+            what = s["type"]
+            status = f"HTTP {s['httpStatus']}" if s["httpStatus"] is not None else "no answer"
+            if what == "unfetched":
+                status = "not fetched (a limit was reached)"
+            entries = f", {_plural(s['entries'], 'entry', 'entries')}" if s["entries"] else ""
+            gz = ", gzip" if s["compression"] else ""
+            found = _counts(s["findings"])
+            lines.append(f"  {'  ' * level}{s['url']}  <{what}> {status}{entries}{gz}  [{found}]")
+        for child in children.get(s["url"], []):
+            if child is not s:
+                visit(child, level + 1)
+
+    for root in children.get(None, []):
+        visit(root, 0)
+    if shown > len(lines):
+        lines.append(f"  ... and {shown - len(lines):,} more sitemaps (see --json or --csv)")
+    return lines
+
+
+def render(document: Mapping[str, Any], colour: bool = False) -> str:
+    """The whole report as text."""
+
+    def paint(severity: str, text: str) -> str:
+        return f"\033[{_COLOURS[severity]}m{text}\033[0m" if colour else text
+
+    d = document
+    totals = d["totals"]
+    verdict = d["verdict"]
+    robots = d["robotsTxt"]
+    out = [f"Deep audit of {d['auditedUrl']}"]
+    out.append(f"  Lambda auditor: {verdict['status']}  {verdict['message'] or ''}".rstrip())
+    status = robots["httpStatus"]
+    out.append(
+        f"  robots.txt  {robots['url']}  "
+        f"{'HTTP ' + str(status) if status is not None else 'no answer'}, "
+        f"{_plural(robots['sitemapLines'], 'Sitemap: line')}"
+    )
+    out.append(
+        f"  read {_plural(totals['fetched'], 'sitemap')} of {totals['sitemaps']:,} found, "
+        f"{_plural(totals['urls'], 'URL')}, {_size(totals['bytes'])} "
+        f"({_size(totals['wireBytes'])} on the wire) in {d['seconds']:.1f} s"
+    )
+    if d["stoppedBy"] is not None:
+        out.append(f"  stopped by {d['stoppedBy']}: not every sitemap was read")
+    out.append("")
+    out.append("Sitemaps")
+    out.extend(_tree(d["sitemaps"]) or ["  none found"])
+    out.append("")
+    findings = d["findings"]
+    out.append(f"Findings, worst first ({_counts(totals['findings'])})")
+    if not findings:
+        out.append("  none: every sitemap read passes every check")
+    for f in findings:
+        sev = f["severity"]
+        where = f["sitemap"] or "the site"
+        line = f", line {f['line']}" if f["line"] is not None else ""
+        out.append(
+            f"  {paint(sev, _MARKS[sev] + ' ' + sev.upper())}  {f['title']} ({f['kind']})"
+            f"  x{f['count']:,}  in {where}{line}"
+        )
+        out.append(f"      {f['message']}")
+        for e in f["examples"]:
+            at = f"line {e['line']}: " if e["line"] is not None else ""
+            out.append(f"        e.g. {at}{e['value']}")
+        out.append(f"      fix: {f['fix']}")
+    return "\n".join(out)

@@ -1,0 +1,796 @@
+"""The walk: from a site root and its robots.txt, every sitemap, breadth first, each fetched once.
+
+Every fetch goes through the Lambda's fetcher (`fetch.Fetcher` under a `FetchPolicy`: the address
+guard, the 50 MB cap and bomb limits, the per-request deadline, credentials only to the site's
+origin) and every XML body through its parser, which hands each entry to the checks. Nothing
+holds a body or the list of URLs: memory grows only with the number of sitemaps (one record
+each) and with the compact duplicate table.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import re
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from .. import audit as lambda_audit
+from .. import candidates, config, request, response, robots
+from .. import site as sites
+from ..credentials import Credentials
+from ..errors import FetchError, FetchErrorKind
+from ..fetch import Fetcher, FetchPolicy
+from ..guard import Resolver, system_resolver
+from ..issues import Kind as IssueKind
+from ..parser import Entry, ParsedSitemap, Rejected, SitemapParser
+from ..response import redact
+from ..urls import strip_userinfo
+from . import checks
+from .checks import (
+    SITEMAP_NAMESPACE,
+    Finding,
+    LastmodStats,
+    Rules,
+    SiteChecks,
+    SitemapChecks,
+    SitemapScope,
+    Tally,
+)
+from .kinds import Kind
+
+__all__ = [
+    "MAX_PER_HOST",
+    "MAX_SITEMAPS_CEILING",
+    "Limits",
+    "Options",
+    "Progress",
+    "SitemapRecord",
+    "UrlRecord",
+    "Walk",
+    "load_rules",
+    "walk",
+]
+
+MAX_SITEMAPS_CEILING = 50_000
+# Sitemaps listed past the limit are recorded as unfetched up to this many more, then counted.
+MAX_UNFETCHED_RECORDS = 1000
+# Politeness: at most this many fetches at once to one host, whatever --concurrency allows in all.
+MAX_PER_HOST = 4
+_LOOKAHEAD = 256
+_HEAD_BYTES = 1024
+_BLOCKING_STATUSES = frozenset({403, 429, 503})
+_COMPRESSION_KINDS = frozenset(
+    {
+        FetchErrorKind.BAD_COMPRESSED_DATA,
+        FetchErrorKind.TRUNCATED_COMPRESSED_DATA,
+        FetchErrorKind.UNSUPPORTED_ENCODING,
+    }
+)
+_LINE = re.compile(r"at line (\d+)")
+_XML_SPACE = b" \t\r\n"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How far a walk may go; each can be raised."""
+
+    max_sitemaps: int = 1000
+    max_depth: int = 5
+    max_bytes: int = 1024**3
+    max_seconds: float = 600.0
+    concurrency: int = 4
+    max_dedupe_urls: int = checks.DEFAULT_MAX_DEDUPE_URLS
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.max_sitemaps <= MAX_SITEMAPS_CEILING:
+            raise ValueError(f"max_sitemaps must be 1 to {MAX_SITEMAPS_CEILING:,}")
+        if self.max_depth < 0 or self.max_bytes < 1 or self.max_seconds <= 0:
+            raise ValueError("max_depth must be >= 0, max_bytes and max_seconds > 0")
+        if not 1 <= self.concurrency <= 32:
+            raise ValueError("concurrency must be 1 to 32")
+
+
+@dataclass(frozen=True)
+class UrlRecord:
+    """One listed URL, as `--urls` writes it."""
+
+    url: str
+    sitemap: str
+    line: int | None
+    lastmod: str | None
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a walk is: files done and queued, URLs and bytes read."""
+
+    done: int
+    queued: int
+    urls: int
+    bytes: int
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a deep audit is given besides the URL."""
+
+    limits: Limits = field(default_factory=Limits)
+    credentials: Credentials | None = None
+    allow_private_networks: bool = False
+    resolver: Resolver = system_resolver
+    max_age_days: int = config.DEFAULT_MAX_AGE_DAYS
+    # Called with every listed URL, from the walk's threads one at a time (never concurrently).
+    on_url: Callable[[UrlRecord], None] | None = None
+    on_progress: Callable[[Progress], None] | None = None
+    now: Callable[[], datetime] = lambda: datetime.now(UTC)
+
+
+@dataclass
+class SitemapRecord:
+    """One sitemap of the walk: found, fetched (or not), and what its checks found."""
+
+    number: int
+    url: str
+    parent: str | None
+    depth: int
+    source: str  # robots, fallback or index
+    type: str = "unfetched"
+    http_status: int | None = None
+    content_type: str | None = None
+    compression: str | None = None
+    wire_bytes: int | None = None
+    bytes: int | None = None
+    entries: int | None = None
+    seconds: float | None = None
+    lastmod: LastmodStats | None = None
+    extensions: dict[str, int] = field(
+        default_factory=lambda: {"image": 0, "video": 0, "news": 0, "alternates": 0}
+    )
+    findings: list[Finding] = field(default_factory=list)
+    children: list[int] = field(default_factory=list)
+    cut: bool = False  # its fetch was cut by the walk's own time limit
+
+
+@dataclass
+class Walk:
+    """What a walk found, for the document."""
+
+    audited_url: str
+    site: sites.SiteBase
+    robots_url: str
+    robots_status: int | None
+    robots_sitemap_lines: int
+    started: datetime
+    finished: datetime
+    seconds: float
+    verdict: dict[str, Any]
+    limits: Limits
+    stopped_by: str | None
+    complete: bool
+    records: list[SitemapRecord]  # in walk order
+    findings: list[Finding]  # every finding, the records' included
+    urls: int
+    wire_bytes: int
+    bytes: int
+    # What must appear in no report: the credentials, in every form (Credentials.secrets).
+    secrets: tuple[str, ...] = ()
+
+
+def load_rules(body: bytes) -> Rules | None:
+    """robots.txt's rules for Googlebot, or None when the matcher is not installed."""
+    try:
+        module = importlib.import_module("sitemap_auditor.deep.robots_rules")
+    except ModuleNotFoundError as e:
+        if e.name != "sitemap_auditor.deep.robots_rules":
+            raise
+        return None
+    rules: Rules = module.RobotsRules.parse(body)
+    return rules
+
+
+@dataclass
+class _Fetched:
+    """One sitemap's fetch, as a worker thread hands it back."""
+
+    record: SitemapRecord
+    checks: SitemapChecks | None
+    tally: Tally
+    parser: SitemapParser | None = None
+    whole: bool = False  # read to its end as a sitemap: the file-wide checks apply
+
+
+class _Walker:
+    def __init__(self, url: str, site: sites.SiteBase, options: Options) -> None:
+        self.url = url
+        self.site = site
+        self.options = options
+        self.limits = options.limits
+        self.started_mono = time.monotonic()
+        self.deadline = self.started_mono + self.limits.max_seconds
+        self.policy = FetchPolicy(
+            origin=site.origin(),
+            credentials=options.credentials,
+            allow_private_networks=options.allow_private_networks,
+            resolver=options.resolver,
+            budget_deadline=self.deadline,
+        )
+        self.now = options.now()
+        self.now_key = checks.instant_key(self.now)
+        self.lock = threading.Lock()
+        self.local = threading.local()
+        self.fetchers: list[Fetcher] = []
+        self.records: list[SitemapRecord] = []
+        self.by_url: dict[str, SitemapRecord] = {}
+        self.urls = 0
+        self.wire_bytes = 0
+        self.bytes = 0
+        self.not_recorded = 0
+        self.site_checks: SiteChecks | None = None
+        self.site_tally = Tally()
+        self.done = 0
+        self.secrets = options.credentials.secrets() if options.credentials else ()
+        on_url = options.on_url
+        if on_url is not None and self.secrets:
+            secrets = self.secrets
+
+            def redacted(u: UrlRecord) -> None:
+                lastmod = None if u.lastmod is None else redact(u.lastmod, secrets)
+                on_url(UrlRecord(redact(u.url, secrets), u.sitemap, u.line, lastmod))
+
+            self.on_url: Callable[[UrlRecord], None] | None = redacted
+        else:
+            self.on_url = on_url
+
+    # -- fetching, in worker threads -------------------------------------------------------
+
+    def fetcher(self) -> Fetcher:
+        f: Fetcher | None = getattr(self.local, "fetcher", None)
+        if f is None:
+            f = Fetcher(self.policy)
+            self.local.fetcher = f
+            with self.lock:
+                self.fetchers.append(f)
+        return f
+
+    def fetch(self, record: SitemapRecord) -> _Fetched:
+        started = time.monotonic()
+        tally = Tally()
+        out = _Fetched(record, None, tally)
+        fetcher = self.fetcher()
+        rec = replace(record, findings=[], children=[])
+        out.record = rec
+        answer = None
+        try:
+            with fetcher.open(rec.url) as answer:
+                rec.http_status = answer.status
+                rec.content_type = (answer.content_type or "")[:200] or None
+                if not 200 <= answer.status < 300:
+                    self._refused(rec, answer, tally)
+                else:
+                    self._read(rec, answer, out)
+        except FetchError as e:
+            if fetcher.ran_out_of_budget and time.monotonic() >= self.deadline:
+                rec.cut = True
+                fetcher.ran_out_of_budget = False
+            elif e.kind is FetchErrorKind.TOO_LARGE:
+                tally.add(Kind.FILE_TOO_LARGE, None, rec.url)
+            elif e.kind in _COMPRESSION_KINDS:
+                tally.set_count(Kind.COMPRESSION_ERROR, 1, detail=e.describe())
+            else:
+                tally.set_count(Kind.COULDNT_FETCH, 1, detail=e.describe())
+            head = out.parser.head if out.parser is not None else None
+            if rec.type == "unfetched" and not rec.cut:
+                found = head.root if head is not None else ""
+                rec.type = found if found in checks.SITEMAP_ROOTS else "unknown"
+        if answer is not None:
+            rec.wire_bytes = answer.wire_bytes
+        rec.seconds = round(time.monotonic() - started, 3)
+        if out.checks is not None and out.whole:
+            out.checks.finish()
+        return out
+
+    def _refused(self, rec: SitemapRecord, answer: Any, tally: Tally) -> None:
+        rec.type = "unknown"
+        head = b""
+        try:
+            for chunk in answer.body(limit=8192, truncate=True):
+                head += chunk
+        except FetchError:
+            pass
+        rec.bytes = len(head)
+        status = answer.status
+        if status in _BLOCKING_STATUSES or checks.challenge_page(head):
+            tally.set_count(Kind.BLOCKED, 1, detail=f"HTTP {status}")
+        else:
+            tally.set_count(Kind.COULDNT_FETCH, 1, detail=f"HTTP {status}")
+
+    def _read(self, rec: SitemapRecord, answer: Any, out: _Fetched) -> None:
+        tally = out.tally
+        body = answer.body()
+        total = 0
+        head = b""
+        chunks: Iterator[bytes] = iter(body)
+        for chunk in chunks:
+            head += chunk
+            total += len(chunk)
+            if len(head) >= _HEAD_BYTES:
+                break
+        rec.bytes = total
+        kind = _first_bytes(head)
+        if checks.sniff_html(head, answer.content_type):
+            rec.type = "html"
+            tally.set_count(Kind.SITEMAP_IS_HTML, 1)
+            self._count_bytes(rec, answer, chunks)
+            return
+        if not head.strip(_XML_SPACE + b"\xef\xbb\xbf"):
+            self._count_bytes(rec, answer, chunks)
+            rec.type, rec.entries = "unknown", 0
+            tally.set_count(Kind.EMPTY_SITEMAP, 1)
+            return
+        from_robots = self._from_robots(rec)
+        scope = SitemapScope.of(rec.url, from_robots)
+        sc = SitemapChecks(rec.url, rec.number, scope, False, self.now_key, self._site())
+        sc.tally = tally
+        out.checks = sc
+        if kind == "text":
+            self._read_text(rec, answer, head, chunks, sc)
+            out.whole = True
+            return
+        if kind != "xml":
+            out.checks = None
+            rec.type = "unknown"
+            tally.set_count(Kind.UNKNOWN_FORMAT, 1, detail="neither XML nor a list of URLs")
+            self._count_bytes(rec, answer, chunks)
+            return
+        offset = 0
+        bom = b"\xef\xbb\xbf" if head.startswith(b"\xef\xbb\xbf") else b""
+        rest = head[len(bom) :]
+        stripped = rest.lstrip(_XML_SPACE)
+        if stripped.startswith(b"<?xml") and len(stripped) < len(rest):
+            gap = rest[: len(rest) - len(stripped)]
+            offset = gap.count(b"\n") or gap.count(b"\r")
+            tally.set_count(Kind.LEADING_WHITESPACE, 1, line=1)
+            head = bom + stripped
+        parser_box: list[SitemapParser] = []
+        on_url = self.on_url
+
+        def entry(e: Entry) -> None:
+            if offset:
+                e = replace(e, line=e.line + offset)
+            if sc.entries == 0:
+                root = parser_box[0].head
+                sc.is_index = root is not None and root.root == "sitemapindex"
+            with self.lock:
+                sc.entry(e)
+                if on_url is not None and e.loc and not sc.is_index:
+                    on_url(UrlRecord(e.loc, rec.url, e.line, e.lastmod))
+
+        parser = SitemapParser(on_entry=entry)
+        parser_box.append(parser)
+        out.parser = parser
+        parser.feed(head)
+        for chunk in chunks:
+            if parser.finished:
+                break  # refused already: the rest cannot change that
+            rec.bytes += len(chunk)
+            parser.feed(chunk)
+        outcome = parser.close()
+        root = parser.head.root if parser.head is not None else None
+        if isinstance(outcome, ParsedSitemap):
+            rec.type = outcome.root
+            rec.entries = outcome.entry_count
+            sc.is_index = outcome.root == "sitemapindex"
+            out.whole = True
+            self._namespace(parser, tally)
+        else:
+            self._rejected(rec, outcome, root, tally, offset)
+            if root in checks.SITEMAP_ROOTS:
+                rec.entries = sc.entries
+        rec.compression = "gzip" if rec.bytes != answer.wire_bytes else None
+
+    def _namespace(self, parser: SitemapParser, tally: Tally) -> None:
+        head = parser.head
+        if head is not None and head.namespace != SITEMAP_NAMESPACE:
+            shown = "missing" if head.namespace is None else repr(head.namespace[:100])
+            tally.set_count(Kind.INCORRECT_NAMESPACE, 1, line=head.line, detail=shown)
+
+    def _rejected(
+        self, rec: SitemapRecord, outcome: Rejected, root: str | None, tally: Tally, offset: int
+    ) -> None:
+        if outcome.kind is IssueKind.UNKNOWN_ROOT:
+            if root == "rss":
+                rec.type = "rss"
+            elif root == "feed":
+                rec.type = "atom"
+            elif root == "html":
+                rec.type = "html"
+                tally.set_count(Kind.SITEMAP_IS_HTML, 1)
+            else:
+                rec.type = "unknown"
+                detail = f"its root element is <{root}>"
+                tally.set_count(Kind.UNKNOWN_FORMAT, 1, line=1, detail=detail)
+            return
+        if outcome.kind is IssueKind.EMPTY_BODY:
+            rec.type, rec.entries = "unknown", 0
+            tally.set_count(Kind.EMPTY_SITEMAP, 1)
+            return
+        rec.type = root if root in checks.SITEMAP_ROOTS else "unknown"
+        m = _LINE.search(outcome.reason)
+        line = int(m[1]) + offset if m else None
+        tally.add(Kind.INVALID_XML, line, outcome.reason, outcome.reason)
+
+    def _read_text(
+        self,
+        rec: SitemapRecord,
+        answer: Any,
+        head: bytes,
+        chunks: Iterator[bytes],
+        sc: SitemapChecks,
+    ) -> None:
+        rec.type = "text"
+        on_url = self.on_url
+
+        def counted() -> Iterator[bytes]:
+            yield head
+            for chunk in chunks:
+                rec.bytes = (rec.bytes or 0) + len(chunk)
+                yield chunk
+
+        for number, text in checks.text_lines(counted()):
+            sc.entries += 1
+            with self.lock:
+                sc.location(text, number)
+                if on_url is not None:
+                    on_url(UrlRecord(text, rec.url, number, None))
+        rec.entries = sc.entries
+        rec.compression = "gzip" if rec.bytes != answer.wire_bytes else None
+
+    def _count_bytes(self, rec: SitemapRecord, answer: Any, chunks: Iterator[bytes]) -> None:
+        for chunk in chunks:
+            rec.bytes = (rec.bytes or 0) + len(chunk)
+        rec.compression = "gzip" if rec.bytes != answer.wire_bytes else None
+
+    def _from_robots(self, rec: SitemapRecord) -> bool:
+        r: SitemapRecord | None = rec
+        while r is not None:
+            if r.source == "robots":
+                return True
+            r = self.by_url.get(r.parent) if r.parent else None
+        return False
+
+    def _site(self) -> SiteChecks:
+        assert self.site_checks is not None
+        return self.site_checks
+
+    # -- the walk itself, on the calling thread ----------------------------------------------
+
+    def add(self, url: str, parent: SitemapRecord | None, source: str) -> SitemapRecord | None:
+        if url in self.by_url:
+            return None
+        if len(self.records) >= self.limits.max_sitemaps + MAX_UNFETCHED_RECORDS:
+            self.not_recorded += 1
+            return None
+        depth = parent.depth + 1 if parent is not None else 0
+        rec = SitemapRecord(len(self.records), url, parent.url if parent else None, depth, source)
+        self.records.append(rec)
+        self.by_url[url] = rec
+        if parent is not None:
+            parent.children.append(rec.number)
+        return rec
+
+    def progress(self, queued: int) -> None:
+        if self.options.on_progress is not None:
+            self.options.on_progress(Progress(self.done, queued, self.urls, self.bytes))
+
+    def apply(self, got: _Fetched, queue: deque[SitemapRecord]) -> None:
+        rec = got.record
+        old = self.records[rec.number]
+        rec.children = old.children
+        self.records[rec.number] = rec
+        self.by_url[rec.url] = rec
+        self.done += 1
+        if rec.cut:
+            rec.type = "unfetched"
+            return
+        self.wire_bytes += rec.wire_bytes or 0
+        self.bytes += rec.bytes or 0
+        parent = self.by_url.get(rec.parent) if rec.parent else None
+        tally = got.tally
+        rules = self._site().rules
+        if rules is not None and sites.resolve(rec.url) == self.site and not rules.allowed(rec.url):
+            tally.add(Kind.BLOCKED_BY_ROBOTS, None, rec.url)
+        if rec.type == "sitemapindex" and parent is not None and parent.type == "sitemapindex":
+            tally.set_count(Kind.NESTED_INDEX, 1)
+        sc = got.checks
+        if sc is not None:
+            self.urls += sc.entries if not sc.is_index else 0
+            rec.lastmod = sc.stats
+            rec.extensions = {
+                "image": sc.images,
+                "video": sc.videos,
+                "news": sc.news,
+                "alternates": sc.alternates,
+            }
+            if rec.entries is None:
+                rec.entries = sc.entries
+            if sc.is_index:
+                for child, _line in sc.children:
+                    added = self.add(child, rec, "index")
+                    if added is not None:
+                        queue.append(added)
+        rec.findings = tally.findings(rec.url)
+
+    def run(self) -> tuple[str | None, bool]:
+        limits = self.limits
+        queue: deque[SitemapRecord] = deque(r for r in self.records)
+        running: dict[Future[_Fetched], SitemapRecord] = {}
+        stopped: str | None = None
+        depth_cut = False
+        fetched = 0
+        hosts: Counter[str] = Counter()  # fetches running, by host
+        pool = ThreadPoolExecutor(max_workers=limits.concurrency, thread_name_prefix="deep")
+        try:
+            while queue or running:
+                while queue and len(running) < limits.concurrency and stopped is None:
+                    at = _next_polite(queue, hosts)
+                    if at is None:
+                        break  # every queued sitemap is on a host already at its share
+                    rec = queue[at]
+                    if rec.depth > limits.max_depth:
+                        del queue[at]
+                        depth_cut = True
+                        continue
+                    if fetched >= limits.max_sitemaps:
+                        stopped = "max-sitemaps"
+                    elif self.bytes >= limits.max_bytes:
+                        stopped = "max-bytes"
+                    elif time.monotonic() >= self.deadline:
+                        stopped = "max-seconds"
+                    if stopped is not None:
+                        break
+                    del queue[at]
+                    fetched += 1
+                    hosts[_host(rec.url)] += 1
+                    running[pool.submit(self.fetch, rec)] = rec
+                if not running:
+                    break
+                done, _ = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    hosts[_host(running.pop(fut).url)] -= 1
+                    got = fut.result()
+                    self.apply(got, queue)
+                    if got.record.cut and stopped is None:
+                        stopped = "max-seconds"
+                self.progress(len(queue) + len(running))
+        except KeyboardInterrupt:
+            stopped = "interrupted"
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise _InterruptedError(stopped, depth_cut) from None
+        finally:
+            if stopped != "interrupted":
+                pool.shutdown(wait=True)
+        return stopped, depth_cut
+
+    def close(self) -> None:
+        for f in self.fetchers:
+            f.close()
+
+
+def _host(url: str) -> str:
+    return urlsplit(url).netloc.lower()
+
+
+def _next_polite(queue: deque[SitemapRecord], hosts: Counter[str]) -> int | None:
+    """Where in the queue the first sitemap is whose host has fewer than MAX_PER_HOST fetches
+    running (only the first _LOOKAHEAD are looked at), or None."""
+    for i, rec in enumerate(itertools.islice(queue, _LOOKAHEAD)):
+        if hosts[_host(rec.url)] < MAX_PER_HOST:
+            return i
+    return None
+
+
+class _InterruptedError(Exception):
+    def __init__(self, stopped: str, depth_cut: bool) -> None:
+        super().__init__(stopped)
+        self.stopped = stopped
+        self.depth_cut = depth_cut
+
+
+def _first_bytes(head: bytes) -> str:
+    """What a body starts as: xml (a tag), text (a URL) or other."""
+    body = head.removeprefix(b"\xef\xbb\xbf")
+    if body[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return "xml"  # UTF-16, which the parser reads
+    first = body.lstrip(_XML_SPACE)[:8].lower()
+    if first.startswith(b"<"):
+        return "xml"
+    if first.startswith((b"http://", b"https:/")):
+        return "text"
+    return "other"
+
+
+def _verdict(site: sites.SiteBase, url: str, options: Options, deadline: float) -> dict[str, Any]:
+    """What the Lambda auditor says of this URL: its own steps, with its own rules."""
+    fetcher = Fetcher(
+        FetchPolicy(
+            origin=site.origin(),
+            credentials=options.credentials,
+            allow_private_networks=options.allow_private_networks,
+            resolver=options.resolver,
+            budget_deadline=deadline,
+        )
+    )
+    try:
+        facts = lambda_audit.fetch_facts(site, fetcher, None)
+    finally:
+        fetcher.close()
+    settings = config.Settings(
+        max_age_days=options.max_age_days, allow_private_networks=options.allow_private_networks
+    )
+    event: dict[str, Any] = {"url": url}
+    outcome = lambda_audit.apply_rules(site, request.parse(event), facts, settings, options.now())
+    return response.render(outcome)
+
+
+def _robots(fetcher: Fetcher, robots_url: str) -> tuple[int | None, bytes | None, list[str], int]:
+    """robots.txt's status, body (when 200), every usable `Sitemap:` URL and the lines read."""
+    try:
+        with fetcher.open(robots_url) as answer:
+            if answer.status != 200:
+                return answer.status, None, [], 0
+            body = b"".join(answer.body(limit=robots.MAX_ROBOTS_BYTES, truncate=True))
+            final = answer.url
+            status = answer.status
+    except FetchError:
+        return None, None, [], 0
+    urls: dict[str, None] = {}
+    lines = 0
+    for line in robots.iter_sitemap_lines(body):
+        lines += 1
+        made, _ = robots.sitemap_url(line.value, final)
+        if made is not None and len(urls) < MAX_SITEMAPS_CEILING:
+            urls.setdefault(made)
+    return status, body, list(urls), lines
+
+
+def walk(url: str, options: Options | None = None) -> Walk:
+    """Walk every sitemap of the site of url; raises ValueError for a URL with no site root."""
+    options = options or Options()
+    site = sites.resolve(url)
+    if site is None:
+        raise ValueError("the URL has no http(s) scheme and host")
+    audited = strip_userinfo(url.strip())
+    started = options.now()
+    walker = _Walker(audited, site, options)
+    verdict = _verdict(site, url, options, walker.deadline)
+    fetcher = walker.fetcher()
+    status, body, listed, lines = _robots(fetcher, site.robots_txt_url)
+    rules = load_rules(body) if body is not None else None
+    walker.site_checks = SiteChecks(rules, site.host, options.limits.max_dedupe_urls)
+    source = "robots" if listed else "fallback"
+    for u in listed or [site.url + p for p in candidates.FALLBACK_PATHS]:
+        walker.add(u, None, source)
+    try:
+        try:
+            stopped, depth_cut = walker.run()
+        except _InterruptedError as e:
+            stopped, depth_cut = e.stopped, e.depth_cut
+    finally:
+        walker.close()
+    _site_findings(walker, source, stopped, depth_cut)
+    finished = options.now()
+    findings = [f for r in walker.records for f in r.findings]
+    findings.extend(walker.site_tally.findings(None))
+    findings = _merge(findings)
+    return Walk(
+        audited_url=audited,
+        site=site,
+        robots_url=site.robots_txt_url,
+        robots_status=status,
+        robots_sitemap_lines=lines,
+        started=started,
+        finished=finished,
+        seconds=round(time.monotonic() - walker.started_mono, 3),
+        verdict=verdict,
+        limits=options.limits,
+        stopped_by=stopped,
+        complete=stopped is None and not depth_cut and walker.not_recorded == 0,
+        records=_walk_order(walker.records),
+        findings=findings,
+        urls=walker.urls,
+        wire_bytes=walker.wire_bytes,
+        bytes=walker.bytes,
+        secrets=walker.secrets,
+    )
+
+
+def _site_findings(walker: _Walker, source: str, stopped: str | None, depth_cut: bool) -> None:
+    """What is found once every file is read: return links, fallbacks, limits."""
+    site = walker._site()
+    tallies: dict[str, Tally] = {}
+    for sitemap, line, value in site.missing_return_links():
+        tally = walker.site_tally if sitemap is None else tallies.setdefault(sitemap, Tally())
+        tally.add(Kind.HREFLANG_INVALID, line, value, "no return link")
+    for sitemap, tally in tallies.items():
+        rec = walker.by_url.get(sitemap)
+        if rec is not None:
+            rec.findings.extend(tally.findings(sitemap))
+    if source == "fallback":
+        fallbacks = [r for r in walker.records if r.source == "fallback"]
+        found = [r for r in fallbacks if r.type in checks.SITEMAP_ROOTS]
+        for r in fallbacks:
+            # A usual path that is not there is no finding: it was a guess.
+            if r.http_status == 404 or r.http_status == 410:
+                r.findings = []
+        if not found and fallbacks and all(r.type != "unfetched" for r in fallbacks):
+            walker.site_tally.set_count(
+                Kind.COULDNT_FETCH,
+                1,
+                detail="robots.txt lists no sitemap, and none of "
+                + ", ".join(candidates.FALLBACK_PATHS)
+                + " answered one",
+            )
+    unfetched = sum(1 for r in walker.records if r.type == "unfetched") + walker.not_recorded
+    if stopped is not None or depth_cut or walker.not_recorded:
+        why = []
+        if stopped == "max-sitemaps":
+            why.append(f"at most {walker.limits.max_sitemaps:,} sitemaps")
+        elif stopped == "max-bytes":
+            why.append(f"at most {walker.limits.max_bytes:,} bytes")
+        elif stopped == "max-seconds":
+            why.append(f"at most {walker.limits.max_seconds:g} seconds")
+        elif stopped == "interrupted":
+            why.append("interrupted")
+        if depth_cut:
+            why.append(f"at most {walker.limits.max_depth} levels of indexes")
+        why.append(f"{unfetched:,} sitemaps not read")
+        walker.site_tally.set_count(Kind.LIMIT_REACHED, unfetched, detail="; ".join(why))
+    if site.seen.full:
+        walker.site_tally.set_count(
+            Kind.LIMIT_REACHED,
+            1,
+            detail=f"duplicates looked for among the first {site.seen.max_urls:,} URLs only",
+        )
+
+
+def _merge(findings: list[Finding]) -> list[Finding]:
+    """One finding per kind and sitemap, worst first, then by count."""
+    merged: dict[tuple[Kind, str | None], Finding] = {}
+    for f in findings:
+        key = (f.kind, f.sitemap)
+        old = merged.get(key)
+        if old is None:
+            merged[key] = f
+            continue
+        details = ", ".join(d for d in dict.fromkeys((old.detail, f.detail)) if d)
+        merged[key] = Finding(
+            f.kind,
+            f.sitemap,
+            old.line if old.line is not None else f.line,
+            old.count + f.count,
+            (old.examples + f.examples)[: checks.MAX_EXAMPLES],
+            details,
+        )
+    from .kinds import KINDS, SEVERITY_ORDER
+
+    rank = {s: i for i, s in enumerate(SEVERITY_ORDER)}
+    return sorted(merged.values(), key=lambda f: (rank[KINDS[f.kind].severity], -f.count))
+
+
+def _walk_order(records: list[SitemapRecord]) -> list[SitemapRecord]:
+    """Breadth first from the roots, each index's children in the order it lists them."""
+    order: list[SitemapRecord] = []
+    queue = deque(r for r in records if r.parent is None)
+    while queue:
+        r = queue.popleft()
+        order.append(r)
+        queue.extend(records[n] for n in r.children)
+    return order

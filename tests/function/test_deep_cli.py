@@ -1,0 +1,154 @@
+"""`sitemap-auditor deep`: its outputs and exit statuses, run in-process against 127.0.0.1."""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import io
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from support.deep import SITEMAPS_NS, urlset_of
+
+from harness.servers import Site, drip, reply
+from sitemap_auditor import cli
+
+
+def _site(site: Site, body: bytes) -> None:
+    site.route("/robots.txt", reply(f"Sitemap: {site.url('/s.xml')}\n", content_type="text/plain"))
+    site.route("/s.xml", reply(body))
+
+
+def _deep(*args: str) -> int:
+    return cli.main(["deep", "--allow-private-networks", *args])
+
+
+def test_a_clean_site_exits_0_and_the_report_says_so(
+    site: Site, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _site(site, urlset_of([f"<loc>{site.url('/a')}</loc><lastmod>2026-11-30</lastmod>"]))
+    assert _deep(site.url("/")) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"Deep audit of {site.url('/')}")
+    assert "none: every sitemap read passes every check" in out
+
+
+def test_a_warning_exits_1(site: Site, capsys: pytest.CaptureFixture[str]) -> None:
+    _site(site, urlset_of([f"<loc>{site.url('/a')}</loc><lastmod>2099-01-01</lastmod>"]))
+    assert _deep(site.url("/")) == 1
+    assert "future-lastmod" in capsys.readouterr().out
+
+
+def test_json_csv_and_urls(site: Site, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    entries = [f"<loc>{site.url(f'/p{i}')}</loc><lastmod>2026-13-0{i}</lastmod>" for i in range(3)]
+    _site(site, urlset_of(entries))
+    urls = tmp_path / "urls.jsonl"
+    status = _deep("--json", "--csv", str(tmp_path / "csv"), "--urls", str(urls), site.url("/"))
+    assert status == 2
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["format"] == "sitemap-auditor-deep" and doc["version"] == 1
+    assert doc["findings"][0]["kind"] == "invalid-date"
+    lines = [json.loads(x) for x in urls.read_text().splitlines()]
+    assert [x["url"] for x in lines] == [site.url(f"/p{i}") for i in range(3)]
+    assert lines[0] == {"url": site.url("/p0"), "sitemap": site.url("/s.xml"), "line": 3,
+                        "lastmod": "2026-13-00"}  # fmt: skip
+    with (tmp_path / "csv" / "findings.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert rows[0]["kind"] == "invalid-date" and rows[0]["count"] == "3"
+    with (tmp_path / "csv" / "sitemaps.csv").open() as f:
+        (row,) = list(csv.DictReader(f))
+    assert row["url"] == site.url("/s.xml") and row["entries"] == "3" and row["errors"] == "1"
+
+
+def test_usage_errors_exit_64(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _deep("ftp://example.com/") == 64
+    with pytest.raises(SystemExit) as e:
+        _deep("--max-sitemaps", "50001", "https://example.com/")
+    assert e.value.code == 64
+    assert "max_sitemaps" in capsys.readouterr().err
+
+
+def test_the_index_and_its_children_make_a_tree(
+    site: Site, capsys: pytest.CaptureFixture[str]
+) -> None:
+    index = (
+        f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">'
+        f"<sitemap><loc>{site.url('/a.xml')}</loc></sitemap></sitemapindex>"
+    ).encode()
+    site.route("/robots.txt", reply(f"Sitemap: {site.url('/i.xml')}\n", content_type="text/plain"))
+    site.route("/i.xml", reply(index))
+    site.route("/a.xml", reply(urlset_of([f"<loc>{site.url('/x')}</loc>"])))
+    assert _deep(site.url("/")) == 0
+    out = capsys.readouterr().out
+    assert f"\n  {site.url('/i.xml')}  <sitemapindex>" in out
+    assert f"\n    {site.url('/a.xml')}  <urlset>" in out
+
+
+def test_ctrl_c_prints_what_was_read_and_exits_130(site: Site) -> None:
+    index = (
+        f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">'
+        f"<sitemap><loc>{site.url('/a.xml')}</loc></sitemap>"
+        f"<sitemap><loc>{site.url('/slow.xml')}</loc></sitemap></sitemapindex>"
+    ).encode()
+    site.route("/robots.txt", reply(f"Sitemap: {site.url('/i.xml')}\n", content_type="text/plain"))
+    site.route("/i.xml", reply(index))
+    site.route("/a.xml", reply(urlset_of([f"<loc>{site.url('/x')}</loc>"])))
+    site.route("/slow.xml", drip(b'<?xml version="1.0"?><urlset>', b" ", 0.2, 20.0))
+    args = [sys.executable, "-m", "sitemap_auditor", "deep", "--allow-private-networks"]
+    proc = subprocess.Popen(
+        [*args, "--concurrency", "1", site.url("/")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 20
+    while "/slow.xml" not in site.paths() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, err
+    assert out.startswith(f"Deep audit of {site.url('/')}")
+    assert "stopped by interrupted" in out
+    assert f"{site.url('/a.xml')}  <urlset>" in out
+    assert "interrupted" in err
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_progress_line_is_for_a_terminal_only() -> None:
+    from sitemap_auditor.deep.cli import _ProgressLine
+    from sitemap_auditor.deep.walk import Progress
+
+    shown = _Terminal()
+    line = _ProgressLine(shown)
+    line(Progress(done=3, queued=17, urls=25_000, bytes=5_000_000))
+    line.erase()
+    assert shown.getvalue().startswith("\r3 sitemaps done, 17 queued, 25,000 URLs, 5.0 MB")
+    assert shown.getvalue().endswith("\r")
+    piped = io.StringIO()
+    _ProgressLine(piped)(Progress(done=1, queued=0, urls=1, bytes=1))
+    assert piped.getvalue() == ""
+
+
+def test_html_is_written_by_the_html_report_when_there_is_one(
+    site: Site, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    _site(site, urlset_of([f"<loc>{site.url('/a')}</loc><lastmod>2026-11-30</lastmod>"]))
+    page = tmp_path / "report.html"
+    assert _deep("--html", str(page), site.url("/")) == 0
+    try:
+        importlib.import_module("sitemap_auditor.deep.html_report")
+    except ModuleNotFoundError:
+        assert "--html ignored" in capsys.readouterr().err
+        assert not page.exists()
+    else:
+        assert page.read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html")

@@ -1,0 +1,119 @@
+"""Hostile children of an index, bounded as the Lambda bounds them: an endless body, a slow one,
+a redirect inside AWS. (The gzip bomb: test_kinds.py, file-too-large.)"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler
+
+import pytest
+from support.deep import SITEMAPS_NS, kinds_of, local_only, run, urlset_of
+
+import sitemap_auditor.addresses as ng
+from harness.servers import Site, drip, redirect, reply, send, stream
+from sitemap_auditor import deep
+from sitemap_auditor.credentials import Credentials
+from sitemap_auditor.deep import walk
+
+
+def _index(site: Site, *paths: str) -> None:
+    entries = "".join(f"<sitemap><loc>{site.url(p)}</loc></sitemap>" for p in paths)
+    body = f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">{entries}</sitemapindex>'
+    site.route(
+        "/robots.txt", reply(f"Sitemap: {site.url('/index.xml')}\n", content_type="text/plain")
+    )
+    site.route("/index.xml", reply(body))
+
+
+def test_an_endless_child_stops_at_50_mb(site: Site) -> None:
+    _index(site, "/endless.xml")
+    head = f'<?xml version="1.0"?><urlset xmlns="{SITEMAPS_NS}">'.encode()
+    entry = f"<url><loc>{site.url('/' + 'y' * 1000)}</loc></url>".encode()
+    # A body without a length that goes on (up to 60 MB, so a broken client cannot hang the run).
+    site.route("/endless.xml", stream(itertools.chain([head], itertools.repeat(entry * 60, 1000))))
+    started = time.monotonic()
+    doc = run(site.url("/"))
+    assert time.monotonic() - started < 30
+    assert "file-too-large" in kinds_of(doc, site.url("/endless.xml"))
+
+
+def test_a_slow_child_is_cut_by_the_walk_s_own_time(site: Site) -> None:
+    _index(site, "/slow.xml")
+    site.route("/slow.xml", drip(b'<?xml version="1.0"?><urlset>', b" ", 0.2, 20.0))
+    started = time.monotonic()
+    doc = run(site.url("/"), max_seconds=3)
+    assert time.monotonic() - started < 10
+    assert doc["stoppedBy"] == "max-seconds" and doc["complete"] is False
+    slow = next(s for s in doc["sitemaps"] if s["url"] == site.url("/slow.xml"))
+    assert slow["type"] == "unfetched"
+    assert kinds_of(doc)["limit-reached"]["sitemap"] is None
+
+
+@pytest.fixture
+def only_127_0_0_1(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Production's address rule, except for the test server's own 127.0.0.1."""
+    original = ng.blocked_reason
+    monkeypatch.setattr(
+        ng, "blocked_reason", lambda a: None if str(a) == "127.0.0.1" else original(a)
+    )
+
+
+@pytest.mark.usefixtures("only_127_0_0_1")
+@pytest.mark.parametrize("host", ["169.254.169.254", "169.254.170.2", "[::ffff:a9fe:a9fe]"])
+def test_a_child_redirecting_inside_aws_is_refused(site: Site, host: str) -> None:
+    _index(site, "/meta.xml")
+    site.route("/meta.xml", redirect(f"http://{host}/latest/meta-data/"))
+    options = deep.Options(allow_private_networks=False, resolver=local_only)
+    doc = deep.audit(site.url("/"), options=options)
+    f = kinds_of(doc, site.url("/meta.xml"))["couldnt-fetch"]
+    assert "blocked address" in f["message"]
+    assert doc["sitemaps"][0]["type"] == "sitemapindex"
+
+
+def test_credentials_go_to_the_origin_only_and_are_never_echoed(
+    site: Site, other_site: Site
+) -> None:
+    secret = "s3cr3t-Pw"
+    _index(site, "/own.xml", other_site.url("/away.xml"))
+    site.routes["/index.xml"] = reply(
+        f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">'
+        f"<sitemap><loc>{site.url('/own.xml')}</loc></sitemap>"
+        f"<sitemap><loc>{other_site.url('/away.xml')}</loc></sitemap></sitemapindex>"
+    )
+    echoed = f"<url><loc>http://u:{secret}@127.0.0.1:{site.port}/a</loc></url>"
+    site.route("/own.xml", reply(f'<urlset xmlns="{SITEMAPS_NS}">{echoed}</urlset>'))
+    other_site.route("/away.xml", reply(f'<urlset xmlns="{SITEMAPS_NS}"></urlset>'))
+    options = deep.Options(
+        credentials=Credentials("u", secret), allow_private_networks=True, resolver=local_only
+    )
+    doc = deep.audit(site.url("/"), options=options)
+    assert secret not in json.dumps(doc)
+    assert doc["totals"]["fetched"] == 3, doc["sitemaps"]
+    assert all("authorization" in s.headers for s in site.seen)
+    assert other_site.seen and all("authorization" not in s.headers for s in other_site.seen)
+
+
+def test_no_more_than_four_fetches_at_once_to_one_host(site: Site) -> None:
+    paths = [f"/s{i}.xml" for i in range(12)]
+    _index(site, *paths)
+    lock = threading.Lock()
+    now = [0, 0]  # running, most at once
+    body = urlset_of([f"<loc>{site.url('/a')}</loc>"])
+
+    def slow(h: BaseHTTPRequestHandler) -> None:
+        with lock:
+            now[0] += 1
+            now[1] = max(now)
+        time.sleep(0.2)
+        with lock:
+            now[0] -= 1
+        send(h, 200, body, {"Content-Type": "application/xml"})
+
+    for p in paths:
+        site.route(p, slow)
+    doc = run(site.url("/"), concurrency=16)
+    assert doc["totals"]["fetched"] == 13
+    assert 1 < now[1] <= walk.MAX_PER_HOST

@@ -1,0 +1,346 @@
+"""Each finding kind of the deep audit, from a file served on 127.0.0.1: a real file of the
+shared corpus where one shows the kind, else a file written as the generators write them."""
+
+from __future__ import annotations
+
+import gzip
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from support.deep import SITEMAPS_NS, corpus_file, kinds_of, run, serve_listed, urlset_of
+from support.documents import gz
+
+from harness.servers import Site, reply
+from sitemap_auditor.deep import walk
+
+NEWS_NS = ' xmlns:news="http://www.google.com/schemas/sitemap-news/0.9"'
+IMAGE_NS = ' xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"'
+XHTML_NS = ' xmlns:xhtml="http://www.w3.org/1999/xhtml"'
+
+
+def _today() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%d")
+
+
+# (kind, corpus file): a real file whose own bytes show the kind.
+REAL = [
+    ("sitemap-is-html", "html-staatic-page-as-wp-sitemap-3tav.xml"),
+    ("leading-whitespace", "urlset-wp-yoast-image-leading-newline-10beasts.xml"),
+    ("invalid-xml", "urlset-video-bare-ampersand-1511-thefurnaceoutlet.xml"),
+    ("incorrect-namespace", "urlset-https-namespace-odis.xml"),
+    ("unknown-format", "other-baidu-document-root-cxzch.xml"),
+    ("invalid-url", "urlset-wp-yoast-pages-32-6annonce.xml"),
+    ("url-not-allowed", "urlset-jekyll-sitemap-b10g.xml"),
+    ("empty-sitemap", "empty-zero-bytes-aceulb.xml"),
+    ("invalid-date", "urlset-unparsable-offset-computly.xml"),
+    ("date-without-timezone", "urlset-python-isoformat-microseconds-theising.xml"),
+    ("identical-lastmods", "urlset-mkdocs-date-only-0install.xml"),
+    ("partial-lastmod", "urlset-jekyll-sitemap-b10g.xml"),
+    ("duplicate-url", "urlset-news-117-ozarks.xml"),
+    ("news-too-old", "urlset-news-117-ozarks.xml"),
+    ("video-missing-tag", "urlset-video-magento-crlf-americanswan.xml"),
+]
+
+
+@pytest.mark.parametrize(("kind", "name"), REAL, ids=[k for k, _ in REAL])
+def test_a_real_file_shows_its_kind(site: Site, kind: str, name: str) -> None:
+    serve_listed(site, {"/" + name: corpus_file(name)})
+    doc = run(site.url("/"))
+    found = kinds_of(doc, site.url("/" + name))
+    assert kind in found, sorted(found)
+    f = found[kind]
+    assert f["count"] >= 1
+    assert len(f["examples"]) <= 5
+    assert all(len(e["value"]) <= 200 for e in f["examples"])
+
+
+def test_leading_whitespace_is_read_past_with_true_line_numbers(site: Site) -> None:
+    name = "urlset-wp-yoast-image-leading-newline-10beasts.xml"
+    body = corpus_file(name)
+    serve_listed(site, {"/s.xml": body})
+    doc = run(site.url("/"))
+    record = doc["sitemaps"][0]
+    assert record["type"] == "urlset"
+    assert record["entries"] == body.count(b"<url>")
+    assert record["extensions"]["image"] == body.count(b"<image:image>")
+    first = body.split(b"\n").index(next(x for x in body.split(b"\n") if b"<url>" in x)) + 1
+    urls = kinds_of(doc)["url-not-allowed"]
+    assert urls["examples"][0]["line"] == first
+
+
+def test_invalid_xml_gives_the_line_expat_stopped_at(site: Site) -> None:
+    serve_listed(
+        site, {"/s.xml": corpus_file("urlset-video-bare-ampersand-1511-thefurnaceoutlet.xml")}
+    )
+    f = kinds_of(run(site.url("/")))["invalid-xml"]
+    assert f["line"] is not None and f["line"] > 1
+    assert "not well-formed" in f["examples"][0]["value"]
+
+
+def test_an_rss_feed_and_an_atom_feed_are_sitemaps_too(site: Site) -> None:
+    serve_listed(
+        site,
+        {
+            "/rss.xml": corpus_file("other-rss-served-as-sitemap-snippets.xml"),
+            "/atom.xml": corpus_file("other-atom-feed-jekyll-0k.xml"),
+        },
+    )
+    doc = run(site.url("/"))
+    assert doc["sitemaps"][0]["type"] == "rss"
+    assert kinds_of(doc, site.url("/rss.xml")) == {}
+
+
+def test_a_text_sitemap_is_read_line_by_line(site: Site) -> None:
+    body = corpus_file("other-plain-text-bom-bazaremarzi.txt")
+    serve_listed(site, {"/s.txt": body}, content_type="text/plain")
+    doc = run(site.url("/"))
+    record = doc["sitemaps"][0]
+    assert record["type"] == "text"
+    assert record["entries"] == len([x for x in body.splitlines() if x.strip()])
+    assert "invalid-url" not in kinds_of(doc)  # the byte order mark is no part of the first URL
+
+
+def test_couldnt_fetch_and_nested_index(site: Site) -> None:
+    index = (
+        f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">'
+        f"<sitemap><loc>{site.url('/gone.xml')}</loc></sitemap>"
+        f"<sitemap><loc>{site.url('/inner.xml')}</loc></sitemap></sitemapindex>"
+    ).encode()
+    inner = (
+        f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">'
+        f"<sitemap><loc>{site.url('/leaf.xml')}</loc></sitemap></sitemapindex>"
+    ).encode()
+    leaf = urlset_of([f"<loc>{site.url('/a')}</loc>"])
+    serve_listed(site, {"/index.xml": index, "/inner.xml": inner, "/leaf.xml": leaf})
+    doc = run(site.url("/"))
+    assert [s["url"] for s in doc["sitemaps"]] == [
+        site.url(p) for p in ("/index.xml", "/gone.xml", "/inner.xml", "/leaf.xml")
+    ]
+    assert [s["depth"] for s in doc["sitemaps"]] == [0, 1, 1, 2]
+    assert "HTTP 404" in kinds_of(doc, site.url("/gone.xml"))["couldnt-fetch"]["message"]
+    assert "nested-index" in kinds_of(doc, site.url("/inner.xml"))
+    assert doc["totals"]["urls"] == 1
+
+
+@pytest.mark.parametrize("status", [403, 429, 503])
+def test_a_firewall_answer_is_blocked_not_missing(site: Site, status: int) -> None:
+    page = b"<html><title>Just a moment...</title><body>cf-chl</body></html>"
+    site.route("/robots.txt", reply(f"Sitemap: {site.url('/s.xml')}\n", content_type="text/plain"))
+    site.route("/s.xml", reply(page, status=status, content_type="text/html"))
+    found = kinds_of(run(site.url("/")))
+    assert "blocked" in found and "couldnt-fetch" not in found
+
+
+def test_missing_tag_future_lastmod_and_image_missing_loc(site: Site) -> None:
+    body = urlset_of(
+        [
+            f"<loc>{site.url('/a')}</loc><lastmod>2099-01-01</lastmod>",
+            "<lastmod>2026-01-01</lastmod>",
+            f"<loc>{site.url('/b')}</loc><image:image><image:title>x</image:title></image:image>",
+        ],
+        IMAGE_NS,
+    )
+    serve_listed(site, {"/s.xml": body})
+    found = kinds_of(run(site.url("/")))
+    assert found["future-lastmod"]["examples"] == [{"line": 3, "value": "2099-01-01"}]
+    assert found["missing-tag"]["line"] == 4
+    assert found["image-missing-loc"]["line"] == 5
+
+
+def test_path_mismatch_is_www_or_not(site: Site) -> None:
+    base = f"http://localhost:{site.port}"
+    body = urlset_of([f"<loc>http://www.localhost:{site.port}/a</loc>", f"<loc>{base}/b</loc>"])
+    site.route("/robots.txt", reply(f"Sitemap: {base}/s.xml\n", content_type="text/plain"))
+    site.route("/s.xml", reply(body))
+    found = kinds_of(run(base + "/"))
+    assert found["path-mismatch"]["count"] == 1
+    assert "url-not-allowed" not in found
+
+
+def test_a_sitemap_in_a_folder_may_not_list_above_it(site: Site) -> None:
+    body = urlset_of([f"<loc>{site.url('/blog/a')}</loc>", f"<loc>{site.url('/shop/b')}</loc>"])
+    index = (
+        f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">'
+        f"<sitemap><loc>{site.url('/blog/sitemap.xml')}</loc></sitemap></sitemapindex>"
+    ).encode()
+    # Found through an index at the root that robots.txt does not list: the folder rule holds.
+    site.route("/sitemap_index.xml", reply(index))
+    site.route("/blog/sitemap.xml", reply(body))
+    doc = run(site.url("/"))
+    f = kinds_of(doc, site.url("/blog/sitemap.xml"))["url-not-allowed"]
+    assert f["examples"] == [{"line": 4, "value": site.url("/shop/b")}]
+
+
+def test_too_many_urls_in_one_file(site: Site) -> None:
+    body = urlset_of(f"<loc>{site.url(f'/p{i}')}</loc>" for i in range(50_001))
+    serve_listed(site, {"/s.xml.gz": gz(body)})
+    doc = run(site.url("/"))
+    assert kinds_of(doc)["too-many-urls"]["count"] == 50_001
+    assert doc["sitemaps"][0]["compression"] == "gzip"
+
+
+def test_too_many_sitemaps_in_an_index_and_the_limit(site: Site) -> None:
+    entries = "".join(
+        f"<sitemap><loc>{site.url(f'/s{i}.xml')}</loc></sitemap>" for i in range(50_001)
+    )
+    index = f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">{entries}</sitemapindex>'
+    serve_listed(site, {"/index.xml": index.encode()})
+    doc = run(site.url("/"), max_sitemaps=3)
+    found = kinds_of(doc)
+    assert found["too-many-sitemaps"]["count"] == 50_001
+    assert doc["stoppedBy"] == "max-sitemaps" and doc["complete"] is False
+    assert doc["totals"]["fetched"] == 3
+    assert found["limit-reached"]["severity"] == "notice"
+    assert len(doc["sitemaps"]) == 3 + walk.MAX_UNFETCHED_RECORDS
+    assert doc["sitemaps"][-1]["type"] == "unfetched"
+
+
+def test_file_too_large_is_the_bomb_bounded(site: Site) -> None:
+    # 60 MB of entries in 60 KB of gzip: the fetcher's 50 MB cap stops the inflation.
+    # Long entries, as real 50 MB files have (their extensions): the parse stays well inside the
+    # fetch's 30 s deadline on a loaded machine.
+    one = f"<url><loc>{site.url('/' + 'x' * 2000)}</loc></url>\n".encode()
+    body = (
+        b'<?xml version="1.0"?><urlset xmlns="'
+        + SITEMAPS_NS.encode()
+        + b'">'
+        + one * (60_000_000 // len(one))
+    )
+    serve_listed(site, {"/s.xml.gz": gzip.compress(body, 9, mtime=0)})
+    doc = run(site.url("/"))
+    found = kinds_of(doc)
+    assert "file-too-large" in found
+    assert doc["sitemaps"][0]["type"] == "urlset"
+
+
+def test_compression_error(site: Site) -> None:
+    data = gz(urlset_of([f"<loc>{site.url('/a')}</loc>"] * 50))
+    serve_listed(site, {"/s.xml.gz": data[: len(data) // 2]})
+    assert "compression-error" in kinds_of(run(site.url("/")))
+
+
+def test_identical_lastmods_and_duplicates_across_files(site: Site) -> None:
+    today = _today()
+    a = urlset_of(f"<loc>{site.url(f'/p{i}')}</loc><lastmod>{today}</lastmod>" for i in range(30))
+    b = urlset_of([f"<loc>{site.url('/p1')}</loc>"])
+    index = (
+        f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">'
+        f"<sitemap><loc>{site.url('/a.xml')}</loc></sitemap>"
+        f"<sitemap><loc>{site.url('/b.xml')}</loc></sitemap></sitemapindex>"
+    ).encode()
+    serve_listed(site, {"/index.xml": index, "/a.xml": a, "/b.xml": b})
+    doc = run(site.url("/"), concurrency=1)
+    assert kinds_of(doc, site.url("/a.xml"))["identical-lastmods"]["count"] == 30
+    dup = kinds_of(doc, site.url("/b.xml"))["duplicate-url"]
+    assert "another file" in dup["message"]
+
+
+def _news(site: Site, i: int, published: str, title: bool = True) -> str:
+    t = "<news:title>T</news:title>" if title else ""
+    return (
+        f"<loc>{site.url(f'/n{i}')}</loc><news:news><news:publication><news:name>P</news:name>"
+        f"<news:language>en</news:language></news:publication>"
+        f"<news:publication_date>{published}</news:publication_date>{t}</news:news>"
+    )
+
+
+def test_news_too_many_and_missing_tag(site: Site) -> None:
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    entries = [_news(site, i, now) for i in range(1001)] + [_news(site, 9999, now, title=False)]
+    serve_listed(site, {"/news.xml": urlset_of(entries, NEWS_NS)})
+    doc = run(site.url("/"))
+    found = kinds_of(doc)
+    assert found["news-too-many"]["count"] == 1002
+    assert "news:title" in found["news-missing-tag"]["message"]
+    assert "news-too-old" not in found
+    assert "identical-lastmods" not in found  # not for news sitemaps
+    assert doc["sitemaps"][0]["extensions"]["news"] == 1002
+
+
+def test_news_too_old(site: Site) -> None:
+    old = (datetime.now(UTC) - timedelta(days=3)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    serve_listed(site, {"/news.xml": urlset_of([_news(site, 1, old)], NEWS_NS)})
+    assert kinds_of(run(site.url("/")))["news-too-old"]["count"] == 1
+
+
+def test_hreflang_invalid_code_no_self_link_and_no_return_link(site: Site) -> None:
+    a, b, c = site.url("/en"), site.url("/de"), site.url("/fr")
+
+    def link(code: str, href: str) -> str:
+        return f'<xhtml:link rel="alternate" hreflang="{code}" href="{href}"/>'
+
+    body = urlset_of(
+        [
+            f"<loc>{a}</loc>{link('en', a)}{link('de', b)}",
+            f"<loc>{b}</loc>{link('de', b)}",  # no link back to /en
+            f"<loc>{c}</loc>{link('en_GB', a)}",  # not BCP 47, and no link to itself
+        ],
+        XHTML_NS,
+    )
+    serve_listed(site, {"/s.xml": body})
+    doc = run(site.url("/"))
+    f = kinds_of(doc)["hreflang-invalid"]
+    assert "not BCP 47" in f["message"]
+    assert "no link to the page itself" in f["message"]
+    assert "no return link" in f["message"]
+    assert doc["sitemaps"][0]["extensions"]["alternates"] == 4
+
+
+def test_blocked_by_robots(site: Site) -> None:
+    pytest.importorskip("sitemap_auditor.deep.robots_rules")
+    body = urlset_of([f"<loc>{site.url('/private/a')}</loc>", f"<loc>{site.url('/a')}</loc>"])
+    site.route(
+        "/robots.txt",
+        reply(
+            f"User-agent: *\nDisallow: /private/\nSitemap: {site.url('/s.xml')}\n",
+            content_type="text/plain",
+        ),
+    )
+    site.route("/s.xml", reply(body))
+    f = kinds_of(run(site.url("/")))["blocked-by-robots"]
+    assert f["examples"] == [{"line": 3, "value": site.url("/private/a")}]
+
+
+def test_no_sitemap_anywhere_is_one_finding_about_the_site(site: Site) -> None:
+    doc = run(site.url("/"))
+    found = kinds_of(doc)
+    assert found["couldnt-fetch"]["sitemap"] is None
+    assert [s["source"] for s in doc["sitemaps"]] == ["fallback"] * 3
+    # The usual paths are guesses: their 404s are no findings of their own.
+    assert all(s["findings"]["error"] == 0 for s in doc["sitemaps"])
+
+
+def _chain(site: Site) -> None:
+    def index(*children: str) -> bytes:
+        entries = "".join(f"<sitemap><loc>{site.url(c)}</loc></sitemap>" for c in children)
+        head = f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">'
+        return f"{head}{entries}</sitemapindex>".encode()
+
+    leaf = urlset_of([f"<loc>{site.url('/x')}</loc>"])
+    serve_listed(
+        site,
+        {
+            "/i.xml": index("/j.xml", "/a.xml"),
+            "/j.xml": index("/b.xml"),
+            "/a.xml": leaf,
+            "/b.xml": leaf,
+        },
+    )
+
+
+def test_max_depth_leaves_deeper_sitemaps_unfetched(site: Site) -> None:
+    _chain(site)
+    doc = run(site.url("/"), max_depth=1)
+    types = {s["url"]: s["type"] for s in doc["sitemaps"]}
+    assert types[site.url("/b.xml")] == "unfetched"
+    assert types[site.url("/a.xml")] == "urlset"
+    assert doc["complete"] is False and doc["stoppedBy"] is None
+    assert "levels of indexes" in kinds_of(doc)["limit-reached"]["message"]
+
+
+def test_max_bytes_stops_the_walk_between_files(site: Site) -> None:
+    _chain(site)
+    doc = run(site.url("/"), max_bytes=100, concurrency=1)
+    assert doc["stoppedBy"] == "max-bytes"
+    assert doc["totals"]["fetched"] == 1
+    assert [s["type"] for s in doc["sitemaps"]][1:] == ["unfetched"] * 2

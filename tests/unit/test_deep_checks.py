@@ -1,0 +1,144 @@
+"""The deep audit's checks as pure functions, and its bounded structures."""
+
+from __future__ import annotations
+
+import pytest
+
+from sitemap_auditor.deep import checks
+from sitemap_auditor.deep.checks import SeenUrls, SitemapScope, Tally
+from sitemap_auditor.deep.kinds import KINDS, Kind, Severity
+from sitemap_auditor.lastmod import lastmod_key
+
+NOW = lastmod_key("2026-12-01T12:00:00Z") or 0
+ROOT = SitemapScope.of("https://www.example.com/sitemap.xml", from_robots=True)
+FOLDER = SitemapScope.of("https://www.example.com/blog/sitemap.xml", from_robots=False)
+
+
+@pytest.mark.parametrize(
+    ("loc", "scope", "kind"),
+    [
+        ("https://www.example.com/a", ROOT, None),
+        ("https://WWW.EXAMPLE.COM/a", ROOT, None),
+        ("https://example.com/a", ROOT, Kind.PATH_MISMATCH),
+        ("https://www.other.com/a", ROOT, Kind.URL_NOT_ALLOWED),
+        ("http://www.example.com/a", ROOT, Kind.URL_NOT_ALLOWED),
+        ("https://www.example.com:8443/a", ROOT, Kind.URL_NOT_ALLOWED),
+        ("https://www.example.com/shop/a", FOLDER, Kind.URL_NOT_ALLOWED),
+        ("https://www.example.com/blog/a", FOLDER, None),
+        ("/relative", ROOT, Kind.INVALID_URL),
+        ("https://www.example.com/a b", ROOT, Kind.INVALID_URL),
+        ("ftp://www.example.com/a", ROOT, Kind.INVALID_URL),
+        ("https://www.example.com/" + "a" * 2100, ROOT, Kind.INVALID_URL),
+        ("https://[zz]/a", ROOT, Kind.INVALID_URL),
+    ],
+)
+def test_classify_loc(loc: str, scope: SitemapScope, kind: Kind | None) -> None:
+    assert checks.classify_loc(loc, scope) is kind
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [
+        ("2026-11-30", None),
+        ("2026-11-30T08:15:00+01:00", None),
+        ("  2026-11-30T08:15:00Z\n", None),
+        ("2026-12-01", None),  # today is not the future
+        ("2026-12-02", None),  # a date one zone ahead may be tomorrow already
+        ("2026-12-03", Kind.FUTURE_LASTMOD),
+        ("2099-01-01", Kind.FUTURE_LASTMOD),
+        ("2027", Kind.FUTURE_LASTMOD),
+        ("2026-11-30T08:15:00", Kind.DATE_WITHOUT_TIMEZONE),
+        ("2026-11-30T08:15:00.123456", Kind.DATE_WITHOUT_TIMEZONE),
+        ("2026-13-01", Kind.INVALID_DATE),
+        ("2026-11-30 08:15:00", Kind.INVALID_DATE),
+        ("30/11/2026", Kind.INVALID_DATE),
+        ("2026-11-30T08:15:00+0100", Kind.INVALID_DATE),
+        ("", Kind.INVALID_DATE),
+    ],
+)
+def test_classify_lastmod(value: str, kind: Kind | None) -> None:
+    assert checks.classify_lastmod(value, NOW)[0] is kind
+
+
+@pytest.mark.parametrize(
+    ("code", "valid"),
+    [("en", True), ("en-GB", True), ("zh-Hant-TW", True), ("es-419", True), ("x-default", True),
+     ("en_GB", False), ("english", False), ("", False), ("en-", False)],
+)  # fmt: skip
+def test_hreflang_codes(code: str, valid: bool) -> None:
+    assert checks.hreflang_valid(code) is valid
+
+
+def test_video_and_news_required_tags() -> None:
+    assert (
+        checks.video_missing(frozenset({"thumbnail_loc", "title", "description", "player_loc"}))
+        == ()
+    )
+    assert checks.video_missing(frozenset({"title"})) == (
+        "video:thumbnail_loc",
+        "video:description",
+        "video:content_loc or video:player_loc",
+    )
+    assert checks.news_missing(frozenset({"name", "language", "title"})) == (
+        "news:publication_date",
+    )
+
+
+def test_a_tally_keeps_five_examples_cut_to_200_characters() -> None:
+    t = Tally()
+    for i in range(10):
+        t.add(Kind.INVALID_URL, i, "x" * 300)
+    (f,) = t.findings("s")
+    assert f.count == 10 and f.line == 0
+    assert len(f.examples) == 5 and all(len(e.value) == 200 for e in f.examples)
+
+
+def test_seen_urls_tell_repeats_within_and_across_files() -> None:
+    seen = SeenUrls()
+    assert seen.add("https://a/1", 0) == 0
+    assert seen.add("https://a/1", 0) == 1
+    assert seen.add("https://a/1", 1) == 2
+    assert seen.add("https://a/2", 1) == 0
+
+
+def test_seen_urls_stay_within_16_bytes_a_url_and_stop_at_their_bound() -> None:
+    seen = SeenUrls(max_urls=100_000)
+    for i in range(100_000):
+        assert seen.add(f"https://example.com/p{i}", 0) == 0
+    assert seen.bytes <= checks.DEDUPE_BYTES_PER_URL * 100_000
+    assert not seen.full
+    assert seen.add("https://example.com/one-more", 0) == 0
+    assert seen.full and seen.size == 100_000
+
+
+def test_every_kind_has_its_row() -> None:
+    assert set(KINDS) == set(Kind)
+    assert KINDS[Kind.LIMIT_REACHED].severity is Severity.NOTICE
+    for info in KINDS.values():
+        assert info.title and info.message.endswith(".") and info.fix
+
+
+def test_html_is_told_from_xml() -> None:
+    assert checks.sniff_html(b"\n<!DOCTYPE html><html>", None)
+    assert checks.sniff_html(b"<html lang=en>", "application/xml")
+    assert not checks.sniff_html(b'<?xml version="1.0"?><urlset>', "text/html")
+    assert not checks.sniff_html(b"<urlset>", "text/html")
+
+
+class _DisallowPrivate:
+    """Rules that disallow /private/ (the matcher itself is robots_rules.py's)."""
+
+    def allowed(self, url: str, agent: str = "Googlebot") -> bool:
+        return "/private/" not in url
+
+
+def test_blocked_by_robots_asks_the_rules_for_urls_of_the_robots_host_only() -> None:
+    site = checks.SiteChecks(_DisallowPrivate(), "www.example.com")
+    sc = checks.SitemapChecks("https://www.example.com/s.xml", 0, ROOT, False, NOW, site)
+    sc.location("https://www.example.com/private/a", 3)
+    sc.location("https://www.example.com/a", 4)
+    sc.location("https://example.com/private/b", 5)  # path-mismatch: another host's robots.txt
+    found = {f.kind: f for f in sc.tally.findings(sc.url)}
+    assert found[Kind.BLOCKED_BY_ROBOTS].count == 1
+    assert found[Kind.BLOCKED_BY_ROBOTS].examples[0].line == 3
+    assert Kind.PATH_MISMATCH in found
