@@ -82,6 +82,8 @@ _AGENT_CHARS = re.compile(rb"[A-Za-z_-]*")
 _TO_ESCAPE = re.compile(rb"%[0-9A-Fa-f]{2}|[\x80-\xff]")
 _TO_ESCAPE_STR = re.compile(r"%[0-9A-Fa-f]{2}|[^\x00-\x7f]+")
 _PATH_START = re.compile(r"[/?;]")  # find_first_of("/?;")
+# An http(s) URL: the authority ends at the first of `/?;`, a `#` before it leaves no path.
+_WEB_URL = re.compile(r"https?://[^/?;#]*(?:#|([/?;][^#]*))?", re.DOTALL)
 
 
 def key_of(written: bytes) -> Key:
@@ -121,6 +123,10 @@ def _normalised(path: str) -> str:
 
 def path_params_query(url: str) -> str:
     """robots.cc GetPathParamsQuery: the path, params and query of a URL; always starts with `/`."""
+    web = _WEB_URL.match(url)  # the usual case, in one step; the same answer as below
+    if web is not None:
+        path = web.group(1)
+        return "/" if path is None else path if path[0] == "/" else "/" + path
     search_start = 2 if url.startswith("//") else 0
     early = _PATH_START.search(url, search_start)
     protocol_end = url.find("://", search_start)
@@ -233,7 +239,9 @@ class _Tier:
     wild_regex: re.Pattern[str] | None
 
     @classmethod
-    def of(cls, rules: list[Rule]) -> _Tier:
+    def of(cls, rules: list[Rule]) -> _Tier | None:
+        if not rules:
+            return None
         prefixes: dict[str, Rule] = {}
         whole: dict[str, Rule] = {}
         wild: list[Rule] = []
@@ -288,9 +296,9 @@ class _Tier:
 
 @dataclass(frozen=True, slots=True)
 class _AgentRules:
-    specific: _Tier
+    specific: _Tier | None  # None: no rule
     named: bool  # a group names the agent: the global group is then never obeyed
-    global_: _Tier
+    global_: _Tier | None
 
 
 def _rules(pattern: bytes, number: int, allow: bool) -> Iterator[Rule]:
@@ -337,10 +345,13 @@ class RobotsRules:
         return rule is None or rule.allow
 
     def _deciding(self, path: str, agent: str) -> Rule | None:
-        rules = self._for(agent)
-        rule = rules.specific.deciding(path)
-        if rule is not None or rules.named:
-            return rule
+        rules = self._by_agent.get(agent) or self._for(agent)
+        if rules.specific is not None:
+            rule = rules.specific.deciding(path)
+            if rule is not None:
+                return rule
+        if rules.named or rules.global_ is None:
+            return None
         return rules.global_.deciding(path)
 
     def _for(self, agent: str) -> _AgentRules:

@@ -477,6 +477,35 @@ def test_path_params_query(url: str, path: str) -> None:
     assert path_params_query(url) == path
 
 
+def _robots_cc_path(url: str) -> str:
+    # robots.cc GetPathParamsQuery, statement by statement: the oracle for the quick http(s) path.
+    def first_of(start: int) -> int:
+        found = [i for i in (url.find(c, start) for c in "/?;") if i >= 0]
+        return min(found) if found else -1
+
+    search_start = 2 if url[:2] == "//" else 0
+    early_path = first_of(search_start)
+    protocol_end = url.find("://", search_start)
+    if early_path >= 0 and (protocol_end < 0 or early_path < protocol_end):
+        protocol_end = -1
+    protocol_end = search_start if protocol_end < 0 else protocol_end + 3
+    path_start = first_of(protocol_end)
+    if path_start < 0:
+        return "/"
+    hash_pos = url.find("#", search_start)
+    if 0 <= hash_pos < path_start:
+        return "/"
+    path = url[path_start : hash_pos if hash_pos >= 0 else len(url)]
+    return path if path[:1] == "/" else "/" + path
+
+
+def test_path_params_query_as_robots_cc_for_every_small_url() -> None:
+    for scheme in ("http://", "https://", "HTTP://", "ftp://", "//", ""):
+        for rest in _strings("a/?;#:", 5):
+            url = scheme + rest
+            assert path_params_query(url) == _robots_cc_path(url), url
+
+
 # robots_test.cc TestMaybeEscapePattern.
 ESCAPES = [
     ("http://www.example.com", "http://www.example.com"),
