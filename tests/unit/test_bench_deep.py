@@ -156,3 +156,37 @@ def test_the_report_says_what_was_not_measured(deep: ModuleType, tmp_path: Path)
     assert "| 100 | 20.0 | 19.0 | 400 |" in text
     assert "Not installed, so not run: advertools" in text
     assert "(not judged)" in text
+
+
+def test_a_process_is_measured_from_outside(deep: ModuleType, tmp_path: Path) -> None:
+    # A stand-in for the deep audit's command line: it holds 100 MiB, then prints a document.
+    document = {"format": "sitemap-auditor-deep", "complete": True, "stoppedBy": None}
+    document["totals"] = {"urls": 7}
+    code = (
+        "import json, sys, time\n"
+        "held = bytearray(100 * 1024 * 1024)\n"
+        "while time.process_time() < 0.5: pass\n"
+        f"print(json.dumps({document!r}))\n"
+    )
+    run = deep.measure("deep", [sys.executable, "-c", code], tmp_path / "deep.log", timeout=60)
+    assert run.ok and run.exit_code == 0 and run.urls == 7 and run.complete
+    assert run.peak_mib >= 100
+    assert run.cpu_s >= 0.5 and run.wall_s >= run.cpu_s * 0.9  # one thread: no more CPU than wall
+    assert run.samples and max(rss for _, rss in run.samples) >= 100
+
+
+def test_a_process_past_its_time_is_stopped(deep: ModuleType, tmp_path: Path) -> None:
+    code = "while True: pass"
+    run = deep.measure("usp", [sys.executable, "-c", code], tmp_path / "usp.log", timeout=0.5)
+    assert run.timed_out and not run.ok and run.urls is None
+
+
+def test_the_fastest_of_several_runs_is_kept_with_every_wall_time(
+    deep: ModuleType, tmp_path: Path
+) -> None:
+    line = deep.RESULT_MARK + json.dumps({"urls": 3, "seconds": 0})
+    command = [sys.executable, "-c", f"print({line!r})"]
+    run = deep.best_of("usp", command, tmp_path / "usp.log", 3)
+    assert run.ok and run.urls == 3 and len(run.walls) == 3 and run.wall_s == min(run.walls)
+    failing = deep.best_of("usp", [sys.executable, "-c", "raise SystemExit(2)"], tmp_path / "f", 3)
+    assert not failing.ok and failing.exit_code == 2 and failing.walls == []
