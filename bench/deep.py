@@ -488,6 +488,13 @@ def render(report: Report) -> str:
         f"the deep audit's peak RSS over its {share}, at most {TARGET_MEMORY_SHARE} wanted "
         f"({_yes(verdict.small)}).\n"
     )
+    fastest = report.runs.get(verdict.peer) if verdict.peer else None
+    if fastest is not None:
+        out.append(
+            f"So the deep audit meets them at {fastest.wall_s / TARGET_SPEEDUP:.2f} s of wall "
+            f"time or less and {fastest.peak_mib * TARGET_MEMORY_SHARE:.0f} MiB of peak RSS or "
+            "less, on this site, on this machine.\n"
+        )
     if report.large is not None:
         big, run = report.large
         small = report.runs.get("deep")

@@ -156,6 +156,7 @@ def test_the_report_says_what_was_not_measured(deep: ModuleType, tmp_path: Path)
     assert "| 100 | 20.0 | 19.0 | 400 |" in text
     assert "Not installed, so not run: advertools" in text
     assert "(not judged)" in text
+    assert "at 4.00 s of wall time or less and 80 MiB of peak RSS or less" in text
 
 
 def test_a_process_is_measured_from_outside(deep: ModuleType, tmp_path: Path) -> None:
