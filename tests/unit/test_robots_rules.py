@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import itertools
 import tarfile
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -796,3 +797,73 @@ def test_directive_values_are_bytes_as_written_for_agents_and_sitemaps() -> None
         Directive(2, Key.SITEMAP, "/ß".encode()),
         Directive(3, Key.DISALLOW, b"/%C3%9F"),
     ]
+
+
+# --- why not a library: the candidates on the same table (run where they are installed) --------
+
+# The cases each answers otherwise than robots.cc, as (TEST, agent, URL) with how many rows of
+# that TEST fail so (the same question asked of several files); the raw-URL cases aside.
+LIBRARY_FAILURES: dict[tuple[str, str], Counter[tuple[str, str, str]]] = {
+    ("protego", "0.7.0"): Counter(
+        {
+            ("ID_LineSyntax_Groups_OtherRules", "FooBot", "http://foo.bar/"): 1,
+            ("ID_UserAgentValueCaseInsensitive", "Foo", A_DISALLOWED): 3,
+            ("ID_UserAgentValueCaseInsensitive", "foo", A_DISALLOWED): 3,
+            ("GoogleOnly_AcceptUserAgentUpToFirstSpace", "Foo", X_ALLOWED): 1,
+            ("GoogleOnly_AcceptUserAgentUpToFirstSpace", "Foo Bar", X_ALLOWED): 1,
+            ("ID_Encoding", "FooBot", "http://foo.bar/foo/bar/baz"): 1,
+            ("GoogleOnly_LineTooLong", "FooBot", f"http://foo.bar{LONG_DISALLOW}/fux"): 1,
+            ("GoogleOnly_LineTooLong", "FooBot", f"http://foo.bar{LONG_B}/fux"): 1,
+        }
+    ),
+    ("robotspy", "0.13.0"): Counter(
+        {
+            ("ID_Encoding", "FooBot", "http://foo.bar/foo/bar/baz"): 1,
+            ("GoogleOnly_IndexHTMLisDirectory", "foobot", "http://foo.com/allowed-slash/"): 1,
+            ("GoogleOnly_LineTooLong", "FooBot", f"http://foo.bar{LONG_DISALLOW}/fux"): 1,
+            ("GoogleOnly_LineTooLong", "FooBot", f"http://foo.bar{LONG_B}/fux"): 1,
+        }
+    ),
+}
+
+
+def _library(name: str) -> tuple[str, Callable[[Case], bool]]:
+    import importlib.metadata
+
+    version = importlib.metadata.version(name)
+    if name == "protego":
+        protego = pytest.importorskip("protego")
+
+        def ask(case: Case) -> bool:
+            return bool(protego.Protego.parse(case.robots).can_fetch(case.url, case.agent))
+
+    else:
+        robots = pytest.importorskip("robots")
+
+        def ask(case: Case) -> bool:
+            parser = robots.RobotsParser.from_string(case.robots)
+            return bool(parser.can_fetch(case.agent, case.url))
+
+    return version, ask
+
+
+@pytest.mark.parametrize("name", ["protego", "robotspy"])
+def test_the_libraries_fail_the_cases_the_readme_names(name: str) -> None:
+    import importlib.metadata
+
+    try:
+        version, ask = _library(name)
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip(f"{name} is not installed (not a dependency: pip install {name})")
+    expected = LIBRARY_FAILURES.get((name, version))
+    if expected is None:
+        pytest.skip(f"{name} {version}: the table is of another version")
+    failed = Counter(
+        (case.test, case.agent, case.url)
+        for case in CASES
+        if not case.deviation and ask(case) is not case.allowed
+    )
+    assert failed == expected
+    assert sum(failed.values()) == {"protego": 12, "robotspy": 4}[name]  # as the README says
+    # Where robots.cc wants the raw URL unescaped, both escape it as allowed() does.
+    assert all(ask(case) is not case.allowed for case in CASES if case.deviation)
