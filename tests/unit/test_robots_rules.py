@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from sitemap_auditor.deep import robots_rules
 from sitemap_auditor.deep.robots_rules import (
     Directive,
     Key,
@@ -717,7 +718,7 @@ def _strings(alphabet: str, longest: int) -> Iterator[str]:
             yield "".join(chars)
 
 
-def test_patterns_match_as_robots_cc_matches_every_small_case() -> None:
+def test_patterns_match_as_robots_cc_matches_every_small_case(wild_kind: str) -> None:
     # Every pattern up to 5 characters of `a/*$` against every path up to 5 of `a/$`: the
     # compiled matcher (atomic scans, ordered alternatives) agrees with robots.cc's algorithm.
     paths = list(_strings("a/$", 5))
@@ -730,7 +731,15 @@ def test_patterns_match_as_robots_cc_matches_every_small_case() -> None:
             assert rules.allowed_path(path, "x") is expected, (pattern, path)
 
 
-def test_two_rules_decide_as_robots_cc_decides_every_small_case() -> None:
+@pytest.fixture(params=["one expression", "indexed"])
+def wild_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Patterns with `*` both ways: few (one expression) and many (indexed, forced here)."""
+    if request.param == "indexed":
+        monkeypatch.setattr(robots_rules, "_WILD_INDEX_FROM", 0)
+    return str(request.param)
+
+
+def test_two_rules_decide_as_robots_cc_decides_every_small_case(wild_kind: str) -> None:
     # An Allow and a Disallow of up to 3 characters each, every path up to 4 of `a/`: the longest
     # matching pattern decides and Allow wins a tie, whichever way each rule is stored.
     patterns = [p for p in _strings("a/*$", 3) if p]
@@ -741,6 +750,20 @@ def test_two_rules_decide_as_robots_cc_decides_every_small_case() -> None:
             allowed = len(allow) if _robots_cc_matches(path, allow) else -1
             disallowed = len(disallow) if _robots_cc_matches(path, disallow) else -1
             assert rules.allowed_path(path, "x") is (disallowed <= allowed), (allow, disallow, path)
+
+
+def test_many_star_patterns_are_tried_by_their_literal_pieces_and_still_by_priority() -> None:
+    # Past the index threshold: one that matches everything, one-character pieces, a tie.
+    lines = [f"Disallow: /*noise{i}*x" for i in range(40)]
+    lines += ["Allow: /*?*", "Disallow: /*q", "Allow: /*a$", "Disallow: /*a$", "Disallow: *"]
+    rules = RobotsRules.parse(("User-agent: *\n" + "\n".join(lines) + "\n").encode())
+    assert not rules.allowed("https://ex.com/noise7/x")
+    assert not rules.allowed("https://ex.com/zzz")  # `*` alone: every path
+    assert rules.allowed("https://ex.com/b?c")  # `/*?*` (4) beats `*` (1)
+    assert rules.allowed("https://ex.com/ba")  # the tie of `/*a$`: Allow wins
+    assert not rules.allowed("https://ex.com/bq")
+    decider = rules.deciding_rule("https://ex.com/noise39/x")
+    assert decider is not None and decider.pattern == "/*noise39*x"
 
 
 def test_a_hostile_pattern_costs_linear_time() -> None:
@@ -867,3 +890,26 @@ def test_the_libraries_fail_the_cases_the_readme_names(name: str) -> None:
     assert sum(failed.values()) == {"protego": 12, "robotspy": 4}[name]  # as the README says
     # Where robots.cc wants the raw URL unescaped, both escape it as allowed() does.
     assert all(ask(case) is not case.allowed for case in CASES if case.deviation)
+
+
+@needs_corpus
+def test_the_index_of_star_patterns_answers_as_one_expression_on_real_files(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    checked = 0
+    for name, body in _corpus():
+        if body.count(b"*") < robots_rules._WILD_INDEX_FROM:
+            continue
+        # Paths made from the file's own patterns, so that they do meet its rules.
+        values = [
+            d.value.decode() for d in iter_directives(body) if d.key in (Key.ALLOW, Key.DISALLOW)
+        ]
+        paths = [*PROBES, *(v.replace("*", "x").rstrip("$") for v in values[:300])]
+        with monkeypatch.context() as patch:
+            patch.setattr(robots_rules, "_WILD_INDEX_FROM", 10**9)
+            plain = RobotsRules.parse(body)
+            expected = [plain.deciding_rule(f"https://ex.com{p}") for p in paths]
+        indexed = RobotsRules.parse(body)
+        assert [indexed.deciding_rule(f"https://ex.com{p}") for p in paths] == expected, name
+        checked += 1
+    assert checked > 20
