@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 # dynalite (npm), the second DynamoDB the sharing tests run against; Node.js is on every machine.
 DYNALITE := tests/dynalite/node_modules/.installed-stamp
 
-.PHONY: help demo test lint bench bench-share bench-scale clean build-AuditorFunction
+.PHONY: help demo test lint bench bench-share bench-scale bench-deep clean build-AuditorFunction
 
 # `make help` lists every target that has a `## ` comment block right above it, with the block's
 # first line: the comments below are the one place a target is described.
@@ -62,6 +62,12 @@ bench: $(STAMP)
 ## 100 simultaneous audits of one site with a 20 MB sitemap, sharing on and off (bench/share.py).
 bench-share: $(STAMP)
 	$(BIN)/python bench/share.py
+
+## The deep audit on a local 500,000-URL site beside ultimate-sitemap-parser and advertools.
+## They are installed into the venv for the benchmark only (bench/deep.py; `--large` adds 10 M URLs).
+bench-deep: $(STAMP)
+	$(BIN)/python -m pip install --quiet ultimate-sitemap-parser advertools
+	$(BIN)/python bench/deep.py $(BENCH_DEEP_ARGS)
 
 ## The lease protocol played by a fleet in virtual time.
 ## The fleet in virtual time: the lease protocol at a hot site's scale (bench/scale.py).
