@@ -54,10 +54,14 @@ MAX_EXAMPLES = 5
 MAX_CHECKS = 20
 LARGEST_FILES_DRAWN = 20
 URL_LIMIT = 50_000
+_BIG = 10**18
 
 _UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# A link only where a browser reads what the text says: http(s), and none of the characters a URL
+# never holds raw (white space, controls, quotes, angle brackets, bidirectional overrides).
 _LINKABLE = re.compile(
-    r"https?://[^\s\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]+\Z", re.I
+    r"https?://[^\s\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff\"'<>\\^`{|}]+\Z",
+    re.I,
 )
 _TIME = re.compile(r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})Z\Z")
 _SEVERITIES = ("error", "warning", "notice")
@@ -91,9 +95,8 @@ def _h(value: object, cap: int = MAX_TEXT) -> str:
 
 
 def _int(value: object) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, int) or abs(value) >= 10**18:
-        return None
-    return value
+    # type(), not isinstance(): True is no number here, and this runs for every count.
+    return value if type(value) is int and -_BIG < value < _BIG else None
 
 
 def _float(value: object) -> float | None:
@@ -168,18 +171,8 @@ class _File:
     entries: int | None
     bytes: int | None
     type: str
-
-    @property
-    def rank(self) -> int:
-        status = _int(self.raw.get("httpStatus"))
-        if self.errors or (status is not None and status >= 400):
-            return 0
-        return 1 if self.warnings else 2 if self.notices else 3
-
-    @property
-    def latest(self) -> str | None:
-        value = _map(self.raw.get("lastmod")).get("latest")
-        return value if isinstance(value, str) else None
+    rank: int  # 0 broken (an error, or an HTTP error), 1 a warning, 2 a notice, 3 none
+    latest: str | None
 
 
 def _files(document: Mapping[str, Any]) -> list[_File]:
@@ -188,18 +181,34 @@ def _files(document: Mapping[str, Any]) -> list[_File]:
         item = _map(raw)
         counts = _map(item.get("findings"))
         url, parent = item.get("url"), item.get("parent")
+        errors = max(_int(counts.get("error")) or 0, 0)
+        warnings = max(_int(counts.get("warning")) or 0, 0)
+        notices = max(_int(counts.get("notice")) or 0, 0)
+        status = _int(item.get("httpStatus"))
+        rank = (
+            0
+            if errors or (status is not None and status >= 400)
+            else 1
+            if warnings
+            else 2
+            if notices
+            else 3
+        )
+        latest = _map(item.get("lastmod")).get("latest")
         files.append(
             _File(
                 index,
                 item,
                 url if isinstance(url, str) else "",
                 parent if isinstance(parent, str) else None,
-                max(_int(counts.get("error")) or 0, 0),
-                max(_int(counts.get("warning")) or 0, 0),
-                max(_int(counts.get("notice")) or 0, 0),
+                errors,
+                warnings,
+                notices,
                 _int(item.get("entries")),
                 _int(item.get("bytes")),
                 _text(item.get("type"), 40) or "unknown",
+                rank,
+                latest if isinstance(latest, str) else None,
             )
         )
     return files
@@ -277,12 +286,12 @@ def _tree(files: list[_File]) -> _Tree:
         while up is not None and up not in listed:
             listed.add(up)
             up = parent_of.get(up)
-    broken_listed = sum(1 for f in broken if f.index in listed)
     for node in _walk(roots, children):
         if len(listed) >= MAX_FILES_LISTED:
             break
         if node not in listed and (parent_of.get(node) is None or parent_of[node] in listed):
             listed.add(node)
+    broken_listed = sum(1 for f in broken if f.index in listed)
     return _Tree(
         files, roots, children, parent_of, worst, broken_below, listed, len(broken), broken_listed
     )
@@ -618,9 +627,8 @@ def _charts_section(files: list[_File], groups: list[_Group], month: str | None)
         if f.type == "sitemapindex":
             continue
         for key, value in _map(_map(f.raw.get("lastmod")).get("byMonth")).items():
-            count = _int(value)
-            if isinstance(key, str) and count is not None and count > 0:
-                overall[key] = overall.get(key, 0) + count
+            if type(value) is int and 0 < value < _BIG and type(key) is str:
+                overall[key] = overall.get(key, 0) + value
     buckets = charts.lastmod_buckets(overall, month)
     parts.append(
         "<figure><figcaption><h3>When the pages say they changed</h3>"
@@ -769,7 +777,7 @@ def _tree_section(
             f"{MAX_FILES_LISTED:,} are, the broken ones first)"
             + (
                 f"; {_n(broken_hidden)} of them have errors or warnings, past the "
-                f"{MAX_BROKEN_LISTED:,} listed."
+                f"{tree.broken_listed:,} listed."
                 if broken_hidden
                 else "; none of them has an error or a warning."
             )

@@ -150,7 +150,7 @@ def finding(
     fix: str = "",
 ) -> Finding:
     """One finding; its `line` is that of its first example."""
-    listed: list[Example] = [{"line": line, "value": value[:200]} for line, value in examples][:5]
+    listed = [Example(line=line, value=value[:200]) for line, value in examples][:5]
     return {
         "kind": kind,
         "severity": severity,
@@ -319,6 +319,7 @@ def hostile_document() -> Document:
         'https://evil.example/"><script>alert(11)</script>',
         "https://evil.example/\u202e/x",
         "http://ok.example/sitemap.xml?a=1&b=<2>",
+        "https://ok.example/sitemap.xml?a=1&b=2",
     ]
     maps = [
         sitemap(url, type=HOSTILE[i % len(HOSTILE)], entries=5, by_month={"2026-01": 5})
