@@ -68,6 +68,8 @@ _SEVERITIES = ("error", "warning", "notice")
 _RANK = {"error": 0, "warning": 1, "notice": 2}
 _SEV_LABEL = {"error": "Error", "warning": "Warning", "notice": "Notice"}
 _SEV_CSS = {0: "err", 1: "warn", 2: "note", 3: "ok"}
+# A finding of a severity the document does not define is shown as such, never as "OK".
+_FINDING_CSS = {0: "err", 1: "warn", 2: "note", 3: "other"}
 _VERDICT_CSS = {"SUCCESS": "ok", "WARNING": "warn", "FAIL": "err", "ERROR": "err"}
 _STOPPED = {
     "max-sitemaps": "the limit on sitemaps fetched was reached",
@@ -467,12 +469,16 @@ def _glance(
         for c in checks
     )
     worst = groups[0] if groups and groups[0].rank <= 1 else None
-    headline = (
-        f'<p class="worst">Worst finding: <a href="#k-{worst.number}">{escape(worst.title)}</a>'
-        f" ({_n(worst.count)})</p>"
-        if worst
-        else '<p class="worst">No errors or warnings in the sitemaps.</p>'
-    )
+    if worst:
+        headline = (
+            f'<p class="worst">Worst finding: <a href="#k-{worst.number}">'
+            f"{escape(worst.title)}</a> ({_n(worst.count)})</p>"
+        )
+    elif _list(doc.get("sitemaps")):
+        headline = '<p class="worst">No errors or warnings in the sitemaps.</p>'
+    else:
+        headline = '<p class="worst">No sitemap was found, so none could be checked.</p>'
+
     return (
         '<section id="glance" aria-labelledby="glance-h"><h2 id="glance-h">At a glance</h2>'
         f'<div class="verdict v-{css}"><p class="vlabel">The auditor says</p>'
@@ -513,8 +519,8 @@ def _findings_section(groups: list[_Group], tree: _Tree, left: list[str]) -> str
     for f in tree.files:
         anchors.setdefault(f.url, f.index)
     rows = "".join(
-        f'<tr class="r-{_SEV_CSS[g.rank]}"><td data-v="{g.rank}">'
-        f'<span class="pill p-{_SEV_CSS[g.rank]}">{_sev_name(g.rank)}</span></td>'
+        f'<tr class="r-{_FINDING_CSS[g.rank]}"><td data-v="{g.rank}">'
+        f'<span class="pill p-{_FINDING_CSS[g.rank]}">{_sev_name(g.rank)}</span></td>'
         f'<td><a href="#k-{g.number}">{escape(g.title)}</a></td>'
         f"<td><code>{escape(g.kind)}</code></td>"
         f'<td class="num" data-v="{len(g.files)}">{_n(len(g.files))}</td>'
@@ -540,7 +546,7 @@ def _findings_section(groups: list[_Group], tree: _Tree, left: list[str]) -> str
         fixes = {_text(item.get("fix")) for _, item in sample}
         one_message = len(messages) == 1
         one_fix = len(fixes) == 1
-        css = _SEV_CSS[g.rank]
+        css = _FINDING_CSS[g.rank]
         files = len(g.files - {""})
         where = f"{_n(files)} file{'' if files == 1 else 's'}" if files else ""
         if "" in g.files:
@@ -937,7 +943,7 @@ def _node(
             c = max(_int(item.get("count")) or 1, 1)
             target = f"#f-{index}" if index in anchors else f"#k-{group.number}"
             parts.append(
-                f'<li><span class="pill p-{_SEV_CSS[group.rank]}">{_n(c)}</span> '
+                f'<li><span class="pill p-{_FINDING_CSS[group.rank]}">{_n(c)}</span> '
                 f'<a href="{target}">{escape(group.title)}</a></li>'
             )
         if len(found) > 12:
@@ -970,7 +976,7 @@ def _footer(doc: Mapping[str, Any]) -> str:
 
 
 _STYLE = """
-:root{--bg:#fff;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--soft:#f6f8fa;--link:#0550ae;
+:root{--bg:#ffffff;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--soft:#f6f8fa;--link:#0550ae;
 --err:#b3261e;--warn:#8a4b00;--note:#0a58a8;--ok:#1a7f37;--bar:#3a6db3;--future:#c25e00;
 --errbg:#ffebe9;--warnbg:#fff3d6;--notebg:#ddf4ff;--okbg:#dafbe1}
 @media (prefers-color-scheme:dark){:root{--bg:#0f1419;--fg:#e6edf3;--muted:#9aa6b2;--line:#333c46;
@@ -1028,6 +1034,7 @@ border:1px solid var(--c);color:var(--c);background:var(--cb);margin-right:.25re
 white-space:nowrap}
 .p-err{--c:var(--err);--cb:var(--errbg)}.p-warn{--c:var(--warn);--cb:var(--warnbg)}
 .p-note{--c:var(--note);--cb:var(--notebg)}.p-ok{--c:var(--ok);--cb:var(--okbg)}
+.p-other{--c:var(--muted);--cb:var(--soft)}.f-other{--c:var(--muted)}
 .hint{color:var(--muted)}
 .finding{border:1px solid var(--line);border-left:6px solid var(--c);border-radius:6px;
 padding:.8rem 1rem;margin:1rem 0;break-inside:avoid}
@@ -1073,7 +1080,7 @@ footer{margin-top:3rem;color:var(--muted);font-size:.9rem;border-top:1px solid v
 @media (max-width:600px){html{font-size:15px}svg.cols text{font-size:19px}
 svg.bars text{font-size:16px}.facts{grid-template-columns:1fr}
 .facts dt{margin-top:.3rem}body{padding:0 .6rem 2rem}}
-@media print{:root{--bg:#fff;--fg:#000;--muted:#444;--soft:#f3f3f3;--link:#000}
+@media print{:root{--bg:#ffffff;--fg:#000;--muted:#444;--soft:#f3f3f3;--link:#000}
 html{font-size:11pt}.controls,.skip,nav{display:none!important}a{text-decoration:none}
 .finding,figure,tr{break-inside:avoid}h2,h3{break-after:avoid}body{max-width:none}}
 """.strip().replace("\n", "")

@@ -317,3 +317,31 @@ def test_chart_text_is_escaped_where_the_svg_is_written() -> None:
     svg += charts.column_chart("y", hostile, [charts.Bucket(hostile, 2, overflow=True)])
     assert "<script>" not in svg and "&lt;/title&gt;&lt;script&gt;" in svg
     assert Markup(svg).errors == []
+
+
+def _scheme(css: str) -> dict[str, str]:
+    return dict(re.findall(r"--([a-z]+):(#[0-9a-f]{6})", css))
+
+
+def _luminance(colour: str) -> float:
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_text_colours_meet_wcag_aa_contrast_on_their_backgrounds(scheme: str) -> None:
+    light_css, dark_css = html_report._STYLE.split("@media (prefers-color-scheme:dark)", 1)
+    colours = _scheme(light_css)
+    if scheme == "dark":
+        colours |= _scheme(dark_css.split("}}", 1)[0])
+    assert len(colours) >= 14
+    pairs = [("fg", "bg"), ("muted", "bg"), ("muted", "soft"), ("link", "bg"), ("fg", "soft")]
+    pairs += [(c, "bg") for c in ("err", "warn", "note", "ok")]
+    pairs += [(c, f"{c}bg") for c in ("err", "warn", "note", "ok")]
+    for text, background in pairs:
+        high, low = sorted(
+            (_luminance(colours[text]), _luminance(colours[background])), reverse=True
+        )
+        ratio = (high + 0.05) / (low + 0.05)
+        assert ratio >= 4.5, (scheme, text, background, round(ratio, 2))
