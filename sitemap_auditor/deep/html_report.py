@@ -481,10 +481,12 @@ def _glance(
 
     return (
         '<section id="glance" aria-labelledby="glance-h"><h2 id="glance-h">At a glance</h2>'
-        f'<div class="verdict v-{css}"><p class="vlabel">The auditor says</p>'
+        f'<div class="verdict v-{css}"><p class="vlabel">The Sitemap Auditor\'s verdict '
+        "(is there a sitemap, and is it fresh?)</p>"
         f'<p class="vstatus">{escape(status) or "no verdict"}</p>'
         f'<p class="vmsg">{_h(verdict.get("message"))}</p></div>'
-        f'<ul class="tiles" aria-label="Totals">{"".join(tiles)}</ul>{headline}'
+        '<p class="tiles-h">What the deep audit found in every sitemap:</p>'
+        f'<ul class="tiles" aria-label="Findings and totals">{"".join(tiles)}</ul>{headline}'
         f'<dl class="facts">{"".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows)}</dl>'
         "<!--left-out-->"
         + (
@@ -975,10 +977,15 @@ def _footer(doc: Mapping[str, Any]) -> str:
     )
 
 
-_STYLE = """
-:root{--bg:#ffffff;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--soft:#f6f8fa;--link:#0550ae;
---err:#b3261e;--warn:#8a4b00;--note:#0a58a8;--ok:#1a7f37;--bar:#3a6db3;--future:#c25e00;
---errbg:#ffebe9;--warnbg:#fff3d6;--notebg:#ddf4ff;--okbg:#dafbe1}
+# The light palette is also the printed one, whatever the reader's screen prefers.
+_LIGHT = (
+    "--bg:#ffffff;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--soft:#f6f8fa;--link:#0550ae;"
+    "--err:#b3261e;--warn:#8a4b00;--note:#0a58a8;--ok:#1a7f37;--bar:#3a6db3;--future:#c25e00;"
+    "--errbg:#ffebe9;--warnbg:#fff3d6;--notebg:#ddf4ff;--okbg:#dafbe1"
+)
+_STYLE = (
+    """
+:root{LIGHT}
 @media (prefers-color-scheme:dark){:root{--bg:#0f1419;--fg:#e6edf3;--muted:#9aa6b2;--line:#333c46;
 --soft:#161c23;--link:#6cb6ff;--err:#ff8a80;--warn:#e8b04b;--note:#7cc4ff;--ok:#5fd07a;
 --bar:#5b9ae8;--future:#ff9a40;--errbg:#3b1618;--warnbg:#33260b;--notebg:#0c2a45;--okbg:#0f2e1a}}
@@ -1008,7 +1015,7 @@ grid-template-columns:repeat(auto-fill,minmax(9.5rem,1fr))}
 .t-err{border-color:var(--err);background:var(--errbg)}.t-err .n{color:var(--err)}
 .t-warn{border-color:var(--warn);background:var(--warnbg)}.t-warn .n{color:var(--warn)}
 .t-note .n{color:var(--note)}.t-zero .n{color:var(--ok)}
-.worst{font-weight:600}
+.worst{font-weight:600}.tiles-h{margin:.2rem 0 .4rem;font-weight:600}
 .facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:.5rem 0}
 .facts dt{color:var(--muted)}.facts dd{margin:0;overflow-wrap:anywhere;min-width:0}
 .warn-text{color:var(--warn)}.nw{white-space:nowrap}
@@ -1080,10 +1087,13 @@ footer{margin-top:3rem;color:var(--muted);font-size:.9rem;border-top:1px solid v
 @media (max-width:600px){html{font-size:15px}svg.cols text{font-size:19px}
 svg.bars text{font-size:16px}.facts{grid-template-columns:1fr}
 .facts dt{margin-top:.3rem}body{padding:0 .6rem 2rem}}
-@media print{:root{--bg:#ffffff;--fg:#000;--muted:#444;--soft:#f3f3f3;--link:#000}
+@media print{:root{LIGHT;--fg:#000;--link:#000;color-scheme:light}
 html{font-size:11pt}.controls,.skip,nav{display:none!important}a{text-decoration:none}
 .finding,figure,tr{break-inside:avoid}h2,h3{break-after:avoid}body{max-width:none}}
-""".strip().replace("\n", "")
+""".strip()
+    .replace("\n", "")
+    .replace("LIGHT", _LIGHT)
+)
 
 _SCRIPT = """
 (function(){"use strict";var d=document,A=Array.prototype;

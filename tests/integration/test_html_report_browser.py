@@ -189,8 +189,14 @@ def test_sorting_filtering_and_printing_work_in_the_page(
     assert page.evaluate("document.querySelectorAll('details:not([open])').length") == 0
     page.evaluate("dispatchEvent(new Event('afterprint'))")
     assert page.evaluate("document.querySelectorAll('details:not([open])').length") > 0
-    page.call("Emulation.setEmulatedMedia", {"media": "print"})
+    dark = [{"name": "prefers-color-scheme", "value": "dark"}]
+    page.call("Emulation.setEmulatedMedia", {"media": "print", "features": dark})
     assert page.evaluate("getComputedStyle(document.querySelector('.controls')).display") == "none"
+    # Printed on white even from a dark screen.
+    background = "getComputedStyle(document.documentElement).backgroundColor"
+    assert page.evaluate(background) == "rgb(255, 255, 255)"
+    page.call("Emulation.setEmulatedMedia", {"media": "screen", "features": dark})
+    assert page.evaluate(background) != "rgb(255, 255, 255)"
     # A link to a finding opens the file it is in.
     page.call("Emulation.setEmulatedMedia", {"media": ""})
     page.evaluate("location.hash = '#s-1'")
