@@ -842,9 +842,11 @@ def _node(
     meta = [
         f'<span class="type">{escape(f.type)}</span>',
         f"HTTP {_n(status)}" if status is not None else "not fetched",
-        f"{_n(f.entries)} entr{'y' if f.entries == 1 else 'ies'}",
-        _bytes(f.bytes),
     ]
+    if f.entries is not None and (f.entries or (status is not None and status < 400)):
+        meta.append(f"{_n(f.entries)} entr{'y' if f.entries == 1 else 'ies'}")
+    if f.bytes is not None:
+        meta.append(_bytes(f.bytes))
     if f.latest:
         meta.append(f"latest {_day(f.latest)}")
     # The top of the tree starts open where it holds something broken or lists other files.
@@ -888,9 +890,9 @@ def _node(
         text = _text(raw.get(key), 100)
         if text:
             facts.append((label, f"<code>{escape(text)}</code>"))
-    facts.append(
-        ("Size", f"{_bytes(_int(raw.get('wireBytes')))} on the wire, {_bytes(f.bytes)} read")
-    )
+    wire = _int(raw.get("wireBytes"))
+    if wire is not None or f.bytes is not None:
+        facts.append(("Size", f"{_bytes(wire)} on the wire, {_bytes(f.bytes)} read"))
     seconds = _float(raw.get("seconds"))
     if seconds is not None:
         facts.append(("Fetched in", f"{seconds:,.2f} s"))
@@ -945,8 +947,8 @@ def _node(
             c = max(_int(item.get("count")) or 1, 1)
             target = f"#f-{index}" if index in anchors else f"#k-{group.number}"
             parts.append(
-                f'<li><span class="pill p-{_FINDING_CSS[group.rank]}">{_n(c)}</span> '
-                f'<a href="{target}">{escape(group.title)}</a></li>'
+                f'<li><span class="pill p-{_FINDING_CSS[group.rank]}">{_sev_name(group.rank)}'
+                f'</span> <a href="{target}">{escape(group.title)}</a> ({_n(c)})</li>'
             )
         if len(found) > 12:
             parts.append(f"<li>and {_n(len(found) - 12)} more</li>")
