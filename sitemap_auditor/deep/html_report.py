@@ -43,15 +43,21 @@ MAX_FILES_LISTED = 1000
 MAX_BROKEN_LISTED = 800
 MAX_FINDINGS_LISTED = 300
 MAX_FINDINGS_PER_KIND = 25
+MAX_KINDS = 50  # the document defines 31 kinds: more are a site's or a bug's doing
 OCCURRENCES_SHOWN = 3
 MAX_SPARKLINES = 400
 MAX_NEST = 6
 MAX_URL = 300
-MAX_LINK = 4096
+MAX_LINK = 1000
+# Past these many characters a section stops adding detail (its files keep their one line, its
+# findings their counts): whatever the strings, the page stays a few megabytes.
+TREE_BUDGET = 2_000_000
+FINDINGS_BUDGET = 1_000_000
 MAX_TEXT = 1000
 MAX_VALUE = 200
 MAX_EXAMPLES = 5
 MAX_CHECKS = 20
+FILE_FINDINGS = 8
 LARGEST_FILES_DRAWN = 20
 URL_LIMIT = 50_000
 _BIG = 10**18
@@ -324,11 +330,24 @@ class _Group:
     findings: list[tuple[int, Mapping[str, Any]]]
     listed: list[tuple[int, Mapping[str, Any]]]
     files: set[str]
+    shown: bool = True
+
+
+def _cost(item: Mapping[str, Any]) -> int:
+    """About how many characters a finding takes on the page, its markup included."""
+    examples = _list(item.get("examples"))[:MAX_EXAMPLES]
+    return (
+        400
+        + len(_h(item.get("sitemap"), MAX_URL))
+        + len(_h(item.get("message")))
+        + len(_h(item.get("fix")))
+        + sum(80 + len(_h(_map(e).get("value"), MAX_VALUE)) for e in examples)
+    )
 
 
 def _groups(document: Mapping[str, Any]) -> list[_Group]:
     groups: dict[str, _Group] = {}
-    listed = 0
+    listed = spent = 0
     for index, raw in enumerate(_list(document.get("findings"))):
         item = _map(raw)
         kind = _text(item.get("kind"), 60) or "unknown"
@@ -342,9 +361,16 @@ def _groups(document: Mapping[str, Any]) -> list[_Group]:
         sitemap = item.get("sitemap")
         group.files.add(sitemap if isinstance(sitemap, str) else "")
         if listed < MAX_FINDINGS_LISTED and len(group.listed) < MAX_FINDINGS_PER_KIND:
-            group.listed.append((index, item))
-            listed += 1
-    return sorted(groups.values(), key=lambda g: (g.rank, g.number))
+            cost = _cost(item)
+            if spent + cost <= FINDINGS_BUDGET:
+                group.listed.append((index, item))
+                listed += 1
+                spent += cost
+    ordered = sorted(groups.values(), key=lambda g: (g.rank, g.number))
+    for group in ordered[MAX_KINDS:]:
+        group.shown = False
+        group.listed = []
+    return ordered
 
 
 # --- The page ------------------------------------------------------------------------------
@@ -520,6 +546,7 @@ def _findings_section(groups: list[_Group], tree: _Tree, left: list[str]) -> str
     anchors: dict[str, int] = {}
     for f in tree.files:
         anchors.setdefault(f.url, f.index)
+    shown = [g for g in groups if g.shown]
     rows = "".join(
         f'<tr class="r-{_FINDING_CSS[g.rank]}"><td data-v="{g.rank}">'
         f'<span class="pill p-{_FINDING_CSS[g.rank]}">{_sev_name(g.rank)}</span></td>'
@@ -527,7 +554,7 @@ def _findings_section(groups: list[_Group], tree: _Tree, left: list[str]) -> str
         f"<td><code>{escape(g.kind)}</code></td>"
         f'<td class="num" data-v="{len(g.files)}">{_n(len(g.files))}</td>'
         f'<td class="num" data-v="{g.count}">{_n(g.count)}</td></tr>'
-        for g in groups
+        for g in shown
     )
     parts = [
         '<section id="findings" aria-labelledby="findings-h"><h2 id="findings-h">Findings</h2>',
@@ -542,7 +569,7 @@ def _findings_section(groups: list[_Group], tree: _Tree, left: list[str]) -> str
         f"<tbody>{rows}</tbody></table></div>",
     ]
     not_listed = 0
-    for g in groups:
+    for g in shown:
         sample = g.listed or g.findings[:1]
         messages = {_text(item.get("message")) for _, item in sample}
         fixes = {_text(item.get("fix")) for _, item in sample}
@@ -617,10 +644,20 @@ def _findings_section(groups: list[_Group], tree: _Tree, left: list[str]) -> str
                 "not listed one by one.</p>"
             )
         parts.append("</article>")
+    unshown = [g for g in groups if not g.shown]
+    if unshown:
+        more = sum(len(g.findings) for g in unshown)
+        note = (
+            f"{_n(len(unshown))} more kinds of finding ({_n(more)} findings) are left out: "
+            f"the report shows {MAX_KINDS}."
+        )
+        parts.append(f'<p class="more">{note}</p>')
+        left.append(note)
     if not_listed:
         left.append(
             f"{_n(not_listed)} findings are counted but not listed with their examples "
-            f"(at most {MAX_FINDINGS_LISTED} are, {MAX_FINDINGS_PER_KIND} of one kind)."
+            f"(at most {MAX_FINDINGS_LISTED} are, {MAX_FINDINGS_PER_KIND} of one kind, "
+            "as many as a few megabytes hold)."
         )
     parts.append("</section>")
     return "".join(parts)
@@ -720,6 +757,16 @@ def _badges(errors: int, warnings: int, notices: int, ok: bool = True) -> str:
     return "".join(out) or ('<span class="pill p-ok">OK</span>' if ok else "")
 
 
+@dataclass(slots=True)
+class _Room:
+    """What the tree has used of its room: small charts drawn, characters written, and files
+    written as their one line because the others used it up."""
+
+    charts: int = 0
+    written: int = 0
+    cut: int = 0
+
+
 def _tree_section(
     tree: _Tree,
     by_sitemap: Mapping[str, list[tuple[int, _Group, Mapping[str, Any]]]],
@@ -744,7 +791,7 @@ def _tree_section(
             'with errors or warnings</label> <button type="button" id="tree-open">Expand all'
             '</button> <button type="button" id="tree-close">Collapse all</button></div>'
         )
-    sparks = [0]
+    room = _Room()
     stack: list[str | _Task] = [("list", tree.roots, 0, False)] if files else []
     while stack:
         task = stack.pop()
@@ -762,15 +809,15 @@ def _tree_section(
             kids = tree.children.get(node, [])
             if flat or not kids:
                 pending.append(
-                    _node(tree, node, by_sitemap, anchors, month, sparks) + "</div></details></li>"
+                    _node(tree, node, by_sitemap, anchors, month, room) + "</div></details></li>"
                 )
             elif level + 1 >= MAX_NEST:
                 below = [n for n in _walk(kids, tree.children)]
-                pending.append(_node(tree, node, by_sitemap, anchors, month, sparks))
+                pending.append(_node(tree, node, by_sitemap, anchors, month, room))
                 pending.append(("list", below, level + 1, True))
                 pending.append("</div></details></li>")
             else:
-                pending.append(_node(tree, node, by_sitemap, anchors, month, sparks))
+                pending.append(_node(tree, node, by_sitemap, anchors, month, room))
                 pending.append(("list", kids, level + 1, False))
                 pending.append("</div></details></li>")
         if hidden:
@@ -790,7 +837,12 @@ def _tree_section(
                 else "; none of them has an error or a warning."
             )
         )
-    if sparks[0] > MAX_SPARKLINES:
+    if room.cut:
+        left.append(
+            f"{_n(room.cut)} files listed are shown by their one line, without their details: "
+            "the details of the others filled the report's room."
+        )
+    if room.charts > MAX_SPARKLINES:
         left.append(
             f"Date charts are drawn for the first {MAX_SPARKLINES:,} files listed; the others "
             "give their dates in words."
@@ -831,7 +883,7 @@ def _node(
     by_sitemap: Mapping[str, list[tuple[int, _Group, Mapping[str, Any]]]],
     anchors: Mapping[int, int],
     month: str | None,
-    sparks: list[int],
+    room: _Room,
 ) -> str:
     f = tree.files[node]
     raw = f.raw
@@ -868,6 +920,9 @@ def _node(
         f'<span class="url">{_h(f.url, MAX_URL) or "(no URL)"}</span> '
         f'<span class="meta">{" · ".join(meta)}</span></summary><div class="body">'
     )
+    if room.written > TREE_BUDGET:
+        room.cut += 1
+        return head
     facts: list[tuple[str, str]] = [
         ("File", _link(f.url, "open the file") if _LINKABLE.match(f.url) else "no link")
     ]
@@ -930,8 +985,8 @@ def _node(
     parts = [head, '<dl class="kv">', *pairs, "</dl>"]
     by_month = _map(lastmod.get("byMonth"))
     if by_month:
-        sparks[0] += 1
-        if sparks[0] <= MAX_SPARKLINES:
+        room.charts += 1
+        if room.charts <= MAX_SPARKLINES:
             buckets = charts.lastmod_buckets(by_month, month)
             if buckets:
                 parts.append(
@@ -943,17 +998,24 @@ def _node(
     found = by_sitemap.get(f.url, [])
     if found:
         parts.append('<p class="fl">Findings in this file:</p><ul class="file-findings">')
-        for index, group, item in found[:12]:
+        for index, group, item in found[:FILE_FINDINGS]:
             c = max(_int(item.get("count")) or 1, 1)
             target = f"#f-{index}" if index in anchors else f"#k-{group.number}"
+            title = (
+                f'<a href="{target}">{escape(group.title)}</a>'
+                if group.shown
+                else escape(group.title)
+            )
             parts.append(
                 f'<li><span class="pill p-{_FINDING_CSS[group.rank]}">{_sev_name(group.rank)}'
-                f'</span> <a href="{target}">{escape(group.title)}</a> ({_n(c)})</li>'
+                f"</span> {title} ({_n(c)})</li>"
             )
-        if len(found) > 12:
-            parts.append(f"<li>and {_n(len(found) - 12)} more</li>")
+        if len(found) > FILE_FINDINGS:
+            parts.append(f"<li>and {_n(len(found) - FILE_FINDINGS)} more</li>")
         parts.append("</ul>")
-    return "".join(parts)
+    written = "".join(parts)
+    room.written += len(written)
+    return written
 
 
 def _footer(doc: Mapping[str, Any]) -> str:
