@@ -1056,7 +1056,7 @@ _STYLE = (
 *{box-sizing:border-box}
 html{background:var(--bg);color:var(--fg);font:16px/1.5 system-ui,-apple-system,"Segoe UI",
 Roboto,"Noto Sans",sans-serif}
-body{margin:0 auto;max-width:76rem;padding:0 1rem 3rem}
+body{margin:0 auto;max-width:76rem;padding:0 1rem 3rem;overflow-wrap:break-word}
 a{color:var(--link)}code{font:0.9em ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
 overflow-wrap:anywhere}
 h1{font-size:1.8rem;margin:.2rem 0;overflow-wrap:anywhere}h1 a{color:inherit}

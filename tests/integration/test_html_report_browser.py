@@ -15,6 +15,7 @@ from support.deep_documents import (
     Document,
     document,
     finding,
+    heavy_document,
     hostile_document,
     large_document,
     sitemap,
@@ -85,6 +86,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Documen
         ("fail", _fail_site()),
         ("empty", empty),
         ("large", large_document()),
+        ("heavy", heavy_document()),
     ):
         path = folder / f"{name}.html"
         path.write_text(html_report.render(doc), encoding="utf-8")
@@ -203,15 +205,28 @@ def test_sorting_filtering_and_printing_work_in_the_page(
     assert page.evaluate("document.querySelector('#s-1 > details').open") is True
 
 
+@pytest.mark.parametrize("width", [1280, 420])
 def test_a_hostile_report_runs_nothing_of_the_site_and_asks_for_nothing(
-    browser: tuple[Browser, RecordingProxy], reports: dict[str, tuple[Document, Path]]
+    browser: tuple[Browser, RecordingProxy], reports: dict[str, tuple[Document, Path]], width: int
 ) -> None:
     _, path = reports["hostile"]
-    page, _, dom = _open(browser, path)
+    page, _, dom = _open(browser, path, width)
     _asked_for_nothing(page, browser[1], path, dom)
     text = page.evaluate("document.body.innerText")
     assert "<script>alert(1)</script>" in text
+    assert dom["overflow"] <= 0
     _not_blank(page.screenshot(scale=0.5))
+
+
+@pytest.mark.parametrize("width", [1280, 420])
+def test_the_heaviest_report_opens_fast_and_stays_within_the_window(
+    browser: tuple[Browser, RecordingProxy], reports: dict[str, tuple[Document, Path]], width: int
+) -> None:
+    _, path = reports["heavy"]
+    page, seconds, dom = _open(browser, path, width)
+    _asked_for_nothing(page, browser[1], path, dom)
+    assert seconds < 2, seconds
+    assert dom["overflow"] <= 0  # unbroken strings wrap instead of widening the page
 
 
 @pytest.mark.parametrize("name", ["fail", "empty"])

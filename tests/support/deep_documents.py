@@ -14,6 +14,7 @@ __all__ = [
     "Sitemap",
     "document",
     "finding",
+    "heavy_document",
     "hostile_document",
     "large_document",
     "sitemap",
@@ -396,3 +397,25 @@ def large_document(sitemaps: int = 50_000, urls: int = 10_000_000) -> Document:
         elif i % 10 == 3:
             found.append(finding("partial-lastmod", "notice", "Partial lastmod", url, count=3))
     return document(maps, found, site=base, status="SUCCESS")
+
+
+def heavy_document() -> Document:
+    """The large document with every string at the report's caps and made of characters that
+    HTML writes five times longer, and a kind of its own for each finding."""
+    doc = large_document()
+    heavy = "&" * 5000  # each one written as five characters
+    renamed = {
+        s["url"]: f"https://shop.example.com/{'&' * 280}{i}" for i, s in enumerate(doc["sitemaps"])
+    }
+    for s in doc["sitemaps"]:
+        s["url"] = renamed[s["url"]]
+        s["parent"] = renamed[s["parent"]] if s["parent"] else None
+        s["contentType"] = s["compression"] = s["source"] = heavy
+        s["findings"] = {"error": 1, "warning": 0, "notice": 0}
+    for i, f in enumerate(doc["findings"]):
+        f["kind"] = f"{'<' * 50}{i}"  # a kind of its own each: thousands of kinds
+        f["title"] = f["message"] = f["fix"] = heavy
+        f["sitemap"] = renamed[f["sitemap"] or ""]
+        f["examples"] = [{"line": n, "value": "&" * 200} for n in range(5)]
+    doc["verdict"]["checks"] = [{"code": heavy, "status": heavy, "message": heavy}] * 100
+    return doc

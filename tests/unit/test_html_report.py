@@ -16,6 +16,7 @@ from support.deep_documents import (
     Document,
     document,
     finding,
+    heavy_document,
     hostile_document,
     large_document,
     sitemap,
@@ -348,22 +349,7 @@ def test_text_colours_meet_wcag_aa_contrast_on_their_backgrounds(scheme: str) ->
 
 
 def test_the_heaviest_strings_at_every_cap_still_make_a_page_of_a_few_megabytes() -> None:
-    doc = large_document()
-    heavy = "&" * 5000  # each one written as five characters
-    renamed = {
-        s["url"]: f"https://shop.example.com/{'&' * 280}{i}" for i, s in enumerate(doc["sitemaps"])
-    }
-    for s in doc["sitemaps"]:
-        s["url"] = renamed[s["url"]]
-        s["parent"] = renamed[s["parent"]] if s["parent"] else None
-        s["contentType"] = s["compression"] = s["source"] = heavy
-        s["findings"] = {"error": 1, "warning": 0, "notice": 0}
-    for i, f in enumerate(doc["findings"]):
-        f["kind"] = f"{'<' * 50}{i}"  # a kind of its own each: thousands of kinds
-        f["title"] = f["message"] = f["fix"] = heavy
-        f["sitemap"] = renamed[f["sitemap"] or ""]
-        f["examples"] = [{"line": n, "value": "&" * 200} for n in range(5)]
-    doc["verdict"]["checks"] = [{"code": heavy, "status": heavy, "message": heavy}] * 100
+    doc = heavy_document()
     started = time.perf_counter()
     page = render(doc)
     seconds = time.perf_counter() - started
