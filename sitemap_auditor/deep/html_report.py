@@ -551,7 +551,7 @@ def _findings_section(groups: list[_Group], tree: _Tree, left: list[str]) -> str
         f'<tr class="r-{_FINDING_CSS[g.rank]}"><td data-v="{g.rank}">'
         f'<span class="pill p-{_FINDING_CSS[g.rank]}">{_sev_name(g.rank)}</span></td>'
         f'<td><a href="#k-{g.number}">{escape(g.title)}</a></td>'
-        f"<td><code>{escape(g.kind)}</code></td>"
+        f'<td class="kind"><code>{escape(g.kind)}</code></td>'
         f'<td class="num" data-v="{len(g.files)}">{_n(len(g.files))}</td>'
         f'<td class="num" data-v="{g.count}">{_n(g.count)}</td></tr>'
         for g in shown
@@ -564,7 +564,7 @@ def _findings_section(groups: list[_Group], tree: _Tree, left: list[str]) -> str
         'data-filter="findings-table" autocomplete="off"></label></div>',
         '<div class="scroll"><table class="sortable" id="findings-table"><caption>Findings by '
         'kind</caption><thead><tr><th scope="col" data-num>Severity</th><th scope="col">Finding'
-        '</th><th scope="col">Kind</th><th scope="col" class="num" data-num>Files</th>'
+        '</th><th scope="col" class="kind">Kind</th><th scope="col" class="num" data-num>Files</th>'
         '<th scope="col" class="num" data-num>Count</th></tr></thead>'
         f"<tbody>{rows}</tbody></table></div>",
     ]
@@ -1149,7 +1149,7 @@ svg.spark{width:240px;height:40px}.sparkbox .axis{color:var(--muted);font-size:.
 border-radius:4px}
 footer{margin-top:3rem;color:var(--muted);font-size:.9rem;border-top:1px solid var(--line)}
 @media (max-width:600px){html{font-size:15px}svg.cols text{font-size:19px}
-svg.bars text{font-size:16px}.facts{grid-template-columns:1fr}
+svg.bars text{font-size:16px}.kind{display:none}.facts{grid-template-columns:1fr}
 .facts dt{margin-top:.3rem}body{padding:0 .6rem 2rem}}
 @media print{:root{LIGHT;--fg:#000;--link:#000;color-scheme:light}
 html{font-size:11pt}.controls,.skip,nav{display:none!important}a{text-decoration:none}
