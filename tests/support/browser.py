@@ -26,6 +26,7 @@ FLAGS = (
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
+    "--disable-dev-shm-usage",
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
@@ -276,3 +277,25 @@ def launch(binary: str) -> Iterator[tuple[Browser, RecordingProxy]]:
         finally:
             browser.close()
             proxy.close()
+
+
+def main(argv: list[str]) -> int:
+    """`python tests/support/browser.py REPORT.html OUT.png [WIDTH] [dark]`: a whole-page
+    screenshot of a report, taken as the tests take theirs (for the README's picture)."""
+    binary = chromium_path()
+    if binary is None or len(argv) < 2:
+        print(main.__doc__)
+        return 64
+    width = int(argv[2]) if len(argv) > 2 else 1280
+    with launch(binary) as (browser, _):
+        page = browser.page()
+        page.view(width, 900, dark="dark" in argv[3:])
+        page.load(Path(argv[0]))
+        Path(argv[1]).write_bytes(page.screenshot(full=True))
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    raise SystemExit(main(sys.argv[1:]))
