@@ -259,3 +259,27 @@ def test_the_report_of_fifty_thousand_sitemaps_opens_in_under_two_seconds(
     assert len(dom["nodes"]) == html_report.MAX_FILES_LISTED and dom["groups"] > 0
     assert len(dom["charts"]) >= 3
     _not_blank(page.screenshot(scale=0.5))
+
+
+def test_without_javascript_everything_but_the_controls_is_there(
+    browser: tuple[Browser, RecordingProxy], reports: dict[str, tuple[Document, Path]]
+) -> None:
+    doc, path = reports["small"]
+    page = browser[0].page()
+    page.call("Emulation.setScriptExecutionDisabled", {"value": True})
+    page.view(1280)
+    page.load(path)
+    page.call("Emulation.setScriptExecutionDisabled", {"value": False})
+    # The page's own script did not run (the DevTools evaluation below is not the page's).
+    assert page.evaluate("document.querySelectorAll('th button.sort').length") == 0
+    assert page.evaluate("Array.from(document.querySelectorAll('.controls'), c => c.hidden)") == [
+        True,
+        True,
+    ]
+    nodes = page.evaluate("document.querySelectorAll('#tree-root li.node').length")
+    assert nodes == len(doc["sitemaps"])
+    text = page.evaluate("document.body.innerText")
+    for f in doc["findings"]:
+        assert f["title"] in text
+    assert page.evaluate("document.querySelectorAll('svg[role=img] > title').length") == 6
+    _not_blank(page.screenshot(scale=0.5))
