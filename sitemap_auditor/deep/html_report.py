@@ -9,13 +9,16 @@ collapse, and opens every file before printing.
 Every string of the document comes from a stranger's site. Each is cut to a stated length, its
 lone surrogates, control and bidirectional-override characters replaced, and escaped where it is
 written; none becomes an `id`, a class or a script; a URL becomes a link only when it starts with
-`http://` or `https://` and holds no white space or control character. Numbers that are not
-numbers are shown as absent, never trusted.
+`http://` or `https://`, is at most MAX_LINK characters and holds none of the characters a URL
+never holds raw (white space, controls, quotes, angle brackets). Numbers that are not numbers
+are shown as absent, never trusted.
 
 Large sites stay small: at most MAX_FILES_LISTED files are listed one by one (the broken ones
 first, with the indexes above them), the others are summed up per index; at most
-MAX_FINDINGS_LISTED findings are listed with their examples (MAX_FINDINGS_PER_KIND of one kind),
-the rest counted. The page says what it left out.
+MAX_FINDINGS_LISTED findings are listed with their examples (MAX_FINDINGS_PER_KIND of one kind,
+MAX_KINDS kinds), the rest counted. Whatever the strings weigh once escaped, the tree stops
+adding details past TREE_BUDGET characters and the findings their examples past
+FINDINGS_BUDGET. The page says what it left out.
 """
 
 from __future__ import annotations
@@ -129,12 +132,10 @@ def _n(value: int | None) -> str:
 def _bytes(value: int | None) -> str:
     if value is None:
         return "–"
-    if abs(value) < 1000:
-        return f"{value:,} B"
     for unit, size in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
         if abs(value) >= size:
             return f"{value / size:,.1f} {unit}"
-    return f"{value:,} B"  # pragma: no cover - the loop always returns
+    return f"{value:,} B"
 
 
 def _time(value: object) -> str:
@@ -397,7 +398,7 @@ def render(document: Mapping[str, Any]) -> str:
     left_out: list[str] = []
     body = [
         _header(doc, site),
-        _glance(doc, verdict, groups, left_out),
+        _glance(doc, verdict, groups),
         _charts_section(files, groups, month),
         _findings_section(groups, tree, left_out),
         _tree_section(tree, by_sitemap, finding_anchor, month, left_out),
@@ -442,9 +443,7 @@ def _header(doc: Mapping[str, Any], site: str) -> str:
     )
 
 
-def _glance(
-    doc: Mapping[str, Any], verdict: Mapping[str, Any], groups: list[_Group], left: list[str]
-) -> str:
+def _glance(doc: Mapping[str, Any], verdict: Mapping[str, Any], groups: list[_Group]) -> str:
     status = _text(verdict.get("status"), 20)
     css = _VERDICT_CSS.get(status, "note")
     totals = _map(doc.get("totals"))
