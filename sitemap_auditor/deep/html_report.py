@@ -1020,17 +1020,28 @@ def _node(
 def _footer(doc: Mapping[str, Any]) -> str:
     limits = _map(doc.get("limits"))
     described = (
-        ("maxSitemaps", "sitemaps", _n),
-        ("maxDepth", "levels of indexes", _n),
-        ("maxBytes", "read", _bytes),
-        ("maxSeconds", "seconds", _n),
-        ("concurrency", "fetches at once", _n),
+        ("maxSitemaps", "sitemaps"),
+        ("maxDepth", "levels of indexes"),
+        ("maxBytes", "read"),
+        ("maxSeconds", "seconds"),
+        ("concurrency", "fetches at once"),
     )
-    text = ", ".join(
-        f"{fmt(_int(limits.get(k)))} {label}"
-        for k, label, fmt in described
-        if _int(limits.get(k)) is not None
-    )
+    shown = []
+    for key, label in described:
+        # A limit may be written 600 or 600.0: a whole number either way is shown as one.
+        number = _float(limits.get(key))
+        if number is None:
+            continue
+        whole = int(number) if number.is_integer() else None
+        value = (
+            _bytes(whole)
+            if key == "maxBytes"
+            else _n(whole)
+            if whole is not None
+            else f"{number:,.1f}"
+        )
+        shown.append(f"{value} {label}")
+    text = ", ".join(shown)
     version = _int(doc.get("version"))
     return (
         "</main><footer><p>The deep audit's limits: " + (text or "not given") + ". "

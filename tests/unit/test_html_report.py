@@ -364,3 +364,12 @@ def test_the_heaviest_strings_at_every_cap_still_make_a_page_of_a_few_megabytes(
     for a in markup.all("a"):
         href = a["href"] or ""
         assert not href.startswith("#") or href[1:] in ids, href
+
+
+def test_limits_written_as_floats_are_shown_as_the_whole_numbers_they_are() -> None:
+    doc = small_site()
+    limits: dict[str, Any] = dict(doc["limits"])
+    limits |= {"maxSeconds": 600.0, "maxDepth": 2.5, "concurrency": "4"}
+    raw: dict[str, Any] = {**doc, "limits": limits}
+    text = " ".join(Markup(render(raw)).text)
+    assert "1,000 sitemaps, 2.5 levels of indexes, 1.1 GB read, 600 seconds." in text
