@@ -61,6 +61,7 @@ MAX_VALUE = 200
 MAX_EXAMPLES = 5
 MAX_CHECKS = 20
 FILE_FINDINGS = 8
+SMALL_SITE = 5
 LARGEST_FILES_DRAWN = 20
 URL_LIMIT = 50_000
 _BIG = 10**18
@@ -710,7 +711,7 @@ def _charts_section(files: list[_File], groups: list[_Group], month: str | None)
             for f in drawn
         ]
         desc = (
-            f"{len(sized):,} files with entries; the largest has {sized[0].entries:,}; "
+            f"{_files_n(len(sized))} with entries; the largest has {sized[0].entries:,}; "
             f"{over:,} over the limit of {URL_LIMIT:,} entries a file."
         )
         parts.append(
@@ -731,6 +732,10 @@ def _charts_section(files: list[_File], groups: list[_Group], month: str | None)
         )
     parts.append("</section>")
     return "".join(parts)
+
+
+def _files_n(count: int) -> str:
+    return f"{count:,} file{'' if count == 1 else 's'}"
 
 
 def _box(svg: str) -> str:
@@ -778,7 +783,7 @@ def _tree_section(
     summary = ", ".join(f"{_n(n)} {escape(t)}" for t, n in types.most_common(8))
     out: list[str] = [
         '<section id="tree" aria-labelledby="tree-h"><h2 id="tree-h">Sitemaps</h2>',
-        f'<p class="hint">{_n(len(files))} files ({summary}). Indexes hold the files they list; '
+        f'<p class="hint">{_files_n(len(files))} ({summary}). Indexes hold the files they list; '
         "files with errors come first. Open a file for its details and findings.</p>"
         if files
         else "<p>No sitemap was found: neither robots.txt nor the usual places listed one.</p>",
@@ -900,10 +905,13 @@ def _node(
         meta.append(_bytes(f.bytes))
     if f.latest:
         meta.append(f"latest {_day(f.latest)}")
-    # The top of the tree starts open where it holds something broken or lists other files.
+    # The top of the tree starts open where it holds something broken or lists other files;
+    # a site of a few files shows them all.
+    top = tree.parent_of.get(node) is None
     is_open = (
         " open"
-        if tree.parent_of.get(node) is None and (tree.worst[node] <= 1 or tree.children.get(node))
+        if len(tree.files) <= SMALL_SITE
+        or (top and (tree.worst[node] <= 1 or tree.children.get(node)))
         else ""
     )
     inside = tree.broken_below[node]
