@@ -27,6 +27,8 @@ _MONTH = re.compile(r"(\d{4})-(0[1-9]|1[0-2])\Z")
 # around the audit are drawn and the rest fall into an "earlier" and a "later" bucket.
 MAX_MONTHS = 48
 MAX_YEARS = 36
+# What fits left of a bar at the chart's font size.
+LABEL_CHARS = 25
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +50,7 @@ class Bar:
     value: int
     tone: str = "bar"
     note: str = ""
+    keep_end: bool = False  # cut a long label at its start (a URL's end tells files apart)
 
 
 def _month_index(key: object) -> int | None:
@@ -233,7 +236,10 @@ def horizontal_bars(
     for i, bar in enumerate(rows):
         y = 4 + i * row_h
         w = max(1.0, bar.value / peak * plot_w) if bar.value else 0.0
-        label = bar.label if len(bar.label) <= 28 else bar.label[:27] + "…"
+        label = bar.label
+        if len(label) > LABEL_CHARS:
+            cut = LABEL_CHARS - 1
+            label = "…" + label[-cut:] if bar.keep_end else label[:cut] + "…"
         parts.append(
             f"<g><title>{escape(bar.label)}: {_n(bar.value)}{escape(bar.note)}</title>"
             f'<text class="c-label" x="{label_w - 8}" y="{y + 14}" text-anchor="end">'

@@ -706,7 +706,10 @@ def _charts_section(files: list[_File], groups: list[_Group], month: str | None)
         drawn = sized[:LARGEST_FILES_DRAWN]
         bars = [
             charts.Bar(
-                _short_url(f.url), f.entries or 0, "err" if (f.entries or 0) > URL_LIMIT else "bar"
+                _short_url(f.url),
+                f.entries or 0,
+                "err" if (f.entries or 0) > URL_LIMIT else "bar",
+                keep_end=True,
             )
             for f in drawn
         ]
@@ -967,7 +970,8 @@ def _node(
         facts.append(
             (
                 "Dates",
-                f"{_n(count)} entries with a <code>&lt;lastmod&gt;</code>"
+                f"{_n(count)} entr{'y' if count == 1 else 'ies'} with a "
+                "<code>&lt;lastmod&gt;</code>"
                 + (f" ({share * 100:.0f}%)" if share is not None else "")
                 + (
                     f", from {_day(lastmod.get('earliest'))} to {_day(lastmod.get('latest'))}"
