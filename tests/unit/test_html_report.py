@@ -373,3 +373,12 @@ def test_limits_written_as_floats_are_shown_as_the_whole_numbers_they_are() -> N
     raw: dict[str, Any] = {**doc, "limits": limits}
     text = " ".join(Markup(render(raw)).text)
     assert "1,000 sitemaps, 2.5 levels of indexes, 1.1 GB read, 600 seconds." in text
+
+
+def test_long_bar_labels_are_cut_at_the_end_that_matters() -> None:
+    url = "/sitemaps/" + "x" * 40 + "-products-7.xml"
+    cut = Markup(charts.horizontal_bars("u", "t", "d", [charts.Bar(url, 3, keep_end=True)]))
+    title = Markup(charts.horizontal_bars("v", "t", "d", [charts.Bar("Y" * 40, 3)]))
+    assert f"…{url[-(charts.LABEL_CHARS - 1) :]}" in cut.text
+    assert "Y" * (charts.LABEL_CHARS - 1) + "…" in title.text
+    assert any(url in t for t in cut.text)  # whole in the bar's title
