@@ -1,0 +1,384 @@
+"""The deep audit's HTML report, rendered from documents built per the JSON document v1: its
+structure, what it escapes, what it leaves out on a large site, and its charts' columns."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+import time
+from html.parser import HTMLParser
+from typing import Any
+
+import pytest
+from support.deep_documents import (
+    HOSTILE,
+    Document,
+    document,
+    finding,
+    heavy_document,
+    hostile_document,
+    large_document,
+    sitemap,
+    small_site,
+)
+
+from sitemap_auditor.deep import charts, html_report
+from sitemap_auditor.deep.html_report import render
+
+_VOID = {"meta", "input", "br", "img", "link", "hr", "source", "wbr"}
+# Every element the report writes; an injection would add another.
+_ELEMENTS = {
+    "html", "head", "meta", "title", "style", "body", "a", "header", "p", "h1", "h2", "h3",
+    "nav", "ul", "li", "main", "section", "div", "dl", "dt", "dd", "strong", "code", "details",
+    "summary", "table", "caption", "thead", "tbody", "tr", "th", "td", "span", "label", "input",
+    "button", "article", "figure", "figcaption", "svg", "desc", "rect", "text", "line", "path",
+    "g", "footer", "script",
+}  # fmt: skip
+_ATTRIBUTES = {
+    "lang", "charset", "http-equiv", "content", "name", "href", "rel", "referrerpolicy", "class",
+    "id", "hidden", "type", "data-filter", "autocomplete", "scope", "data-num", "data-v",
+    "aria-label", "aria-labelledby", "role", "open", "viewbox", "preserveaspectratio", "x", "y",
+    "x1", "x2", "y1", "y2", "width", "height", "d", "text-anchor",
+}  # fmt: skip
+
+
+class Markup(HTMLParser):
+    """The page as a browser's tokenizer reads it: elements, attributes, text, nesting."""
+
+    def __init__(self, page: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.deepest = 0
+        self.elements: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+        self.scripts: list[str] = []
+        self.errors: list[str] = []
+        self.feed(page)
+        self.close()
+        if self.stack:
+            self.errors.append(f"left open: {self.stack}")
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.elements.append((tag, dict(attrs)))
+        if tag not in _VOID:
+            self.stack.append(tag)
+            self.deepest = max(self.deepest, len(self.stack))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.elements.append((tag, dict(attrs)))
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"</{tag}> closes {self.stack[-1:]}")
+            return
+        self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        if self.stack and self.stack[-1] == "script":
+            self.scripts.append(data)
+        else:
+            self.text.append(data)
+
+    def all(self, tag: str, **attrs: str) -> list[dict[str, str | None]]:
+        return [
+            a
+            for t, a in self.elements
+            if t == tag and all(a.get(k.replace("_", "-")) == v for k, v in attrs.items())
+        ]
+
+    def classed(self, tag: str, css: str) -> list[dict[str, str | None]]:
+        return [a for t, a in self.elements if t == tag and css in (a.get("class") or "").split()]
+
+
+def _sha256(text: str) -> str:
+    return base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+
+def _check_well_formed(page: str) -> Markup:
+    markup = Markup(page)
+    assert markup.errors == []
+    assert page.startswith('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">')
+    page.encode("utf-8")  # no lone surrogate can reach the file
+    return markup
+
+
+def test_a_small_site_shows_its_verdict_tree_charts_and_every_finding() -> None:
+    doc = small_site()
+    page = render(doc)
+    markup = _check_well_formed(page)
+    text = " ".join(markup.text)
+    assert "Sitemap audit: https://www.example.com (SUCCESS)" in text
+    assert "The sitemap is fresh." in text
+    # The tree: every file once, with its facts; the index holds its three files.
+    nodes = markup.classed("li", "node")
+    assert len(nodes) == len(doc["sitemaps"]) == 4
+    for s in doc["sitemaps"]:
+        assert s["url"] in text
+    # Broken first: the index's files in the order errors, errors, warnings.
+    order = [page.index(f">{s['url']}<") for s in doc["sitemaps"][1:]]
+    posts, pages, old = order
+    assert posts < old < pages
+    # Every finding: its title as a heading, its meaning, what to do and its examples.
+    for f in doc["findings"]:
+        assert f["title"] in text and f["fix"] in text and f["message"] in text
+        for example in f["examples"]:
+            assert example["value"] in text
+    assert len(markup.classed("article", "finding")) == len(doc["findings"])
+    # A finding links to its file in the tree, and the file to its findings.
+    assert any(a.get("href") == "#s-1" for a in markup.all("a"))
+    assert any((a.get("href") or "").startswith("#f-") for a in markup.all("a"))
+    # Three charts and one small chart per file with dates, each with a title and a description.
+    svgs = markup.all("svg", role="img")
+    assert len(markup.classed("svg", "chart")) == 3
+    assert len(svgs) == 3 + 3
+    for svg in svgs:
+        labels = (svg["aria-labelledby"] or "").split()
+        assert [markup.all("title", id=labels[0]), markup.all("desc", id=labels[1])] != [[], []]
+    assert "Invalid date: 3" in text and "Identical lastmods: 60" in text
+    assert "dated after the audit" in text
+    # Accessible tables: every header cell has a scope.
+    assert markup.all("th") and all(th.get("scope") == "col" for th in markup.all("th"))
+
+
+def test_the_page_loads_nothing_and_allows_only_its_own_style_and_script() -> None:
+    page = render(small_site())
+    markup = _check_well_formed(page)
+    (csp,) = markup.all("meta", http_equiv="Content-Security-Policy")
+    policy = csp["content"] or ""
+    assert "default-src 'none'" in policy and "base-uri 'none'" in policy
+    assert "form-action 'none'" in policy and "unsafe-inline" not in policy
+    assert markup.scripts == [html_report._SCRIPT]
+    assert f"script-src 'sha256-{_sha256(html_report._SCRIPT)}'" in policy
+    assert f"style-src 'sha256-{_sha256(html_report._STYLE)}'" in policy
+    # The CSP comes before anything it governs.
+    assert page.index("Content-Security-Policy") < page.index("<style>")
+    for tag, attrs in markup.elements:
+        assert "src" not in attrs and "srcset" not in attrs, tag
+        assert "style" not in attrs, tag
+    assert not re.search(r"url\(|@import", html_report._STYLE)
+
+
+def test_hostile_strings_are_text_never_markup_links_or_script() -> None:
+    doc = hostile_document()
+    page = render(doc)
+    markup = _check_well_formed(page)
+    for tag, attrs in markup.elements:
+        assert tag in _ELEMENTS, tag
+        assert set(attrs) <= _ATTRIBUTES, (tag, attrs)
+        for value in attrs.values():
+            assert value is None or "alert" not in value, (tag, attrs)
+    assert markup.scripts == [html_report._SCRIPT]
+    for a in markup.all("a"):
+        href = a["href"] or ""
+        assert href.startswith("#") or re.match(r"https?://[^\s\"<>]+\Z", href), href
+    # The only link out is the one plain http(s) URL: one with markup in it stays text.
+    external = [a["href"] for a in markup.all("a") if not (a["href"] or "").startswith("#")]
+    assert set(external) == {"https://ok.example/sitemap.xml?a=1&b=2"}
+    assert '"><script>alert(11)' not in page and "&lt;script&gt;alert(11)" in page
+    text = "".join(markup.text)
+    # Shown as text, with the characters a browser would act on replaced.
+    assert "<script>alert(1)</script>" in text and "]]><![CDATA[<svg onload=alert(4)>" in text
+    assert "\ufffd lone \ufffd surrogates" in text
+    assert not re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u202a-\u202e\ud800-\udfff]", page)
+    assert "]]>" not in page and "<![CDATA[" not in page
+    # Every hostile value made it in somewhere (nothing was silently dropped).
+    for value in HOSTILE[:4]:
+        assert value in text
+
+
+def test_long_strings_are_cut_and_numbers_that_are_not_numbers_are_absent() -> None:
+    doc = small_site()
+    doc["findings"][0]["title"] = "T" * 1_000_000
+    doc["findings"][0]["message"] = "M" * 1_000_000
+    doc["sitemaps"][1]["url"] = "https://www.example.com/" + "u" * 1_000_000
+    raw: dict[str, Any] = dict(doc)
+    raw["totals"] = {"sitemaps": "12", "urls": True, "bytes": float("nan"), "findings": []}
+    raw["seconds"] = float("inf")
+    page = render(raw)
+    _check_well_formed(page)
+    assert len(page) < 200_000
+    assert "T" * 121 not in page and "M" * 1001 not in page and "u" * 301 not in page
+    assert "nan" not in page.lower().replace("nanum", "") and "inf s" not in page
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {},
+        {"sitemaps": "not a list", "findings": {"not": "a list"}, "verdict": []},
+        {"sitemaps": [None, 1, "x", [], {"url": 5, "parent": [], "lastmod": "x"}]},
+        {"findings": [None, 1, {"kind": [], "severity": {}, "count": "9", "examples": "x"}]},
+        {"sitemaps": [{"url": "a", "lastmod": {"byMonth": {"2026-01": "9", "x": 1, 3: 4}}}]},
+    ],
+)
+def test_a_document_of_the_wrong_shape_still_renders(doc: dict[str, Any]) -> None:
+    _check_well_formed(render(doc))
+
+
+def test_an_empty_site_says_no_sitemap_was_found() -> None:
+    doc = document([], [], status="FAIL", message="No sitemap was found.", robots_status=404)
+    markup = _check_well_formed(render(doc))
+    text = " ".join(markup.text)
+    assert "No sitemap was found: neither robots.txt nor the usual places listed one." in text
+    assert "No findings" in text and "HTTP 404" in text
+    assert markup.classed("div", "v-err") and not markup.classed("li", "node")
+    assert markup.all("ul", id="tree-root") == []
+
+
+def test_a_failing_site_puts_its_broken_files_first_and_open() -> None:
+    base = "https://fail.example"
+    maps = [
+        sitemap(f"{base}/sitemap.xml", type="html", http_status=200, findings=(1, 0, 0)),
+        sitemap(f"{base}/fine.xml", entries=10, by_month={"2026-11": 10}, source="fallback"),
+        sitemap(f"{base}/gone.xml", http_status=503, source="robots"),
+    ]
+    found = [
+        finding(
+            "sitemap-is-html",
+            "error",
+            "Sitemap is HTML",
+            f"{base}/sitemap.xml",
+            examples=[(1, "<!doctype html><html>")],
+        ),
+        finding("blocked", "error", "Couldn't fetch", f"{base}/gone.xml"),
+    ]
+    doc = document(maps, found, site=base, status="FAIL", message="not well-formed XML")
+    page = render(doc)
+    markup = _check_well_formed(page)
+    assert markup.classed("div", "v-err")
+    broken = [a["id"] for a in markup.classed("li", "broken")]
+    assert broken == ["s-0", "s-2"]  # the 503 counts as broken
+    assert page.index('id="s-2"') < page.index('id="s-1"')
+    assert "&lt;!doctype html&gt;&lt;html&gt;" in page
+
+
+def test_parent_loops_and_endless_chains_list_every_file_once_and_nest_little() -> None:
+    base = "https://loop.example"
+    maps = [
+        sitemap(f"{base}/a.xml", parent=f"{base}/b.xml", type="sitemapindex"),
+        sitemap(f"{base}/b.xml", parent=f"{base}/a.xml", type="sitemapindex"),
+        sitemap(f"{base}/self.xml", parent=f"{base}/self.xml", type="sitemapindex"),
+    ]
+    chain = [sitemap(f"{base}/0.xml", type="sitemapindex")]
+    for i in range(1, 900):
+        chain.append(sitemap(f"{base}/{i}.xml", parent=f"{base}/{i - 1}.xml", depth=i))
+    markup = _check_well_formed(render(document(maps + chain, [])))
+    ids = [a["id"] for a in markup.classed("li", "node")]
+    assert len(ids) == len(set(ids)) == len(maps) + len(chain)
+    assert markup.deepest < 60
+
+
+def test_fifty_thousand_sitemaps_make_a_page_of_a_few_megabytes_that_says_what_it_left_out() -> (
+    None
+):
+    doc: Document = large_document()
+    assert len(doc["sitemaps"]) == 50_000 and doc["totals"]["urls"] == 10_000_000
+    started = time.perf_counter()
+    page = render(doc)
+    seconds = time.perf_counter() - started
+    size = len(page.encode())
+    assert size < 3_000_000, size
+    assert seconds < 30, seconds
+    markup = _check_well_formed(page)
+    text = " ".join(markup.text)
+    assert len(markup.classed("li", "node")) == html_report.MAX_FILES_LISTED
+    assert "49,000 of 50,000 files are summed up under the index that lists them" in text
+    assert "findings are counted but not listed with their examples" in text
+    # Every broken file listed is one with an error, and the indexes say what they hold.
+    broken = len([a for a in markup.classed("li", "broken") if "node" in (a["class"] or "")])
+    assert broken >= html_report.MAX_BROKEN_LISTED
+    assert f"{1020 - broken:,} of them have errors or warnings, past the {broken:,} listed" in text
+    assert "1,020 broken files inside" in text
+    groups = markup.classed("li", "group")
+    assert groups and "Not listed one by one." in text
+    assert "10,000,000" in text
+
+
+def test_lastmod_columns_run_to_the_audit_and_gather_what_lies_outside() -> None:
+    gap = charts.lastmod_buckets({"2026-03": 5, "2026-01": 2}, "2026-12")
+    assert gap[0].label == "2026-01" and gap[-1].label == "2026-12"
+    assert [b.count for b in gap] == [2, 0, 5] + [0] * 9
+    future = charts.lastmod_buckets({"2026-11": 1, "2099-01": 2, "9999-12": 3}, "2026-12")
+    assert future[-1] == charts.Bucket("after the audit", 5, future=True, overflow=True)
+    assert len(future) == 3
+    years = charts.lastmod_buckets({"2010-05": 1, "2026-02": 4}, "2026-12")
+    assert years[0].label == "2010" and years[-1] == charts.Bucket("2026", 4)
+    wide = charts.lastmod_buckets({"0001-01": 7, "2026-02": 4}, "2026-12")
+    assert wide[0] == charts.Bucket("before 1991", 7, overflow=True)
+    assert len(wide) == 1 + charts.MAX_YEARS
+    ignored = charts.lastmod_buckets({"2026-13": 1, "x": 2, "2026-01": -3, "2026-02": True}, None)
+    assert ignored == []
+    assert charts.lastmod_buckets({"2026-04": 3}, None) == [charts.Bucket("2026-04", 3)]
+
+
+def test_chart_text_is_escaped_where_the_svg_is_written() -> None:
+    hostile = "</title><script>alert(1)</script>"
+    svg = charts.horizontal_bars("x", hostile, hostile, [charts.Bar(hostile, 3)])
+    svg += charts.column_chart("y", hostile, [charts.Bucket(hostile, 2, overflow=True)])
+    assert "<script>" not in svg and "&lt;/title&gt;&lt;script&gt;" in svg
+    assert Markup(svg).errors == []
+
+
+def _scheme(css: str) -> dict[str, str]:
+    return dict(re.findall(r"--([a-z]+):(#[0-9a-f]{6})", css))
+
+
+def _luminance(colour: str) -> float:
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_text_colours_meet_wcag_aa_contrast_on_their_backgrounds(scheme: str) -> None:
+    light_css, dark_css = html_report._STYLE.split("@media (prefers-color-scheme:dark)", 1)
+    colours = _scheme(light_css)
+    if scheme == "dark":
+        colours |= _scheme(dark_css.split("}}", 1)[0])
+    assert len(colours) >= 14
+    pairs = [("fg", "bg"), ("muted", "bg"), ("muted", "soft"), ("link", "bg"), ("fg", "soft")]
+    pairs += [(c, "bg") for c in ("err", "warn", "note", "ok")]
+    pairs += [(c, f"{c}bg") for c in ("err", "warn", "note", "ok")]
+    for text, background in pairs:
+        high, low = sorted(
+            (_luminance(colours[text]), _luminance(colours[background])), reverse=True
+        )
+        ratio = (high + 0.05) / (low + 0.05)
+        assert ratio >= 4.5, (scheme, text, background, round(ratio, 2))
+
+
+def test_the_heaviest_strings_at_every_cap_still_make_a_page_of_a_few_megabytes() -> None:
+    doc = heavy_document()
+    started = time.perf_counter()
+    page = render(doc)
+    seconds = time.perf_counter() - started
+    size = len(page.encode())
+    assert size < 5_000_000, size
+    assert seconds < 30, seconds
+    markup = _check_well_formed(page)
+    text = " ".join(markup.text)
+    assert "more kinds of finding" in text and "shown by their one line" in text
+    # Every in-page link still has its target.
+    ids = {a["id"] for _, a in markup.elements if a.get("id")}
+    for a in markup.all("a"):
+        href = a["href"] or ""
+        assert not href.startswith("#") or href[1:] in ids, href
+
+
+def test_limits_written_as_floats_are_shown_as_the_whole_numbers_they_are() -> None:
+    doc = small_site()
+    limits: dict[str, Any] = dict(doc["limits"])
+    limits |= {"maxSeconds": 600.0, "maxDepth": 2.5, "concurrency": "4"}
+    raw: dict[str, Any] = {**doc, "limits": limits}
+    text = " ".join(Markup(render(raw)).text)
+    assert "1,000 sitemaps, 2.5 levels of indexes, 1.1 GB read, 600 seconds." in text
+
+
+def test_long_bar_labels_are_cut_at_the_end_that_matters() -> None:
+    url = "/sitemaps/" + "x" * 40 + "-products-7.xml"
+    cut = Markup(charts.horizontal_bars("u", "t", "d", [charts.Bar(url, 3, keep_end=True)]))
+    title = Markup(charts.horizontal_bars("v", "t", "d", [charts.Bar("Y" * 40, 3)]))
+    assert f"…{url[-(charts.LABEL_CHARS - 1) :]}" in cut.text
+    assert "Y" * (charts.LABEL_CHARS - 1) + "…" in title.text
+    assert any(url in t for t in cut.text)  # whole in the bar's title
