@@ -63,7 +63,7 @@ bench: $(STAMP)
 bench-share: $(STAMP)
 	$(BIN)/python bench/share.py
 
-## The deep audit on a local 500,000-URL site beside ultimate-sitemap-parser and advertools.
+## The deep audit beside ultimate-sitemap-parser and advertools, 500,000 URLs.
 ## They are installed into the venv for the benchmark only (bench/deep.py; `--large` adds 10 M URLs).
 bench-deep: $(STAMP)
 	$(BIN)/python -m pip install --quiet ultimate-sitemap-parser advertools

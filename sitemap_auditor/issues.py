@@ -37,7 +37,7 @@ class Kind(StrEnum):
     EMPTY_BODY = "empty-body"
     UNKNOWN_ROOT = "unknown-root"  # a root other than <urlset> or <sitemapindex>
     NOT_WELL_FORMED = "not-well-formed"  # XML that is not well-formed (line and column)
-    REFUSED_XML = "refused-xml"  # entities, external references, markup over 1 MiB
+    REFUSED_XML = "refused-xml"  # entities, external references, markup or names past bounds
     TOO_DEEP = "too-deeply-nested"  # elements nested deeper than 256
     UNSUPPORTED_ENCODING = "unsupported-encoding"  # a declared encoding nothing can read
     BODY_TOO_LARGE = "body-too-large"  # over 50 MB, on the wire or decompressed
