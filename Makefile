@@ -63,8 +63,8 @@ bench: $(STAMP)
 bench-share: $(STAMP)
 	$(BIN)/python bench/share.py
 
-## The deep audit beside ultimate-sitemap-parser and advertools, 500,000 URLs.
-## They are installed into the venv for the benchmark only (bench/deep.py; `--large` adds 10 M URLs).
+## The deep audit beside two peers on 500,000 URLs.
+## The peers, ultimate-sitemap-parser and advertools, go into the venv for the benchmark only; `--large` adds 10 M URLs.
 bench-deep: $(STAMP)
 	$(BIN)/python -m pip install --quiet ultimate-sitemap-parser advertools
 	$(BIN)/python bench/deep.py $(BENCH_DEEP_ARGS)
