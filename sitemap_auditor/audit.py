@@ -36,11 +36,21 @@ class Audited:
     latest_lastmod_written: str | None
 
 
-def fetch_facts(site: sites.SiteBase, fetcher: Fetcher, previous: SiteFacts | None) -> SiteFacts:
-    """What the site answers now: robots probe -> candidates -> streaming parse."""
+def fetch_facts(
+    site: sites.SiteBase,
+    fetcher: Fetcher,
+    previous: SiteFacts | None,
+    progress: Callable[[SiteFacts], None] | None = None,
+) -> SiteFacts:
+    """What the site answers now: robots probe -> candidates -> streaming parse.
+
+    `progress` is shown what is known once robots.txt has answered (as incomplete facts), so that
+    sharing can tell the audits waiting for this fetch at once when its facts cannot be shared."""
     started = time.monotonic()
     robots = probe.robots_txt(fetcher, site.robots_txt_url, previous.robots if previous else None)
     tried = candidates.for_site(site, robots.sitemaps)
+    if progress is not None:
+        progress(SiteFacts(robots, tried, (), complete=False))
     outcomes = probe.first_sitemap(fetcher, tried, previous)
     took = time.monotonic() - started
     return probe.gather(fetcher, robots, tried, outcomes, previous, time.time(), took)

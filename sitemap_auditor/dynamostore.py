@@ -158,7 +158,10 @@ class DynamoStore:
                 "expires_at = if_not_exists(expires_at, :ttl)",
                 # The second half: an audit that read the item just before another's publish
                 # must not take a lease and fetch again; transient facts never stand in the way.
-                ConditionExpression="(attribute_not_exists(lease_until) OR lease_until < :now) "
+                # The owner's own lease does not stand in its way either: a write whose answer
+                # was lost but which the table applied, tried again, is still the audit's own.
+                ConditionExpression="(attribute_not_exists(lease_until) OR lease_until < :now "
+                "OR lease_owner = :o) "
                 "AND (attribute_not_exists(fetched_at) OR fetched_at < :due OR transient = :yes)",
                 ExpressionAttributeValues={
                     ":o": {"S": owner},

@@ -125,7 +125,7 @@ class Invocation:
             "revalidated": s.facts.revalidated if s and s.source == FETCHED else 0,
             "bytes_saved": s.bytes_saved if s else 0,
             "store_errors": self.store_errors,
-            # Why it fetched (holder, refresh, store-failed, unshareable, budget), when it did.
+            # Why it fetched (holder, refresh, store-failed, unshareable, budget, hedged), if so.
             "fetch_reason": s.reason if s else None,
             "refreshed_ahead": s.refreshed_ahead if s else False,
             "store_throttles": s.throttled if s else 0,

@@ -34,7 +34,9 @@ __all__ = [
     "RETENTION_S",
     "REUSED",
     "WAITED",
+    "Fetch",
     "LocalStore",
+    "Progress",
     "ShareRequest",
     "Shared",
     "SharedStore",
@@ -57,7 +59,15 @@ DEFAULT_MAX_WAIT_S = 120.0
 
 FETCHED, REUSED, WAITED = Source.FETCHED.value, Source.REUSED.value, Source.WAITED.value
 
-Fetch = Callable[[SiteFacts | None], SiteFacts]
+# What a fetch has learnt so far, as facts (complete=False): the driver looks at it mid-fetch to
+# tell the waiters at once when the facts will not be shareable.
+Progress = Callable[[SiteFacts], None]
+# A fetch of the site: given the facts to revalidate (or None), and where to report progress.
+Fetch = Callable[[SiteFacts | None, Progress], SiteFacts]
+
+
+def _no_progress(partial: SiteFacts) -> None:
+    """Progress nobody looks at: a fetch that no other audit waits for."""
 
 
 @dataclass(frozen=True)
@@ -237,19 +247,23 @@ class Sharing:
         monotonic: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
         rng: random.Random | None = None,
+        token: Callable[[], str] | None = None,
     ) -> None:
         self.local = local or LocalStore()
         self._wall = wall
         self._mono = monotonic
         self._sleep = sleep
         self._rng = rng or random.Random()
+        # Each audit's lease carries a token of its own making, random: a write whose answer was
+        # lost but which the table applied is then known, on the next read, as this audit's own.
+        self._token = token or (lambda: uuid.uuid4().hex)
 
     def obtain(
         self, req: ShareRequest, fetch: Fetch, on_error: Callable[[StoreError], None]
     ) -> Shared:
         """The site's facts for one audit, fetching them only when no other audit can share."""
         if req.window_s <= 0:
-            return Shared(fetch(None), FETCHED, 0, 0)
+            return Shared(fetch(None, _no_progress), FETCHED, 0, 0)
         now = self._wall()
         draw = self._rng.random()  # this audit's one draw for refreshing ahead (lease.due)
         choice, known, flight = self.local.enter(req.key, req.window_s, now, draw)
@@ -290,7 +304,14 @@ class Sharing:
         # Facts past the retention are not revalidated: their validators may name old content.
         if previous is not None and self._wall() - previous.fetched_at > RETENTION_S:
             previous = None
-        return fetch(previous)
+        return fetch(previous, _no_progress)
+
+    def _fetch_holding(
+        self, fetch: Fetch, previous: SiteFacts | None, progress: Progress
+    ) -> SiteFacts:
+        if previous is not None and self._wall() - previous.fetched_at > RETENTION_S:
+            previous = None
+        return fetch(previous, progress)
 
     def _lead(
         self,
@@ -319,7 +340,7 @@ class Sharing:
             if not e.throttled or throttles == 1:
                 on_error(e)
 
-        owner = uuid.uuid4().hex
+        owner = self._token()
         wall_budget_end = self._wall() + (budget_end - self._mono())
         machine = lease.Protocol(
             owner, req.window_s, wall_budget_end, stamp_of(known), self._rng, draw
@@ -345,20 +366,15 @@ class Sharing:
                         self._sleep(max(0.0, until - self._wall()))
                         seen = lease.Slept()
                     case lease.FetchHolding():
-                        previous = _newer(known, stored)
                         started = self._wall()
-                        try:
-                            with self._renewing(store, req.key, owner, failed):
-                                own = self._fetch(fetch, previous)
-                        except BaseException:
-                            # A defect: the waiters fetch by themselves now, not when the lease
-                            # lapses.
-                            with suppress(StoreError):
-                                store.mark_unshareable(req.key, owner, self._wall(), False)
-                            raise
+                        own, early, told = self._hold(
+                            store, req, owner, fetch, _newer(known, stored), failed
+                        )
                         unshareable, packed, encoded = self._packing(store, req, own)
+                        if early is not None:
+                            unshareable, packed = early, None
                         fetched = stamp_of(own) or lease.Stamp(started)
-                        seen = lease.Fetched(fetched, unshareable)
+                        seen = lease.Fetched(fetched, unshareable, told)
                     case lease.Publish(stamp=stamp):
                         assert own is not None and packed is not None
                         store.put(req.key, packed, stamp, own.fetched_at + RETENTION_S)
@@ -397,6 +413,60 @@ class Sharing:
                 seen = lease.StoreFailed(e.throttled)
             action = machine.step(seen, self._wall())
 
+    def _hold(
+        self,
+        store: SharedStore,
+        req: ShareRequest,
+        owner: str,
+        fetch: Fetch,
+        previous: SiteFacts | None,
+        failed: Callable[[StoreError], None],
+    ) -> tuple[SiteFacts, Unshareable | None, bool]:
+        """Fetch as the lease's holder: the facts, why they proved unshareable mid-fetch (if they
+        did), and whether the waiters were told then (the mark written)."""
+        early: list[tuple[Unshareable, bool]] = []
+        with self._renewing(store, req.key, owner, failed) as stop:
+
+            def progress(partial: SiteFacts) -> None:
+                if early:
+                    return
+                why = self._unpackable(store, req, partial)
+                if why is None:
+                    return
+                # The facts will not be shareable: the waiters are told now and fetch by
+                # themselves, not when this fetch ends.
+                try:
+                    store.mark_unshareable(req.key, owner, self._wall(), why.lasting)
+                except StoreError as e:
+                    failed(e)
+                    early.append((why, False))
+                else:
+                    early.append((why, True))
+                    stop.set()  # no lease left to renew
+
+            try:
+                own = self._fetch_holding(fetch, previous, progress)
+            except BaseException:
+                # A defect: the waiters fetch by themselves now, not when the lease lapses.
+                if not (early and early[0][1]):
+                    with suppress(StoreError):
+                        store.mark_unshareable(req.key, owner, self._wall(), False)
+                raise
+        if early:
+            return own, early[0][0], early[0][1]
+        return own, None, False
+
+    def _unpackable(
+        self, store: SharedStore, req: ShareRequest, partial: SiteFacts
+    ) -> Unshareable | None:
+        """Why facts that begin with this part cannot go to the store, if they cannot."""
+        data = site_facts.encode(partial)
+        if not req.publishable(data):
+            return Unshareable.CREDENTIAL
+        if store.pack(data) is None:
+            return Unshareable.LARGE
+        return None
+
     def _packing(
         self, store: SharedStore, req: ShareRequest, own: SiteFacts
     ) -> tuple[Unshareable | None, bytes | None, int | None]:
@@ -414,8 +484,8 @@ class Sharing:
     @contextmanager
     def _renewing(
         self, store: SharedStore, key: str, owner: str, failed: Callable[[StoreError], None]
-    ) -> Iterator[None]:
-        """Keep the lease alive while its holder fetches."""
+    ) -> Iterator[threading.Event]:
+        """Keep the lease alive while its holder fetches (until the event it gives is set)."""
         stop = threading.Event()
         rng = random.Random(self._rng.random())
 
@@ -432,7 +502,7 @@ class Sharing:
         worker = threading.Thread(target=renew, name="lease-renewal", daemon=True)
         worker.start()
         try:
-            yield
+            yield stop
         finally:
             stop.set()
             worker.join(timeout=2.0)

@@ -539,6 +539,20 @@ def test_no_lease_is_taken_over_facts_fresh_in_the_window(table: str) -> None:
     assert got.item.stamp == lease.Stamp(now, 0.5)
 
 
+@pytest.mark.usefixtures("local_aws")
+def test_a_lease_write_tried_again_by_its_owner_is_still_its_own(table: str) -> None:
+    store = dynamostore.DynamoStore(table)
+    now = time.time()
+    # The first write was applied but its answer lost: the same audit's write again succeeds.
+    assert store.take_lease("again", "token-a", now + 10, now, now - 30)
+    assert store.take_lease("again", "token-a", now + 10.5, now + 0.5, now - 29.5)
+    # Another audit's token meets the live lease.
+    assert not store.take_lease("again", "token-b", now + 11, now + 1, now - 29)
+    got = store.get("again", consistent=True)
+    assert got is not None and got.item.lease_owner == "token-a"
+    assert got.item.lease_until == now + 10.5
+
+
 def test_an_unreadable_cache_key_keeps_credentialed_facts_in_the_process(
     local_aws: str, table: str, site: Site, logs: LogCapture
 ) -> None:

@@ -196,7 +196,7 @@ class SimDynamo:
     ) -> bool | None:
         """True taken, False refused, None throttled."""
         s = self.state(key)
-        held = s is not None and s.item.lease_live(now)
+        held = s is not None and s.item.lease_live(now) and s.item.lease_owner != owner
         stamp = s.item.stamp if s is not None else None
         fresh = stamp is not None and stamp.fetched_at >= due and not stamp.transient
         if held or fresh:
