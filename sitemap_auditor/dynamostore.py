@@ -4,14 +4,20 @@ One item per site key: `pk`; the facts (`facts`, zlib-compressed JSON) with thei
 (`fetched_at`, `fetch_s`, `transient`, `flight`: the lease under which they were fetched);
 `expires_at` (the table's TTL attribute); while an audit fetches the site, `lease_owner` /
 `lease_until`; and after a fetch whose facts could not be shared, `unshareable_flight`,
-`unshareable_at` and `unshareable_lasting`. boto3 is imported only when a table is configured.
+`unshareable_at` and `unshareable_lasting`. Facts that compress to more than INLINE_FACTS_BYTES
+are kept out of the site's item, in an item of their own (`pk` + FACTS_SUFFIX, with `facts`,
+`flight` and `expires_at`), and the site's item holds only the reference `facts_ref` (that item's
+`flight`): every lease write, renewal and poll then costs one unit whatever the site, and only an
+audit that uses the facts reads them. boto3 is imported only when a table is configured.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
+import uuid
 import zlib
+from collections.abc import Callable
 from typing import Any
 
 from . import facts as site_facts
@@ -21,6 +27,8 @@ from .sharing import StoredItem
 
 __all__ = [
     "CONNECT_TIMEOUT_S",
+    "FACTS_SUFFIX",
+    "INLINE_FACTS_BYTES",
     "MAX_ATTEMPTS",
     "MAX_ITEM_BYTES",
     "READ_TIMEOUT_S",
@@ -30,9 +38,18 @@ __all__ = [
     "warm",
 ]
 
-# DynamoDB refuses items over 400 KB; facts compress well, and a set that does not fit in
-# well under that is simply not shared between containers.
-MAX_ITEM_BYTES = 300 * 1024
+# Facts that compress to more than this are not shared between containers (they stay in the
+# process): an item is read whole by every audit that uses it, and one partition serves 3,000
+# read units a second, so that a burst of 1,000 audits of one site reading facts of 32 KB (4 units
+# each, eventually consistent) would be throttled for more than a second, longer than most
+# fetches (bench/scale.py). Encoded facts measure 600 bytes to a few KB.
+MAX_ITEM_BYTES = 16 * 1024
+# DynamoDB bills a write 1 unit per KB of the item (the larger of before and after, for an
+# update) and a read 1 unit per 4 KB: facts kept in the site's item up to this size leave it under
+# 1 KB, so that the lease's writes and the waiters' polls cost one unit (half, for a poll).
+INLINE_FACTS_BYTES = 640
+# The key of the item holding a site's facts kept out of its item (a siteBase has no `|`).
+FACTS_SUFFIX = "|facts"
 # Every call is bounded: a slow or failing store must cost an audit seconds, not minutes
 # (boto3's defaults are 60 s reads and several retries).
 CONNECT_TIMEOUT_S = 1.0
@@ -118,14 +135,13 @@ class DynamoStore:
         item = answer.get("Item")
         if not item:
             return None
-        facts = None
-        if "facts" in item:
-            try:
-                facts = site_facts.decode(zlib.decompress(item["facts"]["B"]))
-            except zlib.error:
-                facts = None
+        facts = _unpack(item)
+        ref = item.get("facts_ref", {}).get("S")
+        load: Callable[[], site_facts.SiteFacts | None] | None = None
+        if ref is not None and "facts" not in item:
+            load = self._loader(key, ref, consistent)
         stamp = None
-        if facts is not None and "fetched_at" in item:
+        if (facts is not None or load is not None) and "fetched_at" in item:
             stamp = lease.Stamp(
                 fetched_at=float(item["fetched_at"]["N"]),
                 fetch_s=float(item.get("fetch_s", {}).get("N", "0")),
@@ -133,7 +149,7 @@ class DynamoStore:
                 flight=item.get("flight", {}).get("S"),
             )
         else:
-            facts = None  # facts the protocol cannot stamp are no facts
+            facts, load = None, None  # facts the protocol cannot stamp are no facts
         until = item.get("lease_until", {}).get("N")
         marked_at = item.get("unshareable_at", {}).get("N")
         return StoredItem(
@@ -146,7 +162,27 @@ class DynamoStore:
                 unshareable_lasting=bool(item.get("unshareable_lasting", {}).get("BOOL", False)),
             ),
             facts,
+            load,
         )
+
+    def _loader(
+        self, key: str, ref: str, consistent: bool
+    ) -> Callable[[], site_facts.SiteFacts | None]:
+        """Reads the facts kept out of a site's item, once asked (None: not those referred to)."""
+
+        def load() -> site_facts.SiteFacts | None:
+            # The facts' item is written before the site's item refers to it: a lagging read
+            # may show older facts, never missing ones; a consistent read settles it.
+            for strongly in (consistent, True) if not consistent else (True,):
+                answer = self._call(
+                    "get_item", Key={"pk": {"S": key + FACTS_SUFFIX}}, ConsistentRead=strongly
+                )
+                held = answer.get("Item") or {}
+                if held.get("flight", {}).get("S") == ref:
+                    return _unpack(held)
+            return None
+
+        return load
 
     def take_lease(self, key: str, owner: str, until: float, now: float, due: float) -> bool:
         """Take the site's lease unless a live lease, or facts fetched since `due`, are there."""
@@ -213,7 +249,6 @@ class DynamoStore:
         """Publish a site's facts, replacing the item (and so any lease or mark)."""
         item: dict[str, Any] = {
             "pk": {"S": key},
-            "facts": {"B": packed},
             "fetched_at": {"N": repr(stamp.fetched_at)},
             "fetch_s": {"N": repr(round(stamp.fetch_s, 3))},
             "transient": {"BOOL": stamp.transient},
@@ -221,7 +256,31 @@ class DynamoStore:
         }
         if stamp.flight is not None:
             item["flight"] = {"S": stamp.flight}
+        if len(packed) <= INLINE_FACTS_BYTES:
+            item["facts"] = {"B": packed}
+        else:
+            # Large facts go in an item of their own, written first: the site's item, which
+            # every lease write and poll touches, stays small.
+            ref = stamp.flight or uuid.uuid4().hex
+            blob = {
+                "pk": {"S": key + FACTS_SUFFIX},
+                "facts": {"B": packed},
+                "flight": {"S": ref},
+                "expires_at": item["expires_at"],
+            }
+            self._call("put_item", Item=blob)
+            item["facts_ref"] = {"S": ref}
         self._call("put_item", Item=item)
+
+
+def _unpack(item: dict[str, Any]) -> site_facts.SiteFacts | None:
+    """The facts an item holds, None when it holds none it can read."""
+    if "facts" not in item:
+        return None
+    try:
+        return site_facts.decode(zlib.decompress(item["facts"]["B"]))
+    except zlib.error:
+        return None
 
 
 class _ConditionFailedError(Exception):

@@ -75,7 +75,16 @@ class StoredItem:
     """A site's shared item: what the protocol reads of it, and the facts it holds."""
 
     item: lease.Item
-    facts: SiteFacts | None  # set exactly when item.stamp is
+    facts: SiteFacts | None  # set when item.stamp is, unless kept out of the item (`load`)
+    # Reads the facts kept out of the item, when they are (a store call: may raise StoreError);
+    # None when the item holds them, or none.
+    load: Callable[[], SiteFacts | None] | None = field(default=None, compare=False)
+
+    def facts_now(self) -> SiteFacts | None:
+        """The item's facts, read from the store if kept out of the item."""
+        if self.facts is None and self.load is not None:
+            return self.load()
+        return self.facts
 
 
 class SharedStore(Protocol):
@@ -345,7 +354,21 @@ class Sharing:
         machine = lease.Protocol(
             owner, req.window_s, wall_budget_end, stamp_of(known), self._rng, draw
         )
-        stored: SiteFacts | None = None  # the facts of the item read last
+        stored: SiteFacts | None = None  # the facts of the item read last, once loaded
+        stored_item: StoredItem | None = None  # the item read last
+
+        def stored_facts() -> SiteFacts | None:
+            """The facts of the item read last (read from the store when kept out of it)."""
+            nonlocal stored, stored_item
+            if stored_item is not None:
+                held, stored_item = stored_item, None
+                try:
+                    stored = held.facts_now()
+                except StoreError as e:
+                    failed(e)
+                    stored = None
+            return stored
+
         own: SiteFacts | None = None
         unshareable: Unshareable | None = None
         packed: bytes | None = None
@@ -357,7 +380,7 @@ class Sharing:
                 match action:
                     case lease.Read(consistent=consistent):
                         got_item = store.get(req.key, consistent)
-                        stored = got_item.facts if got_item is not None else None
+                        stored, stored_item = None, got_item
                         seen = lease.ReadDone(got_item.item if got_item is not None else None)
                     case lease.TakeLease(until=until, now=at, due=due):
                         took = store.take_lease(req.key, owner, until, at, due)
@@ -368,7 +391,7 @@ class Sharing:
                     case lease.FetchHolding():
                         started = self._wall()
                         own, early, told = self._hold(
-                            store, req, owner, fetch, _newer(known, stored), failed
+                            store, req, owner, fetch, _newer(known, stored_facts()), failed
                         )
                         unshareable, packed, encoded = self._packing(store, req, own)
                         if early is not None:
@@ -383,7 +406,7 @@ class Sharing:
                         store.mark_unshareable(req.key, owner, at, marked.lasting)
                         seen = lease.StoreAnswered()
                     case lease.FetchAlone(reason=reason):
-                        got = self._fetch(fetch, _newer(known, stored))
+                        got = self._fetch(fetch, _newer(known, stored_facts()))
                         return Shared(
                             got,
                             FETCHED,
@@ -393,7 +416,15 @@ class Sharing:
                             machine.throttled,
                         )
                     case lease.Finish(use=use, source=source, reason=reason):
-                        chosen = {lease.Use.KNOWN: known, lease.Use.STORED: stored}.get(use, own)
+                        if use is lease.Use.STORED:
+                            chosen = stored_facts()
+                            if chosen is None:
+                                # Facts kept out of the item that could not be read: as a store
+                                # that did not answer, the audit fetches by itself.
+                                action = lease.FetchAlone(Reason.STORE_FAILED)
+                                continue
+                        else:
+                            chosen = known if use is lease.Use.KNOWN else own
                         assert chosen is not None
                         saved = chosen.wire_bytes
                         if source is Source.FETCHED:

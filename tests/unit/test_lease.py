@@ -556,3 +556,33 @@ def test_throttling_never_makes_a_waiter_fetch() -> None:
     assert f.store.throttled_calls > 0
     assert len(f.fetches) == 1 and not any(x.throttle_caused for x in f.fetches)
     assert sum(r.throttled for r in f.records) > 0
+
+
+@pytest.mark.parametrize(
+    ("size", "write_units"),
+    [
+        (650, 2.0),  # the common item: a lease and a publish, one unit each
+        # Facts kept out of the site's item: the lease on the stale item costs one unit, not 49,
+        # and the publish one more than the facts themselves.
+        (50_000, 1.0 + 49.0 + 1.0),
+    ],
+)
+def test_what_an_audit_alone_on_its_site_costs(size: int, write_units: float) -> None:
+    site = {"site": SiteModel(fetch_s=lambda r: 0.8, facts_bytes=size)}
+    f = Fleet(1, sites=site)
+    f.run([(0.0, "site")])
+    first_read, first_write = f.store.read_units, f.store.write_units
+    # The same site after its window: the item holds its stale facts.
+    f.run([(120.0, "site")])
+    # One eventually consistent read of a small item: half a unit, whatever the facts' size.
+    assert first_read == f.store.read_units - first_read == 0.5
+    assert f.store.write_units - first_write == write_units
+    assert len(f.fetches) == 2 and f.store.failed_conditional_writes == 0
+
+
+def test_a_burst_reading_large_facts_is_not_throttled_into_fetching() -> None:
+    # The largest facts the table shares (dynamostore.MAX_ITEM_BYTES), read by 1,000 audits.
+    site = {"site": SiteModel(fetch_s=lambda r: 0.8, facts_bytes=16 * 1024)}
+    f = Fleet(1000, sites=site)
+    f.run(burst(1000))
+    assert len(f.fetches) == 1 and f.store.throttled_calls == 0

@@ -397,3 +397,66 @@ def test_a_waiter_hedges_a_late_holder_whose_takeover_it_cannot_afford() -> None
     got = obtain(sharing, req, fetch, errors)
     assert got.source == FETCHED and got.reason == "hedged" and fetch.count == 1
     assert clock.wall() - started <= lease.POLL_MAX_S * 1.5 + 1.0
+
+
+@dataclass
+class OutOfLine(MemoryStore):
+    """Keeps facts out of the site's item, read only when an audit uses them (as DynamoStore
+    does for large facts); `broken` makes those reads fail."""
+
+    loads: int = 0
+    broken: bool = False
+
+    def get(self, key: str, consistent: bool) -> StoredItem | None:
+        got = super().get(key, consistent)
+        if got is None or got.facts is None:
+            return got
+        held = got.facts
+
+        def load() -> facts.SiteFacts | None:
+            self.loads += 1
+            if self.broken:
+                raise StoreError("get_item", "ReadTimeout", False)
+            return held
+
+        return StoredItem(got.item, None, load)
+
+
+def test_facts_kept_out_of_the_item_are_read_only_by_an_audit_that_uses_them() -> None:
+    clock = Clock()
+    store = OutOfLine(clock)
+    sharing = Sharing(LocalStore(), clock.wall, clock.mono, clock.sleep, random.Random(1))
+    req = ShareRequest("k", 60, clock.mono() + 147, store, lambda data: True)
+    errors: list[StoreError] = []
+    fetch = Fetcher(clock)
+    first = obtain(sharing, req, fetch, errors)
+    assert store.loads == 0  # nothing stored yet
+    other = Sharing(LocalStore(), clock.wall, clock.mono, clock.sleep, random.Random(2))
+    second = obtain(other, req, fetch, errors)
+    assert second.source == REUSED and second.facts == first.facts and store.loads == 1
+    # Past the window, the next audit reads them once, to revalidate them.
+    clock.sleep(120)
+    seen: list[facts.SiteFacts | None] = []
+
+    def fetch_again(previous: facts.SiteFacts | None, progress: Progress) -> facts.SiteFacts:
+        seen.append(previous)
+        return fetch(previous, progress)
+
+    third = Sharing(LocalStore(), clock.wall, clock.mono, clock.sleep, random.Random(3))
+    assert third.obtain(req, fetch_again, errors.append).source == FETCHED
+    assert seen == [first.facts] and store.loads == 2 and errors == []
+
+
+def test_facts_kept_out_of_the_item_that_cannot_be_read_cost_no_result() -> None:
+    clock = Clock()
+    store = OutOfLine(clock)
+    sharing = Sharing(LocalStore(), clock.wall, clock.mono, clock.sleep, random.Random(1))
+    req = ShareRequest("k", 60, clock.mono() + 147, store, lambda data: True)
+    errors: list[StoreError] = []
+    fetch = Fetcher(clock)
+    obtain(sharing, req, fetch, errors)
+    store.broken = True
+    other = Sharing(LocalStore(), clock.wall, clock.mono, clock.sleep, random.Random(2))
+    got = obtain(other, req, fetch, errors)
+    assert got.source == FETCHED and got.reason == "store-failed" and fetch.count == 2
+    assert [e.op for e in errors] == ["get_item"]
