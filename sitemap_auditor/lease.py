@@ -28,6 +28,7 @@ __all__ = [
     "LATE_GRACE_S",
     "LEASE_RENEW_S",
     "LEASE_S",
+    "OVERDUE_FACTOR",
     "UNKNOWN_FETCH_S",
     "UNSHAREABLE_HOLD_S",
     "Action",
@@ -105,6 +106,11 @@ MAX_REFUSED_WRITES = 3
 # this grace more (a renewal that the store throttles is retried well inside it) is late, and may
 # be dead. Clocks of containers agree to well within a second.
 LATE_GRACE_S = 1.0
+# A waiter on a late holder that has already waited this many times the site's recorded fetch time
+# fetches by itself: it would have been done long since, and each waiter holds one of the
+# account's concurrent executions for as long as it waits (a dead holder must not starve the
+# account's other audits for a lease's length and a takeover).
+OVERDUE_FACTOR = 3.0
 # How long a fetch of a site takes when no fetch of it was ever recorded: the whole-fetch deadline
 # of one request (docs/contract.md section 4; fetch.REQUEST_DEADLINE_S).
 UNKNOWN_FETCH_S = 30.0
@@ -334,17 +340,27 @@ def backoff_s(attempt: int, rng: random.Random) -> float:
     return rng.uniform(0.0, cap)
 
 
-def hedge(lease_until: float, now: float, budget_end: float, fetch_s: float | None) -> bool:
+def hedge(
+    lease_until: float,
+    now: float,
+    budget_end: float,
+    fetch_s: float | None,
+    waited_s: float = 0.0,
+) -> bool:
     """True when a waiter fetches by itself beside the holder it waits for (a hedged fetch).
 
     Only for a holder that is late (its lease not renewed on time: slow, or dead): waiting for it
     means waiting, at worst, for its lease to lapse and a takeover's whole fetch. When that would
     end past the waiter's own budget, the waiter cannot afford it, and fetching now is never
-    slower than that. `fetch_s` is the site's recorded fetch time, None when it has none (the
-    whole-fetch deadline stands for it).
+    slower than that. So too once the waiter has waited OVERDUE_FACTOR times the site's fetch
+    (`waited_s`): its wait already cost more than fetching would have. `fetch_s` is the site's
+    recorded fetch time, None when it has none (the whole-fetch deadline stands for it, and no
+    wait is overdue).
     """
     if lease_until - now >= LEASE_S - LEASE_RENEW_S - LATE_GRACE_S:
         return False  # renewed on time: the holder is alive and fetching
+    if fetch_s is not None and fetch_s > 0 and waited_s >= OVERDUE_FACTOR * fetch_s:
+        return True
     took = fetch_s if fetch_s is not None and fetch_s > 0 else UNKNOWN_FETCH_S
     takeover_done = max(lease_until, now) + TAKEOVER_JITTER_S + took
     return takeover_done > budget_end
@@ -541,7 +557,8 @@ class Protocol:
                 if self.waited_since is None:
                     self.waited_since = now
             assert item.lease_until is not None
-            if hedge(item.lease_until, now, self.budget_end, self._fetch_s):
+            waited = now - (self.waited_since or now)
+            if hedge(item.lease_until, now, self.budget_end, self._fetch_s, waited):
                 return FetchAlone(Reason.HEDGED)
             return self._sleep(now + poll_s(now - (self.waited_since or now), self.rng), now)
         if self.waiting_for is not None and self._takeover != "confirm":
@@ -557,6 +574,10 @@ class Protocol:
         # were stored meanwhile: another audit has just fetched the site.
         self._taking = True
         return TakeLease(until=now + LEASE_S, now=now, due=now - self.window_s / 2)
+
+    def waited_s(self, now: float) -> float:
+        """How long this audit has waited for another's fetch, by now."""
+        return 0.0 if self.waited_since is None else max(0.0, now - self.waited_since)
 
     def _sleep(self, until: float, now: float) -> Action:
         if now >= self.budget_end:

@@ -130,6 +130,8 @@ class Invocation:
             "refreshed_ahead": s.refreshed_ahead if s else False,
             "store_throttles": s.throttled if s else 0,
             "unshareable": s.unshareable if s else None,
+            # How long it waited for another audit's fetch (0 when it did not).
+            "waited_ms": round(s.waited_s * 1000) if s else 0,
         }
 
     def secret_unreadable(self, exc: BaseException) -> None:

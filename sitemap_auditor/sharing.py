@@ -123,6 +123,8 @@ class Shared:
     # The length of the facts encoded, when this audit encoded them for the store (so the
     # in-process store need not encode them again to size them).
     encoded_bytes: int | None = field(default=None, compare=False)
+    # How long it waited for another audit's fetch (in this process or another container).
+    waited_s: float = field(default=0.0, compare=False)
 
     @property
     def refreshed_ahead(self) -> bool:
@@ -284,14 +286,17 @@ class Sharing:
         if budget_end is None:
             budget_end = self._mono() + DEFAULT_MAX_WAIT_S
         if choice is Local.JOIN:
-            landed = flight.done.wait(max(0.0, budget_end - self._mono()))
+            joined = self._mono()
+            landed = flight.done.wait(max(0.0, budget_end - joined))
+            waited = self._mono() - joined
             if flight.facts is not None:
-                return Shared(flight.facts, WAITED, flight.facts.wire_bytes, 0)
+                facts = flight.facts
+                return Shared(facts, WAITED, facts.wire_bytes, 0, waited_s=waited)
             # The fetch this audit waited for gave nothing to share (or its budget ran out):
             # each of its waiters fetches now, side by side.
             why = Reason.UNSHAREABLE if landed else Reason.BUDGET
             got = self._fetch(fetch, known)
-            return Shared(got, FETCHED, got.revalidated_bytes, 0, why.value)
+            return Shared(got, FETCHED, got.revalidated_bytes, 0, why.value, waited_s=waited)
         result: Shared | None = None
         try:
             result = self._lead(req, fetch, known, budget_end, draw, on_error)
@@ -414,6 +419,7 @@ class Sharing:
                             errors,
                             reason.value,
                             machine.throttled,
+                            waited_s=machine.waited_s(self._wall()),
                         )
                     case lease.Finish(use=use, source=source, reason=reason):
                         if use is lease.Use.STORED:
@@ -438,6 +444,7 @@ class Sharing:
                             machine.throttled,
                             unshareable.value if unshareable else None,
                             encoded if chosen is own else None,
+                            machine.waited_s(self._wall()),
                         )
             except StoreError as e:
                 failed(e)

@@ -243,3 +243,6 @@ def test_a_waiter_waits_for_a_slow_fetch_as_long_as_its_budget(
     assert [codes_of(a["result"]) for a in answers] == [["100", "200"]] * 7
     assert count(site, "/sitemap.xml") == 1
     assert {x["facts_source"] for w in waiters for x in w.finished_logs()} == {"waited"}
+    # How long each waited is in its log line (the one that led for its container waited on the
+    # table; the others on it).
+    assert all(x["waited_ms"] > 0 for w in waiters for x in w.finished_logs())

@@ -586,3 +586,32 @@ def test_a_burst_reading_large_facts_is_not_throttled_into_fetching() -> None:
     f = Fleet(1000, sites=site)
     f.run(burst(1000))
     assert len(f.fetches) == 1 and f.store.throttled_calls == 0
+
+
+def test_a_wait_on_a_late_holder_past_a_few_fetch_times_ends_in_a_fetch() -> None:
+    late = NOW + 3.0
+    overdue = lease.OVERDUE_FACTOR * 1.0
+    # A 1 s site whose holder is late: once the wait is a few fetches long, fetch (the budget
+    # would cover a takeover; the account's concurrency would not be spent on waiting).
+    assert lease.hedge(late, NOW, NOW + 140.0, 1.0, waited_s=overdue)
+    assert not lease.hedge(late, NOW, NOW + 140.0, 1.0, waited_s=overdue - 0.1)
+    # Never while the holder renews on time, however long the wait.
+    assert not lease.hedge(NOW + 9.0, NOW, NOW + 140.0, 1.0, waited_s=100.0)
+    # A site with no recorded fetch time is never overdue.
+    assert not lease.hedge(late, NOW, NOW + 140.0, None, waited_s=100.0)
+
+
+def test_a_waiter_on_a_dead_holder_of_a_quick_site_fetches_before_the_lease_lapses() -> None:
+    m = machine()
+    last = Stamp(NOW - 3600, 0.8)
+    dead = leased("dead", until=NOW + 10, stamp=last)  # renewed last at NOW
+    action = m.step(ReadDone(dead), NOW)
+    t = NOW
+    while isinstance(action, Sleep):
+        t = action.until
+        m.step(Slept(), t)
+        action = m.step(ReadDone(dead), t)
+    assert action == FetchAlone(Reason.HEDGED)
+    # Late (4 s without a renewal) and 3 fetch times waited: well before the lapse at 10 s.
+    assert NOW + 4.0 <= t <= NOW + 4.0 + lease.POLL_MAX_S * 1.5
+    assert m.waited_s(t) == t - NOW

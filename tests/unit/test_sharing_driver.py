@@ -207,9 +207,13 @@ def test_a_waiter_rides_out_throttling_until_the_holder_publishes() -> None:
 
     store.get = get  # type: ignore[method-assign]
     fetch = Fetcher(clock)
+    began = clock.wall()
     got = obtain(sharing, req, fetch, errors)
     assert got.source == WAITED and got.facts == published and fetch.count == 0
     assert got.throttled == 30
+    # What it waited: from its first sight of the holder's lease (its first read, at the start)
+    # to the facts, the throttled reads included.
+    assert got.waited_s == clock.wall() - began and got.waited_s >= 5.0
     # Only the first throttled answer is logged; all are counted.
     assert len(errors) == 1 and errors[0].throttled and got.store_errors == 30
 
@@ -397,6 +401,7 @@ def test_a_waiter_hedges_a_late_holder_whose_takeover_it_cannot_afford() -> None
     got = obtain(sharing, req, fetch, errors)
     assert got.source == FETCHED and got.reason == "hedged" and fetch.count == 1
     assert clock.wall() - started <= lease.POLL_MAX_S * 1.5 + 1.0
+    assert 0 < got.waited_s <= lease.POLL_MAX_S * 1.5
 
 
 @dataclass
