@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 # dynalite (npm), the second DynamoDB the sharing tests run against; Node.js is on every machine.
 DYNALITE := tests/dynalite/node_modules/.installed-stamp
 
-.PHONY: demo test lint bench bench-share bench-scale clean build-AuditorFunction
+.PHONY: demo test lint bench bench-share bench-scale bench-fleet clean build-AuditorFunction
 
 $(RUNTIME_STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...)")'
@@ -51,6 +51,10 @@ bench-share: $(STAMP)
 ## The fleet in virtual time: the lease protocol at a hot site's scale (bench/scale.py).
 bench-scale: $(STAMP)
 	$(BIN)/python bench/scale.py
+
+## Sharing on, in-process only and off side by side, the real driver in virtual time (bench/fleet.py).
+bench-fleet: $(STAMP)
+	$(BIN)/python bench/fleet.py
 
 ## `sam build` calls this (template.yaml: BuildMethod makefile). The artifact is the package and
 ## what requirements.txt lists, as wheels for the function's arm64 Python 3.13 whatever the build

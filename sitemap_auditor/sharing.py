@@ -259,6 +259,8 @@ class Sharing:
         sleep: Callable[[float], None] = time.sleep,
         rng: random.Random | None = None,
         token: Callable[[], str] | None = None,
+        spawn: Callable[[Callable[[], None]], Callable[[], None]] | None = None,
+        wait: Callable[[threading.Event, float], bool] | None = None,
     ) -> None:
         self.local = local or LocalStore()
         self._wall = wall
@@ -268,6 +270,11 @@ class Sharing:
         # Each audit's lease carries a token of its own making, random: a write whose answer was
         # lost but which the table applied is then known, on the next read, as this audit's own.
         self._token = token or (lambda: uuid.uuid4().hex)
+        # How the lease's renewal runs beside the fetch: a thread (given its work, it gives how to
+        # wait for its end) and its pause between renewals (True once told to stop). A model in
+        # virtual time gives its own.
+        self._spawn = spawn or _thread
+        self._wait = wait or (lambda stop, seconds: stop.wait(seconds))
 
     def obtain(
         self, req: ShareRequest, fetch: Fetch, on_error: Callable[[StoreError], None]
@@ -529,7 +536,7 @@ class Sharing:
 
         def renew() -> None:
             in_a_row = 0
-            while not stop.wait(lease.renewal_s(in_a_row, rng)):
+            while not self._wait(stop, lease.renewal_s(in_a_row, rng)):
                 try:
                     store.renew_lease(key, owner, self._wall() + lease.LEASE_S)
                     in_a_row = 0
@@ -537,13 +544,19 @@ class Sharing:
                     failed(e)
                     in_a_row = in_a_row + 1 if e.throttled else 0
 
-        worker = threading.Thread(target=renew, name="lease-renewal", daemon=True)
-        worker.start()
+        join = self._spawn(renew)
         try:
             yield stop
         finally:
             stop.set()
-            worker.join(timeout=2.0)
+            join()
+
+
+def _thread(work: Callable[[], None]) -> Callable[[], None]:
+    """Run work in a thread of its own; give how to wait (briefly) for its end."""
+    worker = threading.Thread(target=work, name="lease-renewal", daemon=True)
+    worker.start()
+    return lambda: worker.join(timeout=2.0)
 
 
 def _newer(a: SiteFacts | None, b: SiteFacts | None) -> SiteFacts | None:
