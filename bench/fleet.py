@@ -87,7 +87,7 @@ def scenarios(quick: bool) -> list[Scenario]:
     rng = random.Random(3)
     lone = [(rng.uniform(0, 600), f"lone{i}") for i in range(n)]
     lone.sort()
-    other = [(30.0 + i / 150, f"o{i}") for i in range(150 * (10 if quick else 60))]
+    other = [(i / 150, f"o{i}") for i in range(150 * (10 if quick else 60))]
     dead_beside = sorted(burst(n, "hot") + other)
     sites_lone = {name: Site(1.0) for _, name in lone}
     sites_lone_large = {name: Site(1.0, facts_bytes=50_000) for _, name in lone}

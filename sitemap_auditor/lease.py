@@ -570,6 +570,11 @@ class Protocol:
         return self._take(now)
 
     def _take(self, now: float) -> Action:
+        fetch_s = self._fetch_s
+        if not self._refresh and fetch_s is not None and now + fetch_s > self.budget_end:
+            # Its budget would cut the site's fetch short: as the holder, it would make others
+            # wait for facts that cannot be shared. It fetches by itself; another takes the lease.
+            return FetchAlone(Reason.BUDGET)
         # The write fails when facts in the first half of their window (never refreshed ahead)
         # were stored meanwhile: another audit has just fetched the site.
         self._taking = True

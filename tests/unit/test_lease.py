@@ -615,3 +615,18 @@ def test_a_waiter_on_a_dead_holder_of_a_quick_site_fetches_before_the_lease_laps
     # Late (4 s without a renewal) and 3 fetch times waited: well before the lapse at 10 s.
     assert NOW + 4.0 <= t <= NOW + 4.0 + lease.POLL_MAX_S * 1.5
     assert m.waited_s(t) == t - NOW
+
+
+def test_an_audit_whose_budget_cannot_cover_the_fetch_does_not_hold_the_lease() -> None:
+    stale = Stamp(NOW - 3600, 60.0)
+    # A 60 s site, 30 s of budget left: its fetch would be cut; others must not wait for it.
+    assert machine(budget=30.0).step(ReadDone(Item(stamp=stale)), NOW) == FetchAlone(Reason.BUDGET)
+    assert isinstance(machine(budget=61.0).step(ReadDone(Item(stamp=stale)), NOW), TakeLease)
+    # Nor does it take over a dead holder's lease.
+    m = machine(budget=30.0)
+    dead = leased("dead", until=NOW + 10, stamp=Stamp(NOW - 3600, 20.0))
+    m.step(ReadDone(dead), NOW)
+    jitter = m.step(ReadDone(dead), NOW + 11)
+    assert isinstance(jitter, Sleep)
+    assert m.step(Slept(), jitter.until) == Read(consistent=True)
+    assert m.step(ReadDone(dead), jitter.until) == FetchAlone(Reason.BUDGET)
