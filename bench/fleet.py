@@ -52,6 +52,8 @@ class Scenario:
     containers: int = 1000
     kill_after: float | None = None
     lost_writes: float = 0.0
+    kill_site: str | None = None
+    kill_from: float = 0.0
     measured: Callable[[str], bool] = lambda site: True  # the audits a row's latency is of
 
 
@@ -89,6 +91,8 @@ def scenarios(quick: bool) -> list[Scenario]:
     lone.sort()
     other = [(i / 150, f"o{i}") for i in range(150 * (10 if quick else 60))]
     dead_beside = sorted(burst(n, "hot") + other)
+    # The same, the hot site audited once before (its fetch time recorded), its window over.
+    warm_beside = sorted([(0.0, "hot")] + [(t + 70.0, s) for t, s in burst(n, "hot") + other])
     sites_lone = {name: Site(1.0) for _, name in lone}
     sites_lone_large = {name: Site(1.0, facts_bytes=50_000) for _, name in lone}
     return [
@@ -136,6 +140,17 @@ def scenarios(quick: bool) -> list[Scenario]:
             {"hot": Site(0.8), **{name: Site(1.0) for _, name in other}},
             dead_beside,
             kill_after=0.5,
+            kill_site="hot",
+            measured=lambda site: site != "hot",
+        ),
+        Scenario(
+            "the same, the hot site's fetch time recorded by an earlier audit: the other sites' "
+            "audits",
+            {"hot": Site(0.8), **{name: Site(1.0) for _, name in other}},
+            warm_beside,
+            kill_after=0.5,
+            kill_site="hot",
+            kill_from=70.0,
             measured=lambda site: site != "hot",
         ),
     ]
@@ -148,6 +163,8 @@ def run(s: Scenario, mode: str) -> Row:
         mode=mode,
         kill_first_fetch_after=s.kill_after,
         lost_writes=s.lost_writes,
+        kill_site=s.kill_site,
+        kill_from=s.kill_from,
     )
     f.run(s.arrivals)
     durations = sorted(r.ended - r.arrived for r in f.records if s.measured(r.site))

@@ -303,8 +303,12 @@ class RealFleet:
         seed: int = 1,
         kill_first_fetch_after: float | None = None,
         lost_writes: float = 0.0,
+        kill_site: str | None = None,  # whose first fetch is killed (None: the first of any)
+        kill_from: float = 0.0,  # the first fetch starting this long after the start, or later
     ) -> None:
         self.clock = VirtualTime()
+        self.kill_site = kill_site
+        self.kill_from = START + kill_from
         self.rng = random.Random(seed)
         self.table = SimTable(self.clock, random.Random(seed + 1), lost_writes)
         self.sites = sites
@@ -388,7 +392,12 @@ class RealFleet:
         clock = self.clock
         record = Fetch(site, clock.now)
         self.fetches.append(record)
-        if self.kill_after is not None and not self.killed:
+        if (
+            self.kill_after is not None
+            and not self.killed
+            and self.kill_site in (None, site)
+            and clock.now >= self.kill_from
+        ):
             self.killed = True
             clock.at(clock.now + self.kill_after, lambda: self._die(c))
         took = model.fetch_s

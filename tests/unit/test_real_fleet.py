@@ -81,3 +81,20 @@ def test_an_audit_alone_on_its_site_pays_a_read_and_two_writes() -> None:
     on = RealFleet(10, {name: Site(1.0) for _, name in arrivals}, mode="on").run(arrivals)
     db = on.table.db
     assert db.read_units == 10 * 0.5 and db.write_units == 10 * 2.0
+
+
+def test_a_dead_holders_waiters_leave_the_accounts_concurrency_once_it_is_late() -> None:
+    # 100 containers: the hot site's 99 waiters would hold all but one while they wait.
+    other = [(70.0 + i / 15, f"o{i}") for i in range(150)]
+    hot = [(0.0, "hot"), *[(70.0 + t, s) for t, s in burst(site="hot")]]
+    sites = {"hot": Site(0.8), **{name: Site(1.0) for _, name in other}}
+    f = RealFleet(N, sites, kill_first_fetch_after=0.5, kill_site="hot", kill_from=70.0)
+    f.run(sorted(hot + other))
+    assert f.lost_audits == 1 and f.incomplete() == 0
+    waiters = [r for r in f.records if r.site == "hot"]
+    assert sum(1 for r in waiters if r.reason == "hedged") >= N - 2
+    # They left once the holder was late (no renewal for LEASE_RENEW_S + LATE_GRACE_S after it
+    # took the lease), three fetch times into their wait, not at the lapse (LEASE_S).
+    others = sorted(r.ended - r.arrived for r in f.records if r.site != "hot")
+    late = lease.LEASE_RENEW_S + lease.LATE_GRACE_S
+    assert others[-1] <= 0.5 + late + lease.POLL_MAX_S * 1.5 + 1.0 + 0.2 < lease.LEASE_S
