@@ -321,15 +321,10 @@ class Sharing:
                 self.local.checked(req.key, self._wall())
             self.local.land(req.key, flight, usable)
 
-    def _fetch(self, fetch: Fetch, previous: SiteFacts | None) -> SiteFacts:
-        # Facts past the retention are not revalidated: their validators may name old content.
-        if previous is not None and self._wall() - previous.fetched_at > RETENTION_S:
-            previous = None
-        return fetch(previous, _no_progress)
-
-    def _fetch_holding(
-        self, fetch: Fetch, previous: SiteFacts | None, progress: Progress
+    def _fetch(
+        self, fetch: Fetch, previous: SiteFacts | None, progress: Progress = _no_progress
     ) -> SiteFacts:
+        # Facts past the retention are not revalidated: their validators may name old content.
         if previous is not None and self._wall() - previous.fetched_at > RETENTION_S:
             previous = None
         return fetch(previous, progress)
@@ -490,7 +485,7 @@ class Sharing:
                     stop.set()  # no lease left to renew
 
             try:
-                own = self._fetch_holding(fetch, previous, progress)
+                own = self._fetch(fetch, previous, progress)
             except BaseException:
                 # A defect: the waiters fetch by themselves now, not when the lease lapses.
                 if not (early and early[0][1]):
