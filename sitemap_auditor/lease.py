@@ -14,7 +14,11 @@ only a store that does not answer, a lease that lapsed or its own budget make it
 unshareable fetch releases every waiter at once; facts holding a transient answer go only to the
 audits that waited for that very fetch; facts in the last part of their window are refreshed by
 one audit while the others go on reusing them; and no audit writes a conditional lease over a
-live lease it has just read.
+live lease it has just read. Also: an audit knows its own lease (by its token, after a write whose
+answer was lost) and never waits on it; a waiter on a late holder fetches beside it (`hedge`)
+when a takeover would outlast its budget or its wait is already a few fetches long; an audit whose
+budget cannot cover the site's recorded fetch does not hold the lease; a lasting mark is heeded
+for UNSHAREABLE_HOLD_S, past the window.
 """
 
 from __future__ import annotations
@@ -139,7 +143,9 @@ class Reason(Enum):
     STORE_FAILED = "store-failed"  # the store did not answer
     UNSHAREABLE = "unshareable"  # the fetch it waited for, or the site's last one, was unshareable
     BUDGET = "budget"  # its own time budget ran out while it waited
-    HEDGED = "hedged"  # the holder was late and waiting for a takeover would outlast its budget
+    # The holder was late, and waiting for a takeover would outlast its budget, or it had waited
+    # OVERDUE_FACTOR fetch times already.
+    HEDGED = "hedged"
 
 
 class Unshareable(Enum):
