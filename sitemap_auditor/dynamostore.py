@@ -7,7 +7,7 @@ One item per site key: `pk`; the facts (`facts`, zlib-compressed JSON) with thei
 `unshareable_at` and `unshareable_lasting`. Facts that compress to more than INLINE_FACTS_BYTES
 are kept out of the site's item, in an item of their own (`pk` + FACTS_SUFFIX, with `facts`,
 `flight` and `expires_at`), and the site's item holds only the reference `facts_ref` (that item's
-`flight`): every lease write, renewal and poll then costs one unit whatever the site, and only an
+`flight`): every lease write, renewal and poll then costs what a small site's does, and only an
 audit that uses the facts reads them. boto3 is imported only when a table is configured.
 """
 
@@ -44,10 +44,12 @@ __all__ = [
 # each, eventually consistent) would be throttled for more than a second, longer than most
 # fetches (bench/scale.py). Encoded facts measure 600 bytes to a few KB.
 MAX_ITEM_BYTES = 16 * 1024
-# DynamoDB bills a write 1 unit per KB of the item (the larger of before and after, for an
-# update) and a read 1 unit per 4 KB: facts kept in the site's item up to this size leave it under
-# 1 KB, so that the lease's writes and the waiters' polls cost one unit (half, for a poll).
-INLINE_FACTS_BYTES = 640
+# DynamoDB bills a read 1 unit per 4 KB of the item (half, eventually consistent) and a write 1 unit
+# per KB (the larger of before and after, for an update). Facts kept in the site's item up to this
+# size leave it under 4 KB: every poll and reuse reads it for half a unit, as small facts (reads
+# outnumber writes: each container's reuse, each waiter's polls). Larger facts would make every
+# poll and every lease write cost more: they go in an item of their own.
+INLINE_FACTS_BYTES = 3 * 1024
 # The key of the item holding a site's facts kept out of its item (a siteBase has no `|`).
 FACTS_SUFFIX = "|facts"
 # Every call is bounded: a slow or failing store must cost an audit seconds, not minutes

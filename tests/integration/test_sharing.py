@@ -560,7 +560,7 @@ def test_large_facts_are_kept_out_of_the_item_that_leases_touch(local_aws: str, 
     store = dynamostore.DynamoStore(table)
     now = time.time()
     rng = random.Random(5)
-    urls = tuple(f"https://www.example.com/{rng.getrandbits(128):032x}.xml" for i in range(60))
+    urls = tuple(f"https://www.example.com/{rng.getrandbits(128):032x}.xml" for i in range(150))
     large = facts.SiteFacts(facts.RobotsProbe(200, True, urls, (), ()), urls, (), fetched_at=now)
     packed = store.pack(facts.encode(large))
     assert packed is not None and len(packed) > dynamostore.INLINE_FACTS_BYTES

@@ -39,9 +39,9 @@ REPLICA_LAG_S = 0.05
 # dynamostore.MAX_ATTEMPTS) after a random part of a second.
 SDK_ATTEMPTS = 2
 SDK_BACKOFF_S = 1.0
-# Facts whose item would be over 1 KB are kept in an item of their own (dynamostore
+# Facts whose item would be over 4 KB are kept in an item of their own (dynamostore
 # INLINE_FACTS_BYTES): the site's item, which leases and polls touch, is then this size.
-INLINE_ITEM_BYTES = 1024
+INLINE_ITEM_BYTES = 4096
 REFERENCE_ITEM_BYTES = 300
 # What an audit costs besides fetching: the rules and the Response.
 AUDIT_CPU_S = 0.02
