@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 # dynalite (npm), the second DynamoDB the sharing tests run against; Node.js is on every machine.
 DYNALITE := tests/dynalite/node_modules/.installed-stamp
 
-.PHONY: help demo test lint bench bench-share bench-scale bench-deep clean build-AuditorFunction
+.PHONY: help demo test lint bench bench-share bench-scale bench-deep bench-fleet clean build-AuditorFunction
 
 # `make help` lists every target that has a `## ` comment block right above it, with the block's
 # first line: the comments below are the one place a target is described.
@@ -73,6 +73,11 @@ bench-deep: $(STAMP)
 ## The fleet in virtual time: the lease protocol at a hot site's scale (bench/scale.py).
 bench-scale: $(STAMP)
 	$(BIN)/python bench/scale.py
+
+## Sharing on and off, the real driver in virtual time.
+## The scenarios of bench/fleet.py, with in-process only beside them, into bench/RESULTS.md.
+bench-fleet: $(STAMP)
+	$(BIN)/python bench/fleet.py
 
 LAMBDA_PLATFORM ?= manylinux2014_aarch64
 LAMBDA_PLATFORM_2_28 ?= $(subst manylinux2014,manylinux_2_28,$(LAMBDA_PLATFORM))

@@ -39,6 +39,10 @@ REPLICA_LAG_S = 0.05
 # dynamostore.MAX_ATTEMPTS) after a random part of a second.
 SDK_ATTEMPTS = 2
 SDK_BACKOFF_S = 1.0
+# Facts whose item would be over 4 KB are kept in an item of their own (dynamostore
+# INLINE_FACTS_BYTES): the site's item, which leases and polls touch, is then this size.
+INLINE_ITEM_BYTES = 4096
+REFERENCE_ITEM_BYTES = 300
 # What an audit costs besides fetching: the rules and the Response.
 AUDIT_CPU_S = 0.02
 START = 1_800_000_000.0  # virtual wall clock at the start of a run
@@ -123,6 +127,7 @@ class StoredState:
     item: lease.Item
     size: int
     facts_flight: int | None = None
+    blob: int = 0  # the size of the facts' own item, when kept out of this one
 
 
 class SimDynamo:
@@ -196,7 +201,7 @@ class SimDynamo:
     ) -> bool | None:
         """True taken, False refused, None throttled."""
         s = self.state(key)
-        held = s is not None and s.item.lease_live(now)
+        held = s is not None and s.item.lease_live(now) and s.item.lease_owner != owner
         stamp = s.item.stamp if s is not None else None
         fresh = stamp is not None and stamp.fetched_at >= due and not stamp.transient
         if held or fresh:
@@ -216,7 +221,8 @@ class SimDynamo:
             base.unshareable_at,
             base.unshareable_lasting,
         )
-        self._write(key, at, StoredState(item, size, s.facts_flight if s else None))
+        state = StoredState(item, size, s.facts_flight if s else None, s.blob if s else 0)
+        self._write(key, at, state)
         return True
 
     def renew(self, key: str, owner: str, until: float, at: float) -> bool:
@@ -234,15 +240,26 @@ class SimDynamo:
                 i.unshareable_at,
                 i.unshareable_lasting,
             )
-            self._write(key, at, StoredState(item, s.size, s.facts_flight))
+            self._write(key, at, StoredState(item, s.size, s.facts_flight, s.blob))
         return True
 
     def put(self, key: str, stamp: lease.Stamp, size: int, flight: int, at: float) -> bool:
         """False when throttled."""
+        blob = 0
+        if size > INLINE_ITEM_BYTES:
+            # The facts' own item first, then the site's item with the reference.
+            if not self._admit("write", key + "|facts", math.ceil(size / WRITE_UNIT_BYTES), at):
+                return False
+            blob, size = size, REFERENCE_ITEM_BYTES
         if not self._admit("write", key, math.ceil(size / WRITE_UNIT_BYTES), at):
             return False
-        self._write(key, at, StoredState(lease.Item(stamp=stamp), size, flight))
+        self._write(key, at, StoredState(lease.Item(stamp=stamp), size, flight, blob))
         return True
+
+    def read_blob(self, key: str, size: int, at: float) -> bool:
+        """Read facts kept out of the site's item (eventually consistent); False when throttled."""
+        units = math.ceil(size / READ_UNIT_BYTES) * 0.5
+        return self._admit("read", key + "|facts", units, at)
 
     def mark(self, key: str, owner: str, when: float, lasting: bool, at: float) -> bool:
         """False when throttled."""
@@ -252,7 +269,7 @@ class SimDynamo:
         if s is not None and s.item.lease_owner == owner:
             i = s.item
             item = lease.Item(i.stamp, None, None, owner, when, lasting)
-            self._write(key, at, StoredState(item, s.size, s.facts_flight))
+            self._write(key, at, StoredState(item, s.size, s.facts_flight, s.blob))
         return True
 
 
@@ -387,6 +404,7 @@ class Audit:
         self.known: tuple[lease.Stamp, int] | None = None
         self.stored_flight: int | None = None
         self.stored_stamp: lease.Stamp | None = None
+        self.stored_blob = 0  # the size of the facts' own item, for facts kept out of the item
         self.fetch: SiteFetch | None = None
         self.renewals_stop = False
         self.unshareable: Unshareable | None = None
@@ -446,6 +464,7 @@ class Audit:
                     return None
                 self.stored_flight = s.facts_flight if s else None
                 self.stored_stamp = s.item.stamp if s else None
+                self.stored_blob = s.blob if s else 0
                 return lease.ReadDone(s.item if s else None)
 
             self._sdk(read, READ_LATENCY_S)
@@ -496,7 +515,16 @@ class Audit:
             stamp, flight = self.known
             self._finish(action.source, None, flight, stamp, AUDIT_CPU_S)
         elif action.use is lease.Use.STORED:
-            self._finish(action.source, None, self.stored_flight, self.stored_stamp, AUDIT_CPU_S)
+            cpu = AUDIT_CPU_S
+            if self.stored_blob:
+                # The facts kept out of the item are read now, as the driver does.
+                f = self.f
+                latency = f.store.latency(READ_LATENCY_S)
+                if not f.store.read_blob(self.site, self.stored_blob, f.now + latency):
+                    self._fetch_alone(Reason.STORE_FAILED, self.machine)
+                    return
+                cpu += latency
+            self._finish(action.source, None, self.stored_flight, self.stored_stamp, cpu)
         else:
             assert self.fetch is not None
             reason = action.reason.value if action.reason else None

@@ -11,6 +11,7 @@ the event: nothing here reads the environment or keeps state between audits.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import datetime
 
 from . import candidates, config, probe, response, rules, sharing
@@ -27,11 +28,21 @@ from .request import AuditRequest
 __all__ = ["apply_rules", "fetch_facts", "invalid_url", "provenance", "share_request"]
 
 
-def fetch_facts(site: sites.SiteBase, fetcher: Fetcher, previous: SiteFacts | None) -> SiteFacts:
-    """What the site answers now: robots probe -> candidates -> streaming parse."""
+def fetch_facts(
+    site: sites.SiteBase,
+    fetcher: Fetcher,
+    previous: SiteFacts | None,
+    progress: Callable[[SiteFacts], None] | None = None,
+) -> SiteFacts:
+    """What the site answers now: robots probe -> candidates -> streaming parse.
+
+    `progress` is shown what is known once robots.txt has answered (as incomplete facts), so that
+    sharing can tell the audits waiting for this fetch at once when its facts cannot be shared."""
     started = time.monotonic()
     robots = probe.robots_txt(fetcher, site.robots_txt_url, previous.robots if previous else None)
     tried = candidates.for_site(site, robots.sitemaps)
+    if progress is not None:
+        progress(SiteFacts(robots, tried, (), complete=False))
     outcomes = probe.first_sitemap(fetcher, tried, previous)
     took = time.monotonic() - started
     return probe.gather(fetcher, robots, tried, outcomes, previous, time.time(), took)
@@ -114,6 +125,7 @@ def provenance(shared: sharing.Shared) -> Provenance:
         refreshed_ahead=shared.refreshed_ahead,
         throttled=shared.throttled,
         unshareable=shared.unshareable,
+        waited_s=shared.waited_s,
     )
 
 

@@ -5,13 +5,18 @@ JSON compressed with zlib) with their stamp (`fetched_at`, `fetch_s`, `transient
 lease under which they were fetched);
 `expires_at` (the table's TTL attribute); while an audit fetches the site, `lease_owner` /
 `lease_until`; and after a fetch whose facts could not be shared, `unshareable_flight`,
-`unshareable_at` and `unshareable_lasting`. boto3 is imported only when a table is configured.
+`unshareable_at` and `unshareable_lasting`. Facts that compress to more than INLINE_FACTS_BYTES
+are kept out of the site's item, in an item of their own (`pk` + FACTS_SUFFIX, with `facts`,
+`flight` and `expires_at`), and the site's item holds only the reference `facts_ref` (that item's
+`flight`): every lease write, renewal and poll then costs what a small site's does, and only an
+audit that uses the facts reads them.
 
 Nothing read is trusted as written (docs/contract.md §7): `read_item` checks each attribute's
 type, size and time against what this module writes, inflates the facts in bounded steps up to
 their stated length, and refuses anything else as InvalidItemError; the store then reads the
 item as no item and tells the audit why (`on_rejected`), and its conditional writes treat what
 the reader refuses (a time as text, a lease or facts further ahead than a clock can be) as absent.
+boto3 is imported only when a table is configured.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import math
 import re
 import threading
 import time
+import uuid
 import zlib
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
@@ -32,6 +38,8 @@ from .sharing import StoredItem
 
 __all__ = [
     "CONNECT_TIMEOUT_S",
+    "FACTS_SUFFIX",
+    "INLINE_FACTS_BYTES",
     "MAX_ATTEMPTS",
     "MAX_ITEM_BYTES",
     "READ_TIMEOUT_S",
@@ -43,9 +51,20 @@ __all__ = [
     "warm",
 ]
 
-# DynamoDB refuses items over 400 KB; facts compress well, and a set that does not fit in
-# well under that is simply not shared between containers.
-MAX_ITEM_BYTES = 300 * 1024
+# Facts that compress to more than this are not shared between containers (they stay in the
+# process): an item is read whole by every audit that uses it, and one partition serves 3,000
+# read units a second, so that a burst of 1,000 audits of one site reading facts of 32 KB (4 units
+# each, eventually consistent) would be throttled for more than a second, longer than most
+# fetches (bench/scale.py). Encoded facts measure 600 bytes to a few KB.
+MAX_ITEM_BYTES = 16 * 1024
+# DynamoDB bills a read 1 unit per 4 KB of the item (half, eventually consistent) and a write 1 unit
+# per KB (the larger of before and after, for an update). Facts kept in the site's item up to this
+# size leave it under 4 KB: every poll and reuse reads it for half a unit, as small facts (reads
+# outnumber writes: each container's reuse, each waiter's polls). Larger facts would make every
+# poll and every lease write cost more: they go in an item of their own.
+INLINE_FACTS_BYTES = 3 * 1024
+# The key of the item holding a site's facts kept out of its item (a siteBase has no `|`).
+FACTS_SUFFIX = "|facts"
 # The facts attribute: their length (what they inflate to), then the zlib stream.
 _LENGTH_BYTES = 4
 # Facts are inflated this much at a time, so that no stream, whatever it claims, is inflated
@@ -155,7 +174,36 @@ class DynamoStore:
             return None
         if refused is not None:
             self._on_rejected(refused)
+        ref = _text(item, "facts_ref")
+        if got.item.stamp is not None and got.facts is None and ref is not None:
+            got = StoredItem(got.item, None, self._loader(key, ref, consistent))
         return got
+
+    def _loader(
+        self, key: str, ref: str, consistent: bool
+    ) -> Callable[[], site_facts.SiteFacts | None]:
+        """Reads the facts kept out of a site's item, once asked (None: not those referred to)."""
+
+        def load() -> site_facts.SiteFacts | None:
+            # The facts' item is written before the site's item refers to it: a lagging read
+            # may show older facts, never missing ones; a consistent read settles it.
+            for strongly in (consistent, True) if not consistent else (True,):
+                answer = self._call(
+                    "get_item", Key={"pk": {"S": key + FACTS_SUFFIX}}, ConsistentRead=strongly
+                )
+                held = answer.get("Item") if isinstance(answer, dict) else None
+                if not held:
+                    continue
+                try:
+                    facts = read_facts_item(held, ref)
+                except InvalidItemError as e:
+                    self._on_rejected(e.reason)
+                    return None
+                if facts is not None:
+                    return facts
+            return None
+
+        return load
 
     def take_lease(self, key: str, owner: str, until: float, now: float, due: float) -> bool:
         """Take the site's lease unless a live lease, or facts fetched since `due`, are there."""
@@ -168,10 +216,12 @@ class DynamoStore:
                 # The second half: an audit that read the item just before another's publish
                 # must not take a lease and fetch again; transient facts never stand in the way.
                 # Neither does what `read_item` refuses: a time stored as anything but a number,
-                # a lease that ends further ahead than a lease runs, facts from the future.
+                # a lease that ends further ahead than a lease runs, facts from the future. Nor
+                # the owner's own lease: a write whose answer was lost but which the table
+                # applied, tried again, is still the audit's own.
                 ConditionExpression="(attribute_not_exists(lease_until) "
                 "OR NOT attribute_type(lease_until, :number) "
-                "OR lease_until < :now OR lease_until > :far) "
+                "OR lease_until < :now OR lease_until > :far OR lease_owner = :o) "
                 "AND (attribute_not_exists(fetched_at) "
                 "OR NOT attribute_type(fetched_at, :number) "
                 "OR fetched_at < :due OR fetched_at > :ahead OR transient = :yes)",
@@ -230,16 +280,21 @@ class DynamoStore:
 
     def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
         """Publish a site's facts, replacing the item (and so any lease or mark)."""
-        self._call("put_item", Item=published_item(key, packed, stamp, expires_at))
+        item = published_item(key, packed, stamp, expires_at)
+        if "facts_ref" in item:
+            # Large facts go in an item of their own, written first: the site's item, which
+            # every lease write and poll touches, stays small.
+            self._call("put_item", Item=facts_item(key, packed, item["facts_ref"]["S"], item))
+        self._call("put_item", Item=item)
 
 
 def published_item(
     key: str, packed: bytes, stamp: lease.Stamp, expires_at: float
 ) -> dict[str, Any]:
-    """The item that publishes a site's facts (`pack`'s bytes) with their stamp."""
+    """The item that publishes a site's facts (`pack`'s bytes) with their stamp: the facts
+    in it, or past INLINE_FACTS_BYTES a reference to the item of their own that holds them."""
     item: dict[str, Any] = {
         "pk": {"S": key},
-        "facts": {"B": packed},
         "fetched_at": {"N": repr(stamp.fetched_at)},
         "fetch_s": {"N": repr(round(stamp.fetch_s, 3))},
         "transient": {"BOOL": stamp.transient},
@@ -247,7 +302,33 @@ def published_item(
     }
     if stamp.flight is not None:
         item["flight"] = {"S": stamp.flight}
+    if len(packed) <= INLINE_FACTS_BYTES:
+        item["facts"] = {"B": packed}
+    else:
+        item["facts_ref"] = {"S": stamp.flight or uuid.uuid4().hex}
     return item
+
+
+def facts_item(key: str, packed: bytes, ref: str, site_item: Mapping[str, Any]) -> dict[str, Any]:
+    """The item of its own that holds facts too large for the site's item (`ref`: its flight)."""
+    return {
+        "pk": {"S": key + FACTS_SUFFIX},
+        "facts": {"B": packed},
+        "flight": {"S": ref},
+        "expires_at": site_item["expires_at"],
+    }
+
+
+def read_facts_item(item: Mapping[str, Any], ref: str) -> site_facts.SiteFacts | None:
+    """The facts an item of their own holds, checked as the site's item is; None when it holds
+    other facts than those referred to (a lagging read). InvalidItemError when it is not what
+    this module writes."""
+    if not isinstance(item, Mapping):
+        raise InvalidItemError("facts item: not a map of attributes")
+    if _text(item, "flight") != ref:
+        return None
+    _number(item, "expires_at", 0.0, float(2**53))
+    return site_facts.decode(_inflate(_value(item, "facts", "B")))
 
 
 # --- reading an item: nothing trusted as written ------------------------------------------------
@@ -262,7 +343,7 @@ def _value(item: Mapping[str, Any], name: str, kind: str) -> Any:
     if name not in item:
         return None
     attr = item[name]
-    if not isinstance(attr, dict) or attr.keys() != {kind}:
+    if not isinstance(attr, dict) or attr.keys() != {kind} or attr[kind] is None:
         _invalid(name, f"not of type {kind}")
     return attr[kind]
 
@@ -349,14 +430,20 @@ def read_item(item: Mapping[str, Any], now: float) -> tuple[StoredItem, str | No
     ahead = now + lease.CLOCK_SKEW_S  # no time written by a right clock lies further ahead
     stamp = None
     facts = None
-    if _together(item, ("facts", "fetched_at", "fetch_s", "transient")):
+    if "facts" in item and "facts_ref" in item:
+        _invalid("facts+facts_ref", "both written")
+    held = "facts" if "facts" in item else "facts_ref"
+    if _together(item, (held, "fetched_at", "fetch_s", "transient")):
         fetched_at = _time(item, "fetched_at", ahead)
         fetch_s = _number(item, "fetch_s", 0.0, site_facts.MAX_FETCH_SECONDS)
         transient = _flag(item, "transient")
         assert fetched_at is not None and fetch_s is not None and transient is not None
-        facts = site_facts.decode(_inflate(_value(item, "facts", "B")))
-        if facts.fetched_at > ahead:
-            _invalid("facts fetchedAt", f"ahead of the clock by more than {lease.CLOCK_SKEW_S:g} s")
+        if held == "facts":
+            facts = site_facts.decode(_inflate(_value(item, "facts", "B")))
+            if facts.fetched_at > ahead:
+                _invalid("facts fetchedAt", f"ahead of the clock by {lease.CLOCK_SKEW_S:g} s+")
+        else:
+            _text(item, "facts_ref")  # read by the store: the facts are in their own item
         stamp = lease.Stamp(fetched_at, fetch_s, transient, _text(item, "flight"))
     elif "flight" in item:
         _invalid("flight", "without facts")

@@ -106,7 +106,7 @@ def run(
                 # The site's answers, from this audit's own fetch or shared with other audits.
                 shared = SHARING.obtain(
                     share,
-                    lambda previous: audit.fetch_facts(site, fetcher, previous),
+                    lambda previous, progress: audit.fetch_facts(site, fetcher, previous, progress),
                     log.store_error,
                 )
             finally:

@@ -14,7 +14,11 @@ only a store that does not answer, a lease that lapsed or its own budget make it
 unshareable fetch releases every waiter at once; facts holding a transient answer go only to the
 audits that waited for that very fetch; facts in the last part of their window are refreshed by
 one audit while the others go on reusing them; and no audit writes a conditional lease over a
-live lease it has just read.
+live lease it has just read. Also: an audit knows its own lease (by its token, after a write whose
+answer was lost) and never waits on it; a waiter on a late holder fetches beside it (`hedge`)
+when a takeover would outlast its budget or its wait is already a few fetches long; an audit whose
+budget cannot cover the site's recorded fetch does not hold the lease; a lasting mark is heeded
+for UNSHAREABLE_HOLD_S, past the window.
 """
 
 from __future__ import annotations
@@ -26,8 +30,12 @@ from enum import Enum
 
 __all__ = [
     "CLOCK_SKEW_S",
+    "LATE_GRACE_S",
     "LEASE_RENEW_S",
     "LEASE_S",
+    "OVERDUE_FACTOR",
+    "UNKNOWN_FETCH_S",
+    "UNSHAREABLE_HOLD_S",
     "Action",
     "FetchAlone",
     "FetchHolding",
@@ -56,6 +64,7 @@ __all__ = [
     "backoff_s",
     "credible_until",
     "due",
+    "hedge",
     "local_choice",
     "poll_base_s",
     "poll_s",
@@ -106,6 +115,22 @@ THROTTLED_PATIENCE_S = 4.0
 # An audit whose lease writes are refused this often, with no lease or current facts to be seen
 # in between, stops: the item holds something it cannot read (facts of another format).
 MAX_REFUSED_WRITES = 3
+# A holder renews its lease every LEASE_RENEW_S: one whose lease has not been renewed for that and
+# this grace more (a renewal that the store throttles is retried well inside it) is late, and may
+# be dead. Clocks of containers agree to well within a second.
+LATE_GRACE_S = 1.0
+# A waiter on a late holder that has already waited this many times the site's recorded fetch time
+# fetches by itself: it would have been done long since, and each waiter holds one of the
+# account's concurrent executions for as long as it waits (a dead holder must not starve the
+# account's other audits for a lease's length and a takeover).
+OVERDUE_FACTOR = 3.0
+# How long a fetch of a site takes when no fetch of it was ever recorded: the whole-fetch deadline
+# of one request (docs/contract.md section 4; fetch.REQUEST_DEADLINE_S).
+UNKNOWN_FETCH_S = 30.0
+# A lasting mark (facts too large, a credential echoed) is heeded this long, well past the share
+# window: the site's next bursts fetch at once instead of each waiting for one holder's fetch that
+# will not be shared either. After it, one fetch finds out again whether the site still is so.
+UNSHAREABLE_HOLD_S = 86_400.0
 # A process that has just looked at the store for a refresh and found another audit refreshing
 # does not look again for this long: its audits go on reusing the facts still in their window.
 REFRESH_RECHECK_S = 1.0
@@ -127,6 +152,9 @@ class Reason(Enum):
     STORE_FAILED = "store-failed"  # the store did not answer
     UNSHAREABLE = "unshareable"  # the fetch it waited for, or the site's last one, was unshareable
     BUDGET = "budget"  # its own time budget ran out while it waited
+    # The holder was late, and waiting for a takeover would outlast its budget, or it had waited
+    # OVERDUE_FACTOR fetch times already.
+    HEDGED = "hedged"
 
 
 class Unshareable(Enum):
@@ -292,6 +320,7 @@ class Fetched:
 
     stamp: Stamp
     unshareable: Unshareable | None = None
+    marked: bool = False  # the mark was written mid-fetch, as soon as the holder knew
 
 
 @dataclass(frozen=True)
@@ -333,6 +362,32 @@ def backoff_s(attempt: int, rng: random.Random) -> float:
     """How long to wait before trying again after this many throttled answers in a row."""
     cap = min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2 ** min(attempt, 16))
     return rng.uniform(0.0, cap)
+
+
+def hedge(
+    lease_until: float,
+    now: float,
+    budget_end: float,
+    fetch_s: float | None,
+    waited_s: float = 0.0,
+) -> bool:
+    """True when a waiter fetches by itself beside the holder it waits for (a hedged fetch).
+
+    Only for a holder that is late (its lease not renewed on time: slow, or dead): waiting for it
+    means waiting, at worst, for its lease to lapse and a takeover's whole fetch. When that would
+    end past the waiter's own budget, the waiter cannot afford it, and fetching now is never
+    slower than that. So too once the waiter has waited OVERDUE_FACTOR times the site's fetch
+    (`waited_s`): its wait already cost more than fetching would have. `fetch_s` is the site's
+    recorded fetch time, None when it has none (the whole-fetch deadline stands for it, and no
+    wait is overdue).
+    """
+    if lease_until - now >= LEASE_S - LEASE_RENEW_S - LATE_GRACE_S:
+        return False  # renewed on time: the holder is alive and fetching
+    if fetch_s is not None and fetch_s > 0 and waited_s >= OVERDUE_FACTOR * fetch_s:
+        return True
+    took = fetch_s if fetch_s is not None and fetch_s > 0 else UNKNOWN_FETCH_S
+    takeover_done = max(lease_until, now) + TAKEOVER_JITTER_S + took
+    return takeover_done > budget_end
 
 
 def renewal_s(throttled_in_a_row: int, rng: random.Random) -> float:
@@ -406,6 +461,11 @@ class Protocol:
         self._takeover: str | None = None
         self._best: Use | None = None  # in a refresh, which current facts are in hand
         self.failed_writes = 0
+        # A lease write was just asked for: a failure now may be a write the table applied but
+        # whose answer was lost (a timeout), which the next read shows as this audit's own lease.
+        self._taking = False
+        self._unsure_writes = 0
+        self._fetch_s: float | None = known.fetch_s if known is not None else None
 
     # The first action: an eventually consistent read. Reuse is the common case, and facts never
     # change once written: a read that lags shows an older state, which leads at worst to one
@@ -416,8 +476,9 @@ class Protocol:
 
     def step(self, seen: Observation, now: float) -> Action:
         """The next thing to do, given what came of the last one, at this time."""
+        taking, self._taking = self._taking, False
         if isinstance(seen, StoreFailed):
-            return self._failed(seen, now)
+            return self._failed(seen, now, taking)
         if not isinstance(seen, Slept):
             self._in_a_row = 0
             self._throttled_since = None
@@ -450,6 +511,8 @@ class Protocol:
             self._unshareable = seen.unshareable
             self._retry_deadline = now + PUBLISH_RETRY_S
             if seen.unshareable is not None:
+                if seen.marked:
+                    return self._holder_done()  # the waiters were told mid-fetch
                 return MarkUnshareable(now, seen.unshareable)
             return Publish(self._owned(seen.stamp))
         # StoreAnswered: the publish or the mark is written.
@@ -470,6 +533,13 @@ class Protocol:
 
     def _read(self, item: Item | None, now: float) -> Action:
         stamp = item.stamp if item is not None else None
+        if stamp is not None and stamp.fetch_s > 0:
+            self._fetch_s = stamp.fetch_s  # the site's last recorded fetch time
+        if item is not None and item.lease_owner == self.owner and item.lease_live(now):
+            # This audit's own lease, from a write whose answer was lost: it is the holder (the
+            # others wait for it), never a waiter on itself.
+            self._takeover = None
+            return FetchHolding(refresh=self._refresh)
         waiting = self.waiting_for
         if waiting is not None and item is not None:
             if stamp is not None and (
@@ -497,7 +567,7 @@ class Protocol:
             item is not None
             and item.unshareable_lasting
             and item.unshareable_at is not None
-            and now - item.unshareable_at <= self.window_s
+            and now - item.unshareable_at <= max(self.window_s, UNSHAREABLE_HOLD_S)
             and not item.lease_live(now)
         ):
             # The site's last fetch could not be shared and the next would not be either.
@@ -510,6 +580,10 @@ class Protocol:
                 self.waiting_for = item.lease_owner
                 if self.waited_since is None:
                     self.waited_since = now
+            assert item.lease_until is not None
+            waited = now - (self.waited_since or now)
+            if hedge(item.lease_until, now, self.budget_end, self._fetch_s, waited):
+                return FetchAlone(Reason.HEDGED)
             return self._sleep(now + poll_s(now - (self.waited_since or now), self.rng), now)
         if self.waiting_for is not None and self._takeover != "confirm":
             # The lease this audit waited on lapsed without facts: its holder died. Take over,
@@ -520,9 +594,19 @@ class Protocol:
         return self._take(now)
 
     def _take(self, now: float) -> Action:
+        fetch_s = self._fetch_s
+        if not self._refresh and fetch_s is not None and now + fetch_s > self.budget_end:
+            # Its budget would cut the site's fetch short: as the holder, it would make others
+            # wait for facts that cannot be shared. It fetches by itself; another takes the lease.
+            return FetchAlone(Reason.BUDGET)
         # The write fails when facts in the first half of their window (never refreshed ahead)
         # were stored meanwhile: another audit has just fetched the site.
+        self._taking = True
         return TakeLease(until=now + LEASE_S, now=now, due=now - self.window_s / 2)
+
+    def waited_s(self, now: float) -> float:
+        """How long this audit has waited for another's fetch, by now."""
+        return 0.0 if self.waited_since is None else max(0.0, now - self.waited_since)
 
     def _sleep(self, until: float, now: float) -> Action:
         if now >= self.budget_end:
@@ -534,7 +618,7 @@ class Protocol:
 
     # --- failures -------------------------------------------------------------------------------
 
-    def _failed(self, seen: StoreFailed, now: float) -> Action:
+    def _failed(self, seen: StoreFailed, now: float, taking: bool) -> Action:
         holding = self._fetched is not None
         if holding:
             assert self._retry_deadline is not None
@@ -553,16 +637,23 @@ class Protocol:
             # This process's facts are still current: no need to wait for the store.
             return Finish(Use.KNOWN, Source.REUSED)
         if not seen.throttled:
+            if taking and self._unsure_writes == 0:
+                # A lease write without an answer may still have been applied: one consistent
+                # read says whether the lease is this audit's (then it holds it), before it
+                # would fetch by itself and leave a lease that nobody renews.
+                self._unsure_writes += 1
+                return Read(consistent=True)
             return FetchAlone(Reason.STORE_FAILED)
         # Throttled: the store answered, later. Keep waiting, and read again after a backoff
-        # (a throttled write is not repeated blindly: the item may have changed meanwhile).
+        # (a throttled write is not repeated blindly: the item may have changed meanwhile, and
+        # may hold this audit's own lease, which a consistent read shows).
         self.throttled += 1
         self._in_a_row += 1
         if self._throttled_since is None:
             self._throttled_since = now
         if self.waiting_for is None and now - self._throttled_since >= THROTTLED_PATIENCE_S:
             return FetchAlone(Reason.STORE_FAILED)
-        self._retry = Read(consistent=self._takeover is not None or self._refresh)
+        self._retry = Read(consistent=taking or self._takeover is not None or self._refresh)
         return self._sleep(now + backoff_s(self._in_a_row, self.rng), now)
 
     def _holder_done(self) -> Action:

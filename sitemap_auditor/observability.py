@@ -161,11 +161,13 @@ class Invocation:
             "bytes_saved": s.bytes_saved if s else 0,
             "store_errors": self.store_errors,
             "store_items_rejected": self.items_rejected,
-            # Why it fetched (holder, refresh, store-failed, unshareable, budget), when it did.
+            # Why it fetched (holder, refresh, store-failed, unshareable, budget, hedged), if so.
             "fetch_reason": s.reason if s else None,
             "refreshed_ahead": s.refreshed_ahead if s else False,
             "store_throttles": s.throttled if s else 0,
             "unshareable": s.unshareable if s else None,
+            # How long it waited for another audit's fetch (0 when it did not).
+            "waited_ms": round(s.waited_s * 1000) if s else 0,
         }
 
     def secret_unreadable(self, exc: BaseException) -> None:

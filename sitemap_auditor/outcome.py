@@ -91,6 +91,7 @@ class Provenance:
     refreshed_ahead: bool = False
     throttled: int = 0  # throttled store answers it rode out
     unshareable: str | None = None  # why its own facts could not go to the store
+    waited_s: float = 0.0  # how long it waited for another audit's fetch
 
 
 @dataclass(frozen=True)

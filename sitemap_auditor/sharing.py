@@ -34,7 +34,9 @@ __all__ = [
     "RETENTION_S",
     "REUSED",
     "WAITED",
+    "Fetch",
     "LocalStore",
+    "Progress",
     "ShareRequest",
     "Shared",
     "SharedStore",
@@ -57,7 +59,15 @@ DEFAULT_MAX_WAIT_S = 120.0
 
 FETCHED, REUSED, WAITED = Source.FETCHED.value, Source.REUSED.value, Source.WAITED.value
 
-Fetch = Callable[[SiteFacts | None], SiteFacts]
+# What a fetch has learnt so far, as facts (complete=False): the driver looks at it mid-fetch to
+# tell the waiters at once when the facts will not be shareable.
+Progress = Callable[[SiteFacts], None]
+# A fetch of the site: given the facts to revalidate (or None), and where to report progress.
+Fetch = Callable[[SiteFacts | None, Progress], SiteFacts]
+
+
+def _no_progress(partial: SiteFacts) -> None:
+    """Progress nobody looks at: a fetch that no other audit waits for."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +75,16 @@ class StoredItem:
     """A site's shared item: what the protocol reads of it, and the facts it holds."""
 
     item: lease.Item
-    facts: SiteFacts | None  # set exactly when item.stamp is
+    facts: SiteFacts | None  # set when item.stamp is, unless kept out of the item (`load`)
+    # Reads the facts kept out of the item, when they are (a store call: may raise StoreError);
+    # None when the item holds them, or none.
+    load: Callable[[], SiteFacts | None] | None = field(default=None, compare=False)
+
+    def facts_now(self) -> SiteFacts | None:
+        """The item's facts, read from the store if kept out of the item."""
+        if self.facts is None and self.load is not None:
+            return self.load()
+        return self.facts
 
 
 class SharedStore(Protocol):
@@ -104,6 +123,8 @@ class Shared:
     # The length of the facts encoded, when this audit encoded them for the store (so the
     # in-process store need not encode them again to size them).
     encoded_bytes: int | None = field(default=None, compare=False)
+    # How long it waited for another audit's fetch (in this process or another container).
+    waited_s: float = field(default=0.0, compare=False)
 
     @property
     def refreshed_ahead(self) -> bool:
@@ -237,19 +258,30 @@ class Sharing:
         monotonic: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
         rng: random.Random | None = None,
+        token: Callable[[], str] | None = None,
+        spawn: Callable[[Callable[[], None]], Callable[[], None]] | None = None,
+        wait: Callable[[threading.Event, float], bool] | None = None,
     ) -> None:
         self.local = local or LocalStore()
         self._wall = wall
         self._mono = monotonic
         self._sleep = sleep
         self._rng = rng or random.Random()
+        # Each audit's lease carries a token of its own making, random: a write whose answer was
+        # lost but which the table applied is then known, on the next read, as this audit's own.
+        self._token = token or (lambda: uuid.uuid4().hex)
+        # How the lease's renewal runs beside the fetch: a thread (given its work, it gives how to
+        # wait for its end) and its pause between renewals (True once told to stop). A model in
+        # virtual time gives its own.
+        self._spawn = spawn or _thread
+        self._wait = wait or (lambda stop, seconds: stop.wait(seconds))
 
     def obtain(
         self, req: ShareRequest, fetch: Fetch, on_error: Callable[[StoreError], None]
     ) -> Shared:
         """The site's facts for one audit, fetching them only when no other audit can share."""
         if req.window_s <= 0:
-            return Shared(fetch(None), FETCHED, 0, 0)
+            return Shared(fetch(None, _no_progress), FETCHED, 0, 0)
         now = self._wall()
         draw = self._rng.random()  # this audit's one draw for refreshing ahead (lease.due)
         choice, known, flight = self.local.enter(req.key, req.window_s, now, draw)
@@ -261,14 +293,17 @@ class Sharing:
         if budget_end is None:
             budget_end = self._mono() + DEFAULT_MAX_WAIT_S
         if choice is Local.JOIN:
-            landed = flight.done.wait(max(0.0, budget_end - self._mono()))
+            joined = self._mono()
+            landed = flight.done.wait(max(0.0, budget_end - joined))
+            waited = self._mono() - joined
             if flight.facts is not None:
-                return Shared(flight.facts, WAITED, flight.facts.wire_bytes, 0)
+                facts = flight.facts
+                return Shared(facts, WAITED, facts.wire_bytes, 0, waited_s=waited)
             # The fetch this audit waited for gave nothing to share (or its budget ran out):
             # each of its waiters fetches now, side by side.
             why = Reason.UNSHAREABLE if landed else Reason.BUDGET
             got = self._fetch(fetch, known)
-            return Shared(got, FETCHED, got.revalidated_bytes, 0, why.value)
+            return Shared(got, FETCHED, got.revalidated_bytes, 0, why.value, waited_s=waited)
         result: Shared | None = None
         try:
             result = self._lead(req, fetch, known, budget_end, draw, on_error)
@@ -286,11 +321,13 @@ class Sharing:
                 self.local.checked(req.key, self._wall())
             self.local.land(req.key, flight, usable)
 
-    def _fetch(self, fetch: Fetch, previous: SiteFacts | None) -> SiteFacts:
+    def _fetch(
+        self, fetch: Fetch, previous: SiteFacts | None, progress: Progress = _no_progress
+    ) -> SiteFacts:
         # Facts past the retention are not revalidated: their validators may name old content.
         if previous is not None and self._wall() - previous.fetched_at > RETENTION_S:
             previous = None
-        return fetch(previous)
+        return fetch(previous, progress)
 
     def _lead(
         self,
@@ -319,12 +356,26 @@ class Sharing:
             if not e.throttled or throttles == 1:
                 on_error(e)
 
-        owner = uuid.uuid4().hex
+        owner = self._token()
         wall_budget_end = self._wall() + (budget_end - self._mono())
         machine = lease.Protocol(
             owner, req.window_s, wall_budget_end, stamp_of(known), self._rng, draw
         )
-        stored: SiteFacts | None = None  # the facts of the item read last
+        stored: SiteFacts | None = None  # the facts of the item read last, once loaded
+        stored_item: StoredItem | None = None  # the item read last
+
+        def stored_facts() -> SiteFacts | None:
+            """The facts of the item read last (read from the store when kept out of it)."""
+            nonlocal stored, stored_item
+            if stored_item is not None:
+                held, stored_item = stored_item, None
+                try:
+                    stored = held.facts_now()
+                except StoreError as e:
+                    failed(e)
+                    stored = None
+            return stored
+
         own: SiteFacts | None = None
         unshareable: Unshareable | None = None
         packed: bytes | None = None
@@ -336,7 +387,7 @@ class Sharing:
                 match action:
                     case lease.Read(consistent=consistent):
                         got_item = store.get(req.key, consistent)
-                        stored = got_item.facts if got_item is not None else None
+                        stored, stored_item = None, got_item
                         seen = lease.ReadDone(got_item.item if got_item is not None else None)
                     case lease.TakeLease(until=until, now=at, due=due):
                         took = store.take_lease(req.key, owner, until, at, due)
@@ -345,20 +396,15 @@ class Sharing:
                         self._sleep(max(0.0, until - self._wall()))
                         seen = lease.Slept()
                     case lease.FetchHolding():
-                        previous = _newer(known, stored)
                         started = self._wall()
-                        try:
-                            with self._renewing(store, req.key, owner, failed):
-                                own = self._fetch(fetch, previous)
-                        except BaseException:
-                            # A defect: the waiters fetch by themselves now, not when the lease
-                            # lapses.
-                            with suppress(StoreError):
-                                store.mark_unshareable(req.key, owner, self._wall(), False)
-                            raise
+                        own, early, told = self._hold(
+                            store, req, owner, fetch, _newer(known, stored_facts()), failed
+                        )
                         unshareable, packed, encoded = self._packing(store, req, own)
+                        if early is not None:
+                            unshareable, packed = early, None
                         fetched = stamp_of(own) or lease.Stamp(started)
-                        seen = lease.Fetched(fetched, unshareable)
+                        seen = lease.Fetched(fetched, unshareable, told)
                     case lease.Publish(stamp=stamp):
                         assert own is not None and packed is not None
                         store.put(req.key, packed, stamp, own.fetched_at + RETENTION_S)
@@ -367,7 +413,7 @@ class Sharing:
                         store.mark_unshareable(req.key, owner, at, marked.lasting)
                         seen = lease.StoreAnswered()
                     case lease.FetchAlone(reason=reason):
-                        got = self._fetch(fetch, _newer(known, stored))
+                        got = self._fetch(fetch, _newer(known, stored_facts()))
                         return Shared(
                             got,
                             FETCHED,
@@ -375,9 +421,18 @@ class Sharing:
                             errors,
                             reason.value,
                             machine.throttled,
+                            waited_s=machine.waited_s(self._wall()),
                         )
                     case lease.Finish(use=use, source=source, reason=reason):
-                        chosen = {lease.Use.KNOWN: known, lease.Use.STORED: stored}.get(use, own)
+                        if use is lease.Use.STORED:
+                            chosen = stored_facts()
+                            if chosen is None:
+                                # Facts kept out of the item that could not be read: as a store
+                                # that did not answer, the audit fetches by itself.
+                                action = lease.FetchAlone(Reason.STORE_FAILED)
+                                continue
+                        else:
+                            chosen = known if use is lease.Use.KNOWN else own
                         assert chosen is not None
                         saved = chosen.wire_bytes
                         if source is Source.FETCHED:
@@ -391,11 +446,66 @@ class Sharing:
                             machine.throttled,
                             unshareable.value if unshareable else None,
                             encoded if chosen is own else None,
+                            machine.waited_s(self._wall()),
                         )
             except StoreError as e:
                 failed(e)
                 seen = lease.StoreFailed(e.throttled)
             action = machine.step(seen, self._wall())
+
+    def _hold(
+        self,
+        store: SharedStore,
+        req: ShareRequest,
+        owner: str,
+        fetch: Fetch,
+        previous: SiteFacts | None,
+        failed: Callable[[StoreError], None],
+    ) -> tuple[SiteFacts, Unshareable | None, bool]:
+        """Fetch as the lease's holder: the facts, why they proved unshareable mid-fetch (if they
+        did), and whether the waiters were told then (the mark written)."""
+        early: list[tuple[Unshareable, bool]] = []
+        with self._renewing(store, req.key, owner, failed) as stop:
+
+            def progress(partial: SiteFacts) -> None:
+                if early:
+                    return
+                why = self._unpackable(store, req, partial)
+                if why is None:
+                    return
+                # The facts will not be shareable: the waiters are told now and fetch by
+                # themselves, not when this fetch ends.
+                try:
+                    store.mark_unshareable(req.key, owner, self._wall(), why.lasting)
+                except StoreError as e:
+                    failed(e)
+                    early.append((why, False))
+                else:
+                    early.append((why, True))
+                    stop.set()  # no lease left to renew
+
+            try:
+                own = self._fetch(fetch, previous, progress)
+            except BaseException:
+                # A defect: the waiters fetch by themselves now, not when the lease lapses.
+                if not (early and early[0][1]):
+                    with suppress(StoreError):
+                        store.mark_unshareable(req.key, owner, self._wall(), False)
+                raise
+        if early:
+            return own, early[0][0], early[0][1]
+        return own, None, False
+
+    def _unpackable(
+        self, store: SharedStore, req: ShareRequest, partial: SiteFacts
+    ) -> Unshareable | None:
+        """Why facts that begin with this part cannot go to the store, if they cannot."""
+        data = site_facts.encode(partial)
+        if not req.publishable(data):
+            return Unshareable.CREDENTIAL
+        if store.pack(data) is None:
+            return Unshareable.LARGE
+        return None
 
     def _packing(
         self, store: SharedStore, req: ShareRequest, own: SiteFacts
@@ -414,14 +524,14 @@ class Sharing:
     @contextmanager
     def _renewing(
         self, store: SharedStore, key: str, owner: str, failed: Callable[[StoreError], None]
-    ) -> Iterator[None]:
-        """Keep the lease alive while its holder fetches."""
+    ) -> Iterator[threading.Event]:
+        """Keep the lease alive while its holder fetches (until the event it gives is set)."""
         stop = threading.Event()
         rng = random.Random(self._rng.random())
 
         def renew() -> None:
             in_a_row = 0
-            while not stop.wait(lease.renewal_s(in_a_row, rng)):
+            while not self._wait(stop, lease.renewal_s(in_a_row, rng)):
                 try:
                     store.renew_lease(key, owner, self._wall() + lease.LEASE_S)
                     in_a_row = 0
@@ -429,13 +539,19 @@ class Sharing:
                     failed(e)
                     in_a_row = in_a_row + 1 if e.throttled else 0
 
-        worker = threading.Thread(target=renew, name="lease-renewal", daemon=True)
-        worker.start()
+        join = self._spawn(renew)
         try:
-            yield
+            yield stop
         finally:
             stop.set()
-            worker.join(timeout=2.0)
+            join()
+
+
+def _thread(work: Callable[[], None]) -> Callable[[], None]:
+    """Run work in a thread of its own; give how to wait (briefly) for its end."""
+    worker = threading.Thread(target=work, name="lease-renewal", daemon=True)
+    worker.start()
+    return lambda: worker.join(timeout=2.0)
 
 
 def _newer(a: SiteFacts | None, b: SiteFacts | None) -> SiteFacts | None:

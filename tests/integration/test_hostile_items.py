@@ -22,7 +22,7 @@ import pytest
 from support.documents import urlset
 from support.results import LOCAL, LogCapture, days_ago
 from support.rss_audit import linux_only
-from support.store_items import HOSTILE, zlib_bomb
+from support.store_items import BOMB_INFLATED, HOSTILE, zlib_bomb
 from support.tables import dynamodb
 
 from harness.environments import container_environment
@@ -151,7 +151,7 @@ def test_a_zlib_bomb_in_the_table_costs_no_more_than_its_stated_bound(
 ) -> None:
     a_site(site)
     a_site(other_site)  # the warm-up: boto3's client, the imports, the first buffers
-    bomb = zlib_bomb(facts.MAX_FACTS_BYTES, 300 << 20)  # ~300 KB that inflate to 300 MiB
+    bomb = zlib_bomb(facts.MAX_FACTS_BYTES, BOMB_INFLATED)  # ~15 KB that inflate to 15 MiB
     make, _ = HOSTILE["zlib bomb"]
     item = make(key_of(site), time.time())
     assert item["facts"]["B"] == bomb

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import random
 import subprocess
 import sys
 import threading
@@ -540,6 +541,63 @@ def test_no_lease_is_taken_over_facts_fresh_in_the_window(table: str) -> None:
     got = store.get("k", consistent=True)
     assert got is not None and got.item.lease_owner == "next" and got.facts == published
     assert got.item.stamp == lease.Stamp(now, 0.5)
+
+
+@pytest.mark.usefixtures("local_aws")
+def test_a_lease_write_tried_again_by_its_owner_is_still_its_own(table: str) -> None:
+    store = dynamostore.DynamoStore(table)
+    now = time.time()
+    # The first write was applied but its answer lost: the same audit's write again succeeds.
+    assert store.take_lease("again", "token-a", now + 10, now, now - 30)
+    assert store.take_lease("again", "token-a", now + 10.5, now + 0.5, now - 29.5)
+    # Another audit's token meets the live lease.
+    assert not store.take_lease("again", "token-b", now + 11, now + 1, now - 29)
+    got = store.get("again", consistent=True)
+    assert got is not None and got.item.lease_owner == "token-a"
+    assert got.item.lease_until == now + 10.5
+
+
+def test_large_facts_are_kept_out_of_the_item_that_leases_touch(local_aws: str, table: str) -> None:
+    from sitemap_auditor import facts
+
+    store = dynamostore.DynamoStore(table)
+    now = time.time()
+    rng = random.Random(5)
+    # At most the 100 candidates a robots.txt gives (docs/contract.md §4), long enough not to fit.
+    urls = tuple(
+        f"https://www.example.com/{rng.getrandbits(256):064x}/{rng.getrandbits(128):032x}.xml"
+        for i in range(100)
+    )
+    large = facts.SiteFacts(facts.RobotsProbe(200, True, urls, (), ()), urls, (), fetched_at=now)
+    packed = store.pack(facts.encode(large))
+    assert packed is not None and len(packed) > dynamostore.INLINE_FACTS_BYTES
+    store.put("big", packed, lease.Stamp(now, 2.0, False, "flight-1"), now + 60)
+    raw = dynamodb(local_aws).get_item(
+        TableName=table, Key={"pk": {"S": "big"}}, ConsistentRead=True
+    )["Item"]
+    # The site's item holds the stamp and a reference only: under 1 KB, one unit a write.
+    assert "facts" not in raw and raw["facts_ref"] == {"S": "flight-1"}
+    assert sum(len(k) + len(str(v)) for k, v in raw.items()) < 1024
+    got = store.get("big", consistent=False)
+    assert (
+        got is not None
+        and got.facts is None
+        and got.item.stamp == lease.Stamp(now, 2.0, False, "flight-1")
+    )
+    assert got.facts_now() == large
+    # A lease on it, and its renewal, leave the facts where they are.
+    assert store.take_lease("big", "next", now + 10, now + 61, now + 31)
+    store.renew_lease("big", "next", now + 13)
+    again = store.get("big", consistent=True)
+    assert again is not None and again.item.lease_owner == "next" and again.facts_now() == large
+    # Small facts stay in the item, and replace large ones.
+    # (Stamped within the clock skew a reader allows: lease.CLOCK_SKEW_S.)
+    small = facts.SiteFacts(facts.RobotsProbe(404, False, (), (), ()), (), (), fetched_at=now + 2)
+    packed_small = store.pack(facts.encode(small))
+    assert packed_small is not None and len(packed_small) <= dynamostore.INLINE_FACTS_BYTES
+    store.put("big", packed_small, lease.Stamp(now + 2, 0.5, False, "flight-2"), now + 120)
+    last = store.get("big", consistent=True)
+    assert last is not None and last.facts == small and last.load is None
 
 
 def test_an_unreadable_cache_key_keeps_credentialed_facts_in_the_process(

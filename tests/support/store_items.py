@@ -80,6 +80,9 @@ def facts_item(
     item = dynamostore.published_item(
         key, packed, lease.Stamp(stamped_at, 0.25, False, "f" * 32), stamped_at + 86_400
     )
+    # Inline whatever their size, as a writer other than this function could put them.
+    item.pop("facts_ref", None)
+    item["facts"] = {"B": packed}
     for name, attr in attributes.items():
         if attr is None:
             item.pop(name, None)
@@ -96,6 +99,10 @@ def lease_item(key: str, owner: str, until: float) -> Item:
         "lease_until": {"N": repr(until)},
         "expires_at": {"N": str(int(until) + 86_400)},
     }
+
+
+# What the in-item bomb inflates to: its zlib stream stays under dynamostore.MAX_ITEM_BYTES.
+BOMB_INFLATED = 15 << 20
 
 
 @functools.lru_cache(maxsize=4)
@@ -168,9 +175,15 @@ HOSTILE: dict[str, tuple[Hostile, str]] = {
         lambda k, now: facts_item(k, _with(_LATEST, "2026-11-30T08:00:00")(now), now - 5),
         "not a UTC instant",
     ),
-    # 300 KB of zlib that inflates to 300 MiB (cost +613 MiB), stating the most facts may be.
-    "zlib bomb": (
+    # The 300 KB of zlib that inflates to 300 MiB (cost +613 MiB): over what the
+    # function writes (dynamostore.MAX_ITEM_BYTES), refused before anything is inflated.
+    "oversized zlib bomb": (
         lambda k, now: facts_item(k, zlib_bomb(facts.MAX_FACTS_BYTES, 300 << 20), now - 5),
+        "not binary of at most",
+    ),
+    # A bomb that fits an item (15 KB inflating to 15 MiB), stating the most facts may be.
+    "zlib bomb": (
+        lambda k, now: facts_item(k, zlib_bomb(facts.MAX_FACTS_BYTES, BOMB_INFLATED), now - 5),
         "inflate past their stated length",
     ),
     # A lease ending an hour from now: a holder whose clock runs an hour ahead, dead, or a

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from harness.fleet import START, Fleet, SiteModel
 from sitemap_auditor import lease
+from sitemap_auditor.fetch import REQUEST_DEADLINE_S
 from sitemap_auditor.lease import (
     FetchAlone,
     Fetched,
@@ -108,10 +109,14 @@ def test_an_unshareable_fetch_sends_its_waiters_to_fetch_at_once() -> None:
     assert m.step(ReadDone(marked), NOW + 1.1) == FetchAlone(Reason.UNSHAREABLE)
 
 
-def test_a_lasting_mark_sends_newcomers_to_fetch_within_the_window_only() -> None:
+def test_a_lasting_mark_sends_newcomers_to_fetch_for_its_hold_only() -> None:
     marked = Item(unshareable_flight="x", unshareable_at=NOW - 10, unshareable_lasting=True)
     assert machine().step(ReadDone(marked), NOW) == FetchAlone(Reason.UNSHAREABLE)
-    old = Item(unshareable_flight="x", unshareable_at=NOW - 61, unshareable_lasting=True)
+    # The mark outlives the share window: the site's next bursts fetch at once too.
+    later = Item(unshareable_flight="x", unshareable_at=NOW - 61, unshareable_lasting=True)
+    assert machine().step(ReadDone(later), NOW) == FetchAlone(Reason.UNSHAREABLE)
+    held = lease.UNSHAREABLE_HOLD_S
+    old = Item(unshareable_flight="x", unshareable_at=NOW - held - 1, unshareable_lasting=True)
     assert isinstance(machine().step(ReadDone(old), NOW), TakeLease)
     # A budget cut is not lasting: the next audit tries the lease again.
     cut = Item(unshareable_flight="x", unshareable_at=NOW - 10, unshareable_lasting=False)
@@ -239,6 +244,131 @@ def test_refused_writes_with_nothing_to_see_end_in_a_fetch() -> None:
         assert isinstance(action, TakeLease)
         action = m.step(LeaseRefused(), NOW)
     assert action == FetchAlone(Reason.STORE_FAILED)
+
+
+def test_a_lost_answer_to_an_applied_lease_write_is_the_audits_own_lease() -> None:
+    m = machine()
+    take = m.step(ReadDone(None), NOW)
+    assert isinstance(take, TakeLease)
+    # The write timed out: one consistent read says whose the lease is.
+    assert m.step(StoreFailed(throttled=False), NOW + 2) == Read(consistent=True)
+    mine = leased("me", until=take.until)
+    assert m.step(ReadDone(mine), NOW + 2.1) == FetchHolding(refresh=False)
+    assert m.step(Fetched(Stamp(NOW + 3, 1.0)), NOW + 3) == Publish(
+        Stamp(NOW + 3, 1.0, False, "me")
+    )
+
+
+def test_a_lost_lease_write_that_was_not_applied_is_tried_again() -> None:
+    m = machine()
+    m.step(ReadDone(None), NOW)
+    assert m.step(StoreFailed(throttled=False), NOW + 2) == Read(consistent=True)
+    assert isinstance(m.step(ReadDone(None), NOW + 2.1), TakeLease)
+    # A second write without an answer: the store is not answering; fetch alone.
+    assert m.step(StoreFailed(throttled=False), NOW + 4) == FetchAlone(Reason.STORE_FAILED)
+
+
+def test_a_throttled_or_refused_retry_of_an_applied_lease_write_is_the_audits_own() -> None:
+    # The SDK's second attempt was throttled after the first was applied unanswered.
+    m = machine()
+    m.step(ReadDone(None), NOW)
+    again = m.step(StoreFailed(throttled=True), NOW + 2)
+    assert isinstance(again, Sleep)
+    assert m.step(Slept(), again.until) == Read(consistent=True)
+    assert m.step(ReadDone(leased("me")), again.until) == FetchHolding(refresh=False)
+    # Its second attempt met its own lease and was refused (a table that does not know the owner).
+    m = machine()
+    m.step(ReadDone(None), NOW)
+    assert m.step(LeaseRefused(), NOW + 2) == Read(consistent=True)
+    assert m.step(ReadDone(leased("me")), NOW + 2.1) == FetchHolding(refresh=False)
+    # In a refresh too.
+    known = Stamp(NOW - WINDOW + 2, 2.0)
+    m = machine(known, draw=0.9)
+    m.step(ReadDone(Item(stamp=known)), NOW)
+    m.step(StoreFailed(throttled=False), NOW)
+    assert m.step(ReadDone(leased("me", stamp=known)), NOW) == FetchHolding(refresh=True)
+
+
+@given(st.lists(st.sampled_from(["me", "other", None]), min_size=1, max_size=8))
+def test_an_audit_never_waits_on_its_own_lease(owners: list[str | None]) -> None:
+    m = machine()
+    t = NOW
+    action: lease.Action = m.start()
+    for owner in owners:
+        if not isinstance(action, Read):
+            break
+        item = leased(owner, until=t + 10) if owner else None
+        action = m.step(ReadDone(item), t)
+        if owner == "me":
+            assert action == FetchHolding(refresh=False)
+        while isinstance(action, Sleep | TakeLease):
+            if isinstance(action, TakeLease):
+                action = m.step(LeaseRefused(), t)
+            else:
+                t = action.until
+                action = m.step(Slept(), t)
+        t += 0.5
+
+
+def test_a_holder_that_marked_mid_fetch_does_not_mark_again() -> None:
+    m = machine()
+    m.step(ReadDone(None), NOW)
+    m.step(LeaseTaken(), NOW)
+    done = m.step(Fetched(Stamp(NOW + 3, 3.0), Unshareable.CREDENTIAL, marked=True), NOW + 3)
+    assert done == Finish(Use.OWN, Source.FETCHED, Reason.HOLDER)
+
+
+# --- hedging ------------------------------------------------------------------------------------
+
+
+def test_a_holder_renewed_on_time_is_never_hedged() -> None:
+    # Renewed every LEASE_RENEW_S: its lease always has at least LEASE_S - LEASE_RENEW_S left.
+    on_time = NOW + lease.LEASE_S - lease.LEASE_RENEW_S
+    assert not lease.hedge(on_time, NOW, NOW + 1.0, 60.0)
+
+
+def test_a_late_holder_is_hedged_only_when_a_takeover_would_outlast_the_budget() -> None:
+    late = NOW + 3.0  # not renewed for 7 s
+    # A takeover starts when the lease lapses (3 s), and fetches for 60 s: past a 50 s budget.
+    assert lease.hedge(late, NOW, NOW + 50.0, 60.0)
+    # A budget of 100 s covers it: wait for the takeover (one fetch instead of many).
+    assert not lease.hedge(late, NOW, NOW + 100.0, 60.0)
+    # A lapsed lease: the takeover is due at once.
+    assert lease.hedge(NOW - 1.0, NOW, NOW + 20.0, 20.0)
+    assert not lease.hedge(NOW - 1.0, NOW, NOW + 21.0, 20.0)
+
+
+def test_a_site_with_no_recorded_fetch_is_reckoned_at_the_fetch_deadline() -> None:
+    assert lease.UNKNOWN_FETCH_S == REQUEST_DEADLINE_S
+    late = NOW + 3.0
+    cover = 3.0 + lease.TAKEOVER_JITTER_S + REQUEST_DEADLINE_S
+    assert lease.hedge(late, NOW, NOW + cover - 0.1, None)
+    assert not lease.hedge(late, NOW, NOW + cover, None)
+    assert lease.hedge(late, NOW, NOW + cover - 0.1, 0.0)
+
+
+@given(st.floats(-20, 20), st.floats(0, 200), st.none() | st.floats(0, 200, exclude_min=True))
+def test_not_hedging_a_late_holder_means_its_takeover_fits_the_budget(
+    lease_left: float, budget: float, fetch_s: float | None
+) -> None:
+    until, end = NOW + lease_left, NOW + budget
+    late = lease_left < lease.LEASE_S - lease.LEASE_RENEW_S - lease.LATE_GRACE_S
+    took = fetch_s if fetch_s is not None else lease.UNKNOWN_FETCH_S
+    if late and not lease.hedge(until, NOW, end, fetch_s):
+        assert max(until, NOW) + lease.TAKEOVER_JITTER_S + took <= end
+
+
+def test_a_waiter_hedges_a_late_holder_it_cannot_afford_to_wait_out() -> None:
+    last = Stamp(NOW - 3600, 60.0)  # the site's last fetch, long past its window, took 60 s
+    slow = leased("slow", until=NOW + 10, stamp=last)
+    m = machine(budget=40.0)
+    assert isinstance(m.step(ReadDone(slow), NOW), Sleep)
+    # Not renewed since: 4.5 s later it is late, and its takeover would end past the budget.
+    assert m.step(ReadDone(slow), NOW + 4.5) == FetchAlone(Reason.HEDGED)
+    # With a budget that covers a takeover, the same waiter waits.
+    m = machine(budget=140.0)
+    m.step(ReadDone(slow), NOW)
+    assert isinstance(m.step(ReadDone(slow), NOW + 4.5), Sleep)
 
 
 # --- rules --------------------------------------------------------------------------------------
@@ -426,3 +556,77 @@ def test_throttling_never_makes_a_waiter_fetch() -> None:
     assert f.store.throttled_calls > 0
     assert len(f.fetches) == 1 and not any(x.throttle_caused for x in f.fetches)
     assert sum(r.throttled for r in f.records) > 0
+
+
+@pytest.mark.parametrize(
+    ("size", "write_units"),
+    [
+        (650, 2.0),  # the common item: a lease and a publish, one unit each
+        # Facts kept out of the site's item: the lease on the stale item costs one unit, not 49,
+        # and the publish one more than the facts themselves.
+        (50_000, 1.0 + 49.0 + 1.0),
+    ],
+)
+def test_what_an_audit_alone_on_its_site_costs(size: int, write_units: float) -> None:
+    site = {"site": SiteModel(fetch_s=lambda r: 0.8, facts_bytes=size)}
+    f = Fleet(1, sites=site)
+    f.run([(0.0, "site")])
+    first_read, first_write = f.store.read_units, f.store.write_units
+    # The same site after its window: the item holds its stale facts.
+    f.run([(120.0, "site")])
+    # One eventually consistent read of a small item: half a unit, whatever the facts' size.
+    assert first_read == f.store.read_units - first_read == 0.5
+    assert f.store.write_units - first_write == write_units
+    assert len(f.fetches) == 2 and f.store.failed_conditional_writes == 0
+
+
+def test_a_burst_reading_large_facts_is_not_throttled_into_fetching() -> None:
+    # The largest facts the table shares (dynamostore.MAX_ITEM_BYTES), read by 1,000 audits.
+    site = {"site": SiteModel(fetch_s=lambda r: 0.8, facts_bytes=16 * 1024)}
+    f = Fleet(1000, sites=site)
+    f.run(burst(1000))
+    assert len(f.fetches) == 1 and f.store.throttled_calls == 0
+
+
+def test_a_wait_on_a_late_holder_past_a_few_fetch_times_ends_in_a_fetch() -> None:
+    late = NOW + 3.0
+    overdue = lease.OVERDUE_FACTOR * 1.0
+    # A 1 s site whose holder is late: once the wait is a few fetches long, fetch (the budget
+    # would cover a takeover; the account's concurrency would not be spent on waiting).
+    assert lease.hedge(late, NOW, NOW + 140.0, 1.0, waited_s=overdue)
+    assert not lease.hedge(late, NOW, NOW + 140.0, 1.0, waited_s=overdue - 0.1)
+    # Never while the holder renews on time, however long the wait.
+    assert not lease.hedge(NOW + 9.0, NOW, NOW + 140.0, 1.0, waited_s=100.0)
+    # A site with no recorded fetch time is never overdue.
+    assert not lease.hedge(late, NOW, NOW + 140.0, None, waited_s=100.0)
+
+
+def test_a_waiter_on_a_dead_holder_of_a_quick_site_fetches_before_the_lease_lapses() -> None:
+    m = machine()
+    last = Stamp(NOW - 3600, 0.8)
+    dead = leased("dead", until=NOW + 10, stamp=last)  # renewed last at NOW
+    action = m.step(ReadDone(dead), NOW)
+    t = NOW
+    while isinstance(action, Sleep):
+        t = action.until
+        m.step(Slept(), t)
+        action = m.step(ReadDone(dead), t)
+    assert action == FetchAlone(Reason.HEDGED)
+    # Late (4 s without a renewal) and 3 fetch times waited: well before the lapse at 10 s.
+    assert NOW + 4.0 <= t <= NOW + 4.0 + lease.POLL_MAX_S * 1.5
+    assert m.waited_s(t) == t - NOW
+
+
+def test_an_audit_whose_budget_cannot_cover_the_fetch_does_not_hold_the_lease() -> None:
+    stale = Stamp(NOW - 3600, 60.0)
+    # A 60 s site, 30 s of budget left: its fetch would be cut; others must not wait for it.
+    assert machine(budget=30.0).step(ReadDone(Item(stamp=stale)), NOW) == FetchAlone(Reason.BUDGET)
+    assert isinstance(machine(budget=61.0).step(ReadDone(Item(stamp=stale)), NOW), TakeLease)
+    # Nor does it take over a dead holder's lease.
+    m = machine(budget=30.0)
+    dead = leased("dead", until=NOW + 10, stamp=Stamp(NOW - 3600, 20.0))
+    m.step(ReadDone(dead), NOW)
+    jitter = m.step(ReadDone(dead), NOW + 11)
+    assert isinstance(jitter, Sleep)
+    assert m.step(Slept(), jitter.until) == Read(consistent=True)
+    assert m.step(ReadDone(dead), jitter.until) == FetchAlone(Reason.BUDGET)

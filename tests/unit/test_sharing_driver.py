@@ -20,6 +20,7 @@ from sitemap_auditor.sharing import (
     REUSED,
     WAITED,
     LocalStore,
+    Progress,
     Shared,
     ShareRequest,
     Sharing,
@@ -89,7 +90,8 @@ class MemoryStore:
         self._maybe_fail("take")
         raw = self.items.setdefault(key, {})
         until_now = raw.get("until")
-        if raw.get("owner") and isinstance(until_now, float) and until_now >= now:
+        held = raw.get("owner") not in (None, owner)
+        if held and isinstance(until_now, float) and until_now >= now:
             return False
         stamp = raw.get("stamp")
         if isinstance(stamp, lease.Stamp) and stamp.fetched_at >= due and not stamp.transient:
@@ -136,11 +138,17 @@ class Fetcher:
         self.status = status
         self.echo = echo
         self.count = 0
+        self.progressed_at: list[float] = []
 
-    def __call__(self, previous: facts.SiteFacts | None) -> facts.SiteFacts:
+    def __call__(self, previous: facts.SiteFacts | None, progress: Progress) -> facts.SiteFacts:
         self.count += 1
-        self.clock.sleep(1.0)
-        return site_facts(self.clock.wall(), self.status, self.echo)
+        self.clock.sleep(0.5)
+        done = site_facts(self.clock.wall(), self.status, self.echo)
+        # robots.txt has answered: what is known so far.
+        progress(replace(done, outcomes=(), complete=False))
+        self.progressed_at.append(self.clock.wall())
+        self.clock.sleep(0.5)
+        return replace(done, fetched_at=self.clock.wall())
 
 
 def setup(
@@ -204,9 +212,13 @@ def test_a_waiter_rides_out_throttling_until_the_holder_publishes() -> None:
 
     store.get = get  # type: ignore[method-assign]
     fetch = Fetcher(clock)
+    began = clock.wall()
     got = obtain(sharing, req, fetch, errors)
     assert got.source == WAITED and got.facts == published and fetch.count == 0
     assert got.throttled == 30
+    # What it waited: from its first sight of the holder's lease (its first read, at the start)
+    # to the facts, the throttled reads included.
+    assert got.waited_s == clock.wall() - began and got.waited_s >= 5.0
     # Only the first throttled answer is logged; all are counted.
     assert len(errors) == 1 and errors[0].throttled and got.store_errors == 30
 
@@ -281,4 +293,180 @@ def test_a_fetch_is_encoded_once_for_the_table_and_the_process_store(
     monkeypatch.setattr(facts, "encode", counting)
     got = obtain(sharing, req, Fetcher(clock), errors)
     assert got.source == FETCHED and "k" in store.items
-    assert encoded == [len(real(got.facts))] and got.encoded_bytes == encoded[0]
+    # The whole facts once (the part known mid-fetch is looked at too, once, being smaller).
+    whole = len(real(got.facts))
+    assert encoded.count(whole) == 1 and len(encoded) == 2 and encoded[0] < whole
+    assert got.encoded_bytes == whole
+
+
+@dataclass
+class LostAnswers(MemoryStore):
+    """A store whose chosen lease writes are applied, then answered with an error (a timeout)."""
+
+    lose: list[bool] = field(default_factory=list)  # throttled? per lease write to lose
+
+    def take_lease(self, key: str, owner: str, until: float, now: float, due: float) -> bool:
+        took = super().take_lease(key, owner, until, now, due)
+        if self.lose:
+            throttled = self.lose.pop(0)
+            self.clock.sleep(2.0)  # the read timeout
+            raise StoreError("update_item", "Throttling" if throttled else "ReadTimeout", throttled)
+        return took
+
+
+@pytest.mark.parametrize("throttled", [False, True])
+def test_a_lease_write_applied_but_unanswered_is_the_audits_own(throttled: bool) -> None:
+    clock = Clock()
+    store = LostAnswers(clock, lose=[throttled])
+    tokens = iter(["mine", "theirs"])
+    sharing = Sharing(
+        LocalStore(), clock.wall, clock.mono, clock.sleep, random.Random(1), lambda: next(tokens)
+    )
+    req = ShareRequest("k", 60, clock.mono() + 147, store, lambda data: True)
+    errors: list[StoreError] = []
+    fetch = Fetcher(clock)
+    started = clock.wall()
+    got = obtain(sharing, req, fetch, errors)
+    # It held its own lease: one fetch, published under its token, and no wait on itself (the
+    # lost answer's 2 s, a backoff at most, and the 1 s fetch).
+    assert got.source == FETCHED and got.reason == "holder" and fetch.count == 1
+    assert clock.wall() - started <= 2.0 + lease.BACKOFF_MAX_S + 1.0
+    stamp = store.items["k"]["stamp"]
+    assert isinstance(stamp, lease.Stamp) and stamp.flight == "mine"
+    assert "owner" not in store.items["k"] and store.calls.count("take") == 1
+    assert len(errors) == 1
+
+
+def test_a_lease_write_neither_applied_nor_answered_is_tried_again_once() -> None:
+    clock, store, sharing, req, errors = setup()
+    store.script = [("take", False)]
+    fetch = Fetcher(clock)
+    got = obtain(sharing, req, fetch, errors)
+    assert got.source == FETCHED and got.reason == "holder" and fetch.count == 1
+    assert store.calls == ["get", "take", "get", "take", "put"]
+
+
+def test_a_credential_echoed_in_robots_releases_the_waiters_mid_fetch() -> None:
+    clock, store, sharing, req, errors = setup(publishable=False)
+    fetch = Fetcher(clock, echo="?p=secret")
+    got = obtain(sharing, req, fetch, errors)
+    raw = store.items["k"]
+    # Marked as soon as robots.txt had answered, not when the fetch ended, and only once.
+    assert raw["marked_at"] == fetch.progressed_at[0] < got.facts.fetched_at
+    assert raw["lasting"] is True and store.calls.count("mark") == 1
+    assert got.unshareable == "credential-echoed" and "put" not in store.calls
+    # The lease is no longer renewed once it is gone.
+    assert "renew" not in store.calls
+
+
+def test_facts_too_large_already_mid_fetch_release_the_waiters_then() -> None:
+    clock, store, sharing, req, errors = setup()
+    store.limit = 10
+    fetch = Fetcher(clock)
+    got = obtain(sharing, req, fetch, errors)
+    assert store.items["k"]["marked_at"] == fetch.progressed_at[0] < got.facts.fetched_at
+    assert got.unshareable == "too-large" and store.calls.count("mark") == 1
+
+
+def test_a_mark_that_fails_mid_fetch_is_written_at_the_end() -> None:
+    clock, store, sharing, req, errors = setup(publishable=False)
+    store.script = [("mark", False)]
+    fetch = Fetcher(clock, echo="?p=secret")
+    got = obtain(sharing, req, fetch, errors)
+    assert store.calls.count("mark") == 2 and store.items["k"]["marked_at"] == got.facts.fetched_at
+    assert [e.op for e in errors] == ["mark"]
+
+
+def test_the_unshareable_mark_outlives_the_share_window() -> None:
+    clock, store, sharing, req, errors = setup(publishable=False)
+    fetch = Fetcher(clock, echo="?p=secret")
+    obtain(sharing, req, fetch, errors)
+    clock.sleep(3 * req.window_s)
+    other = Sharing(LocalStore(), clock.wall, clock.mono, clock.sleep, random.Random(3))
+    calls = len(store.calls)
+    alone = obtain(other, req, fetch, errors)
+    assert alone.reason == "unshareable" and fetch.count == 2
+    assert store.calls[calls:] == ["get"]  # one read, no lease, no wait
+
+
+def test_a_waiter_hedges_a_late_holder_whose_takeover_it_cannot_afford() -> None:
+    clock, store, sharing, _, errors = setup()
+    old = site_facts(clock.wall() - 3600)
+    stamp = lease.Stamp(old.fetched_at, 60.0, False, "before")
+    # A holder that has not renewed its lease for 4 s; the site's last fetch took 60 s.
+    store.items["k"] = {
+        "facts": facts.encode(old),
+        "stamp": stamp,
+        "owner": "holder",
+        "until": clock.wall() + 6.0,
+    }
+    req = ShareRequest("k", 60, clock.mono() + 40, store, lambda data: True)
+    fetch = Fetcher(clock)
+    started = clock.wall()
+    got = obtain(sharing, req, fetch, errors)
+    assert got.source == FETCHED and got.reason == "hedged" and fetch.count == 1
+    assert clock.wall() - started <= lease.POLL_MAX_S * 1.5 + 1.0
+    assert 0 < got.waited_s <= lease.POLL_MAX_S * 1.5
+
+
+@dataclass
+class OutOfLine(MemoryStore):
+    """Keeps facts out of the site's item, read only when an audit uses them (as DynamoStore
+    does for large facts); `broken` makes those reads fail."""
+
+    loads: int = 0
+    broken: bool = False
+
+    def get(self, key: str, consistent: bool) -> StoredItem | None:
+        got = super().get(key, consistent)
+        if got is None or got.facts is None:
+            return got
+        held = got.facts
+
+        def load() -> facts.SiteFacts | None:
+            self.loads += 1
+            if self.broken:
+                raise StoreError("get_item", "ReadTimeout", False)
+            return held
+
+        return StoredItem(got.item, None, load)
+
+
+def test_facts_kept_out_of_the_item_are_read_only_by_an_audit_that_uses_them() -> None:
+    clock = Clock()
+    store = OutOfLine(clock)
+    sharing = Sharing(LocalStore(), clock.wall, clock.mono, clock.sleep, random.Random(1))
+    req = ShareRequest("k", 60, clock.mono() + 147, store, lambda data: True)
+    errors: list[StoreError] = []
+    fetch = Fetcher(clock)
+    first = obtain(sharing, req, fetch, errors)
+    assert store.loads == 0  # nothing stored yet
+    other = Sharing(LocalStore(), clock.wall, clock.mono, clock.sleep, random.Random(2))
+    second = obtain(other, req, fetch, errors)
+    assert second.source == REUSED and second.facts == first.facts and store.loads == 1
+    # Past the window, the next audit reads them once, to revalidate them.
+    clock.sleep(120)
+    seen: list[facts.SiteFacts | None] = []
+
+    def fetch_again(previous: facts.SiteFacts | None, progress: Progress) -> facts.SiteFacts:
+        seen.append(previous)
+        return fetch(previous, progress)
+
+    third = Sharing(LocalStore(), clock.wall, clock.mono, clock.sleep, random.Random(3))
+    assert third.obtain(req, fetch_again, errors.append).source == FETCHED
+    assert seen == [first.facts] and store.loads == 2 and errors == []
+
+
+def test_facts_kept_out_of_the_item_that_cannot_be_read_cost_no_result() -> None:
+    clock = Clock()
+    store = OutOfLine(clock)
+    sharing = Sharing(LocalStore(), clock.wall, clock.mono, clock.sleep, random.Random(1))
+    req = ShareRequest("k", 60, clock.mono() + 147, store, lambda data: True)
+    errors: list[StoreError] = []
+    fetch = Fetcher(clock)
+    obtain(sharing, req, fetch, errors)
+    store.broken = True
+    other = Sharing(LocalStore(), clock.wall, clock.mono, clock.sleep, random.Random(2))
+    got = obtain(other, req, fetch, errors)
+    assert got.source == FETCHED and got.reason == "store-failed" and fetch.count == 2
+    assert [e.op for e in errors] == ["get_item"]

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.store_items import (
+    BOMB_INFLATED,
     HOSTILE,
     facts_item,
     lease_item,
@@ -361,7 +362,7 @@ def test_facts_are_inflated_to_their_stated_length_and_no_further() -> None:
 
 
 def test_a_zlib_bomb_costs_its_stated_length_at_most() -> None:
-    bomb = zlib_bomb(facts.MAX_FACTS_BYTES, 300 << 20)  # ~300 KB that inflate to 300 MiB
+    bomb = zlib_bomb(facts.MAX_FACTS_BYTES, BOMB_INFLATED)  # ~15 KB that inflate to 15 MiB
     assert len(bomb) < dynamostore.MAX_ITEM_BYTES
     for stated in (1000, facts.MAX_FACTS_BYTES):
         item = good_item(facts={"B": stated.to_bytes(4, "big") + bomb[4:]})
@@ -436,3 +437,29 @@ def test_a_waiter_whose_holder_jumps_an_hour_ahead_takes_over_within_a_lease() -
             assert isinstance(action, Read)
             seen = Item(lease_owner="holder", lease_until=t + 3600 + LEASE_S)
             action = m.step(ReadDone(seen), t)
+
+
+def test_facts_kept_in_an_item_of_their_own_are_checked_as_the_sites_item_is() -> None:
+    site = facts.SiteFacts(facts.RobotsProbe(404, False, (), (), ()), (), (), fetched_at=100.0)
+    packed = pack(facts.encode(site))
+    good = {
+        "pk": {"S": "k|facts"},
+        "facts": {"B": packed},
+        "flight": {"S": "f1"},
+        "expires_at": {"N": "999"},
+    }
+    assert dynamostore.read_facts_item(good, "f1") == site
+    # Other facts than those referred to (a lagging read): none, not refused.
+    assert dynamostore.read_facts_item(good, "f2") is None
+    bomb = zlib_bomb(facts.MAX_FACTS_BYTES, BOMB_INFLATED)
+    for bad in (
+        {**good, "facts": {"B": bomb}},
+        {**good, "facts": {"S": "text"}},
+        {**good, "expires_at": {"N": "soon"}},
+        {**good, "facts": {"B": b"\0" * (dynamostore.MAX_ITEM_BYTES + 5)}},
+    ):
+        with pytest.raises(InvalidItemError):
+            dynamostore.read_facts_item(bad, "f1")
+    # The site's item may refer to them, not hold both.
+    both = facts_item("k", facts.encode(site).decode(), 100.0, facts_ref={"S": "f1"})
+    assert "facts" in item_refused(both)

@@ -1,0 +1,458 @@
+"""A fleet of the function's containers in virtual time, each audit run by the REAL sharing driver.
+
+tests/support/fleet.py plays the lease protocol's actions itself; this module plays only what is
+around `sitemap_auditor.sharing.Sharing`: each audit is one call of `Sharing.obtain` in a thread
+of its own, with the driver's clock, sleep, renewal thread and lease token injected, against
+`SimTable`, the `SharedStore` interface over fleet.py's simulated DynamoDB (per-item token
+buckets, latencies, lagging reads, throttling, botocore's two attempts, and writes whose answer
+is lost after the read timeout though the table applied them). The threads take turns: exactly
+one runs at any moment and virtual time moves only when every one of them waits, so a run is
+deterministic for its seed. Containers run one invocation at a time and keep their process store
+across invocations; at most `containers` run at once (Lambda's concurrency), the others queue.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import random
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from harness.fleet import (
+    READ_LATENCY_S,
+    SDK_ATTEMPTS,
+    SDK_BACKOFF_S,
+    START,
+    WRITE_LATENCY_S,
+    SimDynamo,
+    StoredState,
+)
+from sitemap_auditor import facts as site_facts
+from sitemap_auditor import lease
+from sitemap_auditor.errors import StoreError
+from sitemap_auditor.issues import Kind, issue
+from sitemap_auditor.sharing import (
+    FETCHED,
+    LocalStore,
+    Progress,
+    Shared,
+    ShareRequest,
+    Sharing,
+    StoredItem,
+)
+
+READ_TIMEOUT_S = 2.0  # dynamostore.READ_TIMEOUT_S: a lost answer is known this late
+MAX_SHARED_BYTES = 16 * 1024  # dynamostore.MAX_ITEM_BYTES
+AUDIT_CPU_S = 0.02
+
+
+class Abandoned(BaseException):
+    """Raised in a thread whose container died, or at the end of a run: unwind, do nothing."""
+
+
+@dataclass
+class _Task:
+    go: threading.Event = field(default_factory=threading.Event)
+    dead: Callable[[], bool] = lambda: False
+
+
+class VirtualTime:
+    """Threads taking turns in virtual time: one runs; the clock moves when all of them wait."""
+
+    def __init__(self) -> None:
+        self.now = START
+        self._heap: list[tuple[float, int, _Task | Callable[[], None]]] = []
+        self._seq = itertools.count()
+        self._yielded = threading.Event()
+        self._local = threading.local()
+        self.closed = False
+        self._tasks: list[_Task] = []
+
+    def wall(self) -> float:
+        return self.now
+
+    def mono(self) -> float:
+        return self.now - START + 1000.0
+
+    def _me(self) -> _Task:
+        task: _Task | None = getattr(self._local, "task", None)
+        assert task is not None, "only a task of this clock may wait on it"
+        return task
+
+    def _block(self, until: float) -> None:
+        task = self._me()
+        if self.closed or task.dead():
+            raise Abandoned
+        task.go.clear()
+        heapq.heappush(self._heap, (max(until, self.now), next(self._seq), task))
+        self._yielded.set()
+        task.go.wait()
+        if self.closed or task.dead():
+            raise Abandoned
+
+    def sleep(self, seconds: float) -> None:
+        self._block(self.now + max(0.0, seconds))
+
+    def wait(self, stop: threading.Event, seconds: float) -> bool:
+        """Event.wait in virtual time: True once stop is set (looked at when the pause ends)."""
+        if stop.is_set():
+            return True
+        self.sleep(seconds)
+        return stop.is_set()
+
+    def at(self, when: float, fn: Callable[[], None]) -> None:
+        """Call fn in the scheduler at that time (arrivals, deaths)."""
+        heapq.heappush(self._heap, (when, next(self._seq), fn))
+
+    def start(self, work: Callable[[], None], dead: Callable[[], bool] = lambda: False) -> None:
+        """Run work as a task of its own, from now."""
+        task = _Task(dead=dead)
+        self._tasks.append(task)
+
+        def body() -> None:
+            self._local.task = task
+            task.go.wait()
+            try:
+                if not (self.closed or task.dead()):
+                    work()
+            except Abandoned:
+                pass
+            finally:
+                self._tasks.remove(task)
+                self._yielded.set()
+
+        threading.Thread(target=body, daemon=True).start()
+        heapq.heappush(self._heap, (self.now, next(self._seq), task))
+
+    def spawn_for(
+        self, dead: Callable[[], bool]
+    ) -> Callable[[Callable[[], None]], Callable[[], None]]:
+        """The driver's `spawn`: a task beside the caller; waiting for its end is not needed."""
+
+        def spawn(work: Callable[[], None]) -> Callable[[], None]:
+            self.start(work, dead)
+            return lambda: None
+
+        return spawn
+
+    def run(self, until: float | None = None) -> None:
+        """Play every event in time order."""
+        while self._heap:
+            when, _, what = heapq.heappop(self._heap)
+            if until is not None and when > until:
+                break
+            self.now = when
+            if isinstance(what, _Task):
+                if what.dead():
+                    continue  # a dead container's thread never runs again
+                self._yielded.clear()
+                what.go.set()
+                self._yielded.wait()
+            else:
+                what()
+        self.close()
+
+    def close(self) -> None:
+        """Unwind every thread still waiting."""
+        self.closed = True
+        for task in list(self._tasks):
+            self._yielded.clear()
+            task.go.set()
+            self._yielded.wait(timeout=1.0)
+
+
+@dataclass
+class Site:
+    """How a simulated site answers."""
+
+    fetch_s: float = 0.8
+    facts_bytes: int = 650  # its facts' item
+    echoes_credential: bool = False  # robots.txt echoes the credential: never in the table
+
+
+@dataclass
+class Fetch:
+    site: str
+    started: float
+    ended: float | None = None
+
+
+@dataclass
+class Record:
+    site: str
+    arrived: float
+    started: float
+    ended: float
+    source: str
+    reason: str | None
+    complete: bool
+    waited_s: float
+
+
+class SimTable:
+    """The SharedStore interface over the simulated DynamoDB, in virtual time."""
+
+    def __init__(self, clock: VirtualTime, rng: random.Random, lost_writes: float = 0.0) -> None:
+        self.clock = clock
+        self.rng = rng
+        self.db = SimDynamo(random.Random(rng.random()))
+        self.lost_writes = lost_writes  # the share of writes applied whose answer is lost
+        # encoded facts -> (their item's size, their flight, the facts)
+        self.registry: dict[bytes, tuple[int, int, site_facts.SiteFacts]] = {}
+        self.by_flight: dict[int, site_facts.SiteFacts] = {}
+        self.lost = 0
+
+    def _call(self, op: str, attempt: Callable[[float], object | None], median: float) -> object:
+        for n in range(SDK_ATTEMPTS):
+            latency = self.db.latency(median)
+            lost = median == WRITE_LATENCY_S and self.rng.random() < self.lost_writes
+            if lost:
+                # Applied at the table, the answer never comes back: a timeout.
+                self.clock.sleep(latency)
+                answer = attempt(self.clock.now)
+                self.clock.sleep(READ_TIMEOUT_S - latency)
+                if answer is not None:
+                    self.lost += 1
+                    raise StoreError(op, "ReadTimeoutError", False)
+            else:
+                self.clock.sleep(latency)
+                answer = attempt(self.clock.now)
+                if answer is not None:
+                    return answer
+            if n + 1 < SDK_ATTEMPTS:
+                self.clock.sleep(self.rng.uniform(0.0, SDK_BACKOFF_S))
+        raise StoreError(op, "ThrottlingException", True)
+
+    def get(self, key: str, consistent: bool) -> StoredItem | None:
+        def read(t: float) -> object | None:
+            ok, state = self.db.read(key, consistent, t)
+            return (state,) if ok else None
+
+        answer = self._call("get_item", read, READ_LATENCY_S)
+        assert isinstance(answer, tuple)
+        state: StoredState | None = answer[0]
+        if state is None:
+            return None
+        got = self.by_flight.get(state.facts_flight) if state.facts_flight is not None else None
+        if got is None or not state.blob:
+            return StoredItem(state.item, got)
+        size = state.blob
+
+        def load() -> site_facts.SiteFacts | None:
+            def blob(t: float) -> object | None:
+                return True if self.db.read_blob(key, size, t) else None
+
+            self._call("get_item", blob, READ_LATENCY_S)
+            return got
+
+        return StoredItem(state.item, None, load)
+
+    def take_lease(self, key: str, owner: str, until: float, now: float, due: float) -> bool:
+        def take(t: float) -> object | None:
+            return self.db.take_lease(key, owner, until, now, due, t)
+
+        return bool(self._call("update_item", take, WRITE_LATENCY_S))
+
+    def renew_lease(self, key: str, owner: str, until: float) -> None:
+        def renew(t: float) -> object | None:
+            return True if self.db.renew(key, owner, until, t) else None
+
+        self._call("update_item", renew, WRITE_LATENCY_S)
+
+    def pack(self, data: bytes) -> bytes | None:
+        known = self.registry.get(data)
+        if known is None:
+            return data  # a part of a fetch, mid-fetch: small
+        return data if known[0] <= MAX_SHARED_BYTES else None
+
+    def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
+        size, flight, facts = self.registry[packed]
+        self.by_flight[flight] = facts
+
+        def put(t: float) -> object | None:
+            return True if self.db.put(key, stamp, size, flight, t) else None
+
+        self._call("put_item", put, WRITE_LATENCY_S)
+
+    def mark_unshareable(self, key: str, owner: str, at: float, lasting: bool) -> None:
+        def mark(t: float) -> object | None:
+            return True if self.db.mark(key, owner, at, lasting, t) else None
+
+        self._call("update_item", mark, WRITE_LATENCY_S)
+
+
+@dataclass
+class Container:
+    id: int
+    sharing: Sharing
+    dead: bool = False
+
+
+class RealFleet:
+    """Containers of the function, each audit one call of the real `Sharing.obtain`."""
+
+    def __init__(
+        self,
+        containers: int,
+        sites: dict[str, Site],
+        mode: str = "on",  # "on" (the table), "process" (in-process only) or "off"
+        window_s: int = 60,
+        budget_s: float = 147.0,
+        seed: int = 1,
+        kill_first_fetch_after: float | None = None,
+        lost_writes: float = 0.0,
+        kill_site: str | None = None,  # whose first fetch is killed (None: the first of any)
+        kill_from: float = 0.0,  # the first fetch starting this long after the start, or later
+    ) -> None:
+        self.clock = VirtualTime()
+        self.kill_site = kill_site
+        self.kill_from = START + kill_from
+        self.rng = random.Random(seed)
+        self.table = SimTable(self.clock, random.Random(seed + 1), lost_writes)
+        self.sites = sites
+        self.mode = mode
+        self.window_s = 0 if mode == "off" else window_s
+        self.budget_s = budget_s
+        self.kill_after = kill_first_fetch_after
+        self.killed = False
+        tokens = itertools.count()
+        self.pool: list[Container] = []
+        for i in range(containers):
+            self.pool.append(self._container(i, lambda: f"t{next(tokens)}"))
+        self.idle = list(range(containers))
+        self.queue: list[tuple[float, str]] = []
+        self.records: list[Record] = []
+        self.fetches: list[Fetch] = []
+        self.lost_audits = 0
+        self.flights = itertools.count()
+
+    def run(self, arrivals: Iterable[tuple[float, str]]) -> RealFleet:
+        for offset, name in arrivals:
+            self.clock.at(START + offset, self._arrival(name))
+        self.clock.run()
+        return self
+
+    def _arrival(self, site: str) -> Callable[[], None]:
+        return lambda: self._arrive(site)
+
+    def _arrive(self, site: str) -> None:
+        if not self.idle:
+            self.queue.append((self.clock.now, site))
+            return
+        c = self.pool[self.idle.pop(self.rng.randrange(len(self.idle)))]
+        self._start(c, site, self.clock.now)
+
+    def _start(self, c: Container, site: str, arrived: float) -> None:
+        self.clock.start(lambda: self._audit(c, site, arrived), lambda: c.dead)
+
+    def _free(self, c: Container) -> None:
+        if self.queue:
+            arrived, site = self.queue.pop(0)
+            self._start(c, site, arrived)
+        else:
+            self.idle.append(c.id)
+
+    def _audit(self, c: Container, site: str, arrived: float) -> None:
+        clock = self.clock
+        started = clock.now
+        model = self.sites[site]
+        store = self.table if self.mode == "on" else None
+        echoed = model.echoes_credential
+        req = ShareRequest(
+            site, self.window_s, clock.mono() + self.budget_s, store, lambda data: not echoed
+        )
+        budget_end = clock.now + self.budget_s
+
+        def fetch(
+            previous: site_facts.SiteFacts | None, progress: Progress
+        ) -> site_facts.SiteFacts:
+            return self._fetch(c, site, model, budget_end, progress)
+
+        got: Shared = c.sharing.obtain(req, fetch, lambda e: None)
+        clock.sleep(AUDIT_CPU_S)
+        self.records.append(
+            Record(
+                site,
+                arrived,
+                started,
+                clock.now,
+                got.source,
+                got.reason,
+                got.facts.complete,
+                got.waited_s,
+            )
+        )
+        self._free(c)
+
+    def _fetch(
+        self, c: Container, site: str, model: Site, budget_end: float, progress: Progress
+    ) -> site_facts.SiteFacts:
+        clock = self.clock
+        record = Fetch(site, clock.now)
+        self.fetches.append(record)
+        if (
+            self.kill_after is not None
+            and not self.killed
+            and self.kill_site in (None, site)
+            and clock.now >= self.kill_from
+        ):
+            self.killed = True
+            clock.at(clock.now + self.kill_after, lambda: self._die(c))
+        took = model.fetch_s
+        left = max(0.0, budget_end - clock.now)
+        robots_s = min(0.1, took / 4)
+        clock.sleep(min(robots_s, left))
+        url = f"https://{site}/sitemap.xml"
+        robots = site_facts.RobotsProbe(200, True, (url,), (), ())
+        progress(site_facts.SiteFacts(robots, (url,), (), complete=False))
+        clock.sleep(max(0.0, min(took, left) - robots_s))
+        record.ended = clock.now
+        refused = issue(url, Kind.HTTP_STATUS, "HTTP 404")
+        outcome = site_facts.CandidateOutcome(url, None, refused)
+        got = site_facts.SiteFacts(
+            robots,
+            (url,),
+            (outcome,),
+            complete=took <= left,
+            fetched_at=clock.now,
+            fetch_seconds=took,
+        )
+        flight = next(self.flights)
+        self.table.registry[site_facts.encode(got)] = (model.facts_bytes, flight, got)
+        return got
+
+    def _container(self, i: int, token: Callable[[], str]) -> Container:
+        """A new container: its own process store, the driver on the virtual clock."""
+        c = Container(i, Sharing())
+        c.sharing = Sharing(
+            LocalStore(),
+            self.clock.wall,
+            self.clock.mono,
+            self.clock.sleep,
+            random.Random(self.rng.random()),
+            token,
+            self.clock.spawn_for(lambda: c.dead),
+            self.clock.wait,
+        )
+        return c
+
+    def _die(self, c: Container) -> None:
+        c.dead = True
+        self.lost_audits += 1
+        # The container is gone; Lambda starts another in its place, with an empty process store.
+        fresh = self._container(c.id, lambda: f"r{next(self.flights)}")
+        self.pool[c.id] = fresh
+        self._free(fresh)
+
+    # --- what a run gave ------------------------------------------------------------------------
+
+    def durations(self) -> list[float]:
+        return sorted(r.ended - r.arrived for r in self.records)
+
+    def incomplete(self) -> int:
+        return sum(1 for r in self.records if not r.complete)
+
+    def fetched(self) -> int:
+        return sum(1 for r in self.records if r.source == FETCHED)
