@@ -206,32 +206,47 @@ def _why_unreadable(text: str, base: str | None) -> str:
 
 # --- userinfo, never echoed ----------------------------------------------------------------------
 
-# Where userinfo can start: a scheme and its colon, then any run of slashes and backslashes.
-# Browsers read userinfo in `http://u:p@h/`, `http:\\u:p@h/`, `http:/u:p@h/`, `http:u:p@h/` alike.
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[/\\]*")
-# What ends an authority, and so any userinfo in it.
-_AUTHORITY_END = re.compile(r"[/\\?#]")
+# Where userinfo can start: a scheme and its colon, then any run of slashes and backslashes
+# (browsers read userinfo in `http://u:p@h/`, `http:\\u:p@h/`, `http:/u:p@h/`, `http:u:p@h/`
+# alike), or two slashes without a scheme (`//u:p@h/`, `\\u:p@h/`: a base gives them one). Tabs and
+# newlines count for nothing, as browsers drop them. A scheme is tried only from the start of a
+# run of scheme characters (the lookbehind): tried from every letter of a long run that no colon
+# ends, the search would be quadratic in the run's length.
+_AUTHORITY_START = re.compile(
+    r"(?<![A-Za-z0-9+.\-])[0-9+.\-]*(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*):[/\\\t\n\r]*"
+    r"|[/\\][\t\n\r]*[/\\][/\\\t\n\r]*"
+)
+# What ends an authority, and so any userinfo in it: in the special schemes' URLs a `\` does
+# too, in other URLs it does not (`foo://u:p\@h/` has the userinfo `u:p\`).
+_SPECIAL_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp", "file"})
+_AUTHORITY_END = {True: re.compile(r"[/\\?#]"), False: re.compile(r"[/?#]")}
 
 
 def strip_userinfo(text: str) -> str:
     """The text with the userinfo (`user:password@`) of every URL in it removed, in any spelling.
 
-    Linear in the text's length, however it is made (an event may carry megabytes): each
-    authority's end and its last `@` are found once, not once per scheme-like run inside it."""
+    Linear in the text's length, however it is made (an event or a robots.txt line may carry
+    megabytes): each authority's end and its last `@` are found once per kind of URL, not once
+    per scheme-like run inside it."""
     if "@" not in text:
         return text
     out: list[str] = []
     pos = 0  # text[:pos] is done
-    region_end = -1  # where the authority that holds the last match ends
-    region_at = -1  # the last "@" before region_end
-    for match in _SCHEME.finditer(text):
+    # Per kind of authority end: where the authority that holds the last match ends, and the
+    # last "@" before it.
+    regions = {True: (-1, -1), False: (-1, -1)}
+    for match in _AUTHORITY_START.finditer(text):
         if match.start() < pos:
             continue  # inside userinfo already removed
+        scheme = match.group("scheme")
+        special = scheme is None or scheme.lower() in _SPECIAL_SCHEMES
         start = match.end()
+        region_end, region_at = regions[special]
         if start > region_end:
-            found = _AUTHORITY_END.search(text, start)
+            found = _AUTHORITY_END[special].search(text, start)
             region_end = found.start() if found is not None else len(text)
             region_at = text.rfind("@", start, region_end)
+            regions[special] = (region_end, region_at)
         if region_at >= start:
             out.append(text[pos:start])
             pos = region_at + 1

@@ -9,6 +9,7 @@ server that records every request: the tests assert who received an Authorizatio
 from __future__ import annotations
 
 import base64
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -142,3 +143,13 @@ def test_a_sitemap_value_with_userinfo_is_listed_and_fetched_without_it(
     result = audit(site.url("/"), **CREDS)
     assert data_of(result)["candidateSitemaps"] == [third_party.url("/s.xml")]
     assert all("authorization" not in s.headers for s in third_party.seen)
+
+
+def test_an_audited_url_that_no_colon_ends_is_refused_in_linear_time(logs: LogCapture) -> None:
+    # The event's url is logged and echoed without userinfo: a megabyte of letters and an "@"
+    # took hours to strip.
+    started = time.monotonic()
+    result = audit("a" * 1_000_000 + "@")
+    assert time.monotonic() - started < 5
+    assert codes_of(result) == ["100", "501"]
+    assert logs.lines()[0]["url"] == "a" * 2048

@@ -122,6 +122,40 @@ def test_strip_userinfo_is_linear_in_the_text() -> None:
     assert strip_userinfo("x:" * 1_000_000) == "x:" * 1_000_000
 
 
+@pytest.mark.parametrize(
+    "run",
+    # A run of scheme characters that no colon ends: a scheme tried from each of its letters
+    # made the search quadratic (40,000 characters took 6 s; a robots.txt line may hold 500 KiB).
+    ["a", "a+", "a1", "1"],
+)
+def test_strip_userinfo_is_linear_in_a_run_no_colon_ends(run: str) -> None:
+    text = run * (2_000_000 // len(run)) + "@h"
+    assert strip_userinfo(text) == text
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "//u:pw@h/x",  # scheme-relative: a base gives it a scheme, and it has userinfo
+        "\\\\u:pw@h/x",
+        "/\\u:pw@h/x",
+        "/\t/u:pw@h/x",  # browsers drop tabs and newlines wherever they are
+        "http:/\t/u:pw@h/x",
+        "http:\n//u:pw@h/x",
+        "foo://u:pw\\@h/x",  # outside the special schemes a backslash is userinfo
+    ],
+)
+def test_strip_userinfo_without_a_scheme_or_with_tabs(url: str) -> None:
+    stripped = strip_userinfo(url)
+    assert "pw" not in stripped and "u:" not in stripped
+    assert stripped.endswith("h/x")
+
+
+def test_strip_userinfo_keeps_a_backslash_host_of_the_special_schemes() -> None:
+    # For http(s) the backslash ends the host: `site` is the host, nothing is userinfo.
+    assert strip_userinfo("http://site\\@other/") == "http://site\\@other/"
+
+
 def test_strip_userinfo() -> None:
     assert strip_userinfo("https://u:p@h/x") == "https://h/x"
     assert strip_userinfo("https://u:p@w@h:1/x?a=b@c") == "https://h:1/x?a=b@c"
