@@ -157,6 +157,19 @@ class WebURL:
         """(scheme, host, port): what decides whether credentials go along."""
         return (self.scheme, self.host, self.port)
 
+    @property
+    def target(self) -> str:
+        """The request-target: href's path and query exactly as serialized, no fragment (an
+        http(s) URL's path is never empty, and its path and query hold no raw `#`)."""
+        return self.href[self.href.index("/", len(self.scheme) + 3) :].split("#", 1)[0]
+
+    @property
+    def authority(self) -> str:
+        """The Host header: the host (an IPv6 literal in brackets), and the port unless it is
+        the scheme's default."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return host if self.port == DEFAULT_PORTS[self.scheme] else f"{host}:{self.port}"
+
 
 def read(text: str, base: str | None = None) -> WebURL:
     """Read a URL (against base) as browsers do; raise UnfetchableURLError when it is no http(s) URL

@@ -19,6 +19,7 @@ from support.results import LOCAL, LogCapture, codes_of, data_of, days_ago
 from support.servers import Site, redirect, reply, robots_with
 
 from sitemap_auditor import handler
+from sitemap_auditor.guard import Resolver
 
 USER, PASSWORD = "auditor", "Pa55-w0rd-9Zq"
 TOKEN = base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
@@ -153,3 +154,35 @@ def test_an_audited_url_that_no_colon_ends_is_refused_in_linear_time(logs: LogCa
     assert time.monotonic() - started < 5
     assert codes_of(result) == ["100", "501"]
     assert logs.lines()[0]["url"] == "a" * 2048
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        # urllib3 re-encoded the target it was handed: `%zz` and, with it, every escape
+        # (`%41` became `%2541`, another resource), lower-case hex upper-cased, and `|[]`
+        # escaped, which browsers send as they are.
+        "/s%zz%41.xml",
+        "/s%2f.xml",
+        "/s|x[1].xml?q|r%zz",
+        "/s.xml?a=%e9",
+    ],
+)
+def test_the_request_target_is_the_one_readings_to_the_byte(site: Site, target: str) -> None:
+    site.route("/robots.txt", robots_with(f"Sitemap: {target}"))
+    site.route(target, reply(SITEMAP))
+    result = audit(site.url("/"))
+    assert data_of(result)["selectedSitemapUrl"] == site.url(target)
+    assert site.paths() == ["/robots.txt", target]
+
+
+def test_the_host_header_is_the_one_readings(site: Site) -> None:
+    # A fully qualified name's trailing dot is part of the host browsers send; urllib3 cut it.
+    resolver: Resolver = lambda host, port: ["127.0.0.1"]  # noqa: E731
+    site.route("/robots.txt", robots_with("Sitemap: /s.xml"))
+    site.route("/s.xml", reply(SITEMAP))
+    result = handler.run(
+        {"id": "host", "url": f"http://Site.Test.:{site.port}/"}, None, LOCAL, resolver
+    )
+    assert codes_of(result) == ["100", "200"]
+    assert {s.headers["host"] for s in site.seen} == {f"site.test.:{site.port}"}
