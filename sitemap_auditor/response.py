@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from . import __version__, codes
+from .credentials import WholeSecret
 from .issues import Issue
 from .lastmod import format_instant
 from .rules import Fired, RuleInputs
@@ -112,12 +113,52 @@ def build(fired: Sequence[Fired], data: dict[str, Any], finished: datetime) -> d
     }
 
 
+# docs/contract.md §8: what a cut leaves of a secret. Every cut of an echoed text ends in "...",
+# or in the quote or bracket that closes what it cut (a sample quoted with repr()); none keeps
+# more than an issue's 500 characters.
+_CUT = re.compile(r"\.\.\.")
+_CLOSERS = frozenset("'\">)")
+MIN_CUT_PREFIX = 3
+_MAX_CUT_PREFIX = 500
+
+
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """Replace every secret in text with ***."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    return text
+    """Replace every secret in text with ***, and what a cut left of one: its first
+    characters (3 or more) right before a cut's "..." or the quote that closes the text."""
+    wanted = [s for s in secrets if s]
+    for secret in wanted:
+        text = text.replace(secret, "***")
+    return _redact_cut_prefixes(text, [s for s in wanted if not isinstance(s, WholeSecret)])
+
+
+def _redact_cut_prefixes(text: str, secrets: Sequence[str]) -> str:
+    ends = [m.start() for m in _CUT.finditer(text)]
+    if text and text[-1] in _CLOSERS:
+        ends.append(len(text) - 1)
+    spans: list[tuple[int, int]] = []
+    for end in ends:
+        for secret in secrets:
+            if len(secret) <= MIN_CUT_PREFIX:
+                continue
+            head = secret[:MIN_CUT_PREFIX]
+            # The leftmost start found is the longest prefix that ends here.
+            start = text.find(head, max(0, end - min(len(secret) - 1, _MAX_CUT_PREFIX)), end)
+            while start != -1 and not secret.startswith(text[start:end]):
+                start = text.find(head, start + 1, end)
+            if start != -1:
+                spans.append((start, end))
+    if not spans:
+        return text
+    out: list[str] = []
+    pos = 0
+    for start, end in sorted(spans):
+        if end <= pos:
+            continue
+        out.append(text[pos : max(start, pos)])
+        out.append("***")
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def redact_tree(value: Any, secrets: Sequence[str]) -> Any:
@@ -134,8 +175,10 @@ def redact_tree(value: Any, secrets: Sequence[str]) -> Any:
 def error(exc: BaseException, finished: datetime, secrets: Iterable[str] = ()) -> dict[str, Any]:
     """The platform's ERROR Response for an audit that could not finish."""
     # Redacted as raised, then folded: folding first would hide a secret that holds white space.
+    secrets = tuple(secrets)
     detail = redact(f"{type(exc).__name__}: {exc}", secrets)
-    message = "The audit could not finish: " + _SPACE.sub(" ", detail).strip()
+    # And again once folded: "a\tb" in the raw text is the password "a b" once folded.
+    message = "The audit could not finish: " + redact(_SPACE.sub(" ", detail).strip(), secrets)
     if len(message) > MAX_ERROR_MESSAGE:
         message = message[: MAX_ERROR_MESSAGE - 3] + "..."
     return {

@@ -186,3 +186,25 @@ def test_the_host_header_is_the_one_readings(site: Site) -> None:
     )
     assert codes_of(result) == ["100", "200"]
     assert {s.headers["host"] for s in site.seen} == {f"site.test.:{site.port}"}
+
+
+def test_proxies_from_the_environment_never_apply(
+    site: Site, third_party: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A proxy would be a third origin seeing every request, credentials included.
+    for name in (
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+    ):
+        monkeypatch.setenv(name, third_party.base)
+    monkeypatch.setenv("NO_PROXY", "")
+    site.route("/robots.txt", robots_with("Sitemap: /s.xml"))
+    site.route("/s.xml", reply(SITEMAP))
+    result = audit(site.url("/"), **CREDS)
+    assert codes_of(result) == ["100", "200"]
+    assert authorized(site) == ["/robots.txt", "/s.xml"]
+    assert third_party.seen == []
