@@ -48,7 +48,9 @@ NOT_HTTP = "not an http(s) URL"
 
 def _idna_accepts(label: str) -> bool:
     # An ASCII label that claims to be an A-label must decode under one of the encodings that
-    # could have made it; `xn--a` or `xn--zz` is no name any encoder produces.
+    # could have made it; `xn--a` or `xn--zz` is no name any encoder produces. The browsers'
+    # (UTS 46 without transitions, ada's) makes some that neither IDNA 2008 nor 2003 decodes
+    # back: `xn--zca921q` is `☃ß`, a symbol (refused by 2008) with a ß (2003 makes it "ss").
     try:
         import idna
 
@@ -59,7 +61,13 @@ def _idna_accepts(label: str) -> bool:
             label.encode("ascii").decode("idna")
             return True
         except UnicodeError:
-            return False
+            from ada_url import idna_to_ascii, idna_to_unicode
+
+            try:
+                unicode = idna_to_unicode(label)
+                return unicode != label and idna_to_ascii(unicode) == label.lower().encode()
+            except UnicodeError:
+                return False
 
 
 # Characters no host name, IPv4 or IPv6 literal can hold; urlsplit lets them through.
@@ -98,10 +106,22 @@ def host_or_reason(host: str) -> tuple[str, None] | tuple[None, str]:
 
             host = idna.encode(host, uts46=True).decode("ascii")
         except (ImportError, UnicodeError, ValueError):
-            try:  # IDNA 2003, which still names some hosts IDNA 2008 refuses (symbols)
-                host = host.encode("idna").decode("ascii")
-            except UnicodeError:
-                return None, NO_IDNA_FORM
+            # What browsers read (UTS 46 without transitions, ada's), which names hosts that
+            # IDNA 2008 refuses (symbols: `☃.net`) as browsers do; IDNA 2003 would make `☃ß.com`
+            # another name (ß is "ss" there). IDNA 2003 last, for what ada refuses.
+            from ada_url import idna_to_ascii
+
+            try:
+                browsers = idna_to_ascii(host).decode("ascii")
+            except UnicodeError:  # a lone surrogate
+                browsers = ""
+            if browsers:
+                host = browsers
+            else:
+                try:
+                    host = host.encode("idna").decode("ascii")
+                except UnicodeError:
+                    return None, NO_IDNA_FORM
     if ":" in host:  # an IPv6 literal (brackets removed): it has no labels
         return (host, None) if _ipv6_literal(host) else (None, NO_IDNA_FORM)
     if not host or not _NOT_IN_HOSTS.isdisjoint(host):

@@ -184,3 +184,19 @@ def test_a_url_nested_too_deep_for_json_dumps_is_rendered_and_cut() -> None:
 def test_non_string_values_render_as_json_does() -> None:
     value = {"a": [1, 2.5, None, True, "x"], "b": {"c": []}, "d": {}}
     assert describe_url_value(value) == json.dumps(value, ensure_ascii=False)
+
+
+@pytest.mark.parametrize(
+    ("url", "base"),
+    [
+        # IDNA 2008 refuses the symbol, and IDNA 2003 maps ß to "ss": `xn--ss-esx.com` is
+        # another name (☃ss.com). Browsers read UTS 46 without transitions: `xn--zca921q.com`.
+        ("http://☃ß.com/", "http://xn--zca921q.com"),
+        ("https://ς☃.gr/x", "https://xn--3xa256o.gr"),  # IDNA 2003: σ, xn--4xa056o
+        ("http://☃.net/", "http://xn--n3h.net"),
+    ],
+)
+def test_a_symbol_host_is_the_name_browsers_read_and_not_refused(url: str, base: str) -> None:
+    site = resolve(url)
+    assert site is not None and site.url == base
+    assert site.origin()[1] == base.split("//")[1]
