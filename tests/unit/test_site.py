@@ -200,3 +200,10 @@ def test_a_symbol_host_is_the_name_browsers_read_and_not_refused(url: str, base:
     site = resolve(url)
     assert site is not None and site.url == base
     assert site.origin()[1] == base.split("//")[1]
+
+
+def test_an_integer_too_long_for_its_decimal_text_is_rendered_not_raised() -> None:
+    # str() of an integer over 4,300 digits raises ValueError: the 501 became an ERROR.
+    assert describe_url_value(10**5000) == '"an integer of about 5,001 digits"'
+    shown = describe_url_value([10**4000])  # under the limit: its digits, cut as ever
+    assert shown.startswith("[1000") and shown.endswith("...") and len(shown) == 2048
