@@ -208,3 +208,52 @@ def test_proxies_from_the_environment_never_apply(
     assert codes_of(result) == ["100", "200"]
     assert authorized(site) == ["/robots.txt", "/s.xml"]
     assert third_party.seen == []
+
+
+@pytest.mark.parametrize(
+    ("spelling", "home"),
+    [
+        # Spellings of the site (127.0.0.1): the same origin by the one reading, credentials go.
+        ("http://0x7f.1:{sp}/x", True),
+        ("http://127.1:{sp}/x", True),
+        ("http://2130706433:{sp}/x", True),
+        ("http://0177.0.0.01:{sp}/x", True),
+        ("http://127.0.0.1.:{sp}/x", True),
+        ("HTTP://127.0.0.1:0{sp}/x", True),
+        ("http://12\t7.0.0.1:{sp}/\nx", True),
+        ("http://{op}%2F@127.0.0.1:{sp}/x", True),  # the other origin is userinfo here
+        ("http:x", True),  # same scheme, no slashes: a path on the site
+        # Spellings of the third party (127.0.0.2): another origin, no credentials.
+        ("http://0x7f.2:{op}/x", False),
+        ("http://127.2:{op}/x", False),
+        ("http://2130706434:{op}/x", False),
+        ("//127.0.0.2:{op}/x", False),
+        ("\\\\127.0.0.2:{op}\\x", False),
+        ("/\\127.0.0.2:{op}/x", False),
+        ("http:\\\\127.0.0.2:{op}/x", False),
+        ("http://127.0.0.1:{sp}@127.0.0.2:{op}/x", False),
+        ("http://127.0.0.2:{op}\\@127.0.0.1:{sp}/x", False),
+        ("http://127.0.0.2:{op}#@127.0.0.1:{sp}/x", False),
+        ("http://127.0.0.2:{op}?@127.0.0.1:{sp}/x", False),
+        ("http://127%2E0.0.2:{op}/x", False),
+        ("http://１２７.０.０.２:{op}/x", False),  # fullwidth digits, as IDNA maps them
+        ("http://127。0。0。2:{op}/x", False),  # ideographic full stops
+    ],
+)
+def test_every_spelling_of_a_redirect_is_one_origin_for_credentials_and_connection(
+    site: Site, third_party: Site, spelling: str, home: bool
+) -> None:
+    location = spelling.format(sp=site.port, op=third_party.port)
+    site.route("/robots.txt", robots_with("Sitemap: /s.xml"))
+    # As servers send it: UTF-8 bytes, which http.server writes as Latin-1.
+    site.route("/s.xml", redirect(location.encode().decode("latin-1")))
+    for server in (site, third_party):
+        for path in ("/x", "/x%20", f"/127.0.0.2:{third_party.port}/x", "/%0Ax", "/"):
+            server.route(path, reply(SITEMAP))
+    audit(site.url("/"), **CREDS)
+    # Exactly one hop more, at the origin the one reading names; the Authorization with it
+    # only when that is the site's.
+    hops = (site.seen[2:], third_party.seen)
+    served, untouched = hops if home else hops[::-1]
+    assert len(served) == 1 and untouched == []
+    assert ("authorization" in served[0].headers) is home
