@@ -136,17 +136,29 @@ def _redact_cut_prefixes(text: str, secrets: Sequence[str]) -> str:
     if text and text[-1] in _CLOSERS:
         ends.append(len(text) - 1)
     spans: list[tuple[int, int]] = []
+    previous = 0  # where the text after the previous "..." starts
+    # Each secret's first characters, the longest prefix a cut may have left, and whether a
+    # "..." of its own may be in it.
+    hunted = [
+        (s, s[:MIN_CUT_PREFIX], min(len(s) - 1, _MAX_CUT_PREFIX), "..." in s[:_MAX_CUT_PREFIX])
+        for s in secrets
+        if len(s) > MIN_CUT_PREFIX
+    ]
     for end in ends:
-        for secret in secrets:
-            if len(secret) <= MIN_CUT_PREFIX:
-                continue
-            head = secret[:MIN_CUT_PREFIX]
+        for secret, head, longest, dotted in hunted:
+            lo = max(0, end - longest)
+            if not dotted:
+                # What a cut left holds no "..." of its own: the windows searched are then
+                # disjoint, and the work linear, however many "..." a hostile text holds.
+                lo = max(lo, previous)
             # The leftmost start found is the longest prefix that ends here.
-            start = text.find(head, max(0, end - min(len(secret) - 1, _MAX_CUT_PREFIX)), end)
+            start = text.find(head, lo, end)
             while start != -1 and not secret.startswith(text[start:end]):
                 start = text.find(head, start + 1, end)
             if start != -1:
                 spans.append((start, end))
+        if text.startswith("...", end):
+            previous = end + 3
     if not spans:
         return text
     out: list[str] = []
