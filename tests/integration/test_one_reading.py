@@ -257,3 +257,31 @@ def test_every_spelling_of_a_redirect_is_one_origin_for_credentials_and_connecti
     served, untouched = hops if home else hops[::-1]
     assert len(served) == 1 and untouched == []
     assert ("authorization" in served[0].headers) is home
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def test_a_password_the_site_lists_in_a_sitemap_url_is_in_no_result_nor_log_line(
+    site: Site, logs: LogCapture
+) -> None:
+    # The Standard encodes a query as neither quote() nor quote_plus() does, and the fetch
+    # log line names the URL fetched.
+    password = "p@ss w{rd}&1\\x"
+    listed = f"/s.xml?pw={password}"
+    site.route("/robots.txt", robots_with(f"Sitemap: {listed}", "Sitemap: " + "z" * 90 + password))
+    site.route("/s.xml?pw=p@ss%20w{rd}&1\\x", reply(SITEMAP))
+    result = audit(site.url("/"), basicAuth={"username": USER, "password": password})
+    assert codes_of(result) == ["100", "200"]
+    echoed = "\n".join(_strings(result) + [s for line in logs.lines() for s in _strings(line)])
+    assert "/s.xml?pw=***" in echoed
+    for n in range(3, len(password) + 1):
+        assert password[:n] not in echoed
+    assert "p@ss%20w{rd}" not in echoed and "w{rd}&1" not in echoed
