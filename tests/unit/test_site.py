@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sitemap_auditor.site import describe_url_value, resolve
-from sitemap_auditor.urls import strip_userinfo
+from sitemap_auditor.urls import _NOT_IN_HOSTS, strip_userinfo
 
 
 @pytest.mark.parametrize(
@@ -207,3 +212,54 @@ def test_an_integer_too_long_for_its_decimal_text_is_rendered_not_raised() -> No
     assert describe_url_value(10**5000) == '"an integer of about 5,001 digits"'
     shown = describe_url_value([10**4000])  # under the limit: its digits, cut as ever
     assert shown.startswith("[1000") and shown.endswith("...") and len(shown) == 2048
+
+
+_LABEL = st.text(
+    st.characters(
+        min_codepoint=0x21,
+        max_codepoint=0x2FFFF,
+        exclude_categories=["Cs"],
+        exclude_characters="/?#@\\:[]%",
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LABEL, min_size=1, max_size=3))
+def test_site_base_names_the_host_of_the_origin_credentials_go_to(labels: list[str]) -> None:
+    # siteBase (IDNA 2008, else the browsers' UTS 46) and the origin (ada) name one host, so
+    # that robots.txt at siteBase is the origin's: 40,000 random hosts found no difference.
+    site = resolve(f"http://{'.'.join(labels)}.com/")
+    if site is not None:
+        assert site.host == site.origin()[1]
+
+
+_SHARED_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+
+
+@pytest.mark.skipif(
+    not _SHARED_CORPUS.is_dir(),
+    reason=f"the shared test corpus is not beside the checkout ({_SHARED_CORPUS})",
+)
+def test_no_real_url_the_documented_auditor_accepts_is_refused() -> None:
+    # Every <loc> and Sitemap: URL of the real files (about 90,000): refusing a URL whose
+    # readings differ must not refuse one browsers and RFC 3986 read alike.
+    found: set[str] = set()
+    for path in _SHARED_CORPUS.rglob("*"):
+        if path.is_file() and path.suffix in (".xml", ".txt"):
+            text = path.read_bytes()[:3_000_000].decode("utf-8", "replace")
+            found.update(re.findall(r"<loc>\s*([^<\s]+)\s*</loc>", text))
+            found.update(re.findall(r"(?im)^\s*sitemap\s*:\s*(\S+)", text))
+    refused = []
+    for url in (u.replace("&amp;", "&") for u in found):
+        try:
+            parts = urlsplit(url)
+            accepted = parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+            parts.port  # noqa: B018 -- a port that is no number is refused by both
+        except ValueError:
+            continue
+        if accepted and resolve(url) is None and not _NOT_IN_HOSTS & set(parts.hostname or ""):
+            refused.append(url)
+    assert len(found) > 1000 and refused == []
