@@ -11,6 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sitemap_auditor import transport, urls
+from sitemap_auditor.exchange import Request
 from sitemap_auditor.site import describe_url_value, resolve
 from sitemap_auditor.urls import _NOT_IN_HOSTS, strip_userinfo
 
@@ -263,3 +265,34 @@ def test_no_real_url_the_documented_auditor_accepts_is_refused() -> None:
         if accepted and resolve(url) is None and not _NOT_IN_HOSTS & set(parts.hostname or ""):
             refused.append(url)
     assert len(found) > 1000 and refused == []
+
+
+_URL_PIECES = st.sampled_from(
+    [
+        *"hH:/\\@[]%.0x7f1?#\t\n ",
+        *("http://", "https:", "[::", "xn--", "%2e", "%00", "。", "．", "ß", "☃", "\ud800"),
+        *("\x00", "0x", "::ffff:", "%5C", "%2F", "%40", "１"),
+    ]
+)
+_URL_TEXT = st.one_of(st.text(), st.lists(_URL_PIECES, max_size=30).map("".join))
+
+
+@settings(max_examples=500, deadline=None)
+@given(_URL_TEXT, st.one_of(st.none(), st.just("http://site.test/a/b"), _URL_TEXT))
+def test_the_one_reading_gives_a_web_url_or_refuses_and_urllib3_agrees(
+    text: str, base: str | None
+) -> None:
+    # Anything else raised by ada would be a defect; urllib3 reading another host or port out
+    # of the serialization would make transport._connect refuse a URL the reading accepts.
+    try:
+        url = urls.read(text, base)
+    except urls.UnfetchableURLError:
+        return
+    assert urls.read(url.href) == url
+    prepared = transport._prepared(Request(url, {}))
+    pool = _ADAPTER.get_connection_with_tls_context(prepared, True, proxies={})
+    assert (pool.host.strip("[]").lower(), pool.port) == (url.host, url.port)
+    assert url.target.startswith("/") and "#" not in url.target
+
+
+_ADAPTER = transport._GuardedAdapter()
