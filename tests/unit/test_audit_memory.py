@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from support.results import LogCapture
 
 from sitemap_auditor import handler
 from sitemap_auditor.config import Settings
@@ -40,6 +41,16 @@ def urlset(lastmod: str) -> bytes:
 def audit(transport: MemoryTransport, **event: Any) -> dict[str, Any]:
     return handler.run(
         {"id": "memory", "url": SITE + "/page", **event},
+        None,
+        SETTINGS,
+        resolver=public,
+        transport=transport,
+    )
+
+
+def audit_url(transport: MemoryTransport, url: str, **event: Any) -> dict[str, Any]:
+    return handler.run(
+        {"id": "memory", "url": url, **event},
         None,
         SETTINGS,
         resolver=public,
@@ -172,3 +183,18 @@ def test_a_password_in_a_sitemap_url_is_never_listed_as_the_standard_encodes_it(
     text = _echoed(result)
     assert "/s2.xml?pw=" in text
     assert "p@ss%20w{rd}&1" not in text and "p@ss%20w%7Brd%7D&1" not in text
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known gap (handler.py, observability.py): the event's url is logged before the "
+    "credentials are read, and the 501 result is not redacted",
+)
+@pytest.mark.parametrize("url", [SITE + "/?pw={pw}", "http://[v1.x]/?pw={pw}"])
+def test_the_password_in_the_audited_urls_query_is_in_no_result_nor_log_line(
+    url: str, logs: LogCapture
+) -> None:
+    password = CREDS["password"]
+    result = audit_url(MemoryTransport({}), url.format(pw=password), basicAuth=CREDS)
+    assert password not in _echoed(result)
+    assert password not in logs.text()
