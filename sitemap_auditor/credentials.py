@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -20,6 +22,7 @@ __all__ = [
     "Credentials",
     "SecretError",
     "T",
+    "WholeSecret",
     "cache_key",
     "clear_cache",
     "from_mapping",
@@ -44,20 +47,27 @@ class Credentials:
         """The strings that must never appear in a result, log line or message, longest first
         (so that the header goes before the token inside it)."""
         header = self.header()
-        forms = [header, header[6:]]
+        token = header[6:]
+        # The token as a URL carries it, and the password's own Base64.
+        forms = [header, token, quote(token, safe="")]
+        forms.append(base64.b64encode(self.password.encode()).decode("ascii"))
         # A site may echo the password back, percent-encoded into a URL as likely as not, and
         # trimmed or with its white space folded (docs/contract.md §8: whatever the white space).
         password = self.password
         for variant in dict.fromkeys((password, password.strip(), " ".join(password.split()))):
-            forms += [variant, quote(variant, safe=""), quote_plus(variant)]
+            forms += _echoed_forms(variant)
+        short = len(password.strip()) < MIN_FREE_TEXT_SECRET
+        if short:
+            forms.pop(3)  # a short password's Base64 (`cA==`) is as short as it
         found = [s for s in forms if len(s.strip()) >= MIN_FREE_TEXT_SECRET]
-        if password and len(password.strip()) < MIN_FREE_TEXT_SECRET:
+        if password and short:
             # Too short to hunt for in free text (every "a" of a message would go), such a
             # password is redacted wherever it stands as a credential: after its username, or
-            # as a URL's userinfo, plain or percent-encoded.
+            # as a URL's userinfo, plain or percent-encoded. Only whole: a cut prefix of these
+            # is the username's, no secret.
             user, encoded = quote(self.username, safe=""), quote(password, safe="")
-            found += [f"{self.username}:{password}", f"{user}:{encoded}"]
-            found += [f":{password}@", f":{encoded}@"]
+            found += map(WholeSecret, (f"{self.username}:{password}", f"{user}:{encoded}"))
+            found += map(WholeSecret, (f":{password}@", f":{encoded}@"))
         return tuple(sorted(dict.fromkeys(found), key=len, reverse=True))
 
     def scope(self) -> str:
@@ -69,6 +79,41 @@ class Credentials:
 
 # Shorter secrets are redacted only where they stand as a credential (see Credentials.secrets).
 MIN_FREE_TEXT_SECRET = 3
+
+
+class WholeSecret(str):
+    """A secret redacted only where it stands whole: a prefix of it left by a cut is not
+    hunted for (response.redact), since it starts with what is no secret (the username)."""
+
+
+_HEX = re.compile(r"%[0-9A-F]{2}")
+
+
+def _lower_hex(text: str) -> str:
+    return _HEX.sub(lambda m: m.group(0).lower(), text)
+
+
+def _echoed_forms(text: str) -> list[str]:
+    """The forms a password takes when it is echoed back (docs/contract.md §8): as it is; in a
+    URL percent-encoded as quote() and quote_plus() do it, with upper- or lower-case hex, or
+    as the WHATWG serializer does in a path, a query and a fragment (which leave `@`, `&`, `{`
+    and more as they are); and as an issue quotes a value, with repr()'s escapes, in either of
+    its quotes."""
+    from ada_url import URL
+
+    forms = [text]
+    for encoded in (quote(text, safe=""), quote_plus(text)):
+        forms += [encoded, _lower_hex(encoded)]
+    url = URL("http://h/")
+    url.search = "?" + text
+    url.hash = "#" + text
+    forms += [url.search[1:], url.hash[1:]]
+    with contextlib.suppress(ValueError):
+        url.pathname = "/" + text
+        forms.append(url.pathname[1:])
+    forms += [repr('"' + text)[2:-1], repr("'" + text)[2:-1]]
+    return list(dict.fromkeys(forms))
+
 
 # Warm invocations reuse a secret for this long; a rotated password is picked up after it.
 SECRET_CACHE_SECONDS = 300.0

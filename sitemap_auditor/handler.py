@@ -75,15 +75,19 @@ def run(
     `transport` replaces the real HTTP one (an in-memory one, in tests)."""
     # Lone surrogates become U+FFFD here, once, so no result or log line can fail to encode.
     request = parse_event(valid_unicode(event))
-    log = Invocation(request.id, request.url, getattr(context, "aws_request_id", None))
-    secrets: tuple[str, ...] = ()
+    # Inline credentials are known at once: the event's own url may carry the password (in its
+    # query, say), and no line, not even the first, may show it (docs/contract.md §8).
+    secrets: tuple[str, ...] = request.basic_auth.secrets() if request.basic_auth else ()
+    log = Invocation(request.id, request.url, getattr(context, "aws_request_id", None), secrets)
     # Known once the facts are in; the logs and metrics carry it even when a defect follows.
     provenance: Provenance | None = None
     try:
         site = sites.resolve(request.url)
         if site is None:
-            outcome = audit.invalid_url(request.url, settings, datetime.now(UTC))
+            outcome = redacted(audit.invalid_url(request.url, settings, datetime.now(UTC)), secrets)
             result = response.render(outcome)
+            if secrets:
+                result = response.redact_tree(result, secrets)
         else:
             creds = credentials.resolve(request.basic_auth, request.secret_id)
             secrets = creds.secrets() if creds else ()

@@ -103,9 +103,11 @@ _state = {"cold_start": True, "emit_metrics": True}
 class Invocation:
     """What one invocation logs: started, each fetch, finished; never a credential or a body."""
 
-    def __init__(self, run_id: object, url: object, request_id: object = None) -> None:
+    def __init__(
+        self, run_id: object, url: object, request_id: object = None, secrets: tuple[str, ...] = ()
+    ) -> None:
         self.fetches: list[FetchStats] = []
-        self.secrets: tuple[str, ...] = ()
+        self.secrets = secrets
         self.started = time.monotonic()
         self.store_errors = 0
         self.items_rejected = 0
@@ -116,7 +118,7 @@ class Invocation:
         cold_start, _state["cold_start"] = _state["cold_start"], False
         logger.thread_safe_append_keys(
             run_id=self.run_id,
-            url=strip_userinfo(url)[:2048] if isinstance(url, str) else None,
+            url=redact(strip_userinfo(url), secrets)[:2048] if isinstance(url, str) else None,
             cold_start=cold_start,
             # Matches these lines to the Lambda's own START/REPORT lines.
             request_id=request_id if isinstance(request_id, str) else None,

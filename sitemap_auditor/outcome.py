@@ -5,6 +5,7 @@ came from. The platform's Response (response.render), the log lines and metrics
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields, is_dataclass, replace
 from datetime import datetime
@@ -12,6 +13,7 @@ from enum import Enum
 from typing import Any, TypeVar
 
 from .codes import CheckCode, Status
+from .credentials import WholeSecret
 from .issues import Issue
 from .lease import Source
 
@@ -20,12 +22,64 @@ __all__ = ["Check", "DataMap", "Outcome", "Provenance", "redact", "redacted"]
 T = TypeVar("T")
 
 
+# docs/contract.md §8: what a cut leaves of a secret. Every cut of an echoed text ends in "...",
+# or in the quote or bracket that closes what it cut (a sample quoted with repr()); none keeps
+# more than an issue's 500 characters.
+_CUT = re.compile(r"\.\.\.")
+_CLOSERS = frozenset("'\">)")
+MIN_CUT_PREFIX = 3
+_MAX_CUT_PREFIX = 500
+
+
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """Replace every secret in text with ***."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    return text
+    """Replace every secret in text with ***, and what a cut left of one: its first
+    characters (3 or more) right before a cut's "..." or the quote that closes the text."""
+    wanted = [s for s in secrets if s]
+    for secret in wanted:
+        text = text.replace(secret, "***")
+    return _redact_cut_prefixes(text, [s for s in wanted if not isinstance(s, WholeSecret)])
+
+
+def _redact_cut_prefixes(text: str, secrets: Sequence[str]) -> str:
+    ends = [m.start() for m in _CUT.finditer(text)]
+    if text and text[-1] in _CLOSERS:
+        ends.append(len(text) - 1)
+    spans: list[tuple[int, int]] = []
+    previous = 0  # where the text after the previous "..." starts
+    # Each secret's first characters, the longest prefix a cut may have left, and whether a
+    # "..." of its own may be in it.
+    hunted = [
+        (s, s[:MIN_CUT_PREFIX], min(len(s) - 1, _MAX_CUT_PREFIX), "..." in s[:_MAX_CUT_PREFIX])
+        for s in secrets
+        if len(s) > MIN_CUT_PREFIX
+    ]
+    for end in ends:
+        for secret, head, longest, dotted in hunted:
+            lo = max(0, end - longest)
+            if not dotted:
+                # What a cut left holds no "..." of its own: the windows searched are then
+                # disjoint, and the work linear, however many "..." a hostile text holds.
+                lo = max(lo, previous)
+            # The leftmost start found is the longest prefix that ends here.
+            start = text.find(head, lo, end)
+            while start != -1 and not secret.startswith(text[start:end]):
+                start = text.find(head, start + 1, end)
+            if start != -1:
+                spans.append((start, end))
+        if text.startswith("...", end):
+            previous = end + 3
+    if not spans:
+        return text
+    out: list[str] = []
+    pos = 0
+    for start, end in sorted(spans):
+        if end <= pos:
+            continue
+        out.append(text[pos : max(start, pos)])
+        out.append("***")
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
 
 
 @dataclass(frozen=True)

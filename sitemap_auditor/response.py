@@ -163,8 +163,10 @@ def redact_tree(value: Any, secrets: Sequence[str]) -> Any:
 def error(exc: BaseException, finished: datetime, secrets: Iterable[str] = ()) -> Outcome:
     """The outcome of an audit that could not finish: the platform's ERROR Response."""
     # Redacted as raised, then folded: folding first would hide a secret that holds white space.
+    secrets = tuple(secrets)
     detail = redact(f"{type(exc).__name__}: {exc}", secrets)
-    message = "The audit could not finish: " + _SPACE.sub(" ", detail).strip()
+    # And again once folded: "a\tb" in the raw text is the password "a b" once folded.
+    message = "The audit could not finish: " + redact(_SPACE.sub(" ", detail).strip(), secrets)
     if len(message) > MAX_ERROR_MESSAGE:
         message = message[: MAX_ERROR_MESSAGE - 3] + "..."
     return Outcome(status=Status.ERROR, message=message, finished=finished, checks=None, data=None)

@@ -151,4 +151,9 @@ def _scalar(value: object) -> str:
     try:
         return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
-        return json.dumps(repr(value), ensure_ascii=False)
+        pass
+    if isinstance(value, int):
+        # Python refuses the decimal text of an integer over 4,300 digits, however it is asked.
+        digits = int(value.bit_length() * 0.30103) + 1
+        return json.dumps(f"an integer of about {digits:,} digits")
+    return json.dumps(repr(value), ensure_ascii=False)

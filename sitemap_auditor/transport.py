@@ -170,12 +170,27 @@ def _connect(conn: HTTPConnection) -> socket.socket:
     return guard.connect(url.host, url.port, conn.socket_options)
 
 
-class _GuardedHTTPConnection(HTTPConnection):
+class _OneReadingRequest:
+    """Send the request-target of the exchange's one reading, to the byte: urllib3 re-encodes
+    the target it is handed (`%zz` becomes `%25zz` and, with it, `%41` becomes `%2541`, another
+    resource; `%2f` becomes `%2F`; `|`, `[`, `]` are escaped), which is not the URL browsers
+    request nor the one listed (docs/contract.md §8)."""
+
+    def putrequest(
+        self, method: str, url: str, skip_host: bool = False, skip_accept_encoding: bool = False
+    ) -> None:
+        _guard, reading = _EXCHANGE.get()
+        super().putrequest(  # type: ignore[misc]
+            method, reading.target, skip_host=skip_host, skip_accept_encoding=skip_accept_encoding
+        )
+
+
+class _GuardedHTTPConnection(_OneReadingRequest, HTTPConnection):
     def _new_conn(self) -> socket.socket:
         return _connect(self)
 
 
-class _GuardedHTTPSConnection(HTTPSConnection):
+class _GuardedHTTPSConnection(_OneReadingRequest, HTTPSConnection):
     def _new_conn(self) -> socket.socket:
         return _connect(self)
 
@@ -215,7 +230,9 @@ def _prepared(request: Request) -> requests.PreparedRequest:
     prepared = requests.PreparedRequest()
     prepared.prepare_method("GET")
     prepared.url = request.url.href
-    prepared.prepare_headers(dict(request.headers))
+    # The Host header too is the one reading's: urllib3 would cut a fully qualified name's
+    # trailing dot, which browsers send.
+    prepared.prepare_headers({"Host": request.url.authority, **request.headers})
     prepared.body = None
     return prepared
 

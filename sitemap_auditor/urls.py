@@ -48,7 +48,9 @@ NOT_HTTP = "not an http(s) URL"
 
 def _idna_accepts(label: str) -> bool:
     # An ASCII label that claims to be an A-label must decode under one of the encodings that
-    # could have made it; `xn--a` or `xn--zz` is no name any encoder produces.
+    # could have made it; `xn--a` or `xn--zz` is no name any encoder produces. The browsers'
+    # (UTS 46 without transitions, ada's) makes some that neither IDNA 2008 nor 2003 decodes
+    # back: `xn--zca921q` is `☃ß`, a symbol (refused by 2008) with a ß (2003 makes it "ss").
     try:
         import idna
 
@@ -59,7 +61,13 @@ def _idna_accepts(label: str) -> bool:
             label.encode("ascii").decode("idna")
             return True
         except UnicodeError:
-            return False
+            from ada_url import idna_to_ascii, idna_to_unicode
+
+            try:
+                unicode = idna_to_unicode(label)
+                return unicode != label and idna_to_ascii(unicode) == label.lower().encode()
+            except UnicodeError:
+                return False
 
 
 # Characters no host name, IPv4 or IPv6 literal can hold; urlsplit lets them through.
@@ -98,10 +106,22 @@ def host_or_reason(host: str) -> tuple[str, None] | tuple[None, str]:
 
             host = idna.encode(host, uts46=True).decode("ascii")
         except (ImportError, UnicodeError, ValueError):
-            try:  # IDNA 2003, which still names some hosts IDNA 2008 refuses (symbols)
-                host = host.encode("idna").decode("ascii")
-            except UnicodeError:
-                return None, NO_IDNA_FORM
+            # What browsers read (UTS 46 without transitions, ada's), which names hosts that
+            # IDNA 2008 refuses (symbols: `☃.net`) as browsers do; IDNA 2003 would make `☃ß.com`
+            # another name (ß is "ss" there). IDNA 2003 last, for what ada refuses.
+            from ada_url import idna_to_ascii
+
+            try:
+                browsers = idna_to_ascii(host).decode("ascii")
+            except UnicodeError:  # a lone surrogate
+                browsers = ""
+            if browsers:
+                host = browsers
+            else:
+                try:
+                    host = host.encode("idna").decode("ascii")
+                except UnicodeError:
+                    return None, NO_IDNA_FORM
     if ":" in host:  # an IPv6 literal (brackets removed): it has no labels
         return (host, None) if _ipv6_literal(host) else (None, NO_IDNA_FORM)
     if not host or not _NOT_IN_HOSTS.isdisjoint(host):
@@ -157,6 +177,19 @@ class WebURL:
         """(scheme, host, port): what decides whether credentials go along."""
         return (self.scheme, self.host, self.port)
 
+    @property
+    def target(self) -> str:
+        """The request-target: href's path and query exactly as serialized, no fragment (an
+        http(s) URL's path is never empty, and its path and query hold no raw `#`)."""
+        return self.href[self.href.index("/", len(self.scheme) + 3) :].split("#", 1)[0]
+
+    @property
+    def authority(self) -> str:
+        """The Host header: the host (an IPv6 literal in brackets), and the port unless it is
+        the scheme's default."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return host if self.port == DEFAULT_PORTS[self.scheme] else f"{host}:{self.port}"
+
 
 def read(text: str, base: str | None = None) -> WebURL:
     """Read a URL (against base) as browsers do; raise UnfetchableURLError when it is no http(s) URL
@@ -206,32 +239,47 @@ def _why_unreadable(text: str, base: str | None) -> str:
 
 # --- userinfo, never echoed ----------------------------------------------------------------------
 
-# Where userinfo can start: a scheme and its colon, then any run of slashes and backslashes.
-# Browsers read userinfo in `http://u:p@h/`, `http:\\u:p@h/`, `http:/u:p@h/`, `http:u:p@h/` alike.
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[/\\]*")
-# What ends an authority, and so any userinfo in it.
-_AUTHORITY_END = re.compile(r"[/\\?#]")
+# Where userinfo can start: a scheme and its colon, then any run of slashes and backslashes
+# (browsers read userinfo in `http://u:p@h/`, `http:\\u:p@h/`, `http:/u:p@h/`, `http:u:p@h/`
+# alike), or two slashes without a scheme (`//u:p@h/`, `\\u:p@h/`: a base gives them one). Tabs and
+# newlines count for nothing, as browsers drop them. A scheme is tried only from the start of a
+# run of scheme characters (the lookbehind): tried from every letter of a long run that no colon
+# ends, the search would be quadratic in the run's length.
+_AUTHORITY_START = re.compile(
+    r"(?<![A-Za-z0-9+.\-])[0-9+.\-]*(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*):[/\\\t\n\r]*"
+    r"|[/\\][\t\n\r]*[/\\][/\\\t\n\r]*"
+)
+# What ends an authority, and so any userinfo in it: in the special schemes' URLs a `\` does
+# too, in other URLs it does not (`foo://u:p\@h/` has the userinfo `u:p\`).
+_SPECIAL_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp", "file"})
+_AUTHORITY_END = {True: re.compile(r"[/\\?#]"), False: re.compile(r"[/?#]")}
 
 
 def strip_userinfo(text: str) -> str:
     """The text with the userinfo (`user:password@`) of every URL in it removed, in any spelling.
 
-    Linear in the text's length, however it is made (an event may carry megabytes): each
-    authority's end and its last `@` are found once, not once per scheme-like run inside it."""
+    Linear in the text's length, however it is made (an event or a robots.txt line may carry
+    megabytes): each authority's end and its last `@` are found once per kind of URL, not once
+    per scheme-like run inside it."""
     if "@" not in text:
         return text
     out: list[str] = []
     pos = 0  # text[:pos] is done
-    region_end = -1  # where the authority that holds the last match ends
-    region_at = -1  # the last "@" before region_end
-    for match in _SCHEME.finditer(text):
+    # Per kind of authority end: where the authority that holds the last match ends, and the
+    # last "@" before it.
+    regions = {True: (-1, -1), False: (-1, -1)}
+    for match in _AUTHORITY_START.finditer(text):
         if match.start() < pos:
             continue  # inside userinfo already removed
+        scheme = match.group("scheme")
+        special = scheme is None or scheme.lower() in _SPECIAL_SCHEMES
         start = match.end()
+        region_end, region_at = regions[special]
         if start > region_end:
-            found = _AUTHORITY_END.search(text, start)
+            found = _AUTHORITY_END[special].search(text, start)
             region_end = found.start() if found is not None else len(text)
             region_at = text.rfind("@", start, region_end)
+            regions[special] = (region_end, region_at)
         if region_at >= start:
             out.append(text[pos:start])
             pos = region_at + 1

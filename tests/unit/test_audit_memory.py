@@ -9,8 +9,12 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
+from support.results import LogCapture
+
 from sitemap_auditor import handler
 from sitemap_auditor.config import Settings
+from sitemap_auditor.exchange import Request
 from sitemap_auditor.memory_transport import Canned, MemoryTransport
 
 SITE = "http://site.test"
@@ -37,6 +41,16 @@ def urlset(lastmod: str) -> bytes:
 def audit(transport: MemoryTransport, **event: Any) -> dict[str, Any]:
     return handler.run(
         {"id": "memory", "url": SITE + "/page", **event},
+        None,
+        SETTINGS,
+        resolver=public,
+        transport=transport,
+    )
+
+
+def audit_url(transport: MemoryTransport, url: str, **event: Any) -> dict[str, Any]:
+    return handler.run(
+        {"id": "memory", "url": url, **event},
         None,
         SETTINGS,
         resolver=public,
@@ -98,3 +112,84 @@ def test_an_audited_url_read_two_ways_fetches_nothing() -> None:
     result = audit(t, url="http://site.test\\@other.test/", basicAuth=CREDS)
     assert result["status"] == "ERROR"
     assert t.requests == []
+
+
+def _echoing_site(password: str, lastmod: str, sitemap_line: str) -> MemoryTransport:
+    """A site that echoes the audit's password back: in a lastmod and in a Sitemap: line."""
+    body = urlset(today()).replace(
+        b"</urlset>",
+        f"<url><loc>{SITE}/b</loc><lastmod>{lastmod}</lastmod></url></urlset>".encode(),
+    )
+
+    def route(request: Request) -> Canned:
+        if request.url.href == SITE + "/robots.txt":
+            return Canned(200, {}, f"Sitemap: /s.xml\n{sitemap_line}\n".encode())
+        if request.url.href == SITE + "/s.xml":
+            return Canned(200, {}, body)
+        return Canned(404)
+
+    return MemoryTransport(route)
+
+
+def _echoed(value: object) -> str:
+    """Every string of a result, one a line (not its JSON text, which escapes them again)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        return "\n".join(_echoed(v) for v in value)
+    return ""
+
+
+@pytest.mark.parametrize(
+    "password",
+    [
+        # The issues quote what the site wrote with repr(): a backslash or a quote in the
+        # password was echoed escaped (`pa\\ss`), which redaction of the raw form missed.
+        "pa\\ss-w0rd-9Zq",
+        'it\'s-"quoted"-9Zq',
+        "tab\tinside-9Zq",
+    ],
+)
+def test_a_password_the_site_echoes_is_never_in_the_result_however_quoted(password: str) -> None:
+    t = _echoing_site(password, f"bad {password}", f"Sitemap: http://[{password}]/x")
+    result = audit(t, basicAuth={"username": "auditor", "password": password})
+    text = _echoed(result)
+    assert "unparsable <lastmod>" in text
+    for form in (password, repr(password)[1:-1], repr("'" + password)[2:-1]):
+        assert form not in text
+
+
+def test_a_password_cut_by_an_issue_leaves_no_prefix_of_it() -> None:
+    # Quoted values are cut at 100 characters: a password that straddles the cut left its
+    # first characters in the result.
+    password = "Pa55-w0rd-9Zq-long"
+    lastmod = "x" * 93 + password
+    t = _echoing_site(password, lastmod, "Sitemap: " + "y" * 90 + password + "\x00[")
+    result = audit(t, basicAuth={"username": "auditor", "password": password})
+    text = _echoed(result)
+    assert "x" * 93 in text and "y" * 90 in text
+    for n in range(3, len(password) + 1):
+        assert password[:n] not in text, n
+
+
+def test_a_password_in_a_sitemap_url_is_never_listed_as_the_standard_encodes_it() -> None:
+    # The WHATWG serializer encodes a query as neither quote() nor quote_plus() does:
+    # `p@ss w{rd}&1` is `p@ss%20w{rd}&1` in a listed URL.
+    password = "p@ss w{rd}&1"
+    t = _echoing_site(password, today(), f"Sitemap: /s2.xml?pw={password}#{password}")
+    result = audit(t, basicAuth={"username": "auditor", "password": password})
+    text = _echoed(result)
+    assert "/s2.xml?pw=" in text
+    assert "p@ss%20w{rd}&1" not in text and "p@ss%20w%7Brd%7D&1" not in text
+
+
+@pytest.mark.parametrize("url", [SITE + "/?pw={pw}", "http://[v1.x]/?pw={pw}"])
+def test_the_password_in_the_audited_urls_query_is_in_no_result_nor_log_line(
+    url: str, logs: LogCapture
+) -> None:
+    password = CREDS["password"]
+    result = audit_url(MemoryTransport({}), url.format(pw=password), basicAuth=CREDS)
+    assert password not in _echoed(result)
+    assert password not in logs.text()

@@ -474,3 +474,13 @@ def test_the_largest_real_lists_are_capped() -> None:
     )
     many = sitemap_lines(_corpus_file("www.coldwellbanker.com"))
     assert len(many) == 1293
+
+
+def test_a_sitemap_host_with_a_symbol_and_a_deviation_character_is_the_browsers_name() -> None:
+    # ada encodes `☃ß.com` as `xn--zca921q.com`, an A-label that neither IDNA 2008 (the symbol)
+    # nor IDNA 2003 (ß is "ss" there) decodes back: it was skipped, a host browsers visit.
+    found = sitemap_urls(
+        "Sitemap: http://☃ß.com/s.xml\n".encode(), "https://e.test/robots.txt", "r"
+    )
+    assert found.urls == ("http://xn--zca921q.com/s.xml",)
+    assert found.issues == ()

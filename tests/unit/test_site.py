@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from sitemap_auditor import transport, urls
+from sitemap_auditor.exchange import Request
 from sitemap_auditor.site import describe_url_value, resolve
-from sitemap_auditor.urls import strip_userinfo
+from sitemap_auditor.urls import _NOT_IN_HOSTS, strip_userinfo
 
 
 @pytest.mark.parametrize(
@@ -122,6 +129,40 @@ def test_strip_userinfo_is_linear_in_the_text() -> None:
     assert strip_userinfo("x:" * 1_000_000) == "x:" * 1_000_000
 
 
+@pytest.mark.parametrize(
+    "run",
+    # A run of scheme characters that no colon ends: a scheme tried from each of its letters
+    # made the search quadratic (40,000 characters took 6 s; a robots.txt line may hold 500 KiB).
+    ["a", "a+", "a1", "1"],
+)
+def test_strip_userinfo_is_linear_in_a_run_no_colon_ends(run: str) -> None:
+    text = run * (2_000_000 // len(run)) + "@h"
+    assert strip_userinfo(text) == text
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "//u:pw@h/x",  # scheme-relative: a base gives it a scheme, and it has userinfo
+        "\\\\u:pw@h/x",
+        "/\\u:pw@h/x",
+        "/\t/u:pw@h/x",  # browsers drop tabs and newlines wherever they are
+        "http:/\t/u:pw@h/x",
+        "http:\n//u:pw@h/x",
+        "foo://u:pw\\@h/x",  # outside the special schemes a backslash is userinfo
+    ],
+)
+def test_strip_userinfo_without_a_scheme_or_with_tabs(url: str) -> None:
+    stripped = strip_userinfo(url)
+    assert "pw" not in stripped and "u:" not in stripped
+    assert stripped.endswith("h/x")
+
+
+def test_strip_userinfo_keeps_a_backslash_host_of_the_special_schemes() -> None:
+    # For http(s) the backslash ends the host: `site` is the host, nothing is userinfo.
+    assert strip_userinfo("http://site\\@other/") == "http://site\\@other/"
+
+
 def test_strip_userinfo() -> None:
     assert strip_userinfo("https://u:p@h/x") == "https://h/x"
     assert strip_userinfo("https://u:p@w@h:1/x?a=b@c") == "https://h:1/x?a=b@c"
@@ -150,3 +191,108 @@ def test_a_url_nested_too_deep_for_json_dumps_is_rendered_and_cut() -> None:
 def test_non_string_values_render_as_json_does() -> None:
     value = {"a": [1, 2.5, None, True, "x"], "b": {"c": []}, "d": {}}
     assert describe_url_value(value) == json.dumps(value, ensure_ascii=False)
+
+
+@pytest.mark.parametrize(
+    ("url", "base"),
+    [
+        # IDNA 2008 refuses the symbol, and IDNA 2003 maps ß to "ss": `xn--ss-esx.com` is
+        # another name (☃ss.com). Browsers read UTS 46 without transitions: `xn--zca921q.com`.
+        ("http://☃ß.com/", "http://xn--zca921q.com"),
+        ("https://ς☃.gr/x", "https://xn--3xa256o.gr"),  # IDNA 2003: σ, xn--4xa056o
+        ("http://☃.net/", "http://xn--n3h.net"),
+    ],
+)
+def test_a_symbol_host_is_the_name_browsers_read_and_not_refused(url: str, base: str) -> None:
+    site = resolve(url)
+    assert site is not None and site.url == base
+    assert site.origin()[1] == base.split("//")[1]
+
+
+def test_an_integer_too_long_for_its_decimal_text_is_rendered_not_raised() -> None:
+    # str() of an integer over 4,300 digits raises ValueError: the 501 became an ERROR.
+    assert describe_url_value(10**5000) == '"an integer of about 5,001 digits"'
+    shown = describe_url_value([10**4000])  # under the limit: its digits, cut as ever
+    assert shown.startswith("[1000") and shown.endswith("...") and len(shown) == 2048
+
+
+_LABEL = st.text(
+    st.characters(
+        min_codepoint=0x21,
+        max_codepoint=0x2FFFF,
+        exclude_categories=["Cs"],
+        exclude_characters="/?#@\\:[]%",
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LABEL, min_size=1, max_size=3))
+def test_site_base_names_the_host_of_the_origin_credentials_go_to(labels: list[str]) -> None:
+    # siteBase (IDNA 2008, else the browsers' UTS 46) and the origin (ada) name one host, so
+    # that robots.txt at siteBase is the origin's: 40,000 random hosts found no difference.
+    site = resolve(f"http://{'.'.join(labels)}.com/")
+    if site is not None:
+        assert site.host == site.origin()[1]
+
+
+_SHARED_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+
+
+@pytest.mark.skipif(
+    not _SHARED_CORPUS.is_dir(),
+    reason=f"the shared test corpus is not beside the checkout ({_SHARED_CORPUS})",
+)
+def test_no_real_url_the_documented_auditor_accepts_is_refused() -> None:
+    # Every <loc> and Sitemap: URL of the real files (about 90,000): refusing a URL whose
+    # readings differ must not refuse one browsers and RFC 3986 read alike.
+    found: set[str] = set()
+    for path in _SHARED_CORPUS.rglob("*"):
+        if path.is_file() and path.suffix in (".xml", ".txt"):
+            text = path.read_bytes()[:3_000_000].decode("utf-8", "replace")
+            found.update(re.findall(r"<loc>\s*([^<\s]+)\s*</loc>", text))
+            found.update(re.findall(r"(?im)^\s*sitemap\s*:\s*(\S+)", text))
+    refused = []
+    for url in (u.replace("&amp;", "&") for u in found):
+        try:
+            parts = urlsplit(url)
+            accepted = parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+            parts.port  # noqa: B018 -- a port that is no number is refused by both
+        except ValueError:
+            continue
+        if accepted and resolve(url) is None and not _NOT_IN_HOSTS & set(parts.hostname or ""):
+            refused.append(url)
+    assert len(found) > 1000 and refused == []
+
+
+_URL_PIECES = st.sampled_from(
+    [
+        *"hH:/\\@[]%.0x7f1?#\t\n ",
+        *("http://", "https:", "[::", "xn--", "%2e", "%00", "。", "．", "ß", "☃", "\ud800"),
+        *("\x00", "0x", "::ffff:", "%5C", "%2F", "%40", "１"),
+    ]
+)
+_URL_TEXT = st.one_of(st.text(), st.lists(_URL_PIECES, max_size=30).map("".join))
+
+
+@settings(max_examples=500, deadline=None)
+@given(_URL_TEXT, st.one_of(st.none(), st.just("http://site.test/a/b"), _URL_TEXT))
+def test_the_one_reading_gives_a_web_url_or_refuses_and_urllib3_agrees(
+    text: str, base: str | None
+) -> None:
+    # Anything else raised by ada would be a defect; urllib3 reading another host or port out
+    # of the serialization would make transport._connect refuse a URL the reading accepts.
+    try:
+        url = urls.read(text, base)
+    except urls.UnfetchableURLError:
+        return
+    assert urls.read(url.href) == url
+    prepared = transport._prepared(Request(url, {}))
+    pool = _ADAPTER.get_connection_with_tls_context(prepared, True, proxies={})
+    assert (pool.host.strip("[]").lower(), pool.port) == (url.host, url.port)
+    assert url.target.startswith("/") and "#" not in url.target
+
+
+_ADAPTER = transport._GuardedAdapter()
