@@ -52,6 +52,9 @@ import pytest
         ("sitemap_auditor.deep.kinds", ("requests", "urllib3", "sitemap_auditor.fetch")),
         ("sitemap_auditor.deep.text_report", ("requests", "urllib3", "sitemap_auditor.deep.walk")),
         ("sitemap_auditor.deep.csv_report", ("requests", "urllib3", "sitemap_auditor.deep.walk")),
+        # The HTML report is drawn from the document alone; robots rules are pure too.
+        ("sitemap_auditor.deep.html_report", ("requests", "urllib3", "sitemap_auditor.deep.walk")),
+        ("sitemap_auditor.deep.robots_rules", ("requests", "urllib3", "sitemap_auditor.fetch")),
     ],
 )
 def test_a_layer_imports_none_of_what_it_must_not(module: str, forbidden: tuple[str, ...]) -> None:
