@@ -361,6 +361,7 @@ class _Walker:
             head = bom + stripped
         parser_box: list[SitemapParser] = []
         on_url = self.on_url
+        lock, check = self.lock, sc.entry
 
         def entry(e: Entry) -> None:
             if offset:
@@ -368,8 +369,8 @@ class _Walker:
             if sc.entries == 0:
                 root = parser_box[0].head
                 sc.is_index = root is not None and root.root == "sitemapindex"
-            with self.lock:
-                sc.entry(e)
+            with lock:
+                check(e)
                 if on_url is not None and e.loc and not sc.is_index:
                     on_url(UrlRecord(e.loc, rec.url, e.line, e.lastmod))
 
