@@ -113,7 +113,7 @@ class Finding:
     @property
     def message(self) -> str:
         """The sentence a site owner reads."""
-        return KINDS[self.kind].message.format(count=f"{self.count:,}", detail=self.detail)
+        return KINDS[self.kind].message_for(self.count, self.detail)
 
 
 @dataclass

@@ -194,3 +194,25 @@ def test_blocked_by_robots_asks_the_rules_for_urls_of_the_robots_host_only() -> 
     assert found[Kind.BLOCKED_BY_ROBOTS].count == 1
     assert found[Kind.BLOCKED_BY_ROBOTS].examples[0].line == 3
     assert Kind.PATH_MISMATCH in found
+
+
+# Kinds that are counted only past a threshold, so never once.
+_COUNTED_PAST = {
+    Kind.TOO_MANY_URLS: checks.MAX_ENTRIES,
+    Kind.TOO_MANY_SITEMAPS: checks.MAX_ENTRIES,
+    Kind.IDENTICAL_LASTMODS: checks.IDENTICAL_MIN_ENTRIES,
+    Kind.NEWS_TOO_MANY: checks.MAX_NEWS,
+}
+
+
+@pytest.mark.parametrize("kind", list(Kind))
+def test_a_count_of_one_reads_in_the_singular(kind: Kind) -> None:
+    info = KINDS[kind]
+    one = checks.Finding(kind, None, None, 1, (), "why").message
+    two = checks.Finding(kind, None, None, 2, (), "why").message
+    if "{count}" not in info.message or kind in _COUNTED_PAST:
+        assert not info.one and _COUNTED_PAST.get(kind, 2) > 1
+        return
+    assert "{count}" not in info.one
+    assert one == info.one.format(detail="why") and one.startswith("1 ")
+    assert two == info.message.format(count="2", detail="why")
