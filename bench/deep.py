@@ -54,6 +54,7 @@ CHILDREN, PER_CHILD = 20, 25_000  # issue 24: 500,000 URLs
 LARGE_CHILDREN, LARGE_PER_CHILD = 200, 50_000  # 10,000,000 URLs, each child at the protocol's cap
 TARGET_SPEEDUP = 5.0  # fastest peer's wall time / the deep audit's, at least
 TARGET_MEMORY_SHARE = 0.2  # the deep audit's peak RSS / that peer's, at most
+DEDUPE_BOUND = 5_000_000  # sitemap_auditor.deep.checks.DEFAULT_MAX_DEDUPE_URLS (a test holds it)
 CHILD_TIMEOUT_S = 3600.0
 SAMPLE_S = 0.25
 INDEX = "sitemap_index.xml"
@@ -586,9 +587,9 @@ def render(report: Report) -> str:
     if report.load_end is not None:
         out.append(
             f"The machine is shared with other work: load average {report.load:.1f} at the "
-            f"start and {report.load_end:.1f} at the end, on {os.cpu_count()} CPUs. Wall times "
-            "vary from run to run by the amounts the last column shows; CPU time is the "
-            "steadier figure.\n"
+            f"start and {report.load_end:.1f} at the end, on {os.cpu_count()} CPUs. Wall and CPU "
+            "times both vary with it (the cores are shared), by the amounts the last column "
+            "shows from run to run.\n"
         )
     if report.large is not None:
         big, run = report.large
@@ -601,11 +602,16 @@ def render(report: Report) -> str:
         out.extend(runs_table({"deep": run}, big.urls))
         out.append("")
         if run.ok and small is not None and small.ok:
-            growth = (run.peak_mib - small.peak_mib) * MIB / max(1, big.urls - site.urls)
+            held = min(big.urls, DEDUPE_BOUND)
+            growth = (run.peak_mib - small.peak_mib) * MIB / max(1, held - site.urls)
             out.append(
                 f"Peak RSS {small.peak_mib:.0f} MiB for {site.urls:,} URLs, {run.peak_mib:.0f} "
-                f"MiB for {big.urls:,}: {growth:.1f} bytes more a URL (duplicate detection's "
-                "bound is 16).\n"
+                f"MiB for {big.urls:,}. The duplicate table holds the first {held:,} URLs "
+                f"(its bound is {DEDUPE_BOUND:,}): {growth:.1f} bytes more a URL up to there. "
+                "The table is at most 16 bytes a URL at rest; the peak also catches the moment "
+                "it grows, when the old table and the new one, half as large again, are both "
+                "alive. Past the bound only the records of the files grow (the quarters "
+                "column).\n"
             )
         if run.limits:
             out.append(

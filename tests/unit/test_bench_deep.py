@@ -211,3 +211,9 @@ def test_a_missed_target_is_explained_from_the_parse_floor(
     assert "load average 3.0 at the start and 4.0 at the end" in text
     runs["deep"] = _run(deep, "deep", urls=100, wall_s=0.5, cpu_s=0.5, peak_mib=50.0)
     assert "not met, by" not in deep.render(report)
+
+
+def test_the_dedupe_bound_is_the_deep_audit_s(deep: ModuleType) -> None:
+    from sitemap_auditor.deep.checks import DEFAULT_MAX_DEDUPE_URLS
+
+    assert deep.DEDUPE_BOUND == DEFAULT_MAX_DEDUPE_URLS
