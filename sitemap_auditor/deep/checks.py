@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
@@ -72,6 +72,8 @@ DEDUPE_BYTES_PER_URL = 16
 DEFAULT_MAX_DEDUPE_URLS = 5_000_000
 # Return links of hreflang alternates are checked for at most this many links (16 bytes each).
 MAX_TRACKED_ALTERNATES = 1_000_000
+# Distinct <lastmod> values counted together before they go into a file's statistics.
+_MAX_PENDING = 4096
 
 _XML_SPACE = " \t\r\n"
 _NOT_IN_URLS = re.compile(r"[\x00-\x20\x7f<>\"{}|\\^`]")
@@ -111,7 +113,7 @@ class Finding:
     @property
     def message(self) -> str:
         """The sentence a site owner reads."""
-        return KINDS[self.kind].message.format(count=f"{self.count:,}", detail=self.detail)
+        return KINDS[self.kind].message_for(self.count, self.detail)
 
 
 @dataclass
@@ -308,9 +310,9 @@ class LastmodStats:
         self.months: dict[str, int] = {}
         self._month_of_day: dict[int, str] = {}
 
-    def add(self, key: int) -> None:
-        """Count one parsable value."""
-        self.count += 1
+    def add(self, key: int, times: int = 1) -> None:
+        """Count a parsable value, seen `times` times."""
+        self.count += times
         if self.earliest is None or key < self.earliest:
             self.earliest = key
         if self.latest is None or key > self.latest:
@@ -324,9 +326,9 @@ class LastmodStats:
                 self._month_of_day.clear()
             month = self._month_of_day[day] = format_instant(key_to_instant(key))[:7]
         if month in self.months:
-            self.months[month] += 1
+            self.months[month] += times
         elif len(self.months) < MAX_MONTHS:
-            self.months[month] = 1
+            self.months[month] = times
 
 
 class Rules(Protocol):
@@ -338,7 +340,6 @@ class Rules(Protocol):
 _MASK = (1 << 64) - 1
 _TAG_BITS = 8
 _TAG_MASK = (1 << _TAG_BITS) - 1
-_GOLDEN = 0x9E3779B97F4A7C15
 
 
 class SeenUrls:
@@ -358,19 +359,19 @@ class SeenUrls:
 
     def add(self, url: str, file_number: int) -> int:
         """0 for a new URL, 1 for one seen before in the same file, 2 in another file."""
+        # str's hash is SipHash: its bits are spread already, and the slot is its remainder.
         h = (hash(url) & _MASK) >> _TAG_BITS or 1
         slots = self._slots
         n = len(slots)
-        i = (h * _GOLDEN & _MASK) % n
-        while True:
-            v = slots[i]
-            if v == 0:
-                break
+        i = h % n
+        v = slots[i]
+        while v:
             if v >> _TAG_BITS == h:
                 return 1 if v & _TAG_MASK == file_number & _TAG_MASK else 2
             i += 1
             if i == n:
                 i = 0
+            v = slots[i]
         if self.full:
             return 0
         if self.size >= self.max_urls:
@@ -388,7 +389,7 @@ class SeenUrls:
         slots = array("Q", bytes(8 * n))
         for v in old:
             if v:
-                i = ((v >> _TAG_BITS) * _GOLDEN & _MASK) % n
+                i = (v >> _TAG_BITS) % n
                 while slots[i]:
                     i += 1
                     if i == n:
@@ -410,6 +411,11 @@ class SiteChecks:
     ) -> None:
         self.rules = rules
         self.robots_host = robots_host
+        # rules.allowed for Googlebot as one function, when the rules offer one (RobotsRules).
+        checker = getattr(rules, "checker", None)
+        self.allows: Callable[[str], bool] | None = (
+            None if rules is None else checker() if checker is not None else rules.allowed
+        )
         self.seen = SeenUrls(max_dedupe_urls)
         self.site = Tally()  # findings about no one file
         # Alternate links (a -> b) as hashes: the link, its reverse, and b itself.
@@ -462,13 +468,32 @@ class SitemapChecks:
         self.now_key = now_key
         self.site = site
         self.tally = Tally()
-        self.stats = LastmodStats()
+        self._stats = LastmodStats()
         self.entries = 0
         self.without_lastmod = 0
         self.images = self.videos = self.news = self.alternates = 0
         self.news_entries = 0
         self.children: list[tuple[str, int]] = []  # an index's valid sitemap URLs, with lines
         self._lastmod_memo: dict[str, tuple[Kind | None, int | None]] = {}
+        # Per URL, the common case is decided by these alone (see location).
+        self._prefix = scope.prefix
+        self._allows = site.allows if scope.host == site.robots_host else None
+        # Parsable <lastmod> keys not yet counted into the statistics, with how many times each
+        # was seen, in the order first seen (which is what the statistics' caps go by).
+        self._pending: dict[int, int] = {}
+
+    @property
+    def stats(self) -> LastmodStats:
+        """The file's <lastmod> statistics, every value read so far counted."""
+        if self._pending:
+            self._flush()
+        return self._stats
+
+    def _flush(self) -> None:
+        add = self._stats.add
+        for key, times in self._pending.items():
+            add(key, times)
+        self._pending.clear()
 
     def entry(self, e: Entry) -> None:
         """Check one entry."""
@@ -503,29 +528,31 @@ class SitemapChecks:
 
     def location(self, loc: str, line: int | None) -> None:
         """Check one listed URL (of an entry, or a line of a text sitemap)."""
-        tally = self.tally
-        problem = classify_loc(loc, self.scope)
-        if problem is not None:
-            tally.add(problem, line, loc)
-            if problem is Kind.INVALID_URL:
-                return
+        # classify_loc's own first two tests, in the order that decides the common case (the
+        # sitemap's own scheme, host and port, in its folder) at the least cost.
+        if (
+            loc.startswith(self._prefix)
+            and len(loc) <= MAX_URL_CHARS
+            and _NOT_IN_URLS.search(loc) is None
+        ):
+            problem = None
+        else:
+            problem = classify_loc(loc, self.scope)
+            if problem is not None:
+                self.tally.add(problem, line, loc)
+                if problem is Kind.INVALID_URL:
+                    return
         if self.is_index:
             # Another host's sitemap is still read (its owner may have verified both sites);
             # the fetcher sends the credentials to the site's own origin only.
             self.children.append((loc, line or 0))
-        site = self.site
-        again = site.seen.add(loc, self.number)
+        again = self.site.seen.add(loc, self.number)
         if again:
             where = "within this file" if again == 1 else "also in another file"
-            tally.add(Kind.DUPLICATE_URL, line, loc, where)
-        rules = site.rules
-        if (
-            rules is not None
-            and problem is None
-            and self.scope.host == site.robots_host
-            and not rules.allowed(loc)
-        ):
-            tally.add(Kind.BLOCKED_BY_ROBOTS, line, loc)
+            self.tally.add(Kind.DUPLICATE_URL, line, loc, where)
+        allows = self._allows
+        if allows is not None and problem is None and not allows(loc):
+            self.tally.add(Kind.BLOCKED_BY_ROBOTS, line, loc)
 
     def lastmod(self, raw: str, line: int | None) -> None:
         """Check one <lastmod> value and count it."""
@@ -539,7 +566,13 @@ class SitemapChecks:
         if problem is not None:
             self.tally.add(problem, line, raw.strip(_XML_SPACE))
         if key is not None:
-            self.stats.add(key)
+            pending = self._pending
+            if key in pending:
+                pending[key] += 1
+            else:
+                if len(pending) >= _MAX_PENDING:
+                    self._flush()
+                pending[key] = 1
 
     def _news(self, tags: frozenset[str], date: str | None, line: int, loc: str) -> None:
         missing = news_missing(tags)

@@ -34,6 +34,8 @@ examples:
       also sitemaps.csv and findings.csv in out/, every listed URL as JSON Lines, an HTML page
   sitemap-auditor deep --max-sitemaps 20000 --max-seconds 3600 https://www.example.com/
       raise the walk's limits
+  sitemap-auditor deep --demo --html report.html
+      serve the embedded demo site on 127.0.0.1 and audit it
 
 exit status: 0 no finding above a notice, 1 a warning, 2 an error, 64 usage error,
 130 interrupted (what was read is reported first).
@@ -59,7 +61,17 @@ def build_parser(prog: str = "sitemap-auditor deep") -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("url", metavar="URL", help="a page of the site (e.g. https://www.example.com/)")
+    p.add_argument(
+        "url",
+        metavar="URL",
+        nargs="?",
+        help="a page of the site (e.g. https://www.example.com/); 'demo' audits the demo site",
+    )
+    p.add_argument(
+        "--demo",
+        action="store_true",
+        help="audit the embedded demo site, served on 127.0.0.1 (same as 'demo'; takes no URL)",
+    )
     p.add_argument("--json", action="store_true", help="print the JSON document, not the report")
     p.add_argument("--csv", metavar="DIR", help="write sitemaps.csv and findings.csv into DIR")
     p.add_argument(
@@ -172,6 +184,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     stdout, stderr = sys.stdout, sys.stderr
+    demo = args.demo or args.url == "demo"
+    if demo and args.url not in (None, "demo"):
+        parser.error("--demo audits the embedded demo site and takes no URL")
+    if not demo and args.url is None:
+        parser.error("no URL given (name one, or use --demo)")
     try:
         limits = Limits(
             max_sitemaps=args.max_sitemaps,
@@ -207,13 +224,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = Options(
         limits=limits,
         credentials=creds,
-        allow_private_networks=args.allow_private_networks,
+        allow_private_networks=args.allow_private_networks or demo,
         max_age_days=args.max_age_days or 7,
         on_url=on_url if urls_out is not None else None,
         on_progress=progress,
     )
     try:
-        found = walk(valid_text(args.url), options)
+        if demo:
+            from .. import demo as demo_site
+
+            with demo_site.serve() as base:
+                found = walk(base + "/", options)
+        else:
+            found = walk(valid_text(args.url), options)
     except ValueError as e:
         stderr.write(f"{parser.prog}: {args.url!r}: {e}\n")
         return EXIT_USAGE

@@ -66,6 +66,13 @@ class KindInfo:
     title: str  # Search Console's words for it, where it has some
     message: str  # one sentence; {count} is the number of times it was found
     fix: str
+    # The sentence when {count} is 1, for a kind that can be found once (`message_for`).
+    one: str = ""
+
+    def message_for(self, count: int, detail: str = "") -> str:
+        """The sentence for a finding of this kind seen count times."""
+        template = self.one if count == 1 and self.one else self.message
+        return template.format(count=f"{count:,}", detail=detail)
 
 
 _E, _W, _N = Severity.ERROR, Severity.WARNING, Severity.NOTICE
@@ -119,12 +126,14 @@ KINDS: dict[Kind, KindInfo] = {
         "Missing XML tag",
         "{count} entries have no <loc>, so they list nothing.",
         "Give every <url> and <sitemap> a <loc> with the page's absolute URL.",
+        "1 entry has no <loc>, so it lists nothing.",
     ),
     Kind.INVALID_URL: KindInfo(
         _E,
         "Invalid URL",
         "{count} <loc> values are not absolute http(s) URLs that search engines can read.",
         "Write full URLs (https://host/path), percent-encode spaces, keep them under 2,048 chars.",
+        "1 <loc> value is not an absolute http(s) URL that search engines can read.",
     ),
     Kind.URL_NOT_ALLOWED: KindInfo(
         _E,
@@ -132,12 +141,14 @@ KINDS: dict[Kind, KindInfo] = {
         "{count} URLs are on another host or scheme, or above the sitemap's folder.",
         "List only URLs of the sitemap's own host and scheme, in its folder or below; "
         "or move the sitemap to the site root.",
+        "1 URL is on another host or scheme, or above the sitemap's folder.",
     ),
     Kind.PATH_MISMATCH: KindInfo(
         _E,
         "Path mismatch",
         "{count} URLs differ from the sitemap's host by www.",
         "Use the same host (with or without www) in the sitemap's URL and in every <loc>.",
+        "1 URL differs from the sitemap's host by www.",
     ),
     Kind.TOO_MANY_URLS: KindInfo(
         _E,
@@ -180,18 +191,21 @@ KINDS: dict[Kind, KindInfo] = {
         "Invalid date",
         "{count} <lastmod> values are not W3C Datetime dates.",
         "Write dates as 2026-11-30 or 2026-11-30T08:15:00+00:00.",
+        "1 <lastmod> value is not a W3C Datetime date.",
     ),
     Kind.DATE_WITHOUT_TIMEZONE: KindInfo(
         _E,
         "Invalid date",
         "{count} <lastmod> values give a time without a time zone, which W3C Datetime forbids.",
         "Add the zone to the time (2026-11-30T08:15:00+00:00 or ...Z), or write the date alone.",
+        "1 <lastmod> value gives a time without a time zone, which W3C Datetime forbids.",
     ),
     Kind.FUTURE_LASTMOD: KindInfo(
         _W,
         "Future date",
         "{count} <lastmod> values are in the future, so search engines distrust the dates.",
         "Write the date the page last changed, never a future or placeholder date.",
+        "1 <lastmod> value is in the future, so search engines distrust the dates.",
     ),
     Kind.IDENTICAL_LASTMODS: KindInfo(
         _W,
@@ -205,18 +219,21 @@ KINDS: dict[Kind, KindInfo] = {
         "Partial lastmod",
         "{count} entries have no <lastmod> while others do.",
         "Give every entry the date its page last changed.",
+        "1 entry has no <lastmod> while others do.",
     ),
     Kind.DUPLICATE_URL: KindInfo(
         _W,
         "Duplicate URL",
         "{count} URLs are listed more than once ({detail}).",
         "List each URL once, in one sitemap.",
+        "1 URL is listed more than once ({detail}).",
     ),
     Kind.BLOCKED_BY_ROBOTS: KindInfo(
         _W,
         "Blocked by robots.txt",
         "{count} listed URLs are disallowed for Googlebot by robots.txt.",
         "Remove them from the sitemap, or allow them in robots.txt.",
+        "1 listed URL is disallowed for Googlebot by robots.txt.",
     ),
     Kind.NEWS_TOO_MANY: KindInfo(
         _E,
@@ -229,6 +246,7 @@ KINDS: dict[Kind, KindInfo] = {
         "Article too old",
         "{count} news articles were published more than two days ago.",
         "List only articles of the last two days in the news sitemap.",
+        "1 news article was published more than two days ago.",
     ),
     Kind.NEWS_MISSING_TAG: KindInfo(
         _E,
@@ -236,18 +254,21 @@ KINDS: dict[Kind, KindInfo] = {
         "{count} <news:news> elements lack a required tag: {detail}.",
         "Give each <news:news> a <news:publication> (name, language), "
         "<news:publication_date> and <news:title>.",
+        "1 <news:news> element lacks a required tag: {detail}.",
     ),
     Kind.VIDEO_MISSING_TAG: KindInfo(
         _E,
         "Missing XML tag",
         "{count} <video:video> elements lack a required tag: {detail}.",
         "Give each video a thumbnail_loc, title, description, and a content_loc or player_loc.",
+        "1 <video:video> element lacks a required tag: {detail}.",
     ),
     Kind.IMAGE_MISSING_LOC: KindInfo(
         _E,
         "Missing XML tag",
         "{count} <image:image> elements have no <image:loc>.",
         "Give every <image:image> an <image:loc> with the image's URL.",
+        "1 <image:image> element has no <image:loc>.",
     ),
     Kind.HREFLANG_INVALID: KindInfo(
         _W,
@@ -256,6 +277,8 @@ KINDS: dict[Kind, KindInfo] = {
         "the whole set.",
         "Use BCP 47 codes (en, en-GB, x-default), list each page itself among its alternates, "
         "and make every alternate link back.",
+        "1 alternate-language link is wrong ({detail}), so search engines may ignore the whole "
+        "set.",
     ),
     Kind.LIMIT_REACHED: KindInfo(
         _N,

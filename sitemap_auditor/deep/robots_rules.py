@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 
@@ -146,6 +146,10 @@ def path_params_query(url: str) -> str:
         return "/"
     path = url[path_start:hash_pos] if hash_pos >= 0 else url[path_start:]
     return path if path.startswith("/") else "/" + path
+
+
+def _always(_url: str) -> bool:
+    return True
 
 
 def _agent_name(value: bytes) -> bytes:
@@ -383,6 +387,26 @@ class RobotsRules:
         """True when the agent may fetch the URL (absolute; only its path and query count)."""
         rule = self.deciding_rule(url, agent)
         return rule is None or rule.allow
+
+    def checker(self, agent: str = "Googlebot") -> Callable[[str], bool]:
+        """`allowed(url, agent)` as one function of the URL, for the deep audit's millions: the
+        agent's rules are looked up once, and a robots.txt with no rule for it answers at once."""
+        rules = self._for(agent)
+        specific = rules.specific
+        global_ = None if rules.named else rules.global_
+        if specific is None and global_ is None:
+            return _always
+        tiers = tuple(t for t in (specific, global_) if t is not None)
+
+        def allowed(url: str) -> bool:
+            path = _normalised(path_params_query(url))
+            for tier in tiers:
+                rule = tier.deciding(path)
+                if rule is not None:
+                    return rule.allow
+            return True
+
+        return allowed
 
     def deciding_rule(self, url: str, agent: str = "Googlebot") -> Rule | None:
         """The rule that decides for the URL, None when none does (the URL is then allowed)."""

@@ -50,7 +50,9 @@ def _tree(sitemaps: list[Mapping[str, Any]]) -> list[str]:
             what = s["type"]
             status = f"HTTP {s['httpStatus']}" if s["httpStatus"] is not None else "no answer"
             if what == "unfetched":
-                status = "not fetched (a limit was reached)"
+                # Refused or unanswered (its error says why), or left by a limit of the walk.
+                failed = s["findings"]["error"]
+                status = "not fetched" if failed else "not fetched (a limit was reached)"
             entries = f", {_plural(s['entries'], 'entry', 'entries')}" if s["entries"] else ""
             gz = ", gzip" if s["compression"] else ""
             found = _counts(s["findings"])

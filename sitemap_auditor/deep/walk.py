@@ -157,6 +157,14 @@ class SitemapRecord:
     findings: list[Finding] = field(default_factory=list)
     children: list[int] = field(default_factory=list)
     cut: bool = False  # its fetch was cut by the walk's own time limit
+    # Its fetch was refused (the address guard, a URL that cannot be requested) or failed before
+    # any answer: it stays `unfetched`, and its finding says why; no limit left it unread.
+    unanswered: bool = False
+
+    @property
+    def left_by_a_limit(self) -> bool:
+        """Listed, and not fetched because a limit of the walk was reached."""
+        return self.type == "unfetched" and not self.unanswered
 
 
 @dataclass
@@ -288,8 +296,11 @@ class _Walker:
                 tally.set_count(Kind.COULDNT_FETCH, 1, detail=e.describe())
             head = out.parser.head if out.parser is not None else None
             if rec.type == "unfetched" and not rec.cut:
-                found = head.root if head is not None else ""
-                rec.type = found if found in checks.SITEMAP_ROOTS else "unknown"
+                if rec.http_status is None:
+                    rec.unanswered = True  # nothing was read of it: listed, not fetched
+                else:
+                    found = head.root if head is not None else ""
+                    rec.type = found if found in checks.SITEMAP_ROOTS else "unknown"
         if answer is not None:
             rec.wire_bytes = answer.wire_bytes
         rec.seconds = round(time.monotonic() - started, 3)
@@ -361,28 +372,36 @@ class _Walker:
             head = bom + stripped
         parser_box: list[SitemapParser] = []
         on_url = self.on_url
+        lock, check = self.lock, sc.entry
 
         def entry(e: Entry) -> None:
+            # Called from inside parser.feed and parser.close, which run holding self.lock:
+            # the checks that span files, and on_url, see one entry at a time.
             if offset:
                 e = replace(e, line=e.line + offset)
             if sc.entries == 0:
                 root = parser_box[0].head
                 sc.is_index = root is not None and root.root == "sitemapindex"
-            with self.lock:
-                sc.entry(e)
-                if on_url is not None and e.loc and not sc.is_index:
-                    on_url(UrlRecord(e.loc, rec.url, e.line, e.lastmod))
+            check(e)
+            if on_url is not None and e.loc and not sc.is_index:
+                on_url(UrlRecord(e.loc, rec.url, e.line, e.lastmod))
 
         parser = SitemapParser(on_entry=entry)
         parser_box.append(parser)
         out.parser = parser
-        parser.feed(head)
+        # The lock is taken per chunk, not per entry: parsing is bound by the interpreter's
+        # lock anyway, and a lock per entry made four fetches at once cost half as much again
+        # as one. The next chunk is read (the network, the inflating) without it.
+        with lock:
+            parser.feed(head)
         for chunk in chunks:
             if parser.finished:
                 break  # refused already: the rest cannot change that
             rec.bytes += len(chunk)
-            parser.feed(chunk)
-        outcome = parser.close()
+            with lock:
+                parser.feed(chunk)
+        with lock:
+            outcome = parser.close()
         root = parser.head.root if parser.head is not None else None
         if isinstance(outcome, ParsedSitemap):
             rec.type = outcome.root
@@ -730,7 +749,7 @@ def _site_findings(walker: _Walker, source: str, stopped: str | None, depth_cut:
             # A usual path that is not there is no finding: it was a guess.
             if r.http_status == 404 or r.http_status == 410:
                 r.findings = []
-        if not found and fallbacks and all(r.type != "unfetched" for r in fallbacks):
+        if not found and fallbacks and not any(r.left_by_a_limit for r in fallbacks):
             walker.site_tally.set_count(
                 Kind.COULDNT_FETCH,
                 1,
@@ -738,7 +757,7 @@ def _site_findings(walker: _Walker, source: str, stopped: str | None, depth_cut:
                 + ", ".join(candidates.FALLBACK_PATHS)
                 + " answered one",
             )
-    unfetched = sum(1 for r in walker.records if r.type == "unfetched") + walker.not_recorded
+    unfetched = sum(1 for r in walker.records if r.left_by_a_limit) + walker.not_recorded
     if stopped is not None or depth_cut or walker.not_recorded:
         why = []
         if stopped == "max-sitemaps":

@@ -73,6 +73,35 @@ def test_usage_errors_exit_64(capsys: pytest.CaptureFixture[str]) -> None:
     assert "max_sitemaps" in capsys.readouterr().err
 
 
+def test_demo_audits_the_embedded_demo_site(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # No --allow-private-networks: the demo site is served on 127.0.0.1, which --demo allows.
+    report = tmp_path / "demo.html"
+    assert cli.main(["deep", "--demo", "--json", "--html", str(report)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["verdict"]["status"] == "SUCCESS" and doc["complete"] is True
+    assert doc["auditedUrl"].startswith("http://127.0.0.1:")
+    (sitemap,) = doc["sitemaps"]
+    assert (sitemap["type"], sitemap["entries"], sitemap["compression"]) == ("urlset", 4, "gzip")
+    assert [f["kind"] for f in doc["findings"]] == ["partial-lastmod"]
+    assert doc["findings"][0]["message"] == "1 entry has no <lastmod> while others do."
+    assert "Partial lastmod" in report.read_text(encoding="utf-8")
+    assert cli.main(["deep", "demo"]) == 0
+    assert "1 entry has no <lastmod>" in capsys.readouterr().out
+
+
+def test_demo_takes_no_url_and_a_url_is_needed_without_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for argv in (["deep", "--demo", "https://example.com/"], ["deep"]):
+        with pytest.raises(SystemExit) as e:
+            cli.main(argv)
+        assert e.value.code == 64
+    err = capsys.readouterr().err
+    assert "takes no URL" in err and "no URL given" in err
+
+
 def test_the_index_and_its_children_make_a_tree(
     site: Site, capsys: pytest.CaptureFixture[str]
 ) -> None:

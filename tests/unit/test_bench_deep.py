@@ -191,3 +191,29 @@ def test_the_fastest_of_several_runs_is_kept_with_every_wall_time(
     assert run.ok and run.urls == 3 and len(run.walls) == 3 and run.wall_s == min(run.walls)
     failing = deep.best_of("usp", [sys.executable, "-c", "raise SystemExit(2)"], tmp_path / "f", 3)
     assert not failing.ok and failing.exit_code == 2 and failing.walls == []
+
+
+def test_a_missed_target_is_explained_from_the_parse_floor(
+    deep: ModuleType, tmp_path: Path
+) -> None:
+    site = deep.Site(tmp_path, BASE, ("a.xml.gz",), 100, 2048, 8192)
+    runs = {
+        "deep": _run(deep, "deep", urls=100, wall_s=4.0, cpu_s=3.5, peak_mib=50.0),
+        "advertools": _run(deep, "advertools", urls=100, wall_s=5.0, cpu_s=4.5, peak_mib=500.0),
+    }
+    floor = deep.Floor(lambda_parser=0.9, entry_events=2.0, entry_objects=0.7, runs=2)
+    report = deep.Report(site, runs, (), None, deep.datetime.now(deep.UTC), 3.0, (), floor, 4.0)
+    text = deep.render(report)
+    assert "the Lambda's parser alone reads them in 0.90 s" in text
+    assert "so 1.50 s are the checks and the rest" in text
+    # 1 s wanted (5 s / 5): 4x too slow, the parse alone 2x the target.
+    assert "not met, by 4.0×: it wants 1.00 s" in text and "(2.0× the target" in text
+    assert "load average 3.0 at the start and 4.0 at the end" in text
+    runs["deep"] = _run(deep, "deep", urls=100, wall_s=0.5, cpu_s=0.5, peak_mib=50.0)
+    assert "not met, by" not in deep.render(report)
+
+
+def test_the_dedupe_bound_is_the_deep_audit_s(deep: ModuleType) -> None:
+    from sitemap_auditor.deep.checks import DEFAULT_MAX_DEDUPE_URLS
+
+    assert deep.DEDUPE_BOUND == DEFAULT_MAX_DEDUPE_URLS

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date, timedelta
+
 import pytest
 
 from sitemap_auditor.deep import checks
@@ -34,6 +36,56 @@ FOLDER = SitemapScope.of("https://www.example.com/blog/sitemap.xml", from_robots
 )
 def test_classify_loc(loc: str, scope: SitemapScope, kind: Kind | None) -> None:
     assert checks.classify_loc(loc, scope) is kind
+
+
+@pytest.mark.parametrize(
+    "loc",
+    [
+        "https://www.example.com/a",
+        "https://www.example.com/a b",  # the scope's prefix, yet invalid
+        "https://www.example.com/a<b>",
+        "https://www.example.com/" + "a" * 2100,
+        "https://www.example.com/blog/a",
+        "https://www.example.com/blogger",
+        "https://example.com/blog/a",
+        "http://www.example.com/blog/a",
+        "/relative",
+    ],
+)
+@pytest.mark.parametrize("scope", [ROOT, FOLDER], ids=["root", "folder"])
+def test_a_location_is_judged_as_classify_loc_judges_it(loc: str, scope: SitemapScope) -> None:
+    # SitemapChecks.location decides the common case before classify_loc: the same answer.
+    site = checks.SiteChecks(None, "www.example.com")
+    sc = checks.SitemapChecks("https://www.example.com/blog/s.xml", 0, scope, False, NOW, site)
+    sc.location(loc, 1)
+    found = [f.kind for f in sc.tally.findings(sc.url)]
+    kind = checks.classify_loc(loc, scope)
+    assert found == ([] if kind is None else [kind])
+
+
+def test_lastmod_statistics_counted_in_batches_are_those_counted_one_by_one() -> None:
+    site = checks.SiteChecks(None, "www.example.com")
+    sc = checks.SitemapChecks("https://www.example.com/s.xml", 0, ROOT, False, NOW, site)
+    one_by_one = checks.LastmodStats()
+    # More distinct values than are batched at once, repeated and interleaved, over the cap
+    # of distinct days, so that which days are kept depends on the order they came in.
+    first = date(1950, 1, 1)
+    values = [(first + timedelta(days=i * 7919 % 30_000)).isoformat() for i in range(15_000)]
+    values += [f"{1800 + i % 150:04d}-{1 + i % 12:02d}" for i in range(3000)]
+    values += [f"2020-05-{1 + i % 28:02d}T10:{i % 60:02d}:00Z" for i in range(3000)]
+    for i, value in enumerate(values + values[::7]):
+        sc.lastmod(value, i)
+        key = lastmod_key(value)
+        assert key is not None
+        one_by_one.add(key)
+    got = sc.stats
+    assert (got.count, got.earliest, got.latest) == (
+        one_by_one.count,
+        one_by_one.earliest,
+        one_by_one.latest,
+    )
+    assert len(got.days) == checks.MAX_DISTINCT_DAYS and got.days == one_by_one.days
+    assert len(got.months) == checks.MAX_MONTHS and got.months == one_by_one.months
 
 
 @pytest.mark.parametrize(
@@ -142,3 +194,25 @@ def test_blocked_by_robots_asks_the_rules_for_urls_of_the_robots_host_only() -> 
     assert found[Kind.BLOCKED_BY_ROBOTS].count == 1
     assert found[Kind.BLOCKED_BY_ROBOTS].examples[0].line == 3
     assert Kind.PATH_MISMATCH in found
+
+
+# Kinds that are counted only past a threshold, so never once.
+_COUNTED_PAST = {
+    Kind.TOO_MANY_URLS: checks.MAX_ENTRIES,
+    Kind.TOO_MANY_SITEMAPS: checks.MAX_ENTRIES,
+    Kind.IDENTICAL_LASTMODS: checks.IDENTICAL_MIN_ENTRIES,
+    Kind.NEWS_TOO_MANY: checks.MAX_NEWS,
+}
+
+
+@pytest.mark.parametrize("kind", list(Kind))
+def test_a_count_of_one_reads_in_the_singular(kind: Kind) -> None:
+    info = KINDS[kind]
+    one = checks.Finding(kind, None, None, 1, (), "why").message
+    two = checks.Finding(kind, None, None, 2, (), "why").message
+    if "{count}" not in info.message or kind in _COUNTED_PAST:
+        assert not info.one and _COUNTED_PAST.get(kind, 2) > 1
+        return
+    assert "{count}" not in info.one
+    assert one == info.one.format(detail="why") and one.startswith("1 ")
+    assert two == info.message.format(count="2", detail="why")

@@ -406,6 +406,12 @@ def test_allowed_answers_as_robots_cc_but_for_the_chosen_escaping(case: Case) ->
     assert RobotsRules.parse(case.robots.encode()).allowed(case.url, case.agent) is expected
 
 
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_the_checker_answers_as_allowed(case: Case) -> None:
+    rules = RobotsRules.parse(case.robots.encode())
+    assert rules.checker(case.agent)(case.url) is rules.allowed(case.url, case.agent)
+
+
 def test_every_test_of_robots_test_cc_is_in_the_table() -> None:
     tests = {case.test for case in CASES}
     matcher_tests = {

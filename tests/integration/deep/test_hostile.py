@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler
@@ -16,7 +17,7 @@ import sitemap_auditor.addresses as ng
 from harness.servers import Site, drip, redirect, reply, send, stream
 from sitemap_auditor import deep
 from sitemap_auditor.credentials import Credentials
-from sitemap_auditor.deep import walk
+from sitemap_auditor.deep import text_report, walk
 
 
 def _index(site: Site, *paths: str) -> None:
@@ -71,6 +72,34 @@ def test_a_child_redirecting_inside_aws_is_refused(site: Site, host: str) -> Non
     f = kinds_of(doc, site.url("/meta.xml"))["couldnt-fetch"]
     assert "blocked address" in f["message"]
     assert doc["sitemaps"][0]["type"] == "sitemapindex"
+    # Listed, never answered: unfetched, for that reason and no limit's.
+    meta = doc["sitemaps"][1]
+    assert (meta["type"], meta["httpStatus"], meta["findings"]["error"]) == ("unfetched", None, 1)
+    assert "limit-reached" not in kinds_of(doc) and doc["complete"] is True
+    assert doc["totals"]["fetched"] == 1
+
+
+@pytest.mark.usefixtures("only_127_0_0_1")
+def test_children_refused_or_unanswered_are_unfetched_not_unknown(site: Site) -> None:
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()  # nothing listens there: the connection is refused
+    refused, unanswered = "http://10.1.2.3/s.xml", f"http://127.0.0.1:{port}/s.xml"
+    entries = "".join(f"<sitemap><loc>{u}</loc></sitemap>" for u in (refused, unanswered))
+    site.route("/robots.txt", reply(f"Sitemap: {site.url('/index.xml')}\n"))
+    site.route("/index.xml", reply(f'<sitemapindex xmlns="{SITEMAPS_NS}">{entries}</sitemapindex>'))
+    options = deep.Options(allow_private_networks=False, resolver=local_only)
+    doc = deep.audit(site.url("/"), options=options)
+    by_url = {s["url"]: s for s in doc["sitemaps"]}
+    for url in (refused, unanswered):
+        assert (by_url[url]["type"], by_url[url]["httpStatus"]) == ("unfetched", None)
+        assert "couldnt-fetch" in kinds_of(doc, url)
+    assert "blocked address" in kinds_of(doc, refused)["couldnt-fetch"]["message"]
+    assert "limit-reached" not in kinds_of(doc) and doc["complete"] is True
+    assert doc["totals"]["fetched"] == 1
+    text = text_report.render(doc)
+    assert "not fetched (a limit was reached)" not in text and "<unfetched> not fetched" in text
 
 
 def test_credentials_go_to_the_origin_only_and_are_never_echoed(
