@@ -27,6 +27,10 @@ from .outcome import Outcome, Provenance, redacted
 from .request import parse as parse_event
 from .text import valid_unicode
 
+# The real transport, imported here: requests and urllib3 load in the Lambda's init phase, with
+# its full CPU, not in the first audit (fetch.py would otherwise import them on first use).
+from .transport import HttpTransport
+
 __all__ = ["RESPONSE_MARGIN_S", "SETTINGS", "SHARING", "lambda_handler", "run"]
 
 # The process-lifetime objects (lifetime.py): settings, the sharing stores, the process's key.
@@ -104,7 +108,7 @@ def run(
                     budget_deadline=budget_deadline,
                 ),
                 on_fetch=log.fetched,
-                transport=transport,
+                transport=transport if transport is not None else HttpTransport(),
             )
             try:
                 # The site's answers, from this audit's own fetch or shared with other audits.

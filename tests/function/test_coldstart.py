@@ -55,6 +55,8 @@ def test_importing_the_handler_leaves_boto3_and_xray_out(deployed: bool) -> None
     # Powertools probes for botocore with a bare `import botocore` (to tag its user agent): that is
     # the package's __init__ alone, no session, client or loader machinery.
     assert {m for m in modules if top(m) == "botocore"} <= {"botocore"}
+    # The HTTP stack, though, loads with the handler, in the init phase, not in the first audit.
+    assert {"requests", "urllib3", "sitemap_auditor.transport"} <= modules
 
 
 def closed_port() -> int:
