@@ -9,16 +9,15 @@ does not slow the audit down.
 
 from __future__ import annotations
 
-import tracemalloc
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
-from typing import TypeVar
 
 import pytest
 from support.hostile_xml import HOSTILE, Hostile
 from support.results import data_of
 from support.rss_audit import audited_apart, linux_only, warm_up_site
+from support.tracing import traced_peak
 
 from harness.servers import Site, reply, stream
 from sitemap_auditor.fetch import MAX_BODY_BYTES
@@ -98,25 +97,6 @@ def gzipped(chunks: Iterator[bytes]) -> Iterator[bytes]:
         if out:
             yield out
     yield z.flush()
-
-
-T = TypeVar("T")
-
-
-def traced_peak(work: Callable[[], T]) -> tuple[T, int]:
-    """Run work under tracemalloc; return its result and how far traced memory rose above start."""
-    already = tracemalloc.is_tracing()  # e.g. python -X tracemalloc: leave it running
-    if not already:
-        tracemalloc.start()
-    try:
-        tracemalloc.reset_peak()
-        before, _ = tracemalloc.get_traced_memory()
-        result = work()
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        if not already:
-            tracemalloc.stop()
-    return result, peak - before
 
 
 @pytest.mark.slow

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import gzip
 import json
-import tracemalloc
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from support.hostile_xml import HEAD, HOSTILE, LONG_NAME, MARKUP, NAMES, Hostile, chunked
+from support.tracing import traced_peak
 
 from sitemap_auditor.issues import Kind
 from sitemap_auditor.parser import (
@@ -40,23 +40,6 @@ WIDEST_TAG_BOUND = 40 * 1024 * 1024
 READ_BOUND = MAX_MARKUP_BYTES + 3 * FEED_SLICE_BYTES
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 ANSWERS = Path(__file__).resolve().parent / "realworld_answers.json"
-T = TypeVar("T")
-
-
-def traced(work: Callable[[], T]) -> tuple[T, int]:
-    """Run work under tracemalloc: its result and how far traced memory rose above the start."""
-    already = tracemalloc.is_tracing()
-    if not already:
-        tracemalloc.start()
-    try:
-        tracemalloc.reset_peak()
-        before, _ = tracemalloc.get_traced_memory()
-        result = work()
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        if not already:
-            tracemalloc.stop()
-    return result, peak - before
 
 
 def fed_until_known(chunks: Iterable[bytes]) -> tuple[ParsedSitemap | Rejected, int]:
@@ -77,7 +60,7 @@ def reason_of(answer: ParsedSitemap | Rejected) -> str | None:
 
 @pytest.mark.parametrize("case", HOSTILE, ids=[h.name for h in HOSTILE])
 def test_a_hostile_body_is_answered_in_bounded_memory(case: Hostile) -> None:
-    (answer, fed), peak = traced(lambda: fed_until_known(case.chunks()))
+    (answer, fed), peak = traced_peak(lambda: fed_until_known(case.chunks()))
     assert reason_of(answer) == case.reason
     if case.reason is not None:
         assert isinstance(answer, Rejected) and answer.kind is Kind.REFUSED_XML
@@ -89,7 +72,7 @@ def test_a_hostile_body_is_answered_in_bounded_memory(case: Hostile) -> None:
 def test_a_caller_s_chunk_of_any_size_is_fed_to_expat_in_slices() -> None:
     # One 16 MB chunk holding a 16 MB <lastmod>: the text kept stays at the cap plus a slice.
     doc = HEAD + b"<url><lastmod>" + b"2" * 16_000_000 + b"</lastmod></url></urlset>"
-    answer, peak = traced(lambda: parse_bytes([doc]))
+    answer, peak = traced_peak(lambda: parse_bytes([doc]))
     assert isinstance(answer, ParsedSitemap) and answer.unparsable_total == 1
     assert peak < PEAK_BOUND, f"traced peak {peak / 2**20:.1f} MiB"
 
