@@ -14,11 +14,11 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
-from urllib.parse import urlsplit
 
+from .. import urls
 from ..lastmod import format_instant, key_to_instant, lastmod_key
 from ..parser import Entry
-from ..urls import ascii_host, strip_userinfo
+from ..urls import strip_userinfo
 from .kinds import KINDS, Kind
 
 __all__ = [
@@ -197,44 +197,44 @@ class SitemapScope:
 
     @classmethod
     def of(cls, sitemap_url: str, from_robots: bool) -> SitemapScope:
-        """The scope of a sitemap at sitemap_url (its folder, or the host's root)."""
-        parts = urlsplit(sitemap_url)
-        folder = "/" if from_robots else parts.path[: parts.path.rfind("/") + 1] or "/"
+        """The scope of a sitemap at sitemap_url (its folder, or the host's root), read as the
+        fetcher reads it (docs/contract.md §8: one reading of every URL)."""
         try:
-            port = parts.port
-        except ValueError:
-            port = None
-        return cls(parts.scheme.lower(), ascii_host(parts.hostname or "") or "", port, folder)
+            web = urls.read(sitemap_url)
+        except urls.UnfetchableURLError:
+            return cls("", "", None, "/")
+        path = web.target.split("?", 1)[0]
+        folder = "/" if from_robots else path[: path.rfind("/") + 1] or "/"
+        port = None if web.port == urls.DEFAULT_PORTS[web.scheme] else web.port
+        return cls(web.scheme, web.host, port, folder)
 
 
-_DEFAULT_PORTS = {"http": 80, "https": 443}
+# A dot segment, plain or percent-encoded: `/blog/../shop/` is read as `/shop/`.
+_DOT_SEGMENT = re.compile(r"/(?:\.|%2[eE])")
 
 
 def classify_loc(loc: str, scope: SitemapScope) -> Kind | None:
     """What is wrong with a <loc> in a sitemap of that scope, or None."""
     if len(loc) > MAX_URL_CHARS or _NOT_IN_URLS.search(loc):
         return Kind.INVALID_URL
-    if loc.startswith(scope.prefix):
-        return None  # the common case: the sitemap's own scheme, host and port, in its folder
+    prefix = scope.prefix
+    if loc.startswith(prefix) and not _DOT_SEGMENT.search(loc, len(prefix) - 1):
+        # The common case: the sitemap's own scheme, host and port, in its folder (no dot
+        # segment that would lead out of it once read).
+        return None
+    # Anything else is read as the fetcher would read it, by the one parser.
     try:
-        parts = urlsplit(loc)
-        port = parts.port
-    except ValueError:
+        web = urls.read(loc)
+    except urls.UnfetchableURLError:
         return Kind.INVALID_URL
-    scheme = parts.scheme.lower()
-    if scheme not in _DEFAULT_PORTS or not parts.netloc or not parts.hostname:
-        return Kind.INVALID_URL
-    host = ascii_host(parts.hostname)
-    if host is None:
-        return Kind.INVALID_URL
-    if host != scope.host:
-        if host.removeprefix("www.") == scope.host.removeprefix("www."):
+    if web.host != scope.host:
+        if web.host.removeprefix("www.") == scope.host.removeprefix("www."):
             return Kind.PATH_MISMATCH
         return Kind.URL_NOT_ALLOWED
-    same_port = (port or _DEFAULT_PORTS[scheme]) == (scope.port or _DEFAULT_PORTS.get(scope.scheme))
-    if scheme != scope.scheme or not same_port:
+    scope_port = scope.port or urls.DEFAULT_PORTS.get(scope.scheme)
+    if web.scheme != scope.scheme or web.port != scope_port:
         return Kind.URL_NOT_ALLOWED
-    if not (parts.path or "/").startswith(scope.folder):
+    if not web.target.startswith(scope.folder):
         return Kind.URL_NOT_ALLOWED
     return None
 

@@ -20,10 +20,9 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 from .. import audit as lambda_audit
-from .. import candidates, config, request, response, robots
+from .. import candidates, config, request, response, robots, urls
 from .. import site as sites
 from ..credentials import Credentials
 from ..errors import FetchError, FetchErrorKind
@@ -604,7 +603,11 @@ class _Walker:
 
 
 def _host(url: str) -> str:
-    return urlsplit(url).netloc.lower()
+    """The host a fetch of url goes to, in the fetcher's one reading (for politeness per host)."""
+    try:
+        return urls.read(url).authority
+    except urls.UnfetchableURLError:
+        return ""
 
 
 def _next_polite(queue: deque[SitemapRecord], hosts: Counter[str]) -> int | None:

@@ -32,6 +32,12 @@ FOLDER = SitemapScope.of("https://www.example.com/blog/sitemap.xml", from_robots
         ("ftp://www.example.com/a", ROOT, Kind.INVALID_URL),
         ("https://www.example.com/" + "a" * 2100, ROOT, Kind.INVALID_URL),
         ("https://[zz]/a", ROOT, Kind.INVALID_URL),
+        # Two parsers would read these apart (the host before "\\", or after "@"): invalid.
+        ("https://www.other.com\\@www.example.com/a", ROOT, Kind.INVALID_URL),
+        # Read as the fetcher reads it (docs/contract.md §8): dot segments lead out of a folder.
+        ("https://www.example.com/blog/%2e%2e/shop/a", FOLDER, Kind.URL_NOT_ALLOWED),
+        ("https://www.example.com:443/a", ROOT, None),
+        ("https://www.example.com/blog/../shop/a", FOLDER, Kind.URL_NOT_ALLOWED),
     ],
 )
 def test_classify_loc(loc: str, scope: SitemapScope, kind: Kind | None) -> None:
