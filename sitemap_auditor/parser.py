@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 from xml.parsers import expat
 
 from defusedxml import EntitiesForbidden, ExternalReferenceForbidden
@@ -35,8 +35,8 @@ __all__ = [
     "MAX_UNPARSABLE_SAMPLES",
     "ROOTS",
     "DocumentHead",
-    "Entry",
     "EntryCallback",
+    "Extensions",
     "News",
     "ParsedSitemap",
     "Rejected",
@@ -150,12 +150,9 @@ class News:
 
 
 @dataclass(frozen=True, slots=True)
-class Entry:
-    """One `<url>` or `<sitemap>` entry, as the deep audit reads it."""
+class Extensions:
+    """What an entry holds besides `<loc>` and `<lastmod>`, as the deep audit reads it."""
 
-    line: int  # where its start tag is
-    loc: str | None  # trimmed of XML white space; None when it has no <loc>
-    lastmod: str | None  # as written (cut past MAX_LASTMOD_CHARS + 1 characters)
     images: int = 0
     images_without_loc: int = 0
     videos: tuple[frozenset[str], ...] = ()  # each video's child tags that are not blank
@@ -174,7 +171,26 @@ class DocumentHead:
     line: int
 
 
-EntryCallback = Callable[[Entry], None]
+class EntryCallback(Protocol):
+    """What the parser calls with each `<url>` or `<sitemap>` entry (the deep audit's reading).
+
+    line is where the entry's start tag is; loc is trimmed of XML white space (None when the
+    entry has no `<loc>`); lastmod is as written, cut past MAX_LASTMOD_CHARS + 1 characters;
+    extensions is None for an entry with no extension element (most of them), so that the
+    common entry costs one call and no object.
+    """
+
+    def __call__(
+        self, line: int, loc: str | None, lastmod: str | None, extensions: Extensions | None, /
+    ) -> None: ...
+
+
+_Handlers = tuple[
+    Callable[[str, list[str]], None],
+    Callable[[str], None],
+    Callable[[], None],
+    Callable[[], "ParsedSitemap | None"],
+]
 
 
 # The XML declaration, with its encoding, is looked for in this many first bytes.
@@ -237,9 +253,15 @@ class SitemapParser:
     namespace or none, without paying for expat's namespace processing.
     """
 
-    def __init__(self, on_entry: EntryCallback | None = None) -> None:
+    def __init__(
+        self,
+        on_entry: EntryCallback | None = None,
+        on_head: Callable[[DocumentHead], EntryCallback | None] | None = None,
+    ) -> None:
         """on_entry, when given, is called with every entry (the deep audit); the root element
-        is then told by `head`. Without it, nothing of this is read."""
+        is then told by `head`, and on_head, when given, is called with it as soon as it is
+        read, before any entry: what it returns, when not None, is called with the entries in
+        on_entry's place. Without on_entry, nothing of this is read."""
         # The expat parser is made once the start of the document tells its encoding.
         p: Any = None
         self._p: Any = None
@@ -335,13 +357,19 @@ class SitemapParser:
                 root, count, latest.latest(), tuple(samples), unparsable, latest.latest_text()
             )
 
-        handlers: tuple[Callable[[str, list[str]], None], Callable[[str], None]] = (start, end)
-        if on_entry is not None:
-            handlers = self._entry_handlers(on_entry, start, end, text, lambda: p)
+        self._bound_text: Callable[[], None] = bound_text
+        self._facts: Callable[[], ParsedSitemap | None] = facts
 
         def build(encoding: str | None) -> Any:
             nonlocal p
             p = expat.ParserCreate(encoding, intern=names)
+            on_start: Callable[[str, list[str]], None] = start
+            on_end: Callable[[str], None] = end
+            if on_entry is not None:
+                # The deep audit's handlers, which do the Lambda's job too (made here, once the
+                # expat parser they set text handlers on exists).
+                on_start, on_end, bound, read_facts = self._entry_handlers(on_entry, on_head, p)
+                self._bound_text, self._facts = bound, read_facts
             p.buffer_text = True
             p.ordered_attributes = True  # a list is cheaper than a dict; attributes are unused
             p.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
@@ -350,33 +378,48 @@ class SitemapParser:
             p.EntityDeclHandler = _entity_decl
             p.UnparsedEntityDeclHandler = _entity_decl
             p.ExternalEntityRefHandler = _external_ref
-            p.StartElementHandler, p.EndElementHandler = handlers
+            p.StartElementHandler, p.EndElementHandler = on_start, on_end
             return p
 
         self._build: Callable[[str | None], Any] = build
-        self._bound_text: Callable[[], None] = bound_text
-        self._facts: Callable[[], ParsedSitemap | None] = facts
 
     def _entry_handlers(
         self,
         on_entry: EntryCallback,
-        base_start: Callable[[str, list[str]], None],
-        base_end: Callable[[str], None],
-        lastmod_text: list[str],
-        expat_parser: Callable[[], Any],
-    ) -> tuple[Callable[[str, list[str]], None], Callable[[str], None]]:
-        """Handlers that do what the Lambda's do, and also read each entry for on_entry."""
+        on_head: Callable[[DocumentHead], EntryCallback | None] | None,
+        p: Any,
+    ) -> _Handlers:
+        """Handlers that do what the Lambda's do, and also read each entry for on_entry.
+
+        One pair of handlers does both jobs: a second Python call per element would cost more
+        than all the reading. The Lambda's part (the root, the entry count, the latest
+        `<lastmod>` and the unparsable samples) follows the Lambda's handlers rule for rule:
+        a `<lastmod>` at an entry's second level in any namespace, ended by the first end tag
+        after it (in mixed content, its first child's). Text is collected straight into a list
+        by expat (no Python call per text event) and cut between slices (`bound_text`).
+        """
         spaces: dict[str, str] = {}  # prefix ("" for the default) -> namespace, as declared
+        # name -> (its extension kind, or "", and its local name), for the bindings so far.
+        kinds: dict[str, tuple[str, str]] = {}
         depth = 0
+        root: str | None = None
         entry_name = ""
-        parts: list[str] = []
-        kept = 0
-        field = ""  # what the text being collected is for
+        count = 0
+        latest = LatestLastmod()
+        add_lastmod = latest.add
+        known_lastmod = latest.known
+        samples: list[str] = []
+        unparsable = 0
+        parts: list[str] = []  # the text of the field being read
+        collect = parts.append
+        field = ""  # what that text is for: loc, lastmod, image:loc, video:..., news:...
         field_depth = 0
-        # The entry being read.
+        overlong = False  # a <lastmod> whose text goes on past MAX_LASTMOD_CHARS
+        # The entry being read (line 0: none); extensions only once it has one.
         line = 0
         loc: str | None = None
         lastmod: str | None = None
+        extended = False
         images = images_without_loc = videos_total = 0
         image_loc = False
         videos: list[frozenset[str]] = []
@@ -387,73 +430,57 @@ class SitemapParser:
         alternates: list[tuple[str, str]] = []
         container = ""  # image, video or news: the extension element open at depth 3
 
-        def capture(data: str) -> None:
-            nonlocal kept
-            if kept < MAX_FIELD_CHARS:
-                parts.append(data)
-                kept += len(data)
-
-        def collect(what: str) -> None:
-            nonlocal field, field_depth, kept
-            field, field_depth, kept = what, depth, 0
-            parts.clear()
-            expat_parser().CharacterDataHandler = capture
-
-        def group(name: str) -> tuple[str, str]:
+        def kind_of(name: str) -> tuple[str, str]:
             prefix, _, local = name.rpartition(":")
             space = spaces.get(prefix)
             if space is not None:
-                return EXTENSION_NAMESPACES.get(space, ""), local
-            return (prefix if prefix in _EXTENSION_PREFIXES else ""), local
+                found = (EXTENSION_NAMESPACES.get(space, ""), local)
+            else:
+                found = ((prefix if prefix in _EXTENSION_PREFIXES else ""), local)
+            kinds[name] = found  # at most MAX_NAMES distinct names reach here
+            return found
+
+        def read(what: str) -> None:
+            nonlocal field, field_depth
+            field, field_depth = what, depth
+            parts.clear()
+            p.CharacterDataHandler = collect
 
         def start(name: str, attrs: list[str]) -> None:
-            nonlocal depth, entry_name, line, loc, lastmod, container
-            nonlocal images, images_without_loc, image_loc, videos_total, news_date
+            nonlocal depth, root, entry_name, count, line, loc, lastmod, extended, container
+            nonlocal images, images_without_loc, image_loc, videos_total, news_date, overlong
+            nonlocal on_entry
             if attrs and len(spaces) < 64:
                 for i in range(0, len(attrs) - 1, 2):
                     key = attrs[i]
-                    if key == "xmlns" or key[:6] == "xmlns:":
-                        spaces.setdefault(key[6:], attrs[i + 1])
-            if depth == 0:
-                prefix = name.rpartition(":")[0]
-                local = name.rpartition(":")[2]
-                self.head = DocumentHead(
-                    local[:100], spaces.get(prefix), expat_parser().CurrentLineNumber
-                )
-                entry_name = ROOTS.get(local, "")
-            base_start(name, attrs)
+                    if (key == "xmlns" or key[:6] == "xmlns:") and key[6:] not in spaces:
+                        spaces[key[6:]] = attrs[i + 1]
+                        kinds.clear()
             depth += 1
-            if depth == 2:
-                if name.rpartition(":")[2] == entry_name:
-                    line = expat_parser().CurrentLineNumber
-                    loc = lastmod = None
-                    images = images_without_loc = videos_total = 0
-                    videos.clear()
-                    news.clear()
-                    alternates.clear()
-                    container = ""
-                else:
-                    line = 0
-                return
-            if line == 0 or depth < 3 or field:
-                return
-            kind, local = group(name)
             if depth == 3:
+                if not line or field:
+                    return
+                kind, local = kinds.get(name) or kind_of(name)
                 container = ""
-                if not kind:
+                if local == "lastmod":
+                    read("lastmod")
+                    overlong = False
+                elif not kind:
                     if local == "loc":
-                        collect("loc")
+                        read("loc")
+                    return
                 elif kind == "image" and local == "image":
-                    container, image_loc = "image", False
+                    container, image_loc, extended = "image", False, True
                     images += 1
                 elif kind == "video" and local == "video":
-                    container = "video"
+                    container, extended = "video", True
                     video_tags.clear()
                     videos_total += 1
                 elif kind == "news" and local == "news":
-                    container, news_date = "news", None
+                    container, news_date, extended = "news", None, True
                     news_tags.clear()
                 elif kind == "xhtml" and local == "link" and len(alternates) < MAX_ENTRY_EXTENSIONS:
+                    extended = True
                     values = dict(zip(attrs[::2], attrs[1::2], strict=False))
                     if values.get("rel", "").strip().lower() == "alternate":
                         alternates.append(
@@ -462,26 +489,71 @@ class SitemapParser:
                                 values.get("href", "").strip(_XML_SPACE)[:MAX_FIELD_CHARS],
                             )
                         )
-            elif kind == container:
+            elif depth == 2:
+                if name == entry_name or name.rpartition(":")[2] == entry_name:
+                    count += 1
+                    line = p.CurrentLineNumber
+                    loc = lastmod = None
+                    if extended:
+                        extended = False
+                        images = images_without_loc = videos_total = 0
+                        videos.clear()
+                        news.clear()
+                        alternates.clear()
+                    container = ""
+                else:
+                    line = 0
+            elif depth == 1:
+                prefix, _, local = name.rpartition(":")
+                head = self.head = DocumentHead(
+                    local[:100], spaces.get(prefix), p.CurrentLineNumber
+                )
+                found = ROOTS.get(local)
+                if found is None:
+                    raise _RefusedError(Kind.UNKNOWN_ROOT, _unknown_root(local))
+                root, entry_name = local, found
+                if on_head is not None:
+                    on_entry = on_head(head) or on_entry
+            elif depth > MAX_DEPTH:
+                raise _RefusedError(Kind.TOO_DEEP, f"elements nested deeper than {MAX_DEPTH}")
+            elif container and line and not field:
+                kind, local = kinds.get(name) or kind_of(name)
+                if kind != container:
+                    return
                 if container == "image":
                     if local == "loc" and depth == 4:
-                        collect("image:loc")
+                        read("image:loc")
                 elif container == "video":
                     if depth == 4:
-                        collect("video:" + local[:40])
+                        read("video:" + local[:40])
                 elif local in ("name", "language", "publication_date", "title"):
-                    collect("news:" + local)
+                    read("news:" + local)
 
         def end(name: str) -> None:
             nonlocal depth, field, loc, lastmod, line, image_loc, images_without_loc, news_date
-            nonlocal container
-            if line:
-                if field and depth == field_depth:
-                    value = "".join(parts).strip(_XML_SPACE)
-                    expat_parser().CharacterDataHandler = None
-                    if field == "loc":
-                        loc = value
-                    elif field == "image:loc":
+            nonlocal container, unparsable
+            if field and (depth == field_depth or field == "lastmod"):
+                p.CharacterDataHandler = None
+                value = parts[0] if len(parts) == 1 else "".join(parts)
+                if field == "loc":
+                    loc = value.strip(_XML_SPACE)
+                elif field == "lastmod":
+                    lastmod = value[: MAX_LASTMOD_CHARS + 1]
+                    # What the Lambda's handlers do with it (SitemapParser.__init__'s end).
+                    if overlong or (
+                        len(value) > MAX_LASTMOD_CHARS
+                        and len(value.strip(_XML_SPACE)) > MAX_LASTMOD_CHARS
+                    ):
+                        unparsable += 1
+                        if len(samples) < MAX_UNPARSABLE_SAMPLES:
+                            samples.append(value.lstrip(_XML_SPACE)[:MAX_SAMPLE_CHARS])
+                    elif not (known_lastmod(value) or add_lastmod(value)):
+                        unparsable += 1
+                        if len(samples) < MAX_UNPARSABLE_SAMPLES:
+                            samples.append(value.strip(_XML_SPACE)[:MAX_SAMPLE_CHARS])
+                else:
+                    value = value.strip(_XML_SPACE)
+                    if field == "image:loc":
                         image_loc = image_loc or bool(value)
                     elif value:
                         if field[:6] == "video:":
@@ -490,23 +562,14 @@ class SitemapParser:
                             news_tags.add(field[5:])
                             if field == "news:publication_date":
                                 news_date = value[:MAX_LASTMOD_CHARS]
-                    field = ""
-                elif depth == 3:
-                    if container == "image" and not image_loc:
-                        images_without_loc += 1
-                    elif container == "video" and len(videos) < MAX_ENTRY_EXTENSIONS:
-                        videos.append(frozenset(video_tags))
-                    elif container == "news" and len(news) < MAX_ENTRY_EXTENSIONS:
-                        news.append(News(frozenset(news_tags), news_date))
-                    elif not container and name.rpartition(":")[2] == "lastmod":
-                        lastmod = "".join(lastmod_text)[: MAX_LASTMOD_CHARS + 1]
-                    container = ""
-                elif depth == 2:
+                field = ""
+            elif depth == 2:
+                if line:
                     on_entry(
-                        Entry(
-                            line,
-                            loc,
-                            lastmod,
+                        line,
+                        loc,
+                        lastmod,
+                        Extensions(
                             images,
                             images_without_loc,
                             tuple(videos),
@@ -514,12 +577,43 @@ class SitemapParser:
                             tuple(news),
                             tuple(alternates),
                         )
+                        if extended
+                        else None,
                     )
                     line = 0
+            elif depth == 3 and container:
+                if container == "image":
+                    if not image_loc:
+                        images_without_loc += 1
+                elif container == "video":
+                    if len(videos) < MAX_ENTRY_EXTENSIONS:
+                        videos.append(frozenset(video_tags))
+                elif len(news) < MAX_ENTRY_EXTENSIONS:
+                    news.append(News(frozenset(news_tags), news_date))
+                container = ""
             depth -= 1
-            base_end(name)
 
-        return start, end
+        def bound_text() -> None:
+            # Called between slices: the text being read grows by at most a slice before it is
+            # cut here, to what is kept of it (see the Lambda's bound_text).
+            nonlocal overlong
+            if field and parts:
+                joined = "".join(parts).lstrip(_XML_SPACE)
+                cap = MAX_LASTMOD_CHARS if field == "lastmod" else MAX_FIELD_CHARS
+                if len(joined) > cap:
+                    if field == "lastmod" and joined[cap:].strip(_XML_SPACE):
+                        overlong = True
+                    joined = joined[: cap + 1]
+                parts[:] = [joined]
+
+        def facts() -> ParsedSitemap | None:
+            if root is None:
+                return None
+            return ParsedSitemap(
+                root, count, latest.latest(), tuple(samples), unparsable, latest.latest_text()
+            )
+
+        return start, end, bound_text, facts
 
     @property
     def finished(self) -> bool:

@@ -17,7 +17,7 @@ from typing import Protocol
 
 from .. import urls
 from ..lastmod import format_instant, key_to_instant, lastmod_key
-from ..parser import Entry
+from ..parser import Extensions
 from ..urls import strip_userinfo
 from .kinds import KINDS, Kind
 
@@ -495,44 +495,54 @@ class SitemapChecks:
             add(key, times)
         self._pending.clear()
 
-    def entry(self, e: Entry) -> None:
-        """Check one entry."""
+    def entry(
+        self, line: int, loc: str | None, lastmod: str | None, ext: Extensions | None, /
+    ) -> None:
+        """Check one entry (the parser's EntryCallback)."""
         self.entries += 1
-        tally, line = self.tally, e.line
-        loc = e.loc
         if not loc:
-            tally.add(Kind.MISSING_TAG, line, "<loc> missing" if loc is None else "<loc> empty")
+            self.tally.add(
+                Kind.MISSING_TAG, line, "<loc> missing" if loc is None else "<loc> empty"
+            )
         else:
             self.location(loc, line)
-        if e.lastmod is None:
+        if lastmod is None:
             self.without_lastmod += 1
         else:
-            self.lastmod(e.lastmod, line)
+            self.lastmod(lastmod, line)
+        if ext is not None:
+            self._extensions(ext, line, loc or "")
+
+    def _extensions(self, e: Extensions, line: int, loc: str) -> None:
+        tally = self.tally
         if e.images:
             self.images += e.images
             for _ in range(e.images_without_loc):
-                tally.add(Kind.IMAGE_MISSING_LOC, line, loc or "")
+                tally.add(Kind.IMAGE_MISSING_LOC, line, loc)
         if e.videos_total:
             self.videos += e.videos_total
             for tags in e.videos:
                 missing = video_missing(tags)
                 if missing:
-                    tally.add(Kind.VIDEO_MISSING_TAG, line, loc or "", ", ".join(missing))
+                    tally.add(Kind.VIDEO_MISSING_TAG, line, loc, ", ".join(missing))
         if e.news:
             self.news += len(e.news)
             self.news_entries += 1
             for n in e.news:
-                self._news(n.tags, n.publication_date, line, loc or "")
+                self._news(n.tags, n.publication_date, line, loc)
         if e.alternates:
-            self._alternates(e, loc or "")
+            self._alternates(e, line, loc)
 
     def location(self, loc: str, line: int | None) -> None:
         """Check one listed URL (of an entry, or a line of a text sitemap)."""
-        # classify_loc's own first two tests, in the order that decides the common case (the
-        # sitemap's own scheme, host and port, in its folder) at the least cost.
+        # classify_loc's own first tests, in the order that decides the common case (the
+        # sitemap's own scheme, host and port, in its folder, and no dot segment: `/.` and
+        # `/%2` are what each spelling of one starts with) at the least cost.
         if (
             loc.startswith(self._prefix)
             and len(loc) <= MAX_URL_CHARS
+            and "/." not in loc
+            and "/%2" not in loc
             and _NOT_IN_URLS.search(loc) is None
         ):
             problem = None
@@ -585,21 +595,21 @@ class SitemapChecks:
             elif key < self.now_key - NEWS_MAX_AGE_US:
                 self.tally.add(Kind.NEWS_TOO_OLD, line, f"{date} {loc}")
 
-    def _alternates(self, e: Entry, loc: str) -> None:
+    def _alternates(self, e: Extensions, line: int, loc: str) -> None:
         self.alternates += len(e.alternates)
         tally, site = self.tally, self.site
         self_link = False
         for code, href in e.alternates:
             if not hreflang_valid(code):
-                tally.add(Kind.HREFLANG_INVALID, e.line, f"hreflang={code!r}", "not BCP 47")
+                tally.add(Kind.HREFLANG_INVALID, line, f"hreflang={code!r}", "not BCP 47")
             if href == loc:
                 self_link = True
             elif loc and href:
-                site.alternate(self.url, e.line, loc, href)
+                site.alternate(self.url, line, loc, href)
         if loc:
-            site.alternate(self.url, e.line, loc, loc)
+            site.alternate(self.url, line, loc, loc)
         if not self_link:
-            tally.add(Kind.HREFLANG_INVALID, e.line, loc, "no link to the page itself")
+            tally.add(Kind.HREFLANG_INVALID, line, loc, "no link to the page itself")
 
     def finish(self) -> None:
         """The checks of the file as a whole, once its last entry is read."""

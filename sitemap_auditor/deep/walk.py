@@ -29,7 +29,14 @@ from ..errors import FetchError, FetchErrorKind
 from ..fetch import Fetcher, FetchPolicy
 from ..guard import Resolver, system_resolver
 from ..issues import Kind as IssueKind
-from ..parser import Entry, ParsedSitemap, Rejected, SitemapParser
+from ..parser import (
+    DocumentHead,
+    EntryCallback,
+    Extensions,
+    ParsedSitemap,
+    Rejected,
+    SitemapParser,
+)
 from ..response import redact
 from ..urls import strip_userinfo
 from . import checks
@@ -369,24 +376,24 @@ class _Walker:
             offset = gap.count(b"\n") or gap.count(b"\r")
             tally.set_count(Kind.LEADING_WHITESPACE, 1, line=1)
             head = bom + stripped
-        parser_box: list[SitemapParser] = []
         on_url = self.on_url
         lock, check = self.lock, sc.entry
 
-        def entry(e: Entry) -> None:
+        def every(line: int, loc: str | None, lastmod: str | None, ext: Extensions | None) -> None:
             # Called from inside parser.feed and parser.close, which run holding self.lock:
             # the checks that span files, and on_url, see one entry at a time.
-            if offset:
-                e = replace(e, line=e.line + offset)
-            if sc.entries == 0:
-                root = parser_box[0].head
-                sc.is_index = root is not None and root.root == "sitemapindex"
-            check(e)
-            if on_url is not None and e.loc and not sc.is_index:
-                on_url(UrlRecord(e.loc, rec.url, e.line, e.lastmod))
+            line += offset
+            check(line, loc, lastmod, ext)
+            if on_url is not None and loc and not sc.is_index:
+                on_url(UrlRecord(loc, rec.url, line, lastmod))
 
-        parser = SitemapParser(on_entry=entry)
-        parser_box.append(parser)
+        def reader(root: DocumentHead) -> EntryCallback:
+            # Read before the first entry: an index's entries are not listed URLs, and a file
+            # with nothing more to do than the checks gives the parser the checks themselves.
+            sc.is_index = root.root == "sitemapindex"
+            return check if not offset and (on_url is None or sc.is_index) else every
+
+        parser = SitemapParser(on_entry=every, on_head=reader)
         out.parser = parser
         # The lock is taken per chunk, not per entry: parsing is bound by the interpreter's
         # lock anyway, and a lock per entry made four fetches at once cost half as much again

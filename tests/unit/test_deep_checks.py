@@ -56,6 +56,12 @@ def test_classify_loc(loc: str, scope: SitemapScope, kind: Kind | None) -> None:
         "https://example.com/blog/a",
         "http://www.example.com/blog/a",
         "/relative",
+        # The scope's prefix, then a dot segment that leads out of its folder.
+        "https://www.example.com/blog/../shop/a",
+        "https://www.example.com/blog/%2e%2e/shop/a",
+        "https://www.example.com/blog/%2E./shop/a",
+        "https://www.example.com/blog/./a",
+        "https://www.example.com/blog/.well-known/a",
     ],
 )
 @pytest.mark.parametrize("scope", [ROOT, FOLDER], ids=["root", "folder"])
