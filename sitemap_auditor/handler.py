@@ -81,6 +81,8 @@ def run(
     request = parse_event(valid_unicode(event))
     # Inline credentials are known at once: the event's own url may carry the password (in its
     # query, say), and no line, not even the first, may show it (docs/contract.md §8).
+    # A basicAuthSecretId's password is known once the secret is read: the first line waits
+    # for it (Invocation.begin).
     secrets: tuple[str, ...] = request.basic_auth.secrets() if request.basic_auth else ()
     log = Invocation(request.id, request.url, getattr(context, "aws_request_id", None), secrets)
     # Known once the facts are in; the logs and metrics carry it even when a defect follows.
@@ -95,7 +97,7 @@ def run(
         else:
             creds = credentials.resolve(request.basic_auth, request.secret_id)
             secrets = creds.secrets() if creds else ()
-            log.secrets = secrets
+            log.begin(secrets)
             budget_deadline = _budget_deadline(context)
             store, key = _shared_store(creds, settings, log)
             share = audit.share_request(site, creds, settings, budget_deadline, store, key)

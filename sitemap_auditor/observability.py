@@ -115,18 +115,37 @@ class Invocation:
         # docs/contract.md §1: cut on log lines and the EMF document (an event's id may be MBs;
         # CloudWatch cuts a log event at 256 KB).
         self.run_id = run_id[:MAX_RUN_ID_CHARS] if isinstance(run_id, str) else None
-        cold_start, _state["cold_start"] = _state["cold_start"], False
+        self._cold_start, _state["cold_start"] = _state["cold_start"], False
+        self._url = url
+        self._request_id = request_id
+        self._begun = False
+
+    def begin(self, secrets: tuple[str, ...] | None = None) -> None:
+        """Write the first line, `audit started`, once: with the audit's secrets known by now.
+
+        The event's url may carry a password outside its userinfo (in its query, say) and every
+        line carries the url: so no line is written before the audit knows the password it must
+        hide, the one of a `basicAuthSecretId` included (docs/contract.md §8). Any other line
+        begins the invocation first, with what is known then.
+        """
+        if self._begun:
+            return
+        self._begun = True
+        if secrets is not None:
+            self.secrets = secrets
+        url = self._url
         logger.thread_safe_append_keys(
             run_id=self.run_id,
-            url=redact(strip_userinfo(url), secrets)[:2048] if isinstance(url, str) else None,
-            cold_start=cold_start,
+            url=redact(strip_userinfo(url), self.secrets)[:2048] if isinstance(url, str) else None,
+            cold_start=self._cold_start,
             # Matches these lines to the Lambda's own START/REPORT lines.
-            request_id=request_id if isinstance(request_id, str) else None,
+            request_id=self._request_id if isinstance(self._request_id, str) else None,
         )
         logger.info("audit started")
 
     def fetched(self, stats: FetchStats) -> None:
         """Record one fetch (a callback of the Fetcher)."""
+        self.begin()
         self.fetches.append(stats)
         logger.info(
             "fetched",
@@ -141,6 +160,7 @@ class Invocation:
 
     def store_error(self, error: StoreError) -> None:
         """Log a failed call to the shared store (the audit goes on by itself)."""
+        self.begin()
         self.store_errors += 1
         logger.warning(
             "store error", extra={"store_op": error.op, "error": valid_text(error.detail)[:300]}
@@ -151,6 +171,7 @@ class Invocation:
         counted as no item); the first one of the audit is logged, with why."""
         self.items_rejected += 1
         if self.items_rejected == 1:
+            self.begin()
             # The reason names an attribute and what is wrong, never the value (errors.py).
             logger.warning("store item rejected", extra={"reason": valid_text(reason)[:300]})
 
@@ -174,15 +195,18 @@ class Invocation:
 
     def secret_unreadable(self, exc: BaseException) -> None:
         """Log a basicAuthSecretId that could not be read (its message names only the id)."""
+        self.begin()
         logger.warning("basic auth secret unreadable", extra={"error": str(exc)[:300]})
 
     def failed(self, exc: BaseException, secrets: Iterable[str]) -> None:
         """Log a defect, its message and stack redacted."""
+        self.begin()
         stack = "".join(traceback.format_exception(exc))
         logger.error("audit could not finish", extra={"error": redact(stack, secrets)[-4000:]})
 
     def finished(self, outcome: Outcome) -> None:
         """Log the outcome and flush this invocation's metrics."""
+        self.begin()
         duration_ms = (time.monotonic() - self.started) * 1000
         try:
             logger.info(

@@ -75,6 +75,27 @@ def test_a_good_secret_sends_its_credentials(sm: Any, site: Site, logs: LogCaptu
     assert {line["run_id"] for line in logs.lines()} == {"secret-run"}
 
 
+def test_a_secrets_password_in_the_audited_urls_query_is_on_no_log_line(
+    sm: Any, site: Site, logs: LogCapture
+) -> None:
+    # The password is known only once the secret is read: the first line waits for it.
+    password = "vault-pw-in-the-query"
+    protect(site, basic("auditor", password))
+    secret_id = new_secret(sm, {"username": "auditor", "password": password})
+    event = {
+        "id": "secret-run",
+        "url": site.url(f"/?pw={password}"),
+        "basicAuthSecretId": secret_id,
+    }
+    result = handler.run(event, None, LOCAL)
+    assert result["status"] == "SUCCESS", result["message"]
+    assert password not in json.dumps(result)
+    lines = logs.lines()
+    assert [line["message"] for line in lines][:1] == ["audit started"]
+    assert all(line["url"] == site.url("/?pw=***") for line in lines), lines[0]["url"]
+    assert password not in logs.text()
+
+
 def test_a_secret_arn_works_like_its_name(sm: Any, site: Site) -> None:
     expected = basic("auditor", "by-arn")
     protect(site, expected)
