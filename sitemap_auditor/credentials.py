@@ -56,6 +56,9 @@ class Credentials:
         password = self.password
         for variant in dict.fromkeys((password, password.strip(), " ".join(password.split()))):
             forms += _echoed_forms(variant)
+        # Echoed as a host (`Sitemap: http://PASSWORD.example/`), it is read lower-cased and,
+        # when not ASCII, IDNA-encoded (docs/contract.md §8: one reading of every URL).
+        forms += _host_forms(password.strip())
         short = len(password.strip()) < MIN_FREE_TEXT_SECRET
         if short:
             forms.pop(3)  # a short password's Base64 (`cA==`) is as short as it
@@ -113,6 +116,23 @@ def _echoed_forms(text: str) -> list[str]:
         forms.append(url.pathname[1:])
     forms += [repr('"' + text)[2:-1], repr("'" + text)[2:-1]]
     return list(dict.fromkeys(forms))
+
+
+# What a password cannot hold to be read as (the labels of) a host.
+_NOT_IN_A_HOST = re.compile(r"[\x00-\x20/\\?#@:\[\]%]")
+
+
+def _host_forms(text: str) -> list[str]:
+    """The password as a URL's host reads it, when it can stand as labels of one: lower
+    case (ASCII letters), and its IDNA form (`xn--...`) when it is not ASCII."""
+    if not text or _NOT_IN_A_HOST.search(text):
+        return []
+    from ada_url import URL
+
+    forms = [text.lower()]
+    with contextlib.suppress(ValueError):
+        forms.append(URL(f"http://{text}.invalid/").hostname.removesuffix(".invalid"))
+    return [f for f in dict.fromkeys(forms) if f and f != text]
 
 
 # Warm invocations reuse a secret for this long; a rotated password is picked up after it.

@@ -161,6 +161,16 @@ def test_a_password_the_site_echoes_is_never_in_the_result_however_quoted(passwo
         assert form not in text
 
 
+@pytest.mark.parametrize("password", ["S3cretPass-9Zq", "Pässwort-9Zq"])
+def test_a_password_the_site_echoes_as_a_host_is_never_in_the_result(password: str) -> None:
+    # The listed Sitemap: URL is the reading's: its host lower-cased and IDNA-encoded.
+    t = _echoing_site(password, today(), f"Sitemap: http://{password.upper()}.example/x.xml")
+    result = audit(t, basicAuth={"username": "auditor", "password": password})
+    text = _echoed(result)
+    assert ".example/x.xml" in text
+    assert password.lower() not in text and "xn--" not in text, text
+
+
 def test_a_password_cut_by_an_issue_leaves_no_prefix_of_it() -> None:
     # Quoted values are cut at 100 characters: a password that straddles the cut left its
     # first characters in the result.

@@ -90,6 +90,26 @@ def test_a_password_is_redacted_in_every_encoding_a_url_gives_it(echoed: str) ->
     assert redact(f"/login?next={echoed}&x=1", secrets) == "/login?next=***&x=1"
 
 
+@pytest.mark.parametrize(
+    ("password", "host"),
+    [
+        ("S3cretPass", "s3cretpass"),  # a host is read lower-cased
+        ("Pässwort9", "xn--psswort9-0za"),  # and IDNA-encoded
+        ("Pass.Word9", "pass.word9"),  # several labels
+    ],
+)
+def test_a_password_echoed_as_a_host_is_redacted_as_the_reading_writes_it(
+    password: str, host: str
+) -> None:
+    secrets = Credentials("u", password).secrets()
+    assert redact(f"http://{host}.example/s.xml", secrets) == "http://***.example/s.xml"
+
+
+def test_what_cannot_be_a_host_has_no_host_form() -> None:
+    # `a@B` read as a host is `b` (after a userinfo `a`): no such fragment is hunted for.
+    assert redact("http://b.example/", Credentials("u", "a@B").secrets()) == "http://b.example/"
+
+
 def test_what_a_cut_left_of_a_password_is_redacted_and_nothing_else() -> None:
     secrets = Credentials("auditor", "Pa55-w0rd-9Zq").secrets()
     assert redact("value 'xxxPa55-w...'", secrets) == "value 'xxx***...'"
