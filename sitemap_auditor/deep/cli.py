@@ -115,6 +115,13 @@ def build_parser(prog: str = "sitemap-auditor deep") -> argparse.ArgumentParser:
         help=f"fetches at once, in all and so to any one host (default {d.concurrency})",
     )
     p.add_argument(
+        "--max-dedupe-urls",
+        type=int,
+        default=d.max_dedupe_urls,
+        metavar="N",
+        help=f"URLs looked through for duplicates, 16 bytes each (default {d.max_dedupe_urls:,})",
+    )
+    p.add_argument(
         "--max-age-days",
         type=int,
         default=None,
@@ -196,6 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             max_bytes=args.max_bytes,
             max_seconds=args.max_seconds,
             concurrency=args.concurrency,
+            max_dedupe_urls=args.max_dedupe_urls,
         )
     except ValueError as e:
         parser.error(str(e))

@@ -124,6 +124,7 @@ def build(walk: Walk) -> dict[str, Any]:
             "maxBytes": limits.max_bytes,
             "maxSeconds": limits.max_seconds,
             "concurrency": limits.concurrency,
+            "maxDedupeUrls": limits.max_dedupe_urls,
         },
         "totals": {
             "sitemaps": len(walk.records),

@@ -1037,6 +1037,7 @@ def _footer(doc: Mapping[str, Any]) -> str:
         ("maxBytes", "read"),
         ("maxSeconds", "seconds"),
         ("concurrency", "fetches at once"),
+        ("maxDedupeUrls", "URLs looked through for duplicates"),
     )
     shown = []
     for key, label in described:

@@ -282,8 +282,8 @@ KINDS: dict[Kind, KindInfo] = {
     ),
     Kind.LIMIT_REACHED: KindInfo(
         _N,
-        "Not everything was read",
-        "The audit stopped at a limit ({detail}); the findings cover what was read.",
-        "Raise the limit (see --help) to read the rest.",
+        "A limit was reached",
+        "The audit reached a limit ({detail}); the findings cover what it read and checked.",
+        "Raise the limit (see --help) to read and check the rest.",
     ),
 }

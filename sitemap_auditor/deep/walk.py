@@ -66,6 +66,8 @@ __all__ = [
 ]
 
 MAX_SITEMAPS_CEILING = 50_000
+# 1.6 GB of duplicate table at 16 bytes a URL: past what a laptop lends a command.
+MAX_DEDUPE_URLS_CEILING = 100_000_000
 # Sitemaps listed past the limit are recorded as unfetched up to this many more, then counted.
 MAX_UNFETCHED_RECORDS = 1000
 # Politeness: at most this many fetches at once to one host, whatever --concurrency allows in all.
@@ -102,6 +104,8 @@ class Limits:
             raise ValueError("max_depth must be >= 0, max_bytes and max_seconds > 0")
         if not 1 <= self.concurrency <= 32:
             raise ValueError("concurrency must be 1 to 32")
+        if not 1 <= self.max_dedupe_urls <= MAX_DEDUPE_URLS_CEILING:
+            raise ValueError(f"max_dedupe_urls must be 1 to {MAX_DEDUPE_URLS_CEILING:,}")
 
 
 @dataclass(frozen=True)
@@ -768,8 +772,8 @@ def _site_findings(walker: _Walker, source: str, stopped: str | None, depth_cut:
                 + " answered one",
             )
     unfetched = sum(1 for r in walker.records if r.left_by_a_limit) + walker.not_recorded
+    why: list[str] = []
     if stopped is not None or depth_cut or walker.not_recorded:
-        why = []
         if stopped == "max-sitemaps":
             why.append(f"at most {walker.limits.max_sitemaps:,} sitemaps")
         elif stopped == "max-bytes":
@@ -781,13 +785,11 @@ def _site_findings(walker: _Walker, source: str, stopped: str | None, depth_cut:
         if depth_cut:
             why.append(f"at most {walker.limits.max_depth} levels of indexes")
         why.append(f"{unfetched:,} sitemaps not read")
-        walker.site_tally.set_count(Kind.LIMIT_REACHED, unfetched, detail="; ".join(why))
     if site.seen.full:
-        walker.site_tally.set_count(
-            Kind.LIMIT_REACHED,
-            1,
-            detail=f"duplicates looked for among the first {site.seen.max_urls:,} URLs only",
-        )
+        why.append(f"duplicates looked for among the first {site.seen.max_urls:,} URLs only")
+    if why:
+        # One finding, counting the sitemaps left unread (1 when only the checks were cut).
+        walker.site_tally.set_count(Kind.LIMIT_REACHED, unfetched or 1, detail="; ".join(why))
 
 
 def _merge(findings: list[Finding]) -> list[Finding]:

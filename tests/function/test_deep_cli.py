@@ -71,6 +71,10 @@ def test_usage_errors_exit_64(capsys: pytest.CaptureFixture[str]) -> None:
         _deep("--max-sitemaps", "50001", "https://example.com/")
     assert e.value.code == 64
     assert "max_sitemaps" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        _deep("--max-dedupe-urls", "0", "https://example.com/")
+    assert e.value.code == 64
+    assert "max_dedupe_urls must be 1 to 100,000,000" in capsys.readouterr().err
 
 
 def test_demo_audits_the_embedded_demo_site(

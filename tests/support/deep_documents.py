@@ -208,6 +208,7 @@ def document(
             "maxBytes": 1073741824,
             "maxSeconds": 600,
             "concurrency": 4,
+            "maxDedupeUrls": 5_000_000,
         },
         "totals": {
             "sitemaps": len(sitemaps),

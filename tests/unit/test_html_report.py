@@ -372,7 +372,10 @@ def test_limits_written_as_floats_are_shown_as_the_whole_numbers_they_are() -> N
     limits |= {"maxSeconds": 600.0, "maxDepth": 2.5, "concurrency": "4"}
     raw: dict[str, Any] = {**doc, "limits": limits}
     text = " ".join(Markup(render(raw)).text)
-    assert "1,000 sitemaps, 2.5 levels of indexes, 1.1 GB read, 600 seconds." in text
+    assert (
+        "1,000 sitemaps, 2.5 levels of indexes, 1.1 GB read, 600 seconds, "
+        "5,000,000 URLs looked through for duplicates."
+    ) in text
 
 
 def test_long_bar_labels_are_cut_at_the_end_that_matters() -> None:

@@ -344,3 +344,40 @@ def test_max_bytes_stops_the_walk_between_files(site: Site) -> None:
     assert doc["stoppedBy"] == "max-bytes"
     assert doc["totals"]["fetched"] == 1
     assert [s["type"] for s in doc["sitemaps"]][1:] == ["unfetched"] * 2
+
+
+def test_a_walk_cut_and_a_dedupe_bound_are_one_finding_counting_the_unread(site: Site) -> None:
+    # Both limits at once: one limit-reached, whose count is the sitemaps left unread and whose
+    # message names both (it used to be two findings in one, the count overwritten by 1).
+    urls = [f"<loc>{site.url(f'/p{i}')}</loc>" for i in range(30)]
+    children = "".join(
+        f"<sitemap><loc>{site.url(c)}</loc></sitemap>" for c in ("/a.xml", "/b.xml", "/c.xml")
+    )
+    serve_listed(
+        site,
+        {
+            "/i.xml": f'<sitemapindex xmlns="{SITEMAPS_NS}">{children}</sitemapindex>'.encode(),
+            "/a.xml": urlset_of(urls),
+            "/b.xml": urlset_of(urls),
+            "/c.xml": urlset_of(urls),
+        },
+    )
+    doc = run(site.url("/"), max_sitemaps=2, max_dedupe_urls=10)
+    limit = kinds_of(doc)["limit-reached"]
+    assert limit["count"] == 2, limit
+    assert "at most 2 sitemaps" in limit["message"]
+    assert "duplicates looked for among the first 10 URLs only" in limit["message"]
+    assert [f["kind"] for f in doc["findings"]].count("limit-reached") == 1
+
+
+def test_the_dedupe_bound_alone_is_a_notice_of_one(site: Site) -> None:
+    urls = [f"<loc>{site.url(f'/p{i}')}</loc>" for i in range(30)]
+    serve_listed(site, {"/a.xml": urlset_of(urls)})
+    doc = run(site.url("/"), max_dedupe_urls=10)
+    limit = kinds_of(doc)["limit-reached"]
+    assert limit["count"] == 1 and limit["severity"] == "notice"
+    assert limit["message"] == (
+        "The audit reached a limit (duplicates looked for among the first 10 URLs only); "
+        "the findings cover what it read and checked."
+    )
+    assert doc["complete"] is True
