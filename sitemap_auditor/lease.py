@@ -17,8 +17,9 @@ one audit while the others go on reusing them; and no audit writes a conditional
 live lease it has just read. Also: an audit knows its own lease (by its token, after a write whose
 answer was lost) and never waits on it; a waiter on a late holder fetches beside it (`hedge`)
 when a takeover would outlast its budget or its wait is already a few fetches long; an audit whose
-budget cannot cover the site's recorded fetch does not hold the lease; a lasting mark is heeded
-for UNSHAREABLE_HOLD_S, past the window.
+budget cannot cover the site's recorded fetch does not hold the lease, nor do its process's
+other audits wait for its fetch (`hedge_local`: they wait for their process's fetch to its end
+otherwise); a lasting mark is heeded for UNSHAREABLE_HOLD_S, past the window.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ __all__ = [
     "credible_until",
     "due",
     "hedge",
+    "hedge_local",
     "local_choice",
     "poll_base_s",
     "poll_s",
@@ -153,7 +155,8 @@ class Reason(Enum):
     UNSHAREABLE = "unshareable"  # the fetch it waited for, or the site's last one, was unshareable
     BUDGET = "budget"  # its own time budget ran out while it waited
     # The holder was late, and waiting for a takeover would outlast its budget, or it had waited
-    # OVERDUE_FACTOR fetch times already.
+    # OVERDUE_FACTOR fetch times already; in its own process, the holder's budget would not cover
+    # the site's recorded fetch (`hedge_local`).
     HEDGED = "hedged"
 
 
@@ -396,6 +399,25 @@ def renewal_s(throttled_in_a_row: int, rng: random.Random) -> float:
         return LEASE_RENEW_S
     # A throttled renewal is tried again soon: the lease has LEASE_S - LEASE_RENEW_S to spare.
     return min(backoff_s(throttled_in_a_row, rng), 1.0)
+
+
+def hedge_local(
+    fetch_s: float | None, holder_started: float, holder_budget_end: float | None
+) -> bool:
+    """True when an audit that finds its own process fetching the site fetches beside that fetch
+    at once instead of waiting for it.
+
+    The holder is a thread of the same process: alive, and bounded by the same deadlines as the
+    waiter's own fetch would be, which it started earlier; waiting for it is never slower than
+    fetching. Unless its facts will be given to nobody: its own budget does not cover the site's
+    recorded fetch (`fetch_s`), so its fetch will be cut (the rule by which such an audit does not
+    take the table's lease: `Protocol._take`). Waiting for it would then only put a wait before the
+    waiter's own fetch. Times are one clock's (the process's monotonic one); a holder without a
+    budget, or a site without a recorded fetch, is waited for.
+    """
+    if holder_budget_end is None or fetch_s is None or fetch_s <= 0:
+        return False
+    return holder_started + fetch_s > holder_budget_end
 
 
 class Local(Enum):

@@ -65,6 +65,9 @@ _SHARING_METRICS: dict[str, MetricUnit] = {
     "StoreThrottles": MetricUnit.Count,
     "FactsUnshareable": MetricUnit.Count,
     "StoreItemsRejected": MetricUnit.Count,
+    # How long an audit waited for another audit's fetch (in this process or another container);
+    # only from an audit that waited at all, so that its percentiles are those of the waits.
+    "ShareWaitTime": MetricUnit.Milliseconds,
 }
 # Every metric the function emits, with its unit: the one table. The code below emits only these
 # (an unknown name raises), the tests take the units from it and the dashboard's test asserts
@@ -254,6 +257,8 @@ class Invocation:
                 add("StoreThrottles", shared.throttled)
             if shared.unshareable is not None:
                 add("FactsUnshareable", 1)
+            if shared.waited_s > 0:
+                add("ShareWaitTime", shared.waited_s * 1000)
         if shared is not None or self.store_errors:
             add("StoreErrors", self.store_errors)
         if self.items_rejected:

@@ -31,6 +31,7 @@ from .lease import Local, Reason, Source, Unshareable
 __all__ = [
     "DEFAULT_MAX_WAIT_S",
     "FETCHED",
+    "LOCAL_MAX_WAIT_S",
     "RETENTION_S",
     "REUSED",
     "WAITED",
@@ -54,8 +55,15 @@ RETENTION_S = 7 * 86_400
 # is usually a few KB; the worst, 100 long candidate URLs and their issues, a few hundred KB).
 LOCAL_MAX_SITES = 512
 LOCAL_MAX_BYTES = 32 * 1024 * 1024
-# Without a time budget (the command line), an audit waits at most this long for another.
+# Without a time budget (the command line), an audit waits at most this long for another
+# container's fetch through the table.
 DEFAULT_MAX_WAIT_S = 120.0
+# Without a time budget, an audit waits for its own process's fetch of the site as long as that
+# fetch can last (its holder's wait on the table, then a whole fetch): the holder is alive and
+# started first, so its facts come no later than the waiter's own fetch would. Giving up sooner
+# only puts a wait before a fetch of its own (a site that never answers: 120 s of waiting, then
+# its own 120 s, against 120 s with sharing off).
+LOCAL_MAX_WAIT_S = DEFAULT_MAX_WAIT_S + site_facts.MAX_FETCH_SECONDS
 
 FETCHED, REUSED, WAITED = Source.FETCHED.value, Source.REUSED.value, Source.WAITED.value
 
@@ -162,9 +170,13 @@ def stamp_of(facts: SiteFacts | None, flight: str | None = None) -> lease.Stamp 
 class _Flight:
     """One fetch of a site in progress in this process, which other threads wait for."""
 
-    def __init__(self) -> None:
+    def __init__(self, started: float, budget_end: float | None) -> None:
         self.done = threading.Event()
         self.facts: SiteFacts | None = None
+        # When its holder began and when the holder's own budget ends (monotonic; None without
+        # one): whether its facts can come at all (lease.hedge_local).
+        self.started = started
+        self.budget_end = budget_end
 
 
 class LocalStore:
@@ -180,10 +192,16 @@ class LocalStore:
         self._lock = threading.Lock()
 
     def enter(
-        self, key: str, window_s: int, now: float, draw: float
+        self,
+        key: str,
+        window_s: int,
+        now: float,
+        draw: float,
+        started: float,
+        budget_end: float | None,
     ) -> tuple[Local, SiteFacts | None, _Flight | None]:
         """What an audit of the site does here, the facts held for it, and the flight it joins
-        or leads."""
+        or leads (a flight it leads records when it began and its budget's end, monotonic)."""
         with self._lock:
             known = self._known(key, now)
             flight = self._flights.get(key)
@@ -191,7 +209,7 @@ class LocalStore:
                 stamp_of(known), window_s, now, flight is not None, self._checked.get(key), draw
             )
             if choice is Local.LEAD:
-                flight = self._flights[key] = _Flight()
+                flight = self._flights[key] = _Flight(started, budget_end)
             return choice, known, flight if choice is not Local.REUSE else None
 
     def _known(self, key: str, now: float) -> SiteFacts | None:
@@ -284,26 +302,19 @@ class Sharing:
             return Shared(fetch(None, _no_progress), FETCHED, 0, 0)
         now = self._wall()
         draw = self._rng.random()  # this audit's one draw for refreshing ahead (lease.due)
-        choice, known, flight = self.local.enter(req.key, req.window_s, now, draw)
+        entered = self._mono()
+        choice, known, flight = self.local.enter(
+            req.key, req.window_s, now, draw, entered, req.budget_end
+        )
         if choice is Local.REUSE:
             assert known is not None
             return Shared(known, REUSED, known.wire_bytes, 0)
         assert flight is not None
+        if choice is Local.JOIN:
+            return self._join(req, fetch, known, flight, entered)
         budget_end = req.budget_end
         if budget_end is None:
-            budget_end = self._mono() + DEFAULT_MAX_WAIT_S
-        if choice is Local.JOIN:
-            joined = self._mono()
-            landed = flight.done.wait(max(0.0, budget_end - joined))
-            waited = self._mono() - joined
-            if flight.facts is not None:
-                facts = flight.facts
-                return Shared(facts, WAITED, facts.wire_bytes, 0, waited_s=waited)
-            # The fetch this audit waited for gave nothing to share (or its budget ran out):
-            # each of its waiters fetches now, side by side.
-            why = Reason.UNSHAREABLE if landed else Reason.BUDGET
-            got = self._fetch(fetch, known)
-            return Shared(got, FETCHED, got.revalidated_bytes, 0, why.value, waited_s=waited)
+            budget_end = entered + DEFAULT_MAX_WAIT_S
         result: Shared | None = None
         try:
             result = self._lead(req, fetch, known, budget_end, draw, on_error)
@@ -320,6 +331,34 @@ class Sharing:
             if result is not None and result.source == REUSED and known is not None:
                 self.local.checked(req.key, self._wall())
             self.local.land(req.key, flight, usable)
+
+    def _join(
+        self,
+        req: ShareRequest,
+        fetch: Fetch,
+        known: SiteFacts | None,
+        flight: _Flight,
+        joined: float,
+    ) -> Shared:
+        """Wait for this process's fetch of the site, and take its facts; or fetch by itself."""
+        recorded = known.fetch_seconds if known is not None else None
+        if lease.hedge_local(recorded, flight.started, flight.budget_end):
+            # The holder's budget does not cover the site's fetch: its facts will be cut, and
+            # given to nobody. Fetching now is what this audit would have done without sharing.
+            got = self._fetch(fetch, known)
+            return Shared(got, FETCHED, got.revalidated_bytes, 0, Reason.HEDGED.value)
+        # Never past its own budget; without one, as long as the holder's fetch can last.
+        until = req.budget_end if req.budget_end is not None else joined + LOCAL_MAX_WAIT_S
+        landed = self._wait(flight.done, max(0.0, until - joined))
+        waited = self._mono() - joined
+        if flight.facts is not None:
+            facts = flight.facts
+            return Shared(facts, WAITED, facts.wire_bytes, 0, waited_s=waited)
+        # The fetch this audit waited for gave nothing to share (or its budget ran out): each of
+        # its waiters fetches now, side by side.
+        why = Reason.UNSHAREABLE if landed else Reason.BUDGET
+        got = self._fetch(fetch, known)
+        return Shared(got, FETCHED, got.revalidated_bytes, 0, why.value, waited_s=waited)
 
     def _fetch(
         self, fetch: Fetch, previous: SiteFacts | None, progress: Progress = _no_progress

@@ -455,6 +455,15 @@ def test_dashboard_sharing_widgets(dashboard: dict[str, Any]) -> None:
     assert saved["stat"] == "Sum"
     errors = widget(dashboard, "Store errors (failed, timed out or throttled store calls)")
     assert [row[1] for row in errors["metrics"]] == ["StoreErrors"]
+    waits = widget(
+        dashboard, "Waiting for another audit's fetch p50 / p99 / max (ms, audits that waited)"
+    )
+    assert [(row[1], row[-1]["stat"]) for row in waits["metrics"]] == [
+        ("ShareWaitTime", "p50"),
+        ("ShareWaitTime", "p99"),
+        ("ShareWaitTime", "Maximum"),
+    ]
+    assert UNITS["ShareWaitTime"] == "Milliseconds"
 
 
 def test_dashboard_sharing_ratio(dashboard: dict[str, Any]) -> None:

@@ -9,14 +9,17 @@ through AWS_ENDPOINT_URL_DYNAMODB; "containers" are processes.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import os
 import random
+import socket
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 from dataclasses import replace
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -33,9 +36,13 @@ from harness.environments import aws_environment, container_environment
 from harness.servers import LoopbackService, Site, reply, robots_with, send
 from sitemap_auditor import dynamostore, handler, lease
 from sitemap_auditor.config import Settings
+from sitemap_auditor.fetch import REQUEST_DEADLINE_S, FetchPolicy
 
 FRESH = days_ago(1)
 SHARED = replace(LOCAL, share_seconds=60)
+# Times of a fetch (the 30 s deadline of a request, how long an audit without a budget waits) as
+# the command line's tests scale them: 1/60, so that 120 s of a site that never answers is 2 s.
+SCALE = 1 / 60
 
 
 def without_date(result: dict[str, Any]) -> dict[str, Any]:
@@ -243,6 +250,100 @@ def test_facts_cut_by_the_time_budget_are_not_shared(site: Site) -> None:
     whole = run(site.url("/"))
     assert codes_of(whole) == ["100", "200"]
     assert count(site, "/sitemap.xml") == 2
+
+
+class Silent:
+    """A server on 127.0.0.1 that accepts every connection and never answers a byte."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.accepted = 0
+        self._held: list[socket.socket] = []
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.sock.getsockname()[1]}{path}"
+
+    def _accept(self) -> None:
+        with suppress(OSError):
+            while True:
+                conn, _ = self.sock.accept()
+                self.accepted += 1
+                self._held.append(conn)
+
+    def stop(self) -> None:
+        with suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)  # wakes the accept() that waits
+        self.sock.close()
+        self._thread.join(5)
+        for conn in self._held:
+            conn.close()
+
+
+@pytest.fixture
+def silent() -> Iterator[Silent]:
+    server = Silent()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def command_line(monkeypatch: pytest.MonkeyPatch) -> Callable[..., float]:
+    """The command line in this process (its pool of audit threads, the handler's process
+    store), with every time of a fetch scaled down by the same factor: the test takes seconds."""
+    import logging
+
+    from sitemap_auditor import cli, observability, sharing
+
+    monkeypatch.delenv("SITEMAP_CACHE_TABLE", raising=False)
+    monkeypatch.delenv("SITEMAP_SHARE_SECONDS", raising=False)  # the default window: 60 s
+    monkeypatch.setattr(
+        handler,
+        "FetchPolicy",
+        functools.partial(FetchPolicy, deadline_s=REQUEST_DEADLINE_S * SCALE),
+    )
+    for name in ("DEFAULT_MAX_WAIT_S", "LOCAL_MAX_WAIT_S"):
+        monkeypatch.setattr(sharing, name, getattr(sharing, name) * SCALE)
+
+    def run(*args: str) -> float:
+        stream = observability.logger.registered_handler
+        assert isinstance(stream, logging.StreamHandler)
+        level, previous = observability.logger.log_level, stream.stream
+        metrics_were_on = observability.emit_metrics(True)
+        started = time.monotonic()
+        try:
+            assert cli.main(["--json", "--allow-private-networks", *args]) in (0, 1, 2)
+            return time.monotonic() - started
+        finally:
+            # The command line quietens the process's logs and metrics for itself: put them back.
+            observability.emit_metrics(metrics_were_on)
+            observability.logger.setLevel(level)
+            stream.setStream(previous)
+
+    return run
+
+
+def test_two_pages_of_a_site_that_never_answers_take_no_longer_than_without_sharing(
+    silent: Silent, command_line: Callable[..., float], capsys: pytest.CaptureFixture[str]
+) -> None:
+    pages = [silent.url("/a"), silent.url("/b")]
+    # robots.txt and the three usual paths, each to its deadline: 120 s, here 2 s.
+    fetch_s = 4 * REQUEST_DEADLINE_S * SCALE
+    off = command_line("--no-share", "--jobs", "2", *pages)
+    assert silent.accepted == 8
+    handler.SHARING.local.clear()
+    on = command_line("--jobs", "2", *pages)
+    # One fetch for both pages: the second audit waited for the first's, to its end, and took
+    # its answers (the timeouts are answers about the site, given to the audits that waited).
+    assert silent.accepted == 8 + 4
+    # Sharing on took as long as off (before: 4 s against 2 s, so 240 s against 120 s).
+    assert fetch_s * 0.9 < off < fetch_s * 1.5
+    assert on < fetch_s * 1.5 and on < off + fetch_s / 2
+    printed = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith("{")]
+    results = [without_date(x["result"]) for x in printed]
+    assert len(results) == 4 and all(r == results[0] for r in results)
+    assert codes_of(printed[0]["result"]) == ["100", "400"]
 
 
 # --- across processes, through DynamoDB -------------------------------------------------------

@@ -248,6 +248,38 @@ def test_a_waiter_waits_for_a_slow_fetch_as_long_as_its_budget(
     assert all(x["waited_ms"] > 0 for w in waiters for x in w.finished_logs())
 
 
+def test_an_audit_that_waited_puts_its_wait_in_share_wait_time(
+    dynamo: str, table: str, site: Site
+) -> None:
+    site.route("/robots.txt", robots_with(f"Sitemap: {site.url('/sitemap.xml')}"))
+    site.route("/sitemap.xml", Timed(3.0, urlset([FRESH])))
+    env = container_environment(dynamo, table)
+    # One audit per container, so that each EMF document is one audit's.
+    holder = Container(env, {"urls": [site.url("/holder")], "budget_ms": 60_000})
+    deadline = time.monotonic() + 30
+    while count(site, "/sitemap.xml") < 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    waiter = Container(env, {"urls": [site.url("/waiter")], "budget_ms": 60_000})
+    answers = holder.answers() + waiter.answers()
+    assert [codes_of(a["result"]) for a in answers] == [["100", "200"]] * 2
+    assert count(site, "/sitemap.xml") == 1
+    (held,) = holder.finished_logs()
+    (waited,) = waiter.finished_logs()
+    assert (held["facts_source"], held["waited_ms"]) == ("fetched", 0)
+    assert waited["facts_source"] == "waited" and 0 < waited["waited_ms"] < 3_000
+    # The holder waited for nobody: no value at all (not a 0 that would pull the percentiles
+    # down). The waiter: one value, its wait in milliseconds, as its log line says it.
+    assert emf([holder], "ShareWaitTime") == []
+    (value,) = emf([waiter], "ShareWaitTime")
+    assert round(value) == waited["waited_ms"]
+    (document,) = [x for x in waiter.lines if "ShareWaitTime" in x]
+    (directive,) = document["_aws"]["CloudWatchMetrics"]
+    assert {"Name": "ShareWaitTime", "Unit": "Milliseconds"} in directive["Metrics"]
+    # The one dimension of every metric of the function (the other sharing metrics' too).
+    assert directive["Dimensions"] == [["service"]]
+    assert {"Name": "FactsWaited", "Unit": "Count"} in directive["Metrics"]
+
+
 def test_an_unshareable_mark_sends_audits_after_the_window_to_fetch_at_once(
     moto: str, proxied: Proxy, table: str, site: Site
 ) -> None:

@@ -338,6 +338,17 @@ def test_a_late_holder_is_hedged_only_when_a_takeover_would_outlast_the_budget()
     assert not lease.hedge(NOW - 1.0, NOW, NOW + 21.0, 20.0)
 
 
+def test_in_one_process_only_a_holder_whose_budget_cannot_cover_the_site_is_hedged() -> None:
+    # The holder began at 100 and has until 110: a site whose fetch took 12 s will be cut.
+    assert lease.hedge_local(12.0, 100.0, 110.0)
+    assert not lease.hedge_local(10.0, 100.0, 110.0)
+    # No budget, or no fetch on record: the holder's fetch comes, and sooner than a fetch begun
+    # now would.
+    assert not lease.hedge_local(12.0, 100.0, None)
+    assert not lease.hedge_local(None, 100.0, 110.0)
+    assert not lease.hedge_local(0.0, 100.0, 100.0)
+
+
 def test_a_site_with_no_recorded_fetch_is_reckoned_at_the_fetch_deadline() -> None:
     assert lease.UNKNOWN_FETCH_S == REQUEST_DEADLINE_S
     late = NOW + 3.0

@@ -7,6 +7,7 @@ it publishes, marks and hands back) and that the in-process single flight sits i
 from __future__ import annotations
 
 import random
+import threading
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
 
@@ -16,7 +17,9 @@ from sitemap_auditor import facts, lease
 from sitemap_auditor.errors import InvalidItemError
 from sitemap_auditor.issues import Kind, issue
 from sitemap_auditor.sharing import (
+    DEFAULT_MAX_WAIT_S,
     FETCHED,
+    LOCAL_MAX_WAIT_S,
     REUSED,
     WAITED,
     LocalStore,
@@ -470,3 +473,103 @@ def test_facts_kept_out_of_the_item_that_cannot_be_read_cost_no_result() -> None
     got = obtain(other, req, fetch, errors)
     assert got.source == FETCHED and got.reason == "store-failed" and fetch.count == 2
     assert [e.op for e in errors] == ["get_item"]
+
+
+# --- in one process: waiting for the process's own fetch ---------------------------------------
+
+
+class Landing:
+    """The process's holder, in virtual time: its fetch lands after `after` seconds with `facts`.
+
+    Given to the driver as its wait: a waiter's wait moves the clock to the landing, or to the
+    end of the time it waits, whichever comes first."""
+
+    def __init__(self, clock: Clock, after: float, landed: facts.SiteFacts) -> None:
+        self.clock = clock
+        self.sharing = Sharing(
+            LocalStore(), clock.wall, clock.mono, clock.sleep, random.Random(1), wait=self.wait
+        )
+        self.lands_at = clock.mono() + after
+        self.landed = landed
+        self.flight: object = None
+        self.waits: list[float] = []
+
+    def lead(self, budget_end: float | None) -> None:
+        """The holder begins its fetch now, with this budget (monotonic; None for none)."""
+        _, _, self.flight = self.sharing.local.enter(
+            "k", 60, self.clock.wall(), 0.5, self.clock.mono(), budget_end
+        )
+        assert self.flight is not None
+
+    def wait(self, done: threading.Event, seconds: float) -> bool:
+        self.waits.append(seconds)
+        left = self.lands_at - self.clock.mono()
+        if seconds < left:
+            self.clock.sleep(seconds)
+            return False
+        self.clock.sleep(max(0.0, left))
+        self.sharing.local.land("k", self.flight, self.landed)  # type: ignore[arg-type]
+        return done.is_set()
+
+
+def no_errors(error: StoreError) -> None:
+    raise AssertionError(f"no store here: {error}")
+
+
+def one_process(after: float, known: facts.SiteFacts | None = None) -> tuple[Clock, Landing]:
+    clock = Clock()
+    holder = Landing(clock, after, site_facts(clock.wall() + after))
+    if known is not None:
+        holder.sharing.local.put("k", known, 1_000)
+    return clock, holder
+
+
+def test_without_a_budget_a_waiter_waits_for_its_process_fetch_as_long_as_it_lasts() -> None:
+    # A site that never answers: robots.txt and three candidates to their 30 s deadlines. The
+    # waiter joined at once; the holder's fetch lands past the 120 s a waiter on the table gets.
+    clock, holder = one_process(after=120.5)
+    holder.lead(None)
+    fetch = Fetcher(clock)
+    req = ShareRequest("k", 60, None, None, lambda data: True)
+    got = holder.sharing.obtain(req, fetch, no_errors)
+    # It took the holder's answers when they came: not 120 s of waiting, then a fetch of its own.
+    assert got.source == WAITED and fetch.count == 0
+    assert got.facts is holder.landed and got.waited_s == pytest.approx(120.5)
+    assert holder.waits == [LOCAL_MAX_WAIT_S] and LOCAL_MAX_WAIT_S > DEFAULT_MAX_WAIT_S
+
+
+def test_a_waiter_waits_for_its_process_fetch_up_to_its_own_budget() -> None:
+    clock, holder = one_process(after=30.0)
+    holder.lead(clock.mono() + 147)
+    fetch = Fetcher(clock)
+    req = ShareRequest("k", 60, clock.mono() + 20, None, lambda data: True)
+    got = holder.sharing.obtain(req, fetch, no_errors)
+    # Its budget ended first: it fetches (with no time left, as it would have been cut).
+    assert got.source == FETCHED and got.reason == "budget" and fetch.count == 1
+    assert got.waited_s == pytest.approx(20.0)
+
+
+def test_a_waiter_fetches_beside_a_holder_whose_budget_cannot_cover_the_site() -> None:
+    # The site's last fetch (past the window, still held) took 10 s; the process's holder has
+    # 5 s of budget left: its facts will be cut, and given to nobody.
+    before = replace(site_facts(1_800_000_000.0 - 120), fetch_seconds=10.0)
+    clock, holder = one_process(after=5.0, known=before)
+    holder.lead(clock.mono() + 5)
+    fetch = Fetcher(clock)
+    req = ShareRequest("k", 60, clock.mono() + 140, None, lambda data: True)
+    started = clock.mono()
+    got = holder.sharing.obtain(req, fetch, no_errors)
+    # At once, without waiting: what it would have done without sharing.
+    assert got.source == FETCHED and got.reason == "hedged" and fetch.count == 1
+    assert holder.waits == [] and got.waited_s == 0.0
+    assert clock.mono() - started == pytest.approx(1.0)  # its own fetch
+
+
+def test_a_holder_whose_budget_covers_the_site_is_waited_for() -> None:
+    before = replace(site_facts(1_800_000_000.0 - 120), fetch_seconds=10.0)
+    clock, holder = one_process(after=10.0, known=before)
+    holder.lead(clock.mono() + 11)
+    fetch = Fetcher(clock)
+    req = ShareRequest("k", 60, clock.mono() + 140, None, lambda data: True)
+    got = holder.sharing.obtain(req, fetch, no_errors)
+    assert got.source == WAITED and fetch.count == 0 and got.waited_s == pytest.approx(10.0)
