@@ -233,3 +233,15 @@ def test_clocks_skewed_beyond_the_allowance_cost_fetches_never_results_or_budget
     assert 1 < len(on.fetches) <= 10
     assert max(r.waited_s for r in on.records) <= 25.0 + 2 * lease.POLL_MAX_S + 2.0
     assert max(on.durations()) < 147.0
+
+
+@pytest.mark.parametrize("seed", [3, 5])  # offsets that put waiters well ahead of the holder
+def test_clocks_skewed_within_the_allowance_do_not_make_a_live_holder_look_late(seed: int) -> None:
+    # The site's 80 s fetch is recorded: a waiter that judged the holder late near the end of its
+    # budget would hedge (an 80 s fetch of its own, past the holder's end, maybe cut short).
+    arrivals = [(0.0, "s"), *((150.0 + t, s) for t, s in burst(spread_s=60.0))]
+    skew = lease.CLOCK_SKEW_S / 2
+    on = RealFleet(N, {"s": Site(80.0)}, clock_skew_s=skew, seed=seed).run(arrivals)
+    assert len(on.fetches) == 2 and on.incomplete() == 0
+    assert not [r for r in on.records if r.reason == "hedged"]
+    assert max(on.durations()) <= 80.0 + 1.5 * lease.POLL_MAX_S
