@@ -1,6 +1,6 @@
 """A fleet of the function's containers in virtual time, each audit run by the REAL sharing driver.
 
-tests/support/fleet.py plays the lease protocol's actions itself; this module plays only what is
+harness/fleet.py plays the lease protocol's actions itself; this module plays only what is
 around `sitemap_auditor.sharing.Sharing`: each audit is one call of `Sharing.obtain` in a thread
 of its own, with the driver's clock, sleep, renewal thread and lease token injected, against
 `SimTable`, the `SharedStore` interface over fleet.py's simulated DynamoDB (per-item token
