@@ -236,9 +236,11 @@ class SimTable:
                 self.clock.sleep(self.rng.uniform(0.0, SDK_BACKOFF_S))
         raise StoreError(op, "ThrottlingException", True)
 
-    def get(self, key: str, consistent: bool, now: float | None = None) -> StoredItem | None:
-        """The item, judged as `dynamostore.read_item` judges it on the reader's clock (`now`;
-        None: the true time)."""
+    def get(
+        self, key: str, consistent: bool, wall: Callable[[], float] | None = None
+    ) -> StoredItem | None:
+        """The item, judged as `dynamostore.read_item` judges it on the reader's clock once the
+        answer is in (`wall`; None: the true time)."""
 
         def read(t: float) -> object | None:
             ok, state = self.db.read(key, consistent, t)
@@ -249,7 +251,7 @@ class SimTable:
         state: StoredState | None = answer[0]
         if state is None:
             return None
-        item = _as_read(state.item, self.clock.now if now is None else now)
+        item = _as_read(state.item, self.clock.now if wall is None else wall())
         if item is None:
             self.refused += 1
             return None
@@ -325,7 +327,7 @@ class ContainerTable:
         self.wall = wall
 
     def get(self, key: str, consistent: bool) -> StoredItem | None:
-        return self.table.get(key, consistent, self.wall())
+        return self.table.get(key, consistent, self.wall)
 
     def take_lease(self, key: str, owner: str, until: float, now: float, due: float) -> bool:
         return self.table.take_lease(key, owner, until, now, due)

@@ -191,11 +191,11 @@ def test_an_item_is_judged_on_the_readers_clock() -> None:
 
     def reads() -> None:
         # Facts fetched 6 s ahead of this reader's clock: no clock within the skew wrote them.
-        results.append(table.get("s", True, now=START))
-        results.append(table.get("s", True, now=START + 2.0))
+        results.append(table.get("s", True, wall=lambda: START))
+        results.append(table.get("s", True, wall=lambda: START + 2.0))
         # A lease ending further ahead than a lease runs, give or take the skew: no lease.
-        results.append(table.get("late", True, now=START))
-        results.append(table.get("late", True, now=START + 8.0))
+        results.append(table.get("late", True, wall=lambda: START))
+        results.append(table.get("late", True, wall=lambda: START + 8.0))
 
     clock.start(reads)
     clock.run()
