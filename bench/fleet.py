@@ -2,11 +2,12 @@
 
     make bench-fleet                  # = .venv/bin/python bench/fleet.py
     .venv/bin/python bench/fleet.py --quick --no-write     # 100-audit variants, a quicker look
+    .venv/bin/python bench/fleet.py --quick --no-write --only partitions   # some rows only
 
 Each audit is one call of `sitemap_auditor.sharing.Sharing.obtain`, the function's own driver
 (and through it `sitemap_auditor.lease`), with its clock, sleep, lease token and renewal thread
-injected, in virtual time (tests/support/realfleet.py), against the simulated DynamoDB of
-tests/support/fleet.py. Each row runs the same arrivals three times: sharing on (the table),
+injected, in virtual time (harness/realfleet.py), against the simulated DynamoDB of
+harness/fleet.py. Each row runs the same arrivals three times: sharing on (the table),
 in-process only (`SITEMAP_CACHE_TABLE` unset) and off (`SITEMAP_SHARE_SECONDS=0`). Prints the
 markdown section and writes it into bench/RESULTS.md, between its own markers.
 """
@@ -30,6 +31,7 @@ import report  # noqa: E402
 
 from harness.fleet import READ_UNITS_PER_S, WRITE_UNITS_PER_S  # noqa: E402
 from harness.realfleet import RealFleet, Site  # noqa: E402
+from sitemap_auditor import lease  # noqa: E402
 
 BEGIN = "<!-- bench/fleet.py: begin -->"
 END = "<!-- bench/fleet.py: end -->"
@@ -55,6 +57,8 @@ class Scenario:
     kill_site: str | None = None
     kill_from: float = 0.0
     measured: Callable[[str], bool] = lambda site: True  # the audits a row's latency is of
+    partitions: int | None = None  # the table's partitions; None: DynamoDB's limits per item
+    clock_skew_s: float = 0.0  # each container's clock off by uniform(-this, this)
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,9 @@ class Row:
     write_units: float
     gb_s: float
     lost: int
+    throttled: int  # store calls (attempts) the table throttled
+    peak_read: float  # the most read units one item (or partition) took within one second
+    peak_write: float
 
     @property
     def dynamo_usd(self) -> float:
@@ -84,6 +91,18 @@ def burst(n: int, site: str = "s", spread_s: float = 1.0) -> Arrivals:
     return [(i * spread_s / n, site) for i in range(n)]
 
 
+def hot_sites(sites: int, burst_n: int, rate: float, span_s: float) -> Arrivals:
+    """Sites all hot at once: each a burst of `burst_n` audits within the first second, then
+    `rate` audits a second each until `span_s`."""
+    out: Arrivals = []
+    for i in range(sites):
+        name = f"hot{i}"
+        out += [(k / burst_n + i / (sites * burst_n), name) for k in range(burst_n)]
+        steady = int((span_s - 1.0) * rate)
+        out += [(1.0 + (k + i / sites) / rate, name) for k in range(steady)]
+    return sorted(out)
+
+
 def scenarios(quick: bool) -> list[Scenario]:
     n = 100 if quick else 1000
     rng = random.Random(3)
@@ -95,6 +114,17 @@ def scenarios(quick: bool) -> list[Scenario]:
     warm_beside = sorted([(0.0, "hot")] + [(t + 70.0, s) for t, s in burst(n, "hot") + other])
     sites_lone = {name: Site(1.0) for _, name in lone}
     sites_lone_large = {name: Site(1.0, facts_bytes=50_000) for _, name in lone}
+    # 50 sites hot at once on a table of 4 partitions (about 12 sites' items on each): a burst
+    # of 20 audits each within 1 s (1,000 audits), then 2 a second each for a minute.
+    hot_n = 5 if quick else 50
+    hot = hot_sites(hot_n, 20, 2.0, 60.0)
+    sizes = random.Random(4)
+    sites_hot_large = {
+        f"hot{i}": Site(0.8, facts_bytes=sizes.randint(150_000, 300_000)) for i in range(hot_n)
+    }
+    sites_hot_small = {f"hot{i}": Site(0.8, facts_bytes=650) for i in range(hot_n)}
+    within = lease.CLOCK_SKEW_S / 2  # any two clocks within CLOCK_SKEW_S of each other
+    beyond = lease.CLOCK_SKEW_S  # two clocks up to twice CLOCK_SKEW_S apart
     return [
         Scenario(f"{n:,} audits within 1 s, 0.8 s fetch", {"s": Site(0.8)}, burst(n)),
         Scenario(f"{n:,} audits within 1 s, 25 s fetch", {"s": Site(25.0)}, burst(n)),
@@ -153,6 +183,51 @@ def scenarios(quick: bool) -> list[Scenario]:
             kill_from=70.0,
             measured=lambda site: site != "hot",
         ),
+        Scenario(
+            f"{hot_n} hot sites on 4 partitions, facts of 150–300 KB (not shared), 0.8 s fetch",
+            sites_hot_large,
+            hot,
+            partitions=4,
+        ),
+        Scenario(
+            f"{hot_n} hot sites on 4 partitions, 650 B items, 0.8 s fetch",
+            sites_hot_small,
+            hot,
+            partitions=4,
+        ),
+        Scenario(
+            f"{n:,} audits within 1 s, 25 s fetch, clocks skewed ±{within:g} s",
+            {"s": Site(25.0)},
+            burst(n),
+            clock_skew_s=within,
+        ),
+        Scenario(
+            f"the holder killed 5 s into a 25 s fetch, clocks skewed ±{within:g} s",
+            {"s": Site(25.0)},
+            burst(n),
+            kill_after=5.0,
+            clock_skew_s=within,
+        ),
+        Scenario(
+            f"{n:,} audits over 60 s, 80 s fetch, its fetch time recorded by an earlier audit, "
+            f"clocks skewed ±{within:g} s",
+            {"s": Site(80.0)},
+            [(0.0, "s"), *((150.0 + t, site) for t, site in burst(n, spread_s=60.0))],
+            clock_skew_s=within,
+        ),
+        Scenario(
+            f"{n:,} audits within 1 s, 25 s fetch, clocks skewed ±{beyond:g} s",
+            {"s": Site(25.0)},
+            burst(n),
+            clock_skew_s=beyond,
+        ),
+        Scenario(
+            f"the holder killed 5 s into a 25 s fetch, clocks skewed ±{beyond:g} s",
+            {"s": Site(25.0)},
+            burst(n),
+            kill_after=5.0,
+            clock_skew_s=beyond,
+        ),
     ]
 
 
@@ -165,6 +240,8 @@ def run(s: Scenario, mode: str) -> Row:
         lost_writes=s.lost_writes,
         kill_site=s.kill_site,
         kill_from=s.kill_from,
+        partitions=s.partitions,
+        clock_skew_s=s.clock_skew_s,
     )
     f.run(s.arrivals)
     durations = sorted(r.ended - r.arrived for r in f.records if s.measured(r.site))
@@ -182,6 +259,9 @@ def run(s: Scenario, mode: str) -> Row:
         db.write_units,
         billed * LAMBDA_GB,
         f.lost_audits,
+        db.throttled_calls,
+        db.peak_units["read"],
+        db.peak_units["write"],
     )
 
 
@@ -201,21 +281,32 @@ def render(rows: list[Row], quick: bool, cpu_s: float) -> str:
         "",
         "Every audit is one call of the function's own `Sharing.obtain` (and so of `lease`),",
         "its clock, sleep, lease token and renewal thread injected, in virtual time",
-        "(tests/support/realfleet.py), against the simulated DynamoDB of tests/support/fleet.py",
+        "(harness/realfleet.py), against the simulated DynamoDB of harness/fleet.py",
         f"({READ_UNITS_PER_S:,.0f} read and {WRITE_UNITS_PER_S:,.0f} write units a second per "
-        "item, log-normal latencies, lagging",
-        "eventually consistent reads, botocore's two attempts on throttling). A container runs one",
-        "invocation at a time and keeps its process store; 1,000 containers at most (Lambda's",
-        "concurrency), the rest queue; a killed container's audit is lost and Lambda starts",
-        "another in its place. Budgets are 147 s, the share window 60 s. `on`: the table;",
-        "`process`: in-process only; `off`: `SITEMAP_SHARE_SECONDS=0`. Latency is from arrival",
-        "(queue included) to the facts and the rules. Lambda is billed at 256 MB (the template's",
-        f"MemorySize), ${LAMBDA_GB_S} per GB-s and $0.20 per million requests; DynamoDB on",
-        "demand, $0.125 per million read units and $0.625 per million write units.",
+        "item; in the rows on partitions, per",
+        "partition, shared by the items whose keys hash to it; log-normal latencies, lagging",
+        "eventually consistent reads, botocore's two attempts on throttling). In the rows with",
+        "skewed clocks, each container's wall clock is off the true time by an offset of its own,",
+        "uniform within the bounds the row states: its driver reads it, its facts and leases carry",
+        "it, and the items it reads are judged on it as `dynamostore.read_item` judges them.",
+        f"±{lease.CLOCK_SKEW_S / 2:g} s keeps any two clocks within `lease.CLOCK_SKEW_S`; "
+        f"±{lease.CLOCK_SKEW_S:g} s goes beyond it.",
+        "A container runs one invocation at a time and keeps its process store; 1,000 containers",
+        "at most (Lambda's concurrency), the rest queue; a killed container's audit is lost and",
+        "Lambda starts another in its place. Budgets are 147 s, the share window 60 s. `on`: the",
+        "table; `process`: in-process only; `off`: `SITEMAP_SHARE_SECONDS=0`. Latency is from",
+        'arrival (queue included) to the facts and the rules. "busiest second": the most read /',
+        "write units one item (or partition) took within one second of the clock (the limit is",
+        f"{READ_UNITS_PER_S:,.0f} / {WRITE_UNITS_PER_S:,.0f} a second, with a second's worth "
+        'saved up); "throttled calls": attempts',
+        "the table refused for it. Lambda is billed at 256 MB (the template's MemorySize),",
+        f"${LAMBDA_GB_S} per GB-s and $0.20 per million requests; DynamoDB on demand, $0.125 per",
+        "million read units and $0.625 per million write units.",
         "",
         "| scenario | mode | audits | p50 | p99 | incomplete | site fetches | read units | "
-        "write units | DynamoDB $ / M audits | GB-s | Lambda $ / M audits |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "write units | busiest second | throttled calls | DynamoDB $ / M audits | GB-s | "
+        "Lambda $ / M audits |",
+        "| --- | --- |" + " ---: |" * 12,
     ]
     lines = []
     for r in rows:
@@ -223,6 +314,7 @@ def render(rows: list[Row], quick: bool, cpu_s: float) -> str:
         lines.append(
             f"| {r.scenario} | {r.mode} | {r.audits:,} | {r.p50:.2f} s | {r.p99:.2f} s | "
             f"{r.incomplete} | {r.fetches:,} | {r.read_units:,.1f} | {r.write_units:,.1f} | "
+            f"{r.peak_read:,.0f} / {r.peak_write:,.0f} | {r.throttled:,} | "
             f"{r.dynamo_usd * per:.2f} | {r.gb_s:,.1f} | {r.lambda_usd * per:.2f} |"
         )
     return "\n".join([*head, *lines, "", END]) + "\n"
@@ -232,16 +324,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="100-audit variants")
     parser.add_argument("--no-write", action="store_true", help="do not write RESULTS.md")
+    parser.add_argument(
+        "--only", metavar="TEXT", help="only the rows whose scenario names it (not written)"
+    )
     args = parser.parse_args(argv)
     started = time.process_time()
     rows = []
-    for s in scenarios(args.quick):
+    chosen = [s for s in scenarios(args.quick) if args.only is None or args.only in s.name]
+    for s in chosen:
         for mode in MODES:
             print(f"{s.name} [{mode}] ...", file=sys.stderr, flush=True)
             rows.append(run(s, mode))
     text = render(rows, args.quick, time.process_time() - started)
     print(text)
-    if not args.no_write:
+    if not (args.no_write or args.only):
         report.write_section(text, BEGIN, END)
         print("wrote the section into bench/RESULTS.md", file=sys.stderr)
     return 0

@@ -3,14 +3,16 @@
 Discrete events, no sockets, no sleeps: every audit asks `sitemap_auditor.lease` what to do,
 exactly as `sitemap_auditor.sharing` does, and this module plays the parts around it: the
 containers (one invocation at a time each, each with its own cache of facts), a DynamoDB item
-per site with per-item token buckets, call latencies, eventually consistent reads that lag, and
-throttling answered as DynamoDB answers it; and the sites, whose fetch takes a given time and may
+per site with per-item token buckets (or, optionally, partitions whose limits the items hashed to
+them share), call latencies, eventually consistent reads that lag, and throttling answered as
+DynamoDB answers it; and the sites, whose fetch takes a given time and may
 answer a transient error, or give facts that cannot be shared. Used by tests/unit (small fleets,
 exact counts) and by bench/scale.py (the fleet at the platform's scale, with costs).
 """
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import itertools
 import math
@@ -24,7 +26,9 @@ from sitemap_auditor import lease
 from sitemap_auditor.lease import Local, Reason, Source, Unshareable
 
 # DynamoDB's limits and prices for one item (one partition key): read and write units a second,
-# and what a call costs in them.
+# and what a call costs in them. The same limits hold for one partition of the table (adaptive
+# capacity aside): with a partition model (`SimDynamo(partitions=N)`), the items whose keys hash
+# to one partition share them.
 READ_UNITS_PER_S = 3000.0
 WRITE_UNITS_PER_S = 1000.0
 READ_UNIT_BYTES = 4096  # a consistent read: 1 unit per 4 KB; eventually consistent: half
@@ -131,10 +135,19 @@ class StoredState:
 
 
 class SimDynamo:
-    """One DynamoDB table of site items, as the protocol sees it, with costs and throttling."""
+    """One DynamoDB table of site items, as the protocol sees it, with costs and throttling.
 
-    def __init__(self, rng: random.Random) -> None:
+    Throughput is limited per item by default (each partition key its own token buckets). With
+    `partitions`, the table has that many partitions; each item's partition key is hashed to one
+    of them, and the limits are the partition's, shared by every item on it (a site's item and
+    its facts' own item are two keys, each hashed).
+    """
+
+    def __init__(self, rng: random.Random, partitions: int | None = None) -> None:
+        if partitions is not None and partitions < 1:
+            raise ValueError("a table has at least one partition")
         self.rng = rng
+        self.partitions = partitions
         self.history: dict[str, list[tuple[float, StoredState]]] = defaultdict(list)
         self.reads: dict[str, Bucket] = {}
         self.writes: dict[str, Bucket] = {}
@@ -143,6 +156,19 @@ class SimDynamo:
         self.calls: dict[str, int] = defaultdict(int)
         self.throttled_calls = 0
         self.failed_conditional_writes = 0
+        # throttled calls by the bucket that refused them (an item's key, or a partition's name)
+        self.throttled_by: dict[str, int] = defaultdict(int)
+        # "read" / "write" -> the most units one bucket admitted within one second
+        self.peak_units: dict[str, float] = defaultdict(float)
+        self._this_second: dict[tuple[str, str], tuple[int, float]] = {}
+
+    def partition(self, key: str) -> str:
+        """The name of the token buckets an item's key draws on: its own, or its partition's."""
+        if self.partitions is None:
+            return key
+        # A stable hash, as DynamoDB's own of the partition key (Python's hash() is salted).
+        digest = hashlib.md5(key.encode("utf-8"), usedforsecurity=False).digest()
+        return f"partition {int.from_bytes(digest[:8], 'big') % self.partitions}"
 
     def latency(self, median: float) -> float:
         return median * math.exp(self.rng.gauss(0.0, LATENCY_SIGMA))
@@ -175,13 +201,22 @@ class SimDynamo:
         reads = kind == "read"
         table = self.reads if reads else self.writes
         rate = READ_UNITS_PER_S if reads else WRITE_UNITS_PER_S
-        if not self._bucket(table, key, rate, now).take(units, now):
+        bucket = self.partition(key)
+        if not self._bucket(table, bucket, rate, now).take(units, now):
             self.throttled_calls += 1
+            self.throttled_by[bucket] += 1
             return False
         if reads:
             self.read_units += units
         else:
             self.write_units += units
+        # The busiest bucket's units in one whole second of the clock: how near its limit it ran.
+        second = math.floor(now)
+        at, used = self._this_second.get((kind, bucket), (second, 0.0))
+        used = used + units if at == second else units
+        self._this_second[kind, bucket] = (second, used)
+        if used > self.peak_units[kind]:
+            self.peak_units[kind] = used
         return True
 
     def _size(self, key: str) -> int:
@@ -203,7 +238,13 @@ class SimDynamo:
         s = self.state(key)
         held = s is not None and s.item.lease_live(now) and s.item.lease_owner != owner
         stamp = s.item.stamp if s is not None else None
-        fresh = stamp is not None and stamp.fetched_at >= due and not stamp.transient
+        # As dynamostore's condition: facts further ahead of the writer's clock than the skew
+        # allows are no facts (a clock off by more than lease.CLOCK_SKEW_S wrote them).
+        fresh = (
+            stamp is not None
+            and due <= stamp.fetched_at <= now + lease.CLOCK_SKEW_S
+            and not stamp.transient
+        )
         if held or fresh:
             if not self._admit("write", key, 1.0, at):
                 return None
@@ -299,12 +340,13 @@ class Fleet:
     # the first site fetch that starts is cut off, its container killed, this long after start
     kill_first_holder_after: float | None = None
     seed: int = 1
+    partitions: int | None = None  # the table's partitions; None: limits per item only
     # how a site not named in `sites` answers (a model per site name)
     default_site: Callable[[str], SiteModel] = lambda name: SiteModel()
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
-        self.store = SimDynamo(random.Random(self.seed + 1))
+        self.store = SimDynamo(random.Random(self.seed + 1), self.partitions)
         self.pool = [Container(i) for i in range(self.containers)]
         self.idle = list(range(self.containers))
         self.queue: list[tuple[float, str]] = []

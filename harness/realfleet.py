@@ -1,11 +1,14 @@
 """A fleet of the function's containers in virtual time, each audit run by the REAL sharing driver.
 
-tests/support/fleet.py plays the lease protocol's actions itself; this module plays only what is
+harness/fleet.py plays the lease protocol's actions itself; this module plays only what is
 around `sitemap_auditor.sharing.Sharing`: each audit is one call of `Sharing.obtain` in a thread
 of its own, with the driver's clock, sleep, renewal thread and lease token injected, against
 `SimTable`, the `SharedStore` interface over fleet.py's simulated DynamoDB (per-item token
-buckets, latencies, lagging reads, throttling, botocore's two attempts, and writes whose answer
-is lost after the read timeout though the table applied them). The threads take turns: exactly
+buckets, or partitions shared by the items hashed to them; latencies, lagging reads, throttling,
+botocore's two attempts, and writes whose answer is lost after the read timeout though the table
+applied them). Each container's wall clock may be off the true time by an offset of its own
+(`clock_skew_s`): its driver reads that clock, its facts carry it, and its store judges the items
+it reads on it, as `dynamostore.read_item` does. The threads take turns: exactly
 one runs at any moment and virtual time moves only when every one of them waits, so a run is
 deterministic for its seed. Containers run one invocation at a time and keep their process store
 across invocations; at most `containers` run at once (Lambda's concurrency), the others queue.
@@ -13,6 +16,7 @@ across invocations; at most `containers` run at once (Lambda's concurrency), the
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import itertools
 import random
@@ -194,15 +198,22 @@ class Record:
 class SimTable:
     """The SharedStore interface over the simulated DynamoDB, in virtual time."""
 
-    def __init__(self, clock: VirtualTime, rng: random.Random, lost_writes: float = 0.0) -> None:
+    def __init__(
+        self,
+        clock: VirtualTime,
+        rng: random.Random,
+        lost_writes: float = 0.0,
+        partitions: int | None = None,
+    ) -> None:
         self.clock = clock
         self.rng = rng
-        self.db = SimDynamo(random.Random(rng.random()))
+        self.db = SimDynamo(random.Random(rng.random()), partitions)
         self.lost_writes = lost_writes  # the share of writes applied whose answer is lost
         # encoded facts -> (their item's size, their flight, the facts)
         self.registry: dict[bytes, tuple[int, int, site_facts.SiteFacts]] = {}
         self.by_flight: dict[int, site_facts.SiteFacts] = {}
         self.lost = 0
+        self.refused = 0  # items read as no item: a time in them ahead of the reader's clock
 
     def _call(self, op: str, attempt: Callable[[float], object | None], median: float) -> object:
         for n in range(SDK_ATTEMPTS):
@@ -225,7 +236,12 @@ class SimTable:
                 self.clock.sleep(self.rng.uniform(0.0, SDK_BACKOFF_S))
         raise StoreError(op, "ThrottlingException", True)
 
-    def get(self, key: str, consistent: bool) -> StoredItem | None:
+    def get(
+        self, key: str, consistent: bool, wall: Callable[[], float] | None = None
+    ) -> StoredItem | None:
+        """The item, judged as `dynamostore.read_item` judges it on the reader's clock once the
+        answer is in (`wall`; None: the true time)."""
+
         def read(t: float) -> object | None:
             ok, state = self.db.read(key, consistent, t)
             return (state,) if ok else None
@@ -235,9 +251,13 @@ class SimTable:
         state: StoredState | None = answer[0]
         if state is None:
             return None
+        item = _as_read(state.item, self.clock.now if wall is None else wall())
+        if item is None:
+            self.refused += 1
+            return None
         got = self.by_flight.get(state.facts_flight) if state.facts_flight is not None else None
         if got is None or not state.blob:
-            return StoredItem(state.item, got)
+            return StoredItem(item, got)
         size = state.blob
 
         def load() -> site_facts.SiteFacts | None:
@@ -247,7 +267,7 @@ class SimTable:
             self._call("get_item", blob, READ_LATENCY_S)
             return got
 
-        return StoredItem(state.item, None, load)
+        return StoredItem(item, None, load)
 
     def take_lease(self, key: str, owner: str, until: float, now: float, due: float) -> bool:
         def take(t: float) -> object | None:
@@ -283,10 +303,54 @@ class SimTable:
         self._call("update_item", mark, WRITE_LATENCY_S)
 
 
+def _as_read(item: lease.Item, now: float) -> lease.Item | None:
+    """An item as `dynamostore.read_item` reads it at `now`: None (no item) when a time in it is
+    further ahead than the clocks' skew allows; a lease ending further ahead than a lease runs is
+    no lease."""
+    ahead = now + lease.CLOCK_SKEW_S
+    stamp = item.stamp
+    if (stamp is not None and stamp.fetched_at > ahead) or (
+        item.unshareable_at is not None and item.unshareable_at > ahead
+    ):
+        return None
+    until = item.lease_until
+    if until is not None and until >= now and not lease.credible_until(until, now):
+        return dataclasses.replace(item, lease_owner=None, lease_until=None)
+    return item
+
+
+class ContainerTable:
+    """The table as one container's store uses it: what it reads is judged on its own clock."""
+
+    def __init__(self, table: SimTable, wall: Callable[[], float]) -> None:
+        self.table = table
+        self.wall = wall
+
+    def get(self, key: str, consistent: bool) -> StoredItem | None:
+        return self.table.get(key, consistent, self.wall)
+
+    def take_lease(self, key: str, owner: str, until: float, now: float, due: float) -> bool:
+        return self.table.take_lease(key, owner, until, now, due)
+
+    def renew_lease(self, key: str, owner: str, until: float) -> None:
+        self.table.renew_lease(key, owner, until)
+
+    def pack(self, data: bytes) -> bytes | None:
+        return self.table.pack(data)
+
+    def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
+        self.table.put(key, packed, stamp, expires_at)
+
+    def mark_unshareable(self, key: str, owner: str, at: float, lasting: bool) -> None:
+        self.table.mark_unshareable(key, owner, at, lasting)
+
+
 @dataclass
 class Container:
     id: int
     sharing: Sharing
+    store: ContainerTable
+    offset: float = 0.0  # its wall clock less the true time
     dead: bool = False
 
 
@@ -305,12 +369,17 @@ class RealFleet:
         lost_writes: float = 0.0,
         kill_site: str | None = None,  # whose first fetch is killed (None: the first of any)
         kill_from: float = 0.0,  # the first fetch starting this long after the start, or later
+        partitions: int | None = None,  # the table's partitions; None: limits per item only
+        clock_skew_s: float = 0.0,  # each container's clock is off by uniform(-this, this)
     ) -> None:
         self.clock = VirtualTime()
         self.kill_site = kill_site
         self.kill_from = START + kill_from
         self.rng = random.Random(seed)
-        self.table = SimTable(self.clock, random.Random(seed + 1), lost_writes)
+        # Offsets are drawn apart from everything else: a run without skew is the same run.
+        self.skew_s = clock_skew_s
+        self.skew_rng = random.Random(seed + 2)
+        self.table = SimTable(self.clock, random.Random(seed + 1), lost_writes, partitions)
         self.sites = sites
         self.mode = mode
         self.window_s = 0 if mode == "off" else window_s
@@ -358,7 +427,7 @@ class RealFleet:
         clock = self.clock
         started = clock.now
         model = self.sites[site]
-        store = self.table if self.mode == "on" else None
+        store = c.store if self.mode == "on" else None
         echoed = model.echoes_credential
         req = ShareRequest(
             site, self.window_s, clock.mono() + self.budget_s, store, lambda data: not echoed
@@ -416,7 +485,7 @@ class RealFleet:
             (url,),
             (outcome,),
             complete=took <= left,
-            fetched_at=clock.now,
+            fetched_at=clock.now + c.offset,  # as the container's clock has it
             fetch_seconds=took,
         )
         flight = next(self.flights)
@@ -424,11 +493,18 @@ class RealFleet:
         return got
 
     def _container(self, i: int, token: Callable[[], str]) -> Container:
-        """A new container: its own process store, the driver on the virtual clock."""
-        c = Container(i, Sharing())
+        """A new container: its own process store and wall clock, the driver on the virtual
+        clock."""
+        offset = self.skew_rng.uniform(-self.skew_s, self.skew_s) if self.skew_s else 0.0
+        clock = self.clock
+
+        def wall() -> float:
+            return clock.now + offset
+
+        c = Container(i, Sharing(), ContainerTable(self.table, wall), offset)
         c.sharing = Sharing(
             LocalStore(),
-            self.clock.wall,
+            wall,
             self.clock.mono,
             self.clock.sleep,
             random.Random(self.rng.random()),

@@ -15,11 +15,12 @@ unshareable fetch releases every waiter at once; facts holding a transient answe
 audits that waited for that very fetch; facts in the last part of their window are refreshed by
 one audit while the others go on reusing them; and no audit writes a conditional lease over a
 live lease it has just read. Also: an audit knows its own lease (by its token, after a write whose
-answer was lost) and never waits on it; a waiter on a late holder fetches beside it (`hedge`)
-when a takeover would outlast its budget or its wait is already a few fetches long; an audit whose
-budget cannot cover the site's recorded fetch does not hold the lease, nor do its process's
-other audits wait for its fetch (`hedge_local`: they wait for their process's fetch to its end
-otherwise); a lasting mark is heeded for UNSHAREABLE_HOLD_S, past the window.
+answer was lost) and never waits on it; a waiter on a late holder (late by the renewals it saw,
+on its own clock, once it saw one) fetches beside it (`hedge`) when a takeover would outlast its
+budget or its wait is already a few fetches long; an audit whose budget cannot cover the site's
+recorded fetch does not hold the lease, nor do its process's other audits wait for its fetch
+(`hedge_local`: they wait for their process's fetch to its end otherwise); a lasting mark is
+heeded for UNSHAREABLE_HOLD_S, past the window.
 """
 
 from __future__ import annotations
@@ -119,7 +120,9 @@ THROTTLED_PATIENCE_S = 4.0
 MAX_REFUSED_WRITES = 3
 # A holder renews its lease every LEASE_RENEW_S: one whose lease has not been renewed for that and
 # this grace more (a renewal that the store throttles is retried well inside it) is late, and may
-# be dead. Clocks of containers agree to well within a second.
+# be dead. Read off the lease's end, that holds for clocks that agree to within the grace; a
+# holder whose clock is behind the waiter's (up to CLOCK_SKEW_S) looks late before each renewal.
+# So a waiter that has seen the lease's end move on (a renewal, on its own clock) judges by that.
 LATE_GRACE_S = 1.0
 # A waiter on a late holder that has already waited this many times the site's recorded fetch time
 # fetches by itself: it would have been done long since, and each waiter holds one of the
@@ -373,6 +376,7 @@ def hedge(
     budget_end: float,
     fetch_s: float | None,
     waited_s: float = 0.0,
+    renewed_s: float | None = None,
 ) -> bool:
     """True when a waiter fetches by itself beside the holder it waits for (a hedged fetch).
 
@@ -382,10 +386,15 @@ def hedge(
     slower than that. So too once the waiter has waited OVERDUE_FACTOR times the site's fetch
     (`waited_s`): its wait already cost more than fetching would have. `fetch_s` is the site's
     recorded fetch time, None when it has none (the whole-fetch deadline stands for it, and no
-    wait is overdue).
+    wait is overdue). `renewed_s` is how long ago, on the waiter's own clock, one of its reads
+    showed the lease's end moved on (None: none did yet): a holder seen renewing within
+    LEASE_RENEW_S + LATE_GRACE_S is on time whatever the lease's end says, which a holder's clock
+    behind the waiter's (by up to CLOCK_SKEW_S) makes look near.
     """
     if lease_until - now >= LEASE_S - LEASE_RENEW_S - LATE_GRACE_S:
         return False  # renewed on time: the holder is alive and fetching
+    if renewed_s is not None and renewed_s < LEASE_RENEW_S + LATE_GRACE_S:
+        return False  # seen renewing on time by this waiter's own clock
     if fetch_s is not None and fetch_s > 0 and waited_s >= OVERDUE_FACTOR * fetch_s:
         return True
     took = fetch_s if fetch_s is not None and fetch_s > 0 else UNKNOWN_FETCH_S
@@ -488,6 +497,10 @@ class Protocol:
         self._taking = False
         self._unsure_writes = 0
         self._fetch_s: float | None = known.fetch_s if known is not None else None
+        # The end of the lease waited on, as last read, and when (on this audit's clock) a read
+        # showed it moved on: a renewal seen, whatever the holder's clock says.
+        self._lease_until: float | None = None
+        self._renewal_seen: float | None = None
 
     # The first action: an eventually consistent read. Reuse is the common case, and facts never
     # change once written: a read that lags shows an older state, which leads at worst to one
@@ -597,14 +610,20 @@ class Protocol:
         if item is not None and item.lease_live(now):
             assert item.lease_owner is not None
             self._takeover = None
+            assert item.lease_until is not None
             if self.waiting_for != item.lease_owner:
                 # A new holder (the first seen, or one that took over from a dead one).
                 self.waiting_for = item.lease_owner
+                self._lease_until = self._renewal_seen = None
                 if self.waited_since is None:
                     self.waited_since = now
-            assert item.lease_until is not None
+            if self._lease_until is not None and item.lease_until > self._lease_until:
+                self._renewal_seen = now
+            if self._lease_until is None or item.lease_until > self._lease_until:
+                self._lease_until = item.lease_until  # (a lagging read may show an older end)
             waited = now - (self.waited_since or now)
-            if hedge(item.lease_until, now, self.budget_end, self._fetch_s, waited):
+            renewed = None if self._renewal_seen is None else now - self._renewal_seen
+            if hedge(item.lease_until, now, self.budget_end, self._fetch_s, waited, renewed):
                 return FetchAlone(Reason.HEDGED)
             return self._sleep(now + poll_s(now - (self.waited_since or now), self.rng), now)
         if self.waiting_for is not None and self._takeover != "confirm":

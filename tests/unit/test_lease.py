@@ -382,6 +382,43 @@ def test_a_waiter_hedges_a_late_holder_it_cannot_afford_to_wait_out() -> None:
     assert isinstance(m.step(ReadDone(slow), NOW + 4.5), Sleep)
 
 
+def test_a_holder_seen_renewing_by_the_waiters_own_clock_is_on_time() -> None:
+    near = NOW + 3.0  # the lease's end looks near: not renewed for 7 s, by the waiter's clock
+    assert lease.hedge(near, NOW, NOW + 50.0, 60.0)
+    assert lease.hedge(near, NOW, NOW + 50.0, 60.0, renewed_s=None)
+    # But this waiter saw it renewed 2 s ago: its clock is behind the waiter's, not late.
+    assert not lease.hedge(near, NOW, NOW + 50.0, 60.0, renewed_s=2.0)
+    # Seen renewing, then no more for LEASE_RENEW_S + LATE_GRACE_S: late after all.
+    grace = lease.LEASE_RENEW_S + lease.LATE_GRACE_S
+    assert lease.hedge(near, NOW, NOW + 50.0, 60.0, renewed_s=grace)
+
+
+def test_a_waiter_ahead_of_the_holders_clock_does_not_hedge_a_holder_that_renews() -> None:
+    # The holder's clock is 3 s behind the waiter's (within CLOCK_SKEW_S): each lease it writes
+    # ends LEASE_S - 3 s after the waiter's now, and before each renewal looks late by it.
+    last = Stamp(NOW - 3600, 60.0)  # the site's last fetch took 60 s: a takeover would not fit
+    m = machine(budget=40.0)
+    assert isinstance(m.step(ReadDone(leased("slow", until=NOW + 7.0, stamp=last)), NOW), Sleep)
+    renewed = leased("slow", until=NOW + 8.0, stamp=last)  # renewed at NOW + 1
+    assert isinstance(m.step(ReadDone(renewed), NOW + 1.0), Sleep)
+    # 2.5 s after the renewal seen, its end is 4.5 s off: late by the lease, on time by the
+    # renewal this waiter saw. It waits.
+    assert isinstance(m.step(ReadDone(renewed), NOW + 3.5), Sleep)
+    # No renewal seen for LEASE_RENEW_S + LATE_GRACE_S since: it stopped renewing.
+    assert m.step(ReadDone(renewed), NOW + 5.5) == FetchAlone(Reason.HEDGED)
+
+
+def test_a_renewal_seen_of_one_holder_says_nothing_of_the_next() -> None:
+    last = Stamp(NOW - 3600, 60.0)
+    m = machine(budget=40.0)
+    m.step(ReadDone(leased("a", until=NOW + 9.0, stamp=last)), NOW)
+    m.step(ReadDone(leased("a", until=NOW + 10.0, stamp=last)), NOW + 1.0)  # "a" renewed
+    # A new holder whose lease looks late at once: no renewal of its has been seen.
+    assert m.step(ReadDone(leased("b", until=NOW + 3.0, stamp=last)), NOW + 2.0) == FetchAlone(
+        Reason.HEDGED
+    )
+
+
 # --- rules --------------------------------------------------------------------------------------
 
 

@@ -1,15 +1,20 @@
-"""The real sharing driver in a fleet in virtual time (tests/support/realfleet.py), small.
+"""The real sharing driver in a fleet in virtual time (harness/realfleet.py), small.
 
 bench/fleet.py runs these rows at 1,000 audits with costs; here, 100 audits each, what must hold
-whatever the tuning: sharing on against sharing off for the same arrivals.
+whatever the tuning: sharing on against sharing off for the same arrivals. And the parts of the
+model the rows rest on: the table's partitions, the containers' clocks.
 """
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from harness.realfleet import READ_TIMEOUT_S, RealFleet, Site
+from harness.fleet import READ_UNITS_PER_S, START, SimDynamo
+from harness.realfleet import READ_TIMEOUT_S, RealFleet, SimTable, Site, VirtualTime
 from sitemap_auditor import lease
+from sitemap_auditor.sharing import StoredItem
 
 N = 100
 
@@ -98,3 +103,145 @@ def test_a_dead_holders_waiters_leave_the_accounts_concurrency_once_it_is_late()
     others = sorted(r.ended - r.arrived for r in f.records if r.site != "hot")
     late = lease.LEASE_RENEW_S + lease.LATE_GRACE_S
     assert others[-1] <= 0.5 + late + lease.POLL_MAX_S * 1.5 + 1.0 + 0.2 < lease.LEASE_S
+
+
+# --- the table's partitions -----------------------------------------------------------------------
+
+
+def hammer(db: SimDynamo, keys: list[str], share: float = 2 / 3, seconds: float = 5.0) -> int:
+    """Read each key at `share` of a partition's read units a second (consistent reads of a
+    small item: a unit each), for that long; the calls the table throttled."""
+    per_s = int(READ_UNITS_PER_S * share)
+    for i in range(int(per_s * seconds)):
+        for key in keys:
+            db.read(key, True, START + i / per_s)
+    return db.throttled_calls
+
+
+def on_one_partition(partitions: int, same: bool) -> list[str]:
+    """Two keys that hash to one partition of `partitions` (same) or to two."""
+    db = SimDynamo(random.Random(0), partitions)
+    first = db.partition("site0")
+    for i in range(1, 1000):
+        if (db.partition(f"site{i}") == first) is same:
+            return ["site0", f"site{i}"]
+    raise AssertionError("no such key")
+
+
+def test_two_hot_items_on_one_partition_throttle_where_one_alone_does_not() -> None:
+    keys = on_one_partition(4, same=True)
+    assert hammer(SimDynamo(random.Random(1), 4), keys[:1]) == 0
+    db = SimDynamo(random.Random(1), 4)
+    assert hammer(db, keys) > 0
+    # The partition's limit refused them, not either item's.
+    assert set(db.throttled_by) == {db.partition(keys[0])}
+    assert db.peak_units["read"] > READ_UNITS_PER_S
+
+
+def test_hot_items_on_two_partitions_or_without_partitions_do_not_throttle() -> None:
+    assert hammer(SimDynamo(random.Random(1), 4), on_one_partition(4, same=False)) == 0
+    # The default model limits each item alone: the same two items, no throttling.
+    assert hammer(SimDynamo(random.Random(1)), on_one_partition(4, same=True)) == 0
+
+
+def test_keys_hash_to_partitions_stably_and_spread_over_them() -> None:
+    a, b = SimDynamo(random.Random(1), 4), SimDynamo(random.Random(2), 4)
+    names = [f"hot{i}" for i in range(50)]
+    assert [a.partition(n) for n in names] == [b.partition(n) for n in names]
+    assert len({a.partition(n) for n in names}) == 4
+    assert SimDynamo(random.Random(1)).partition("hot0") == "hot0"  # per item: its own
+    with pytest.raises(ValueError, match="at least one partition"):
+        SimDynamo(random.Random(1), 0)
+
+
+def test_a_fleet_on_partitions_gives_them_to_its_table() -> None:
+    f = RealFleet(2, {"s": Site(1.0)}, partitions=3).run([(0.0, "s")])
+    assert f.table.db.partitions == 3 and len(f.fetches) == 1
+
+
+# --- the containers' clocks -----------------------------------------------------------------------
+
+
+def test_each_containers_clock_is_offset_within_the_skew_and_its_facts_carry_it() -> None:
+    f = RealFleet(20, {"s": Site(1.0)}, clock_skew_s=2.0)
+    offsets = [c.offset for c in f.pool]
+    assert all(-2.0 <= o <= 2.0 for o in offsets) and len(set(offsets)) == 20
+    assert max(offsets) - min(offsets) > 2.0  # spread over the range, not bunched
+    f.run([(0.0, "s")])
+    (fetch,) = f.fetches
+    (holder,) = [c for c in f.pool if c.sharing.local.get("s", START + 10.0) is not None]
+    stored = f.table.db.state("s")
+    assert stored is not None and stored.item.stamp is not None
+    assert fetch.ended is not None
+    assert stored.item.stamp.fetched_at == pytest.approx(fetch.ended + holder.offset, abs=1e-6)
+
+
+def test_without_skew_every_clock_is_the_true_time() -> None:
+    f = RealFleet(5, {"s": Site(1.0)})
+    assert {c.offset for c in f.pool} == {0.0}
+
+
+def test_an_item_is_judged_on_the_readers_clock() -> None:
+    clock = VirtualTime()
+    table = SimTable(clock, random.Random(1))
+    stamp = lease.Stamp(START + 6.0, 1.0)
+    table.db.put("s", stamp, 650, 0, START)
+    table.db.take_lease("late", "o", START + 12.0 + lease.LEASE_S, START + 12.0, 0.0, START)
+    results: list[StoredItem | None] = []
+
+    def reads() -> None:
+        # Facts fetched 6 s ahead of this reader's clock: no clock within the skew wrote them.
+        results.append(table.get("s", True, wall=lambda: START))
+        results.append(table.get("s", True, wall=lambda: START + 2.0))
+        # A lease ending further ahead than a lease runs, give or take the skew: no lease.
+        results.append(table.get("late", True, wall=lambda: START))
+        results.append(table.get("late", True, wall=lambda: START + 8.0))
+
+    clock.start(reads)
+    clock.run()
+    refused, fine, far, near = results
+    assert refused is None and table.refused == 1
+    assert fine is not None and fine.item.stamp == stamp
+    assert far is not None and far.item.lease_owner is None
+    assert near is not None and near.item.lease_owner == "o"
+
+
+def test_clocks_skewed_within_the_allowance_still_share_one_fetch_a_burst() -> None:
+    skew = lease.CLOCK_SKEW_S / 2  # any two clocks within CLOCK_SKEW_S
+    on = RealFleet(N, {"s": Site(25.0)}, clock_skew_s=skew).run(burst())
+    off = RealFleet(N, {"s": Site(25.0)}, mode="off", clock_skew_s=skew).run(burst())
+    assert len(on.fetches) == 1 and on.incomplete() == 0 and on.table.refused == 0
+    assert p99(on) <= p99(off) + lease.POLL_MAX_S * 1.5
+
+
+def test_a_dead_holder_with_skewed_clocks_costs_one_more_fetch_within_the_budget() -> None:
+    skew = lease.CLOCK_SKEW_S / 2
+    on = RealFleet(N, {"s": Site(25.0)}, kill_first_fetch_after=5.0, clock_skew_s=skew)
+    on.run(burst())
+    assert on.lost_audits == 1 and on.incomplete() == 0 and len(on.fetches) == 2
+    # The dead holder renewed last at LEASE_RENEW_S: its lease lapses LEASE_S later on its clock,
+    # no more than the skew later on a waiter's; one takeover's fetch, one poll late.
+    lapse = lease.LEASE_RENEW_S + lease.LEASE_S + skew + lease.TAKEOVER_JITTER_S
+    assert max(on.durations()) <= lapse + 25.0 + 1.5 * lease.POLL_MAX_S + 1.0
+
+
+def test_clocks_skewed_beyond_the_allowance_cost_fetches_never_results_or_budget() -> None:
+    on = RealFleet(N, {"s": Site(25.0)}, clock_skew_s=lease.CLOCK_SKEW_S).run(burst())
+    assert on.incomplete() == 0 and len(on.records) == N
+    # Leases and facts from clocks too far ahead are no lease and no facts: some audits take
+    # the lease beside a live holder and fetch too, which costs fetches, not waits.
+    assert 1 < len(on.fetches) <= 10
+    assert max(r.waited_s for r in on.records) <= 25.0 + 2 * lease.POLL_MAX_S + 2.0
+    assert max(on.durations()) < 147.0
+
+
+@pytest.mark.parametrize("seed", [3, 5])  # offsets that put waiters well ahead of the holder
+def test_clocks_skewed_within_the_allowance_do_not_make_a_live_holder_look_late(seed: int) -> None:
+    # The site's 80 s fetch is recorded: a waiter that judged the holder late near the end of its
+    # budget would hedge (an 80 s fetch of its own, past the holder's end, maybe cut short).
+    arrivals = [(0.0, "s"), *((150.0 + t, s) for t, s in burst(spread_s=60.0))]
+    skew = lease.CLOCK_SKEW_S / 2
+    on = RealFleet(N, {"s": Site(80.0)}, clock_skew_s=skew, seed=seed).run(arrivals)
+    assert len(on.fetches) == 2 and on.incomplete() == 0
+    assert not [r for r in on.records if r.reason == "hedged"]
+    assert max(on.durations()) <= 80.0 + 1.5 * lease.POLL_MAX_S
