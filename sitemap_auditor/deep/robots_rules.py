@@ -231,6 +231,8 @@ def _better(rule: Rule, than: Rule | None) -> bool:
 # Past this many patterns with `*`, a path is tried only against those whose longest literal
 # piece starts with a character pair (for a one-character piece, a character) of the path.
 _WILD_INDEX_FROM = 32
+# The checker tells with one expression that no rule matches a path when there are this few.
+_QUICK_REJECT_MAX_RULES = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,6 +327,13 @@ class _Tier:
             _Wild.of(wild),
         )
 
+    def rules(self) -> Iterator[Rule]:
+        """Every rule of the tier."""
+        yield from self.prefixes.values()
+        yield from self.whole.values()
+        if self.wild is not None:
+            yield from self.wild.rules
+
     def deciding(self, path: str) -> Rule | None:
         best: Rule | None = None
         size = len(path)
@@ -397,9 +406,20 @@ class RobotsRules:
         if specific is None and global_ is None:
             return _always
         tiers = tuple(t for t in (specific, global_) if t is not None)
+        # Most URLs match no rule at all: one expression of every rule's pattern tells, in one
+        # call, that none decides (then the URL is allowed). Only for a robots.txt of a few
+        # rules: a long alternation costs more to build than it saves.
+        patterns = [rule.pattern for tier in tiers for rule in tier.rules()]
+        matches_a_rule = (
+            re.compile("|".join(map(_regex, patterns)), re.DOTALL).match
+            if len(patterns) <= _QUICK_REJECT_MAX_RULES
+            else None
+        )
 
         def allowed(url: str) -> bool:
             path = _normalised(path_params_query(url))
+            if matches_a_rule is not None and matches_a_rule(path) is None:
+                return True
             for tier in tiers:
                 rule = tier.deciding(path)
                 if rule is not None:
