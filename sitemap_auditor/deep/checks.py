@@ -347,60 +347,78 @@ class SeenUrls:
 
     A slot holds 56 bits of the URL's hash and 8 bits of the file's number; 0 is empty. A URL
     found again in a file of the same number (mod 256) counts as a repeat within that file. The
-    table grows by half once 4/5 full, so it is always more than half full past its first size:
-    at most 16 bytes a URL.
+    table grows by half once 3/4 full, so it is always at least half full past its first size:
+    at most 16 bytes a URL (and, for the moment it grows, the old table beside the new one).
+    `add` is a closure over the table, not a method: it runs for every listed URL, and a
+    closure's cells cost less than attribute look-ups.
     """
 
     def __init__(self, max_urls: int = DEFAULT_MAX_DEDUPE_URLS) -> None:
         self.max_urls = max_urls
-        self.size = 0
-        self.full = False  # past max_urls: nothing more is looked for
-        self._slots = array("Q", bytes(8 * 1024))
-
-    def add(self, url: str, file_number: int) -> int:
-        """0 for a new URL, 1 for one seen before in the same file, 2 in another file."""
-        # str's hash is SipHash: its bits are spread already, and the slot is its remainder.
-        h = (hash(url) & _MASK) >> _TAG_BITS or 1
-        slots = self._slots
+        slots = array("Q", bytes(8 * 1024))
         n = len(slots)
-        i = h % n
-        v = slots[i]
-        while v:
-            if v >> _TAG_BITS == h:
-                return 1 if v & _TAG_MASK == file_number & _TAG_MASK else 2
-            i += 1
-            if i == n:
-                i = 0
-            v = slots[i]
-        if self.full:
-            return 0
-        if self.size >= self.max_urls:
-            self.full = True
-            return 0
-        slots[i] = h << _TAG_BITS | (file_number & _TAG_MASK)
-        self.size += 1
-        if self.size * 5 > n * 4:
-            self._grow()
-        return 0
+        size = 0
+        full = False  # past max_urls: nothing more is looked for
 
-    def _grow(self) -> None:
-        old = self._slots
-        n = len(old) * 3 // 2
-        slots = array("Q", bytes(8 * n))
-        for v in old:
-            if v:
-                i = (v >> _TAG_BITS) % n
-                while slots[i]:
-                    i += 1
-                    if i == n:
-                        i = 0
-                slots[i] = v
-        self._slots = slots
+        def add(url: str, file_number: int) -> int:
+            """0 for a new URL, 1 for one seen before in the same file, 2 in another file."""
+            nonlocal size, full
+            # str's hash is SipHash: its bits are spread already, and the slot is its remainder.
+            h = (hash(url) & _MASK) >> _TAG_BITS or 1
+            i = h % n
+            v = slots[i]
+            while v:
+                if v >> _TAG_BITS == h:
+                    return 1 if v & _TAG_MASK == file_number & _TAG_MASK else 2
+                i += 1
+                if i == n:
+                    i = 0
+                v = slots[i]
+            if full:
+                return 0
+            if size >= max_urls:
+                full = True
+                return 0
+            slots[i] = h << _TAG_BITS | (file_number & _TAG_MASK)
+            size += 1
+            if size * 4 > n * 3:
+                grow()
+            return 0
+
+        def grow() -> None:
+            nonlocal slots, n
+            old = slots
+            n = len(old) * 3 // 2
+            slots = array("Q", bytes(8 * n))
+            for v in old:
+                if v:
+                    i = (v >> _TAG_BITS) % n
+                    while slots[i]:
+                        i += 1
+                        if i == n:
+                            i = 0
+                    slots[i] = v
+
+        def state() -> tuple[int, bool, int]:
+            return size, full, n
+
+        self.add: Callable[[str, int], int] = add
+        self._state = state
+
+    @property
+    def size(self) -> int:
+        """How many distinct URLs the table holds."""
+        return self._state()[0]
+
+    @property
+    def full(self) -> bool:
+        """True once max_urls were taken: no more are looked for."""
+        return self._state()[1]
 
     @property
     def bytes(self) -> int:
         """The table's size in memory."""
-        return len(self._slots) * 8
+        return self._state()[2] * 8
 
 
 class SiteChecks:
@@ -478,6 +496,7 @@ class SitemapChecks:
         # Per URL, the common case is decided by these alone (see location).
         self._prefix = scope.prefix
         self._allows = site.allows if scope.host == site.robots_host else None
+        self._seen = site.seen.add
         # Parsable <lastmod> keys not yet counted into the statistics, with how many times each
         # was seen, in the order first seen (which is what the statistics' caps go by).
         self._pending: dict[int, int] = {}
@@ -556,7 +575,7 @@ class SitemapChecks:
             # Another host's sitemap is still read (its owner may have verified both sites);
             # the fetcher sends the credentials to the site's own origin only.
             self.children.append((loc, line or 0))
-        again = self.site.seen.add(loc, self.number)
+        again = self._seen(loc, self.number)
         if again:
             where = "within this file" if again == 1 else "also in another file"
             self.tally.add(Kind.DUPLICATE_URL, line, loc, where)
