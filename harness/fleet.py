@@ -232,11 +232,21 @@ class SimDynamo:
         return True, self.state(key, at)
 
     def take_lease(
-        self, key: str, owner: str, until: float, now: float, due: float, at: float
+        self,
+        key: str,
+        owner: str,
+        until: float,
+        now: float,
+        due: float,
+        at: float,
+        over: tuple[str, float] | None = None,
     ) -> bool | None:
         """True taken, False refused, None throttled."""
         s = self.state(key)
         held = s is not None and s.item.lease_live(now) and s.item.lease_owner != owner
+        if held and over is not None and s is not None:
+            # As dynamostore's condition: a late holder's lease, unchanged since it was read.
+            held = (s.item.lease_owner, s.item.lease_until) != over
         stamp = s.item.stamp if s is not None else None
         # As dynamostore's condition: facts further ahead of the writer's clock than the skew
         # allows are no facts (a clock off by more than lease.CLOCK_SKEW_S wrote them).
@@ -261,6 +271,7 @@ class SimDynamo:
             base.unshareable_flight,
             base.unshareable_at,
             base.unshareable_lasting,
+            lease_at=now,
         )
         state = StoredState(item, size, s.facts_flight if s else None, s.blob if s else 0)
         self._write(key, at, state)
@@ -280,6 +291,7 @@ class SimDynamo:
                 i.unshareable_flight,
                 i.unshareable_at,
                 i.unshareable_lasting,
+                i.lease_at,
             )
             self._write(key, at, StoredState(item, s.size, s.facts_flight, s.blob))
         return True
@@ -513,7 +525,12 @@ class Audit:
         elif isinstance(action, lease.TakeLease):
 
             def take(t: float) -> lease.Observation | None:
-                got = store.take_lease(key, self.owner, action.until, action.now, action.due, t)
+                over = None
+                if action.over_owner is not None and action.over_until is not None:
+                    over = (action.over_owner, action.over_until)
+                got = store.take_lease(
+                    key, self.owner, action.until, action.now, action.due, t, over
+                )
                 if got is None:
                     return None
                 return lease.LeaseTaken() if got else lease.LeaseRefused()
@@ -603,7 +620,10 @@ class Audit:
             f.killed = True
             f.at(f.now + f.kill_first_holder_after, self._die)
         if holding:
-            self._renew_later(0)
+            # Renewals keep to the schedule waiters judge the holder by, from when it took the
+            # lease (the sole `fetch.started` for a machine that does not say).
+            taken = getattr(self.machine, "taken_at", None)
+            self._renew_later(0, f.now if taken is None else taken, 0.0)
 
         def end() -> None:
             if self.c.dead:
@@ -629,16 +649,20 @@ class Audit:
         lost.lost = True
         self.f.records.append(lost)
 
-    def _renew_later(self, in_a_row: int) -> None:
+    def _renew_later(self, in_a_row: int, taken: float, renewed: float) -> None:
         f = self.f
-        delay = lease.renewal_s(in_a_row, f.rng)
+        if in_a_row:
+            delay = lease.renewal_s(in_a_row, f.rng)
+        else:
+            delay = max(0.0, taken + lease.renewal_due_s(renewed) - f.now)
 
         def renew() -> None:
             if self.renewals_stop or self.c.dead:
                 return
+            at = f.now
             t = f.now + f.store.latency(WRITE_LATENCY_S)
-            ok = f.store.renew(self.site, self.owner, t + lease.LEASE_S, t)
-            self._renew_later(0 if ok else in_a_row + 1)
+            ok = f.store.renew(self.site, self.owner, at + lease.LEASE_S, t)
+            self._renew_later(0 if ok else in_a_row + 1, taken, at - taken if ok else renewed)
 
         f.at(f.now + delay, renew)
 

@@ -269,9 +269,17 @@ class SimTable:
 
         return StoredItem(item, None, load)
 
-    def take_lease(self, key: str, owner: str, until: float, now: float, due: float) -> bool:
+    def take_lease(
+        self,
+        key: str,
+        owner: str,
+        until: float,
+        now: float,
+        due: float,
+        over: tuple[str, float] | None = None,
+    ) -> bool:
         def take(t: float) -> object | None:
-            return self.db.take_lease(key, owner, until, now, due, t)
+            return self.db.take_lease(key, owner, until, now, due, t, over)
 
         return bool(self._call("update_item", take, WRITE_LATENCY_S))
 
@@ -306,7 +314,7 @@ class SimTable:
 def _as_read(item: lease.Item, now: float) -> lease.Item | None:
     """An item as `dynamostore.read_item` reads it at `now`: None (no item) when a time in it is
     further ahead than the clocks' skew allows; a lease ending further ahead than a lease runs is
-    no lease."""
+    no lease, and a lease taken further ahead has no known taking time."""
     ahead = now + lease.CLOCK_SKEW_S
     stamp = item.stamp
     if (stamp is not None and stamp.fetched_at > ahead) or (
@@ -315,7 +323,9 @@ def _as_read(item: lease.Item, now: float) -> lease.Item | None:
         return None
     until = item.lease_until
     if until is not None and until >= now and not lease.credible_until(until, now):
-        return dataclasses.replace(item, lease_owner=None, lease_until=None)
+        return dataclasses.replace(item, lease_owner=None, lease_until=None, lease_at=None)
+    if item.lease_at is not None and item.lease_at > ahead:
+        return dataclasses.replace(item, lease_at=None)  # a taking time not known
     return item
 
 
@@ -329,8 +339,16 @@ class ContainerTable:
     def get(self, key: str, consistent: bool) -> StoredItem | None:
         return self.table.get(key, consistent, self.wall)
 
-    def take_lease(self, key: str, owner: str, until: float, now: float, due: float) -> bool:
-        return self.table.take_lease(key, owner, until, now, due)
+    def take_lease(
+        self,
+        key: str,
+        owner: str,
+        until: float,
+        now: float,
+        due: float,
+        over: tuple[str, float] | None = None,
+    ) -> bool:
+        return self.table.take_lease(key, owner, until, now, due, over)
 
     def renew_lease(self, key: str, owner: str, until: float) -> None:
         self.table.renew_lease(key, owner, until)

@@ -4,8 +4,9 @@ One item per site key: `pk`; the facts (`facts`: their length as 4 bytes, big-en
 JSON compressed with zlib) with their stamp (`fetched_at`, `fetch_s`, `transient`, `flight`: the
 lease under which they were fetched);
 `expires_at` (the table's TTL attribute); while an audit fetches the site, `lease_owner` /
-`lease_until`; and after a fetch whose facts could not be shared, `unshareable_flight`,
-`unshareable_at` and `unshareable_lasting`. Facts that compress to more than INLINE_FACTS_BYTES
+`lease_until` and `lease_at` (when it took the lease, by which its renewals are judged); and
+after a fetch whose facts could not be shared, `unshareable_flight`, `unshareable_at` and
+`unshareable_lasting`. Facts that compress to more than INLINE_FACTS_BYTES
 are kept out of the site's item, in an item of their own (`pk` + FACTS_SUFFIX, with `facts`,
 `flight` and `expires_at`), and the site's item holds only the reference `facts_ref` (that item's
 `flight`): every lease write, renewal and poll then costs what a small site's does, and only an
@@ -205,13 +206,29 @@ class DynamoStore:
 
         return load
 
-    def take_lease(self, key: str, owner: str, until: float, now: float, due: float) -> bool:
-        """Take the site's lease unless a live lease, or facts fetched since `due`, are there."""
+    def take_lease(
+        self,
+        key: str,
+        owner: str,
+        until: float,
+        now: float,
+        due: float,
+        over: tuple[str, float] | None = None,
+    ) -> bool:
+        """Take the site's lease (taken at `now`) unless a live lease, or facts fetched since
+        `due`, are there; `over`: a late holder's live lease (owner, end) replaced if unchanged."""
+        values: dict[str, Any] = {}
+        late = ""
+        if over is not None:
+            # A holder that missed its renewals (lease.missed_renewal): its lease, exactly as
+            # read, and only so: renewed meanwhile, or taken over by another, it stands.
+            late = "OR (lease_owner = :late AND lease_until = :late_until) "
+            values = {":late": {"S": over[0]}, ":late_until": {"N": repr(over[1])}}
         try:
             self._call(
                 "update_item",
                 Key={"pk": {"S": key}},
-                UpdateExpression="SET lease_owner = :o, lease_until = :u, "
+                UpdateExpression="SET lease_owner = :o, lease_until = :u, lease_at = :now, "
                 "expires_at = if_not_exists(expires_at, :ttl)",
                 # The second half: an audit that read the item just before another's publish
                 # must not take a lease and fetch again; transient facts never stand in the way.
@@ -221,7 +238,8 @@ class DynamoStore:
                 # applied, tried again, is still the audit's own.
                 ConditionExpression="(attribute_not_exists(lease_until) "
                 "OR NOT attribute_type(lease_until, :number) "
-                "OR lease_until < :now OR lease_until > :far OR lease_owner = :o) "
+                "OR lease_until < :now OR lease_until > :far OR lease_owner = :o "
+                f"{late}) "
                 "AND (attribute_not_exists(fetched_at) "
                 "OR NOT attribute_type(fetched_at, :number) "
                 "OR fetched_at < :due OR fetched_at > :ahead OR transient = :yes)",
@@ -237,6 +255,7 @@ class DynamoStore:
                     ":ahead": {"N": repr(now + lease.CLOCK_SKEW_S)},
                     # An abandoned lease item expires by itself too.
                     ":ttl": {"N": str(int(until) + 86_400)},
+                    **values,
                 },
             )
         except _ConditionFailedError:
@@ -260,7 +279,7 @@ class DynamoStore:
             self._call(
                 "update_item",
                 Key={"pk": {"S": key}},
-                UpdateExpression="REMOVE lease_owner, lease_until "
+                UpdateExpression="REMOVE lease_owner, lease_until, lease_at "
                 "SET unshareable_flight = :o, unshareable_at = :at, unshareable_lasting = :l",
                 ConditionExpression="lease_owner = :o",
                 ExpressionAttributeValues={
@@ -448,14 +467,21 @@ def read_item(item: Mapping[str, Any], now: float) -> tuple[StoredItem, str | No
     elif "flight" in item:
         _invalid("flight", "without facts")
     _number(item, "expires_at", 0.0, float(2**53))
-    owner = until = None
+    owner = until = taken = None
     if _together(item, ("lease_owner", "lease_until")):
         owner = _text(item, "lease_owner")
         until = _number(item, "lease_until", 0.0, float(2**53))
+    # When the lease was taken: a number as any time, known only with the lease it belongs to.
+    # One further ahead than a right clock writes is not known either (the lease is then judged
+    # by its end alone, as one of a writer that records no taking time); nor is one that does not
+    # fit its lease (lease.Item.lease_renewed_s).
+    at = _number(item, "lease_at", 0.0, float(2**53))
+    if owner is not None and at is not None and at <= ahead:
+        taken = at
     refused = None
     if until is not None and until >= now and not lease.credible_until(until, now):
         refused = "lease_until: further ahead than a lease runs"
-        owner = until = None
+        owner = until = taken = None
     marked_flight = marked_at = lasting = None
     if _together(item, ("unshareable_flight", "unshareable_at", "unshareable_lasting")):
         marked_flight = _text(item, "unshareable_flight")
@@ -470,6 +496,7 @@ def read_item(item: Mapping[str, Any], now: float) -> tuple[StoredItem, str | No
                 unshareable_flight=marked_flight,
                 unshareable_at=marked_at,
                 unshareable_lasting=bool(lasting),
+                lease_at=taken,
             ),
             facts,
         ),

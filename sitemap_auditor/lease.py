@@ -14,12 +14,14 @@ only a store that does not answer, a lease that lapsed or its own budget make it
 unshareable fetch releases every waiter at once; facts holding a transient answer go only to the
 audits that waited for that very fetch; facts in the last part of their window are refreshed by
 one audit while the others go on reusing them; and no audit writes a conditional lease over a
-live lease it has just read. Also: an audit knows its own lease (by its token, after a write whose
-answer was lost) and never waits on it; a waiter on a late holder (late by the renewals it saw,
-on its own clock, once it saw one) fetches beside it (`hedge`) when a takeover would outlast its
-budget or its wait is already a few fetches long; an audit whose budget cannot cover the site's
-recorded fetch does not hold the lease, nor do its process's other audits wait for its fetch
-(`hedge_local`: they wait for their process's fetch to its end otherwise); a lasting mark is
+live lease it has just read, but over a holder's that missed a renewal (`missed_renewal`, on the
+waiter's own clock from when the lease was taken), and then only over that lease unchanged.
+Also: an audit knows its own lease (by its token, after a write whose answer was lost) and never
+waits on it; a waiter on a late holder (one that missed a renewal, or late by the renewals it
+saw, on its own clock, once it saw one) fetches beside it (`hedge`) when a takeover would outlast
+its budget or its wait is already a few fetches long; an audit whose budget cannot cover the
+site's recorded fetch does not hold the lease, nor do its process's other audits wait for its
+fetch (`hedge_local`: they wait for their process's fetch to its end otherwise); a lasting mark is
 heeded for UNSHAREABLE_HOLD_S, past the window.
 """
 
@@ -32,6 +34,7 @@ from enum import Enum
 
 __all__ = [
     "CLOCK_SKEW_S",
+    "FIRST_RENEWAL_S",
     "LATE_GRACE_S",
     "LEASE_RENEW_S",
     "LEASE_S",
@@ -69,8 +72,10 @@ __all__ = [
     "hedge",
     "hedge_local",
     "local_choice",
+    "missed_renewal",
     "poll_base_s",
     "poll_s",
+    "renewal_due_s",
     "renewal_s",
     "usable",
 ]
@@ -80,6 +85,15 @@ __all__ = [
 # between the two (7 s) lets a renewal that the store throttles be retried before the lapse.
 LEASE_S = 10.0
 LEASE_RENEW_S = 3.0
+# The first renewal comes sooner, FIRST_RENEWAL_S after the lease was taken, then every
+# LEASE_RENEW_S: a holder that died early in its fetch is known late a grace after its first
+# renewal was due, by waiters that know when the lease was taken (the item says), instead of
+# LEASE_RENEW_S and the grace after. A fetch that ends within it renews never, so an audit with
+# nobody waiting pays no more; a longer one renews at 2.5, 5.5, 8.5 s... instead of 3, 6, 9 s...,
+# as often but for fetches that end in the last half second of a period (one renewal more).
+# Between two renewals, never more than LEASE_RENEW_S: a waiter whose clock is ahead of the
+# holder's by less than LEASE_S - LEASE_RENEW_S sees no lapse in between.
+FIRST_RENEWAL_S = 2.5
 # How far apart two containers' wall clocks may be. Lambda's hosts keep theirs with the Amazon
 # Time Sync Service (within a millisecond or so), a machine under NTP within tens of ms; 5 s is
 # what a quartz clock left without synchronisation for a day drifts (~50 ppm). A time read from
@@ -205,6 +219,18 @@ class Item:
     unshareable_flight: str | None = None  # the last flight whose facts could not be shared
     unshareable_at: float | None = None
     unshareable_lasting: bool = False
+    # When the lease was taken, on its holder's clock (None: not known): with `lease_until`, also
+    # on its clock, it tells how far into its renewals the holder is, whatever the clocks' skew.
+    lease_at: float | None = None
+
+    def lease_renewed_s(self) -> float | None:
+        """The lease's age, on its holder's clock, at its last renewal (0: taken, not renewed);
+        None when not known (no lease, no time taken, or one that does not fit the lease)."""
+        if self.lease_at is None or self.lease_until is None or self.lease_owner is None:
+            return None
+        renewed = self.lease_until - LEASE_S - self.lease_at
+        # Written as now and now + LEASE_S by the taker: a few ulps either way, never more.
+        return max(renewed, 0.0) if renewed > -1e-3 else None
 
     def lease_live(self, now: float) -> bool:
         """True when some audit holds an unexpired lease that ends no later than a holder writes
@@ -238,6 +264,10 @@ class TakeLease:
     until: float
     now: float
     due: float
+    # A late holder's lease this write replaces, as read (its owner and end): taken over while
+    # still live, but only if unchanged since (not renewed meanwhile, nor replaced).
+    over_owner: str | None = None
+    over_until: float | None = None
 
 
 @dataclass(frozen=True)
@@ -377,6 +407,7 @@ def hedge(
     fetch_s: float | None,
     waited_s: float = 0.0,
     renewed_s: float | None = None,
+    missed: bool = False,
 ) -> bool:
     """True when a waiter fetches by itself beside the holder it waits for (a hedged fetch).
 
@@ -389,17 +420,37 @@ def hedge(
     wait is overdue). `renewed_s` is how long ago, on the waiter's own clock, one of its reads
     showed the lease's end moved on (None: none did yet): a holder seen renewing within
     LEASE_RENEW_S + LATE_GRACE_S is on time whatever the lease's end says, which a holder's clock
-    behind the waiter's (by up to CLOCK_SKEW_S) makes look near.
+    behind the waiter's (by up to CLOCK_SKEW_S) makes look near. `missed`: the holder missed a
+    renewal of its schedule (`missed_renewal`, judged on the waiter's own clock): it is late
+    whatever the rest says, and a takeover may start now rather than at the lapse.
     """
-    if lease_until - now >= LEASE_S - LEASE_RENEW_S - LATE_GRACE_S:
-        return False  # renewed on time: the holder is alive and fetching
-    if renewed_s is not None and renewed_s < LEASE_RENEW_S + LATE_GRACE_S:
-        return False  # seen renewing on time by this waiter's own clock
+    if not missed:
+        if lease_until - now >= LEASE_S - LEASE_RENEW_S - LATE_GRACE_S:
+            return False  # renewed on time: the holder is alive and fetching
+        if renewed_s is not None and renewed_s < LEASE_RENEW_S + LATE_GRACE_S:
+            return False  # seen renewing on time by this waiter's own clock
     if fetch_s is not None and fetch_s > 0 and waited_s >= OVERDUE_FACTOR * fetch_s:
         return True
     took = fetch_s if fetch_s is not None and fetch_s > 0 else UNKNOWN_FETCH_S
-    takeover_done = max(lease_until, now) + TAKEOVER_JITTER_S + took
+    takeover_done = (now if missed else max(lease_until, now)) + TAKEOVER_JITTER_S + took
     return takeover_done > budget_end
+
+
+def renewal_due_s(renewed_s: float) -> float:
+    """The lease's age at which its holder renews it next, having last renewed it at this age
+    (0: just taken): FIRST_RENEWAL_S, then the next whole LEASE_RENEW_S past the second."""
+    if renewed_s < FIRST_RENEWAL_S:
+        return FIRST_RENEWAL_S
+    return FIRST_RENEWAL_S + LEASE_RENEW_S * (
+        math.floor((renewed_s - FIRST_RENEWAL_S) / LEASE_RENEW_S) + 1
+    )
+
+
+def missed_renewal(renewed_s: float, age_s: float) -> bool:
+    """True when a holder that last renewed its lease at this age of it (0: taken) has not renewed
+    it on time by the time the lease is `age_s` old: past its next renewal and LATE_GRACE_S (a
+    renewal that the store throttles is retried well within it)."""
+    return age_s > renewal_due_s(renewed_s) + LATE_GRACE_S
 
 
 def renewal_s(throttled_in_a_row: int, rng: random.Random) -> float:
@@ -501,6 +552,13 @@ class Protocol:
         # showed it moved on: a renewal seen, whatever the holder's clock says.
         self._lease_until: float | None = None
         self._renewal_seen: float | None = None
+        # Of the holder waited on, by its lease's times (item.lease_renewed_s): its last renewal,
+        # as an age of its lease, and the least its lease's age can be, less this audit's clock
+        # (each read at `now` showing a renewal at age r says the lease is at least r old then).
+        self._renewed_age: float | None = None
+        self._age_base: float | None = None
+        # When this audit's own lease was taken, on its clock (its renewals keep to it).
+        self.taken_at: float | None = None
 
     # The first action: an eventually consistent read. Reuse is the common case, and facts never
     # change once written: a read that lags shows an older state, which leads at worst to one
@@ -574,6 +632,8 @@ class Protocol:
             # This audit's own lease, from a write whose answer was lost: it is the holder (the
             # others wait for it), never a waiter on itself.
             self._takeover = None
+            if item.lease_at is not None:
+                self.taken_at = item.lease_at
             return FetchHolding(refresh=self._refresh)
         waiting = self.waiting_for
         if waiting is not None and item is not None:
@@ -609,22 +669,36 @@ class Protocol:
             return FetchAlone(Reason.UNSHAREABLE)
         if item is not None and item.lease_live(now):
             assert item.lease_owner is not None
+            confirming = self._takeover == "confirm"
             self._takeover = None
             assert item.lease_until is not None
             if self.waiting_for != item.lease_owner:
                 # A new holder (the first seen, or one that took over from a dead one).
                 self.waiting_for = item.lease_owner
                 self._lease_until = self._renewal_seen = None
+                self._renewed_age = self._age_base = None
                 if self.waited_since is None:
                     self.waited_since = now
             if self._lease_until is not None and item.lease_until > self._lease_until:
                 self._renewal_seen = now
             if self._lease_until is None or item.lease_until > self._lease_until:
                 self._lease_until = item.lease_until  # (a lagging read may show an older end)
+            missed = self._missed(item, now)
             waited = now - (self.waited_since or now)
             renewed = None if self._renewal_seen is None else now - self._renewal_seen
-            if hedge(item.lease_until, now, self.budget_end, self._fetch_s, waited, renewed):
+            if hedge(
+                item.lease_until, now, self.budget_end, self._fetch_s, waited, renewed, missed
+            ):
                 return FetchAlone(Reason.HEDGED)
+            if missed:
+                # The holder missed a renewal (by its lease's own times, on this audit's clock):
+                # it is dead or cut off. Take over now rather than at the lapse, after a jitter
+                # and a consistent read that still shows it late, the write conditional on its
+                # lease being unchanged (a renewal meanwhile, or another's takeover, refuses it).
+                if confirming and item.lease_until == self._lease_until:
+                    return self._take(now, item)
+                self._takeover = "jitter"
+                return self._sleep(now + self.rng.uniform(0.0, TAKEOVER_JITTER_S), now)
             return self._sleep(now + poll_s(now - (self.waited_since or now), self.rng), now)
         if self.waiting_for is not None and self._takeover != "confirm":
             # The lease this audit waited on lapsed without facts: its holder died. Take over,
@@ -634,7 +708,20 @@ class Protocol:
         self._takeover = None
         return self._take(now)
 
-    def _take(self, now: float) -> Action:
+    def _missed(self, item: Item, now: float) -> bool:
+        """True when the holder of this live lease missed a renewal of its schedule, judged on
+        this audit's own clock: skew between the clocks makes no holder look late."""
+        renewed = item.lease_renewed_s()
+        if renewed is None:
+            return False  # a lease whose taking time is not known: judged by its end alone
+        if self._renewed_age is None or renewed > self._renewed_age:
+            self._renewed_age = renewed
+        base = renewed - now
+        if self._age_base is None or base > self._age_base:
+            self._age_base = base
+        return missed_renewal(self._renewed_age, self._age_base + now)
+
+    def _take(self, now: float, over: Item | None = None) -> Action:
         fetch_s = self._fetch_s
         if not self._refresh and fetch_s is not None and now + fetch_s > self.budget_end:
             # Its budget would cut the site's fetch short: as the holder, it would make others
@@ -643,6 +730,15 @@ class Protocol:
         # The write fails when facts in the first half of their window (never refreshed ahead)
         # were stored meanwhile: another audit has just fetched the site.
         self._taking = True
+        self.taken_at = now
+        if over is not None:
+            return TakeLease(
+                until=now + LEASE_S,
+                now=now,
+                due=now - self.window_s / 2,
+                over_owner=over.lease_owner,
+                over_until=over.lease_until,
+            )
         return TakeLease(until=now + LEASE_S, now=now, due=now - self.window_s / 2)
 
     def waited_s(self, now: float) -> float:

@@ -101,8 +101,18 @@ class SharedStore(Protocol):
     def get(self, key: str, consistent: bool) -> StoredItem | None:
         """The item of a site, None when it has none."""
 
-    def take_lease(self, key: str, owner: str, until: float, now: float, due: float) -> bool:
-        """Take the site's lease unless a live lease, or facts fetched since `due`, are there."""
+    def take_lease(
+        self,
+        key: str,
+        owner: str,
+        until: float,
+        now: float,
+        due: float,
+        over: tuple[str, float] | None = None,
+    ) -> bool:
+        """Take the site's lease (recording `now` as when it was taken) unless a live lease, or
+        facts fetched since `due`, are there; `over`: the owner and end of a late holder's live
+        lease that the write replaces, if unchanged."""
 
     def renew_lease(self, key: str, owner: str, until: float) -> None:
         """Extend this owner's lease."""
@@ -428,16 +438,28 @@ class Sharing:
                         got_item = store.get(req.key, consistent)
                         stored, stored_item = None, got_item
                         seen = lease.ReadDone(got_item.item if got_item is not None else None)
-                    case lease.TakeLease(until=until, now=at, due=due):
-                        took = store.take_lease(req.key, owner, until, at, due)
+                    case lease.TakeLease(
+                        until=until, now=at, due=due, over_owner=late, over_until=late_until
+                    ):
+                        over = None
+                        if late is not None and late_until is not None:
+                            over = (late, late_until)
+                        took = store.take_lease(req.key, owner, until, at, due, over)
                         seen = lease.LeaseTaken() if took else lease.LeaseRefused()
                     case lease.Sleep(until=until):
                         self._sleep(max(0.0, until - self._wall()))
                         seen = lease.Slept()
                     case lease.FetchHolding():
                         started = self._wall()
+                        taken_at = started if machine.taken_at is None else machine.taken_at
                         own, early, told = self._hold(
-                            store, req, owner, fetch, _newer(known, stored_facts()), failed
+                            store,
+                            req,
+                            owner,
+                            taken_at,
+                            fetch,
+                            _newer(known, stored_facts()),
+                            failed,
                         )
                         unshareable, packed, encoded = self._packing(store, req, own)
                         if early is not None:
@@ -497,6 +519,7 @@ class Sharing:
         store: SharedStore,
         req: ShareRequest,
         owner: str,
+        taken_at: float,
         fetch: Fetch,
         previous: SiteFacts | None,
         failed: Callable[[StoreError], None],
@@ -504,7 +527,7 @@ class Sharing:
         """Fetch as the lease's holder: the facts, why they proved unshareable mid-fetch (if they
         did), and whether the waiters were told then (the mark written)."""
         early: list[tuple[Unshareable, bool]] = []
-        with self._renewing(store, req.key, owner, failed) as stop:
+        with self._renewing(store, req.key, owner, taken_at, failed) as stop:
 
             def progress(partial: SiteFacts) -> None:
                 if early:
@@ -562,21 +585,38 @@ class Sharing:
 
     @contextmanager
     def _renewing(
-        self, store: SharedStore, key: str, owner: str, failed: Callable[[StoreError], None]
+        self,
+        store: SharedStore,
+        key: str,
+        owner: str,
+        taken_at: float,
+        failed: Callable[[StoreError], None],
     ) -> Iterator[threading.Event]:
-        """Keep the lease alive while its holder fetches (until the event it gives is set)."""
+        """Keep the lease alive while its holder fetches (until the event it gives is set), on
+        the schedule its waiters judge it by (lease.renewal_due_s, from when it was taken)."""
         stop = threading.Event()
         rng = random.Random(self._rng.random())
 
         def renew() -> None:
             in_a_row = 0
-            while not self._wait(stop, lease.renewal_s(in_a_row, rng)):
+            renewed = 0.0  # the lease's age at its last renewal (0: taken)
+            while True:
+                if in_a_row:
+                    pause = lease.renewal_s(in_a_row, rng)
+                else:
+                    pause = max(0.0, taken_at + lease.renewal_due_s(renewed) - self._wall())
+                if self._wait(stop, pause):
+                    return
+                at = self._wall()
                 try:
-                    store.renew_lease(key, owner, self._wall() + lease.LEASE_S)
+                    store.renew_lease(key, owner, at + lease.LEASE_S)
                     in_a_row = 0
+                    renewed = at - taken_at
                 except StoreError as e:
                     failed(e)
                     in_a_row = in_a_row + 1 if e.throttled else 0
+                    if not e.throttled:
+                        renewed = at - taken_at  # no answer: try at the next renewal's time
 
         join = self._spawn(renew)
         try:

@@ -658,6 +658,33 @@ def test_a_lease_write_tried_again_by_its_owner_is_still_its_own(table: str) -> 
     assert got.item.lease_until == now + 10.5
 
 
+@pytest.mark.usefixtures("local_aws")
+def test_a_late_holder_lease_is_taken_over_only_as_it_was_read(table: str) -> None:
+    store = dynamostore.DynamoStore(table)
+    now = time.time()
+    assert store.take_lease("late", "holder", now + 10, now, now - 30)
+    got = store.get("late", consistent=True)
+    # The table tells when the lease was taken: by it, waiters judge the holder's renewals.
+    assert got is not None and got.item.lease_at == now and got.item.lease_renewed_s() == 0.0
+    # A lease renewed since it was read stands.
+    store.renew_lease("late", "holder", now + 12)
+    assert not store.take_lease("late", "waiter", now + 13, now + 3, now - 27, ("holder", now + 10))
+    # As read, unchanged: replaced although still live, and the new lease's own time taken.
+    assert store.take_lease("late", "waiter", now + 13, now + 3, now - 27, ("holder", now + 12))
+    got = store.get("late", consistent=True)
+    assert got is not None and got.item.lease_owner == "waiter"
+    assert got.item.lease_at == now + 3 and got.item.lease_until == now + 13
+    # Another waiter that read the old lease is refused: one takeover, not two.
+    assert not store.take_lease("late", "other", now + 13, now + 3, now - 27, ("holder", now + 12))
+    # The holder's own renewals no longer touch it, and a mark takes the time along.
+    store.renew_lease("late", "holder", now + 20)
+    store.mark_unshareable("late", "waiter", now + 4, False)
+    raw = dynamostore._client().get_item(
+        TableName=table, Key={"pk": {"S": "late"}}, ConsistentRead=True
+    )["Item"]
+    assert "lease_owner" not in raw and "lease_at" not in raw and "unshareable_at" in raw
+
+
 def test_large_facts_are_kept_out_of_the_item_that_leases_touch(local_aws: str, table: str) -> None:
     from sitemap_auditor import facts
 

@@ -348,7 +348,7 @@ def test_waiters_of_a_dead_holder_of_a_quick_site_fetch_before_its_lease_lapses(
     answers = [a for w in waiters for a in w.answers()]
     assert [codes_of(a["result"]) for a in answers] == [["100", "200"]] * 6
     logs = [x for w in waiters for x in w.finished_logs()]
-    # Once the holder was late (4 s without a renewal) and they had waited three fetch times,
+    # Once the holder was late (its first renewal missed) and they had waited three fetch times,
     # each container's lead fetched by itself: before the lease lapsed (10 s) and a takeover.
     assert [x.get("fetch_reason") for x in logs].count("hedged") == 2
     assert time.monotonic() - killed < 10.0

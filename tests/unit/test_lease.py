@@ -17,6 +17,7 @@ from harness.fleet import START, Fleet, SiteModel
 from sitemap_auditor import lease
 from sitemap_auditor.fetch import REQUEST_DEADLINE_S
 from sitemap_auditor.lease import (
+    Action,
     FetchAlone,
     Fetched,
     FetchHolding,
@@ -678,3 +679,132 @@ def test_an_audit_whose_budget_cannot_cover_the_fetch_does_not_hold_the_lease() 
     assert isinstance(jitter, Sleep)
     assert m.step(Slept(), jitter.until) == Read(consistent=True)
     assert m.step(ReadDone(dead), jitter.until) == FetchAlone(Reason.BUDGET)
+
+
+# --- the renewal schedule: a holder dead early in its fetch is known late early -----------------
+
+
+def taken(owner: str = "other", at: float = NOW, renewed_s: float = 0.0) -> Item:
+    """A lease taken at `at` (the holder's clock) and last renewed `renewed_s` into it."""
+    return Item(lease_owner=owner, lease_until=at + renewed_s + lease.LEASE_S, lease_at=at)
+
+
+def test_the_first_renewal_comes_early_then_every_renewal_period() -> None:
+    due = lease.renewal_due_s
+    ages = [0.0, 2.4, 2.5, 2.51, 5.49, 5.5, 7.0, 8.5]
+    assert [due(a) for a in ages] == [2.5, 2.5, 5.5, 5.5, 5.5, 8.5, 8.5, 11.5]
+    # A fetch of two seconds or less never renews: an audit with nobody waiting writes no more.
+    assert due(0.0) > 2.0
+
+    def renewals(fetch_s: float) -> int:
+        age, n = 0.0, 0
+        while due(age) <= fetch_s:
+            age, n = due(age), n + 1
+        return n
+
+    # As often as every LEASE_RENEW_S from the take, but for fetches that end in the last half
+    # second of a period (one renewal more); never more than LEASE_RENEW_S between two.
+    for fetch_s in (0.8, 1.0, 2.49, 3.0, 5.0, 25.0, 60.0, 80.0, 120.0):
+        assert renewals(fetch_s) == int(fetch_s // lease.LEASE_RENEW_S)
+    assert renewals(2.7) == 1 and renewals(5.6) == 2
+    assert max(due(a) - a for a in (0.0, 2.5, 5.5, 8.5)) == lease.LEASE_RENEW_S
+
+
+def test_a_holder_is_late_a_grace_after_a_renewal_it_missed() -> None:
+    assert not lease.missed_renewal(0.0, 2.5 + lease.LATE_GRACE_S)
+    assert lease.missed_renewal(0.0, 2.5 + lease.LATE_GRACE_S + 0.01)
+    assert not lease.missed_renewal(2.5, 6.5)
+    assert lease.missed_renewal(2.5, 6.51)
+
+
+def test_a_lease_tells_its_last_renewal_by_its_holder_own_clock() -> None:
+    assert taken().lease_renewed_s() == 0.0
+    assert taken(renewed_s=5.0).lease_renewed_s() == pytest.approx(5.0)
+    assert leased().lease_renewed_s() is None  # when it was taken is not known
+    # A taking time that does not fit the lease (after its start) is not believed.
+    assert Item(lease_owner="o", lease_until=NOW + 10, lease_at=NOW + 1).lease_renewed_s() is None
+
+
+def wait_until_late(m: Protocol, item: Item, until: float) -> tuple[Action, float]:
+    """Feed the waiter this item at each poll it asks for, up to `until`: its first action that
+    is not a poll, and when."""
+    t = NOW
+    action = m.step(ReadDone(item), t)
+    while isinstance(action, Sleep) and action.until < until:
+        t = action.until
+        action = m.step(Slept(), t)
+        if isinstance(action, Read) and action.consistent:
+            return action, t
+        assert action == Read(consistent=False)
+        action = m.step(ReadDone(item), t)
+    return action, t
+
+
+def test_a_holder_that_missed_its_first_renewal_is_taken_over_before_its_lease_lapses() -> None:
+    m = machine()
+    item = taken()
+    action, t = wait_until_late(m, item, NOW + lease.LEASE_S)
+    # Late a grace after the first renewal it missed, on the waiter's clock: then a jitter, and
+    # a consistent read to write on.
+    assert action == Read(consistent=True)
+    assert NOW + 3.5 < t <= NOW + 3.5 + lease.TAKEOVER_JITTER_S + 1.0
+    took = m.step(ReadDone(item), t)
+    # Over that very lease only: renewed or taken over meanwhile, the write is refused.
+    assert took == TakeLease(
+        until=t + lease.LEASE_S,
+        now=t,
+        due=t - WINDOW / 2,
+        over_owner="other",
+        over_until=NOW + lease.LEASE_S,
+    )
+    assert m.step(LeaseTaken(), t) == FetchHolding(refresh=False)
+    assert m.taken_at == t  # its own renewals keep to the schedule from here
+
+
+def test_a_renewal_seen_on_the_consistent_read_keeps_the_waiter_waiting() -> None:
+    m = machine()
+    action, t = wait_until_late(m, taken(), NOW + lease.LEASE_S)
+    assert action == Read(consistent=True)
+    renewed = taken(renewed_s=t - NOW)  # the holder renewed late, but it did
+    assert isinstance(m.step(ReadDone(renewed), t), Sleep)
+    assert m.waiting_for == "other"
+
+
+def test_a_holder_seen_renewing_on_schedule_is_never_late() -> None:
+    m = machine()
+    t = NOW
+    for renewed_s in (0.0, 2.5, 5.5, 8.5, 11.5):
+        while t < NOW + renewed_s + 0.5:
+            action = m.step(ReadDone(taken(renewed_s=renewed_s)), t)
+            assert isinstance(action, Sleep)
+            t = action.until
+            assert m.step(Slept(), t) == Read(consistent=False)
+        # Seen at the latest a grace after each renewal was due: not late, never taken over.
+        due = NOW + lease.renewal_due_s(renewed_s) + lease.LATE_GRACE_S
+        assert isinstance(m.step(ReadDone(taken(renewed_s=renewed_s)), due), Sleep)
+
+
+def test_a_holder_whose_clock_is_behind_is_not_judged_late_by_it() -> None:
+    # Taken 4 s ago by the holder's clock (which is 4 s behind this waiter's): its first renewal
+    # looks overdue by the clocks, but the waiter judges by what it saw itself.
+    m = machine()
+    item = taken(at=NOW - 4.0)
+    action = m.step(ReadDone(item), NOW)
+    assert isinstance(action, Sleep)
+    action, t = wait_until_late(m, item, NOW + lease.LEASE_S)
+    assert action == Read(consistent=True) and t > NOW + 3.5
+
+
+def test_a_waiter_on_a_quick_site_hedges_as_soon_as_its_holder_missed_a_renewal() -> None:
+    # The site's fetch takes 0.8 s: three of them are over long before the lease's end says the
+    # holder is late (4 s without a renewal); its missed first renewal says so at 3.5 s.
+    m = machine(known=Stamp(NOW - 120.0, 0.8))
+    action, t = wait_until_late(m, taken(), NOW + lease.LEASE_S)
+    assert action == FetchAlone(Reason.HEDGED)
+    assert NOW + 3.5 < t < NOW + 4.0
+
+
+def test_a_lease_of_unknown_taking_time_is_judged_by_its_end_alone() -> None:
+    m = machine()
+    action, t = wait_until_late(m, leased(until=NOW + lease.LEASE_S), NOW + lease.LEASE_S)
+    assert isinstance(action, Sleep) and t >= NOW + lease.LEASE_S - 1.0

@@ -98,11 +98,26 @@ def test_a_dead_holders_waiters_leave_the_accounts_concurrency_once_it_is_late()
     assert f.lost_audits == 1 and f.incomplete() == 0
     waiters = [r for r in f.records if r.site == "hot"]
     assert sum(1 for r in waiters if r.reason == "hedged") >= N - 2
-    # They left once the holder was late (no renewal for LEASE_RENEW_S + LATE_GRACE_S after it
-    # took the lease), three fetch times into their wait, not at the lapse (LEASE_S).
+    # They left once the holder was late (its first renewal missed, by LATE_GRACE_S), three
+    # fetch times into their wait, not at the lapse (LEASE_S).
     others = sorted(r.ended - r.arrived for r in f.records if r.site != "hot")
-    late = lease.LEASE_RENEW_S + lease.LATE_GRACE_S
+    late = lease.FIRST_RENEWAL_S + lease.LATE_GRACE_S
     assert others[-1] <= 0.5 + late + lease.POLL_MAX_S * 1.5 + 1.0 + 0.2 < lease.LEASE_S
+
+
+def test_a_dead_holder_of_a_site_never_fetched_is_taken_over_before_its_lease_lapses() -> None:
+    # No fetch time is known: the waiters cannot tell how long waiting would be worth, and wait;
+    # one takes over once the holder missed its first renewal, not at the lapse.
+    other = [(i / 15, f"o{i}") for i in range(150)]
+    sites = {"hot": Site(0.8), **{name: Site(1.0) for _, name in other}}
+    f = RealFleet(N, sites, kill_first_fetch_after=0.5, kill_site="hot")
+    f.run(sorted(burst(site="hot") + other))
+    assert f.lost_audits == 1 and f.incomplete() == 0
+    assert sum(1 for x in f.fetches if x.site == "hot") == 2  # the dead holder's, the takeover's
+    hot = sorted(r.ended - r.arrived for r in f.records if r.site == "hot")
+    late = lease.FIRST_RENEWAL_S + lease.LATE_GRACE_S
+    bound = 1.0 + late + lease.TAKEOVER_JITTER_S + 0.8 + lease.POLL_MAX_S * 1.5 + 0.2
+    assert hot[-1] <= bound < lease.LEASE_S
 
 
 # --- the table's partitions -----------------------------------------------------------------------

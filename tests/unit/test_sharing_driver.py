@@ -89,11 +89,19 @@ class MemoryStore:
         )
         return StoredItem(item, got)
 
-    def take_lease(self, key: str, owner: str, until: float, now: float, due: float) -> bool:
+    def take_lease(
+        self,
+        key: str,
+        owner: str,
+        until: float,
+        now: float,
+        due: float,
+        over: tuple[str, float] | None = None,
+    ) -> bool:
         self._maybe_fail("take")
         raw = self.items.setdefault(key, {})
         until_now = raw.get("until")
-        held = raw.get("owner") not in (None, owner)
+        held = raw.get("owner") not in (None, owner) and (raw.get("owner"), until_now) != over
         if held and isinstance(until_now, float) and until_now >= now:
             return False
         stamp = raw.get("stamp")
@@ -308,8 +316,16 @@ class LostAnswers(MemoryStore):
 
     lose: list[bool] = field(default_factory=list)  # throttled? per lease write to lose
 
-    def take_lease(self, key: str, owner: str, until: float, now: float, due: float) -> bool:
-        took = super().take_lease(key, owner, until, now, due)
+    def take_lease(
+        self,
+        key: str,
+        owner: str,
+        until: float,
+        now: float,
+        due: float,
+        over: tuple[str, float] | None = None,
+    ) -> bool:
+        took = super().take_lease(key, owner, until, now, due, over)
         if self.lose:
             throttled = self.lose.pop(0)
             self.clock.sleep(2.0)  # the read timeout

@@ -463,3 +463,27 @@ def test_facts_kept_in_an_item_of_their_own_are_checked_as_the_sites_item_is() -
     # The site's item may refer to them, not hold both.
     both = facts_item("k", facts.encode(site).decode(), 100.0, facts_ref={"S": "f1"})
     assert "facts" in item_refused(both)
+
+
+def test_when_a_lease_was_taken_is_read_with_its_lease_and_checked_as_any_time() -> None:
+    owner = "o" * 32
+    item = {**lease_item(KEY, owner, NOW + LEASE_S), "lease_at": {"N": repr(NOW)}}
+    got, note = dynamostore.read_item(item, NOW)
+    assert note is None and got.item.lease_at == NOW and got.item.lease_renewed_s() == 0.0
+    # A number, as any time; the item is refused for anything else.
+    assert "lease_at: not a number" in item_refused({**item, "lease_at": {"N": "soon"}})
+    assert "lease_at: not of type N" in item_refused({**item, "lease_at": {"S": repr(NOW)}})
+    assert "lease_at: not within" in item_refused({**item, "lease_at": {"N": "-1"}})
+    # Further ahead of the reader's clock than the skew allowed: not known, the lease stands
+    # (judged by its end alone).
+    ahead = {**item, "lease_at": {"N": repr(NOW + lease.CLOCK_SKEW_S + 1)}}
+    got, note = dynamostore.read_item(ahead, NOW)
+    assert note is None and got.item.lease_live(NOW) and got.item.lease_at is None
+    # Without its lease (written by a version that does not remove it), it stands for nothing.
+    alone = {**good_item(), "lease_at": {"N": repr(NOW)}}
+    got, note = dynamostore.read_item(alone, NOW)
+    assert note is None and got.item.lease_at is None
+    # A lease read as no lease (ending further ahead than a lease runs) takes it along.
+    far = {**lease_item(KEY, owner, NOW + 3600), "lease_at": {"N": repr(NOW)}}
+    got, note = dynamostore.read_item(far, NOW)
+    assert note is not None and got.item.lease_at is None
