@@ -117,6 +117,25 @@ def test_userinfo_in_any_spelling_is_never_echoed_nor_logged(
     assert "me:" not in text
 
 
+@pytest.mark.parametrize("password", ["S3cret-Pw-77", "Pässwort-77"])
+def test_a_password_echoed_as_a_host_is_in_no_result_nor_log_line(
+    site: Site, logs: LogCapture, password: str
+) -> None:
+    # The reading lists the echoed Sitemap: URL with its host lower-cased and IDNA-encoded,
+    # and the audit names that host when it cannot be fetched: neither form may show.
+    site.route(
+        "/robots.txt",
+        robots_with(f"Sitemap: http://{password.upper()}.invalid/s.xml\nSitemap: /sitemap.xml"),
+    )
+    site.route("/sitemap.xml", reply(SITEMAP))
+    result = audit(site.url("/"), basicAuth={"username": USER, "password": password})
+    assert codes_of(result) == ["100", "200"]
+    assert len(data_of(result)["candidateSitemaps"]) == 2
+    text = str(result) + logs.text()
+    assert ".invalid/s.xml" in text
+    assert password.lower() not in text and "xn--" not in text
+
+
 def test_a_sitemap_value_with_an_empty_host_is_read_as_browsers_read_it(
     site: Site, third_party: Site
 ) -> None:
