@@ -271,3 +271,38 @@ def test_bytes_that_do_not_decode_are_refused() -> None:
 def test_encodings_nobody_can_read_are_refused(encoding: str) -> None:
     doc = urlset(["2026-01-01"]).replace(b'encoding="UTF-8"', f'encoding="{encoding}"'.encode())
     assert isinstance(parse(doc), Rejected)
+
+
+_NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # A <lastmod> in mixed content ends at its first child's end, as the Lambda reads it.
+        f"<urlset {_NS}><url><loc>a</loc><lastmod>2020<b>x</b>-01-01</lastmod></url></urlset>",
+        # In any namespace, at an entry's second level only.
+        f'<urlset {_NS} xmlns:i="http://www.google.com/schemas/sitemap-image/1.1"><url>'
+        "<i:lastmod>2021-05-05</i:lastmod><i:image><lastmod>2030-01-01</lastmod></i:image>"
+        "</url></urlset>",
+        # Not an entry: its children are not read.
+        f"<urlset {_NS}><foo><lastmod>2030-01-01</lastmod></foo><url><loc>b</loc></url></urlset>",
+        # Unparsable and overlong values, counted and sampled.
+        f"<urlset {_NS}><url><lastmod>soon</lastmod></url><url><lastmod>"
+        + "9" * 300
+        + "</lastmod></url><url><lastmod>  2022-02-02  </lastmod></url></urlset>",
+        f"<sitemapindex {_NS}><sitemap><loc>c</loc><lastmod>2023-03-03</lastmod></sitemap>"
+        "</sitemapindex>",
+    ],
+)
+@pytest.mark.parametrize("size", [1 << 20, 5, 1])
+def test_the_deep_audit_s_handlers_read_the_lambda_s_facts(body: str, size: int) -> None:
+    # With an entry callback the parser's handlers do the Lambda's part themselves.
+    data = body.encode()
+
+    def parse(parser: SitemapParser) -> object:
+        for at in range(0, len(data), size):
+            parser.feed(data[at : at + size])
+        return parser.close()
+
+    assert parse(SitemapParser(on_entry=lambda *_: None)) == parse(SitemapParser())
