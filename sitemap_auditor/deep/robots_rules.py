@@ -408,11 +408,13 @@ class RobotsRules:
         tiers = tuple(t for t in (specific, global_) if t is not None)
         # Most URLs match no rule at all: one expression of every rule's pattern tells, in one
         # call, that none decides (then the URL is allowed). Only for a robots.txt of a few
-        # rules: a long alternation costs more to build than it saves.
+        # rules, and of few with `*`: each of those may scan the path, which _Wild's index
+        # spares the many (a hostile robots.txt of hundreds would cost every URL as much).
         patterns = [rule.pattern for tier in tiers for rule in tier.rules()]
+        starred = sum(1 for tier in tiers if tier.wild is not None for _ in tier.wild.rules)
         matches_a_rule = (
             re.compile("|".join(map(_regex, patterns)), re.DOTALL).match
-            if len(patterns) <= _QUICK_REJECT_MAX_RULES
+            if len(patterns) <= _QUICK_REJECT_MAX_RULES and starred < _WILD_INDEX_FROM
             else None
         )
 
