@@ -36,10 +36,12 @@ __all__ = [
     "ROOTS",
     "DocumentHead",
     "EntryCallback",
+    "EntryRun",
     "Extensions",
     "News",
     "ParsedSitemap",
     "Rejected",
+    "RunCallback",
     "SitemapParser",
     "is_html_page",
     "parse_bytes",
@@ -175,7 +177,8 @@ class EntryCallback(Protocol):
     """What the parser calls with each `<url>` or `<sitemap>` entry (the deep audit's reading).
 
     line is where the entry's start tag is; loc is trimmed of XML white space (None when the
-    entry has no `<loc>`); lastmod is as written, cut past MAX_LASTMOD_CHARS + 1 characters;
+    entry has no `<loc>`); lastmod is as written but for the white space in front of it, cut
+    past MAX_LASTMOD_CHARS + 1 characters;
     extensions is None for an entry with no extension element (most of them), so that the
     common entry costs one call and no object.
     """
@@ -185,11 +188,117 @@ class EntryCallback(Protocol):
     ) -> None: ...
 
 
+# Runs of plain entries (docs/deep.md, "How the deep audit reads fast"). Most sitemaps are
+# long runs of entries of one shape: `<url>`, a `<loc>`, perhaps a `<lastmod>`, `<changefreq>`
+# and `<priority>` in that order, unprefixed, without attributes, comments, CDATA, character
+# references or carriage returns in values. expat still reads every byte of such a run (it is
+# the one parser, and it judges well-formedness), but with no Python handler set, so at its own
+# speed; the run's values are read at once by the expression below, which matches only text
+# that expat reads as exactly those elements. Anything else is read by the handlers.
+_WS = r"[ \t\r\n]*"
+# Text that expat reads as itself: no markup, no reference, no `>` (so no `]]>`), no character
+# XML forbids, no carriage return (expat would turn `\r\n` into `\n`).
+_PLAIN = r"[^<&>\r\x00-\x08\x0b\x0c\x0e-\x1f]"
+# A <lastmod> is read trimmed in front (EntryCallback): its value starts with none of these.
+_VALUE_START = r"[^<&>\s\x00-\x08\x0b\x0c\x0e-\x1f]"
+# A <loc> is read trimmed: its white space only around a value with none inside; the five
+# predefined references are let through and replaced afterwards.
+_LOC_CHAR = r"[^<&>\x00-\x20]"
+_LOC = f"{_LOC_CHAR}+(?:&(?:amp|lt|gt|quot|apos);{_LOC_CHAR}*)*"
+
+
+def _run_entry(entry: str, extra: tuple[str, ...]) -> re.Pattern[str]:
+    # An entry and the white space after it; groups: the <loc>, the <lastmod> (None when there
+    # is none: an empty one is not in a run). Split by it, a run leaves nothing between.
+    fields = "".join(f"(?:<{name}>{_PLAIN}*</{name}>{_WS})?" for name in extra)
+    return re.compile(
+        f"<{entry}>{_WS}<loc>{_WS}({_LOC}){_WS}</loc>{_WS}"
+        f"(?:<lastmod>{_WS}({_VALUE_START}{_PLAIN}*)</lastmod>{_WS})?{fields}</{entry}>{_WS}"
+    )
+
+
+_RUN_ENTRY = {
+    "url": _run_entry("url", ("changefreq", "priority")),
+    "sitemap": _run_entry("sitemap", ()),
+}
+_RUN_NAMES = {
+    "url": ("url", "loc", "lastmod", "changefreq", "priority"),
+    "sitemap": ("sitemap", "loc", "lastmod"),
+}
+_RUN_TAGS = {name: f"</{name}>".encode() for name in _RUN_ENTRY}  # where an entry ends
+_REFERENCES = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'"), ("&amp;", "&"))
+# A run is looked for in slices of at least this many bytes after the entry in progress.
+_MIN_RUN_BYTES = 2048
+
+
+# Runs between entries of other shapes are taken from this many entries on.
+_MIN_RUN_ENTRIES = 8
+
+
+def _stretches(
+    pattern: re.Pattern[str], text: str, lead: int
+) -> list[tuple[int, int, list[str], list[str | None]]]:
+    """The runs of plain entries in text that are not all plain: where each begins and ends,
+    its locs and lastmods; the text between them is for the handlers."""
+    out: list[tuple[int, int, list[str], list[str | None]]] = []
+    locs: list[str] = []
+    lastmods: list[str | None] = []
+    begin = at = lead
+    for m in pattern.finditer(text, lead):
+        if m.start() != at:
+            if len(locs) >= _MIN_RUN_ENTRIES:
+                out.append((begin, at, locs, lastmods))
+            locs, lastmods, begin = [], [], m.start()
+        locs.append(m[1])
+        lastmods.append(m[2])
+        at = m.end()
+    if len(locs) >= _MIN_RUN_ENTRIES:
+        out.append((begin, at, locs, lastmods))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class EntryRun:
+    """Entries read at once: each a `<loc>` and perhaps a `<lastmod>`, and nothing else the
+    deep audit reads (no extension element, no empty or missing `<loc>`).
+
+    locs and lastmods are as EntryCallback's (a run holds no empty `<lastmod>`, and no
+    `<lastmod>` over MAX_LASTMOD_CHARS); the lines are worked out only when asked for.
+    """
+
+    entry: str  # the entries' element: url or sitemap
+    locs: list[str]
+    lastmods: list[str | None]
+    text: str  # the run as expat read it
+    first_line: int  # the line the run's text starts on
+
+    def lines(self) -> list[int]:
+        """The line of each entry's start tag, as expat counts lines (CR LF, CR or LF)."""
+        text = self.text
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        out: list[int] = []
+        line, at = self.first_line, 0
+        for m in _RUN_ENTRY[self.entry].finditer(text):
+            start = m.start()
+            line += text.count("\n", at, start)
+            at = start
+            out.append(line)
+        return out
+
+
+class RunCallback(Protocol):
+    """What the parser calls with each EntryRun, when the reader takes runs."""
+
+    def __call__(self, run: EntryRun, /) -> None: ...
+
+
 _Handlers = tuple[
     Callable[[str, list[str]], None],
     Callable[[str], None],
     Callable[[], None],
     Callable[[], "ParsedSitemap | None"],
+    Callable[[bytes, int], None],
 ]
 
 
@@ -216,6 +325,17 @@ def _transcoding(head: bytes) -> str | None:
     if info.name in _EXPAT_NATIVE or not getattr(info, "_is_text_encoding", True):
         return None
     return info.name
+
+
+def _read_as_utf8(head: bytes) -> bool:
+    """True when expat reads a document that starts so as UTF-8 (its default, or declared)."""
+    if head.startswith((b"\xfe\xff", b"\xff\xfe")) or b"\x00" in head[:4]:
+        return False
+    head = head.removeprefix(b"\xef\xbb\xbf")
+    m = _DECLARED.match(head)
+    if m is None:
+        return not (head.startswith(b"<?xml") and b"encoding" in head.partition(b">")[0])
+    return m[1].lower() in (b"utf-8", b"utf8")
 
 
 class _RefusedError(Exception):
@@ -257,11 +377,14 @@ class SitemapParser:
         self,
         on_entry: EntryCallback | None = None,
         on_head: Callable[[DocumentHead], EntryCallback | None] | None = None,
+        on_run: RunCallback | None = None,
     ) -> None:
         """on_entry, when given, is called with every entry (the deep audit); the root element
         is then told by `head`, and on_head, when given, is called with it as soon as it is
         read, before any entry: what it returns, when not None, is called with the entries in
-        on_entry's place. Without on_entry, nothing of this is read."""
+        on_entry's place. on_run, when given with on_entry, is called with each run of plain
+        entries (EntryRun) instead of on_entry with each of them. Without on_entry, nothing of
+        this is read."""
         # The expat parser is made once the start of the document tells its encoding.
         p: Any = None
         self._p: Any = None
@@ -359,6 +482,10 @@ class SitemapParser:
 
         self._bound_text: Callable[[], None] = bound_text
         self._facts: Callable[[], ParsedSitemap | None] = facts
+        # How a slice is given to expat: by the deep audit's reader, which reads runs of plain
+        # entries at once, when the document is read as UTF-8 (see _start).
+        self._feed_slice: Callable[[bytes, int], None] | None = None
+        self._runs_slice: Callable[[bytes, int], None] | None = None
 
         def build(encoding: str | None) -> Any:
             nonlocal p
@@ -368,8 +495,10 @@ class SitemapParser:
             if on_entry is not None:
                 # The deep audit's handlers, which do the Lambda's job too (made here, once the
                 # expat parser they set text handlers on exists).
-                on_start, on_end, bound, read_facts = self._entry_handlers(on_entry, on_head, p)
-                self._bound_text, self._facts = bound, read_facts
+                on_start, on_end, bound, read_facts, runs = self._entry_handlers(
+                    on_entry, on_head, on_run, p
+                )
+                self._bound_text, self._facts, self._runs_slice = bound, read_facts, runs
             p.buffer_text = True
             p.ordered_attributes = True  # a list is cheaper than a dict; attributes are unused
             p.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
@@ -387,6 +516,7 @@ class SitemapParser:
         self,
         on_entry: EntryCallback,
         on_head: Callable[[DocumentHead], EntryCallback | None] | None,
+        on_run: RunCallback | None,
         p: Any,
     ) -> _Handlers:
         """Handlers that do what the Lambda's do, and also read each entry for on_entry.
@@ -538,7 +668,8 @@ class SitemapParser:
                 if field == "loc":
                     loc = value.strip(_XML_SPACE)
                 elif field == "lastmod":
-                    lastmod = value[: MAX_LASTMOD_CHARS + 1]
+                    # Trimmed in front as bound_text trims it, wherever the slices fall.
+                    lastmod = value.lstrip(_XML_SPACE)[: MAX_LASTMOD_CHARS + 1]
                     # What the Lambda's handlers do with it (SitemapParser.__init__'s end).
                     if overlong or (
                         len(value) > MAX_LASTMOD_CHARS
@@ -613,7 +744,133 @@ class SitemapParser:
                 root, count, latest.latest(), tuple(samples), unparsable, latest.latest_text()
             )
 
-        return start, end, bound_text, facts
+        names = self._names
+
+        def between() -> bool:
+            # Inside the root, between two entries, and unprefixed names are no extension's.
+            return (
+                depth == 1
+                and not line
+                and not field
+                and entry_name in _RUN_ENTRY
+                and self._region_at is None
+                and not EXTENSION_NAMESPACES.get(spaces.get("", ""), "")
+            )
+
+        misses = [0, 0]  # slices in a row without a run; slices left before looking again
+
+        def feed_slice(chunk: bytes, fed: int) -> None:
+            """Give expat one slice: the entry in progress through the handlers, then each run
+            of plain entries without them, and what lies between runs through them again."""
+            parse = p.Parse
+            at = 0
+            if not between():
+                # Up to the end of the entry in progress (the first, before the root is read).
+                at = -1
+                for name in (entry_name,) if entry_name else _RUN_TAGS:
+                    found = chunk.find(_RUN_TAGS[name])
+                    if found >= 0 and (at < 0 or found < at):
+                        at = found + len(name) + 3
+                if at < 0 or len(chunk) - at < _MIN_RUN_BYTES:
+                    parse(chunk, False)
+                    return
+                parse(chunk[:at], False)
+                if not between():
+                    parse(chunk[at:], False)
+                    return
+            stop = chunk.rfind(_RUN_TAGS[entry_name], at) + len(entry_name) + 3
+            if stop - at < _MIN_RUN_BYTES or misses[1]:
+                misses[1] = max(0, misses[1] - 1)
+                parse(chunk[at:], False)
+                return
+            try:
+                text = chunk[at:stop].decode("utf-8")
+            except UnicodeDecodeError:
+                parse(chunk[at:], False)
+                return
+            one_byte = text.isascii()
+            if not one_byte and ("\ufffe" in text or "\uffff" in text):
+                parse(chunk[at:], False)  # characters XML forbids: expat says so
+                return
+            pattern = _RUN_ENTRY[entry_name]
+            lead = len(text) - len(text.lstrip(_XML_SPACE))
+            parts = pattern.split(text[lead:] if lead else text)
+            if not any(parts[::3]):
+                stretches = [(0, len(text), parts[1::3], parts[2::3])]  # the usual case
+            else:
+                stretches = _stretches(pattern, text, lead)
+            if stretches:
+                misses[0] = 0
+            else:
+                # A document of other shapes (every entry with an image, say): look less often.
+                misses[0] = misses[1] = min(2 * misses[0] + 1, 16)
+            done = at  # what expat was given of the chunk
+            for begin, finish, locs, lastmods in stretches:
+                upto = at + (begin if one_byte else len(text[:begin].encode()))
+                if upto > done:
+                    parse(chunk[done:upto], False)
+                    done = upto
+                # Inside the root, between entries, and expat holds nothing unfinished (a
+                # comment, a processing instruction, a tag): else what looks like entries is not.
+                if not between() or p.CurrentByteIndex != fed + done:
+                    break
+                upto = at + (finish if one_byte else len(text[:finish].encode()))
+                first_line = p.CurrentLineNumber
+                p.StartElementHandler = p.EndElementHandler = None
+                try:
+                    parse(chunk[done:upto], False)
+                finally:
+                    p.StartElementHandler, p.EndElementHandler = start, end
+                done = upto
+                take_run(EntryRun(entry_name, locs, lastmods, text[begin:finish], first_line))
+            if done < len(chunk):
+                parse(chunk[done:], False)
+
+        def take_run(run: EntryRun) -> None:
+            nonlocal count, unparsable
+            # What the handlers would have done with these entries: the names pyexpat would
+            # have interned, the Lambda's count and latest <lastmod>, then the reader's part.
+            for name in _RUN_NAMES[run.entry]:
+                if name not in names and f"<{name}>" in run.text:
+                    names[name] = name
+            count += len(run.locs)
+            lastmods = run.lastmods
+            distinct: dict[str, None] = dict.fromkeys(lastmods)  # type: ignore[arg-type]
+            distinct.pop(None, None)  # type: ignore[call-overload]
+            if not all(map(known_lastmod, distinct)) or (
+                distinct and max(map(len, distinct)) > MAX_LASTMOD_CHARS
+            ):
+                for i, value in enumerate(lastmods):
+                    if value is None:
+                        continue
+                    if len(value) > MAX_LASTMOD_CHARS and (
+                        len(value.strip(_XML_SPACE)) > MAX_LASTMOD_CHARS
+                    ):
+                        lastmods[i] = value[: MAX_LASTMOD_CHARS + 1]  # as EntryCallback's
+                        unparsable += 1
+                        if len(samples) < MAX_UNPARSABLE_SAMPLES:
+                            samples.append(value.lstrip(_XML_SPACE)[:MAX_SAMPLE_CHARS])
+                    else:
+                        if len(value) > MAX_LASTMOD_CHARS:
+                            lastmods[i] = value[: MAX_LASTMOD_CHARS + 1]
+                        if not (known_lastmod(value) or add_lastmod(value)):
+                            unparsable += 1
+                            if len(samples) < MAX_UNPARSABLE_SAMPLES:
+                                samples.append(value.strip(_XML_SPACE)[:MAX_SAMPLE_CHARS])
+            if "&" in run.text:
+                locs = run.locs
+                for i, loc in enumerate(locs):
+                    if "&" in loc:
+                        for ref, char in _REFERENCES:
+                            loc = loc.replace(ref, char)
+                        locs[i] = loc
+            if on_run is not None:
+                on_run(run)
+                return
+            for line_of, loc, lastmod in zip(run.lines(), run.locs, lastmods, strict=True):
+                on_entry(line_of, loc, lastmod, None)
+
+        return start, end, bound_text, facts, feed_slice
 
     @property
     def finished(self) -> bool:
@@ -664,6 +921,8 @@ class SitemapParser:
             self._decoder = codecs.getincrementaldecoder(codec)()
             self._codec = codec
         self._p = p = self._build("utf-8" if codec is not None else None)
+        if codec is not None or _read_as_utf8(head[:_SNIFF_BYTES]):
+            self._feed_slice = self._runs_slice
         # expat 2.6+ defers parsing an unfinished token again until its input has doubled; off,
         # it parses all it can at every slice, so what it holds is only the token it is in, and
         # where the measure falls does not depend on how earlier chunks arrived.
@@ -798,7 +1057,11 @@ class SitemapParser:
                 return
             else:
                 stop = size
-            p.Parse(data if stop - start == size else data[start:stop], False)
+            chunk = data if stop - start == size else data[start:stop]
+            if self._feed_slice is not None:
+                self._feed_slice(chunk, self._fed)
+            else:
+                p.Parse(chunk, False)
             self._fed += stop - start
             start = stop
             at = p.CurrentByteIndex

@@ -306,3 +306,57 @@ def test_the_deep_audit_s_handlers_read_the_lambda_s_facts(body: str, size: int)
         return parser.close()
 
     assert parse(SitemapParser(on_entry=lambda *_: None)) == parse(SitemapParser())
+
+
+_PAGES = "".join(f"<url><loc>https://example.com/p{i}</loc></url>\n" for i in range(100))
+
+
+@pytest.mark.parametrize(
+    ("opening", "closing"),
+    [("<!-- ", " -->"), ("<![CDATA[", "]]>"), ("<?note ", "?>"), ("<foo>", "</foo>")],
+)
+def test_entries_inside_a_comment_cdata_or_element_are_not_read_as_a_run(
+    opening: str, closing: str
+) -> None:
+    # A slice that starts inside a comment, a CDATA section, a processing instruction or an
+    # element that is no entry holds text that looks like entries: expat holds, or is in, the
+    # construct, and the parser must not read it as a run of entries.
+    head = f'<?xml version="1.0"?>\n<urlset {_NS}>\n<url><loc>https://example.com/a</loc></url>\n'
+    chunks = [(head + opening).encode(), _PAGES.encode(), (closing + "\n</urlset>\n").encode()]
+    seen: list[str | None] = []
+    runs: list[int] = []
+    parser = SitemapParser(
+        on_entry=lambda _line, loc, *_: seen.append(loc),
+        on_run=lambda run: runs.append(len(run.locs)),
+    )
+    for chunk in chunks:
+        parser.feed(chunk)
+    result = parser.close()
+    assert isinstance(result, ParsedSitemap) and result.entry_count == 1
+    assert (seen, runs) == (["https://example.com/a"], [])
+
+
+def test_a_run_gives_lines_as_expat_counts_them() -> None:
+    # LF, CR LF and a lone CR each end a line; entries several to a line, or over several.
+    body = (
+        f'<?xml version="1.0"?>\n<urlset {_NS}>\n'
+        + "".join(
+            f"<url><loc>https://example.com/{i}</loc></url>{sep}"
+            for i, sep in zip(range(400), ["\n", "\r\n", "\r", "", "\n\n"] * 80, strict=True)
+        )
+        + "<url>\r\n<loc>\r\n https://example.com/last\r\n</loc>\r\n</url>\r\n</urlset>\r\n"
+    ).encode()
+
+    def lines(chunks: list[bytes]) -> list[tuple[int, str | None]]:
+        out: list[tuple[int, str | None]] = []
+        parser = SitemapParser(on_entry=lambda line, loc, *_: out.append((line, loc)))
+        for chunk in chunks:
+            parser.feed(chunk)
+        parser.close()
+        return out
+
+    by_handlers = lines(chunked(body, 300))
+    assert by_handlers == lines([body])
+    before = body[: body.index(b"<url>\r\n")].replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    assert by_handlers[-1] == (before.count(b"\n") + 1, "https://example.com/last")
+    assert len(by_handlers) == 401
