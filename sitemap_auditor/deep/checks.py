@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,7 +18,7 @@ from typing import Protocol
 
 from .. import urls
 from ..lastmod import format_instant, key_to_instant, lastmod_key
-from ..parser import Extensions
+from ..parser import EntryRun, Extensions
 from ..urls import strip_userinfo
 from .kinds import KINDS, Kind
 
@@ -77,6 +78,9 @@ _MAX_PENDING = 4096
 
 _XML_SPACE = " \t\r\n"
 _NOT_IN_URLS = re.compile(r"[\x00-\x20\x7f<>\"{}|\\^`]")
+# The same characters but those a run's <loc> never holds (white space and controls): each is
+# looked for on its own, which is far quicker than a class over a run's text.
+_NOT_IN_URLS_CHARS = '\x7f<>"{}|\\^`'
 _BCP47 = re.compile(r"(?i:x-default|[a-z]{2,3}(?:-[a-z]{4})?(?:-(?:[a-z]{2}|[0-9]{3}))?)")
 # What firewalls and CDNs answer a crawler with instead of the file.
 _CHALLENGE = re.compile(
@@ -388,21 +392,55 @@ class SeenUrls:
         def grow() -> None:
             nonlocal slots, n
             old = slots
-            n = len(old) * 3 // 2
-            slots = array("Q", bytes(8 * n))
-            for v in old:
-                if v:
-                    i = (v >> _TAG_BITS) % n
-                    while slots[i]:
+            n = m = len(old) * 3 // 2
+            slots = new = array("Q", bytes(8 * m))
+            for v in filter(None, old):
+                i = (v >> _TAG_BITS) % m
+                while new[i]:
+                    i += 1
+                    if i == m:
+                        i = 0
+                new[i] = v
+
+        def add_all(urls: list[str], file_number: int) -> int:
+            """add for each URL in turn, up to the first that is not new: its index (the URLs
+            before it are taken), or -1 when all were new."""
+            nonlocal size, full
+            tag = file_number & _TAG_MASK
+            table, m = slots, n
+            limit = min(m * 3 // 4, max_urls)  # past it: grow, or stop taking
+            for index, h in enumerate(map(hash, urls)):
+                h = (h & _MASK) >> _TAG_BITS or 1
+                i = h % m
+                v = table[i]
+                while v:
+                    if v >> _TAG_BITS == h:
+                        return index
+                    i += 1
+                    if i == m:
+                        i = 0
+                    v = table[i]
+                if size >= limit:
+                    if full or size >= max_urls:
+                        full = True
+                        continue
+                    grow()
+                    table, m = slots, n
+                    limit = min(m * 3 // 4, max_urls)
+                    i = h % m
+                    while table[i]:
                         i += 1
-                        if i == n:
+                        if i == m:
                             i = 0
-                    slots[i] = v
+                table[i] = h << _TAG_BITS | tag
+                size += 1
+            return -1
 
         def state() -> tuple[int, bool, int]:
             return size, full, n
 
         self.add: Callable[[str, int], int] = add
+        self.add_all: Callable[[list[str], int], int] = add_all
         self._state = state
 
     @property
@@ -434,6 +472,10 @@ class SiteChecks:
         self.allows: Callable[[str], bool] | None = (
             None if rules is None else checker() if checker is not None else rules.allowed
         )
+        # The same for many paths at once, one a line, when the rules offer it: True when all
+        # are allowed, False when some may not be (each is then asked of allows).
+        many = getattr(rules, "no_rule_matches", None)
+        self.all_allowed: Callable[[str], bool] | None = None if many is None else many()
         self.seen = SeenUrls(max_dedupe_urls)
         self.site = Tally()  # findings about no one file
         # Alternate links (a -> b) as hashes: the link, its reverse, and b itself.
@@ -497,6 +539,7 @@ class SitemapChecks:
         self._prefix = scope.prefix
         self._allows = site.allows if scope.host == site.robots_host else None
         self._seen = site.seen.add
+        self._seen_all = site.seen.add_all
         # Parsable <lastmod> keys not yet counted into the statistics, with how many times each
         # was seen, in the order first seen (which is what the statistics' caps go by).
         self._pending: dict[int, int] = {}
@@ -531,6 +574,82 @@ class SitemapChecks:
             self.lastmod(lastmod, line)
         if ext is not None:
             self._extensions(ext, line, loc or "")
+
+    def entry_run(self, run: EntryRun) -> None:
+        """Check a run of plain entries (the parser's RunCallback): what `entry` does with each
+        in turn, done at once for as many as raise no finding, which is most of them."""
+        locs, lastmods = run.locs, run.lastmods
+        clean = 0 if self.is_index or not locs else self._clean(locs, lastmods)
+        if clean:
+            taken = self._seen_all(locs, self.number) if clean == len(locs) else -1
+            if taken >= 0:
+                clean = taken  # a repeat: from it on, entry by entry
+            if clean:
+                self._count(lastmods if clean == len(locs) else lastmods[:clean])
+        if clean < len(locs):
+            entry = self.entry
+            lines = run.lines()
+            for i in range(clean, len(locs)):
+                entry(lines[i], locs[i], lastmods[i], None)
+
+    def _clean(self, locs: list[str], lastmods: list[str | None]) -> int:
+        # len(locs) when no entry of the run raises a finding but a repeat (the duplicate table
+        # is asked after), else 0. The tests are location's and lastmod's, over all at once.
+        prefix = self._prefix
+        joined = "\n".join(locs)
+        if (
+            not joined.startswith(prefix)
+            or joined.count("\n" + prefix) != len(locs) - 1  # a <loc> holds no line break
+            or max(map(len, locs)) > MAX_URL_CHARS
+            or "/." in joined
+            or "/%2" in joined
+            or any(c in joined for c in _NOT_IN_URLS_CHARS)
+        ):
+            return 0
+        memo = self._lastmod_memo
+        for raw in dict.fromkeys(lastmods):
+            if raw is None:
+                continue
+            known = memo.get(raw)
+            if known is None:
+                known = classify_lastmod(raw, self.now_key)
+                if len(memo) >= 4096:
+                    memo.clear()
+                memo[raw] = known
+            if known[0] is not None:
+                return 0
+        allows = self._allows
+        if allows is not None and not self._all_allowed(joined, locs, allows):
+            return 0
+        return len(locs)
+
+    def _all_allowed(self, joined: str, locs: list[str], allows: Callable[[str], bool]) -> bool:
+        # Every URL starts with the scope's prefix: its path (path_params_query's) is what
+        # follows the origin, when it has no fragment; robots.txt's rules read it as written
+        # when it is ASCII without `%`.
+        many = self.site.all_allowed
+        if many is not None and "#" not in joined and "%" not in joined and joined.isascii():
+            origin = len(self._prefix) - len(self.scope.folder)
+            if many(joined.replace("\n" + self._prefix[:origin], "\n")[origin:]):
+                return True
+        return all(map(allows, locs))
+
+    def _count(self, lastmods: list[str | None]) -> None:
+        # What lastmod and entry count of entries that raise no finding.
+        self.entries += len(lastmods)
+        counts: Counter[str] = Counter(lastmods)  # type: ignore[arg-type]
+        self.without_lastmod += counts.pop(None, 0)  # type: ignore[call-overload]
+        memo, pending = self._lastmod_memo, self._pending
+        for raw, times in counts.items():
+            known = memo.get(raw)
+            key = (known if known is not None else classify_lastmod(raw, self.now_key))[1]
+            assert key is not None  # a value without a problem parses
+            if key in pending:
+                pending[key] += times
+            else:
+                if len(pending) >= _MAX_PENDING:
+                    self._flush()
+                pending[key] = times
 
     def _extensions(self, e: Extensions, line: int, loc: str) -> None:
         tally = self.tally

@@ -205,10 +205,11 @@ class Rule:
         return len(self.pattern)
 
 
-def _regex(pattern: str) -> str:
+def _regex(pattern: str, end: str = r"\Z") -> str:
     # robots.cc RobotsMatchStrategy::Matches: anchored at the start, `$` special only at the end.
     # The leftmost place of each piece after a `*` is as good as any later one, so each `*`
-    # commits to it (an atomic group): linear in the path, whatever the pattern.
+    # commits to it (an atomic group): linear in the path, whatever the pattern. end is what
+    # a final `$` is written as.
     anchored = pattern.endswith("$")
     pieces = (pattern[:-1] if anchored else pattern).split("*")
     last = pieces.pop() if anchored and len(pieces) > 1 else None
@@ -217,7 +218,7 @@ def _regex(pattern: str) -> str:
     if last is not None:
         out.append(f".*{re.escape(last)}")
     if anchored:
-        out.append(r"\Z")
+        out.append(end)
     return "".join(out)
 
 
@@ -397,26 +398,46 @@ class RobotsRules:
         rule = self.deciding_rule(url, agent)
         return rule is None or rule.allow
 
-    def checker(self, agent: str = "Googlebot") -> Callable[[str], bool]:
-        """`allowed(url, agent)` as one function of the URL, for the deep audit's millions: the
-        agent's rules are looked up once, and a robots.txt with no rule for it answers at once."""
+    def _tiers(self, agent: str) -> tuple[_Tier, ...]:
+        # The agent's own group's rules, then the global group's when no group names it.
         rules = self._for(agent)
-        specific = rules.specific
         global_ = None if rules.named else rules.global_
-        if specific is None and global_ is None:
-            return _always
-        tiers = tuple(t for t in (specific, global_) if t is not None)
+        return tuple(t for t in (rules.specific, global_) if t is not None)
+
+    def _any_rule(self, agent: str, end: str, flags: int) -> re.Pattern[str] | None:
         # Most URLs match no rule at all: one expression of every rule's pattern tells, in one
         # call, that none decides (then the URL is allowed). Only for a robots.txt of a few
         # rules, and of few with `*`: each of those may scan the path, which _Wild's index
         # spares the many (a hostile robots.txt of hundreds would cost every URL as much).
+        tiers = self._tiers(agent)
         patterns = [rule.pattern for tier in tiers for rule in tier.rules()]
         starred = sum(1 for tier in tiers if tier.wild is not None for _ in tier.wild.rules)
-        matches_a_rule = (
-            re.compile("|".join(map(_regex, patterns)), re.DOTALL).match
-            if len(patterns) <= _QUICK_REJECT_MAX_RULES and starred < _WILD_INDEX_FROM
-            else None
-        )
+        if not patterns or len(patterns) > _QUICK_REJECT_MAX_RULES or starred >= _WILD_INDEX_FROM:
+            return None
+        return re.compile("|".join(_regex(p, end) for p in patterns), flags)
+
+    def no_rule_matches(self, agent: str = "Googlebot") -> Callable[[str], bool] | None:
+        """A test of many paths at once, written one a line (each as path_params_query gives
+        it, ASCII without `%`): True when no rule of the agent's matches any of them, so that
+        all are allowed. None when the rules are too many for one expression; for a robots.txt
+        with no rule for the agent, always True."""
+        if not self._tiers(agent):
+            return _always
+        any_rule = self._any_rule(agent, "$", re.MULTILINE)
+        if any_rule is None:
+            return None
+        # Each rule's expression is anchored at a line's start: `^` before the alternation.
+        search = re.compile(f"^(?:{any_rule.pattern})", re.MULTILINE).search
+        return lambda lines: search(lines) is None
+
+    def checker(self, agent: str = "Googlebot") -> Callable[[str], bool]:
+        """`allowed(url, agent)` as one function of the URL, for the deep audit's millions: the
+        agent's rules are looked up once, and a robots.txt with no rule for it answers at once."""
+        tiers = self._tiers(agent)
+        if not tiers:
+            return _always
+        any_rule = self._any_rule(agent, r"\Z", re.DOTALL)
+        matches_a_rule = None if any_rule is None else any_rule.match
 
         def allowed(url: str) -> bool:
             path = _normalised(path_params_query(url))

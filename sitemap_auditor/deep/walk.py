@@ -397,7 +397,9 @@ class _Walker:
             sc.is_index = root.root == "sitemapindex"
             return check if not offset and (on_url is None or sc.is_index) else every
 
-        parser = SitemapParser(on_entry=every, on_head=reader)
+        # Runs of plain entries go to the checks at once, unless each entry needs more.
+        runs = sc.entry_run if not offset and on_url is None else None
+        parser = SitemapParser(on_entry=every, on_head=reader, on_run=runs)
         out.parser = parser
         # The lock is taken per chunk, not per entry: parsing is bound by the interpreter's
         # lock anyway, and a lock per entry made four fetches at once cost half as much again
