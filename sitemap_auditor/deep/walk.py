@@ -32,6 +32,7 @@ from ..issues import Kind as IssueKind
 from ..parser import (
     DocumentHead,
     EntryCallback,
+    EntryRun,
     Extensions,
     ParsedSitemap,
     Rejected,
@@ -397,9 +398,22 @@ class _Walker:
             sc.is_index = root.root == "sitemapindex"
             return check if not offset and (on_url is None or sc.is_index) else every
 
-        # Runs of plain entries go to the checks at once, unless each entry needs more.
-        runs = sc.entry_run if not offset and on_url is None else None
-        parser = SitemapParser(on_entry=every, on_head=reader, on_run=runs)
+        check_run = sc.entry_run
+
+        def runs(run: EntryRun) -> None:
+            # A run of plain entries, checked at once; each of its URLs to on_url, in order.
+            if offset:
+                run = replace(run, first_line=run.first_line + offset)
+            check_run(run)
+            if on_url is not None and not sc.is_index:
+                for line, loc, lastmod in zip(run.lines(), run.locs, run.lastmods, strict=True):
+                    on_url(UrlRecord(loc, rec.url, line, lastmod))
+
+        parser = SitemapParser(
+            on_entry=every,
+            on_head=reader,
+            on_run=check_run if not offset and on_url is None else runs,
+        )
         out.parser = parser
         # The lock is taken per chunk, not per entry: parsing is bound by the interpreter's
         # lock anyway, and a lock per entry made four fetches at once cost half as much again

@@ -65,6 +65,39 @@ def test_json_csv_and_urls(site: Site, capsys: pytest.CaptureFixture[str], tmp_p
     assert row["url"] == site.url("/s.xml") and row["entries"] == "3" and row["errors"] == "1"
 
 
+def test_a_large_file_read_in_runs_streams_the_same_urls_and_findings(
+    site: Site, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # 3,000 plain entries (read in runs), after blank lines before the XML declaration (lines
+    # shifted) and with a repeat, a future date and one entry with an image among them: the
+    # --urls stream, the lines and the findings are those of the entry-by-entry reading.
+    entries = [
+        f"<loc>{site.url(f'/p{i % 2999}')}</loc><lastmod>2026-11-{1 + i % 28:02d}</lastmod>"
+        for i in range(3000)
+    ]
+    entries[1200] = f"<loc>{site.url('/future')}</loc><lastmod>2099-01-01</lastmod>"
+    entries[2000] += f"<image:image><image:loc>{site.url('/i.png')}</image:loc></image:image>"
+    image_ns = ' xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"'
+    body = b"\n\n" + urlset_of(entries, image_ns)
+    _site(site, body)
+    urls = tmp_path / "urls.jsonl"
+    status = _deep("--json", "--urls", str(urls), site.url("/"))
+    doc = json.loads(capsys.readouterr().out)
+    assert status == 2  # leading white space is an error: search engines refuse the file
+    lines = [json.loads(x) for x in urls.read_text().splitlines()]
+    assert len(lines) == 3000
+    # Entry i is on line i + 5: two blank lines, the declaration, the root, then one a line.
+    assert [x["line"] for x in lines] == [i + 5 for i in range(3000)]
+    assert lines[1200] == {"url": site.url("/future"), "sitemap": site.url("/s.xml"),
+                           "line": 1205, "lastmod": "2099-01-01"}  # fmt: skip
+    kinds = {f["kind"]: f for f in doc["findings"]}
+    assert set(kinds) == {"leading-whitespace", "future-lastmod", "duplicate-url"}
+    assert kinds["future-lastmod"]["examples"][0]["line"] == 1205
+    assert kinds["duplicate-url"]["examples"][0] == {"line": 3004, "value": site.url("/p0")}
+    (record,) = doc["sitemaps"]
+    assert record["entries"] == 3000 and record["extensions"]["image"] == 1
+
+
 def test_usage_errors_exit_64(capsys: pytest.CaptureFixture[str]) -> None:
     assert _deep("ftp://example.com/") == 64
     with pytest.raises(SystemExit) as e:
