@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from operator import itemgetter
 from typing import Any, Protocol
 from xml.parsers import expat
 
@@ -221,6 +222,40 @@ _RUN_ENTRY = {
     "url": _run_entry("url", ("changefreq", "priority")),
     "sitemap": _run_entry("sitemap", ()),
 }
+
+
+def _quick_entry(entry: str, extra: tuple[str, ...]) -> re.Pattern[str]:
+    # The same entries, for a run's text that holds no `&`, CR, `]]>` or character XML forbids
+    # (looked for beforehand): a value is then anything up to the next `<`, which the
+    # expression reads about twice as fast. The values' ends are looked at afterwards (a <loc>
+    # with white space around it, or a <lastmod> with some before it, is read the other way).
+    ws = r"[ \t\n]*"
+    fields = "".join(f"(?:<{name}>[^<]*</{name}>{ws})?" for name in extra)
+    return re.compile(
+        f"<{entry}>{ws}<loc>([^<]+)</loc>{ws}(?:<lastmod>([^<]+)</lastmod>{ws})?{fields}"
+        f"</{entry}>{ws}"
+    )
+
+
+_QUICK_ENTRY = {
+    "url": _quick_entry("url", ("changefreq", "priority")),
+    "sitemap": _quick_entry("sitemap", ()),
+}
+# The bytes that are not characters XML forbids (so that deleting them leaves those that are).
+_NOT_FORBIDDEN = bytes(sorted(set(range(256)) - set(range(32)) | {9, 10, 13}))
+_first_char, _last_char = itemgetter(0), itemgetter(-1)
+
+
+def _trimmed(locs: list[str], lastmods: list[str | None]) -> bool:
+    """True when no <loc> has white space at either end and no <lastmod> before it."""
+    isspace = str.isspace
+    return not (
+        any(map(isspace, map(_first_char, locs)))
+        or any(map(isspace, map(_last_char, locs)))
+        or any(map(isspace, map(_first_char, filter(None, lastmods))))
+    )
+
+
 _RUN_NAMES = {
     "url": ("url", "loc", "lastmod", "changefreq", "priority"),
     "sitemap": ("sitemap", "loc", "lastmod"),
@@ -277,13 +312,16 @@ class EntryRun:
         text = self.text
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
+        # Every start tag of the entries' name in a run is an entry's: no value holds a `<`.
+        tag = f"<{self.entry}>"
         out: list[int] = []
         line, at = self.first_line, 0
-        for m in _RUN_ENTRY[self.entry].finditer(text):
-            start = m.start()
+        start = text.find(tag)
+        while start >= 0:
             line += text.count("\n", at, start)
             at = start
             out.append(line)
+            start = text.find(tag, start + len(tag))
         return out
 
 
@@ -794,8 +832,16 @@ class SitemapParser:
                 return
             pattern = _RUN_ENTRY[entry_name]
             lead = len(text) - len(text.lstrip(_XML_SPACE))
-            parts = pattern.split(text[lead:] if lead else text)
-            if not any(parts[::3]):
+            quick = (
+                "&" not in text
+                and "\r" not in text
+                and "]]>" not in text
+                and not chunk[at:stop].translate(None, _NOT_FORBIDDEN)
+            )
+            parts = (_QUICK_ENTRY[entry_name] if quick else pattern).split(
+                text[lead:] if lead else text
+            )
+            if not any(parts[::3]) and (not quick or _trimmed(parts[1::3], parts[2::3])):
                 stretches = [(0, len(text), parts[1::3], parts[2::3])]  # the usual case
             else:
                 stretches = _stretches(pattern, text, lead)

@@ -10,7 +10,7 @@ import pytest
 from support.documents import sitemapindex, urlset
 
 from sitemap_auditor.issues import Kind
-from sitemap_auditor.parser import ParsedSitemap, Rejected, SitemapParser, parse_bytes
+from sitemap_auditor.parser import EntryRun, ParsedSitemap, Rejected, SitemapParser, parse_bytes
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 CHUNK_SIZES = (1, 7, 64 * 1024)
@@ -360,3 +360,39 @@ def test_a_run_gives_lines_as_expat_counts_them() -> None:
     before = body[: body.index(b"<url>\r\n")].replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     assert by_handlers[-1] == (before.count(b"\n") + 1, "https://example.com/last")
     assert len(by_handlers) == 401
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        "<loc>https://example.com/x\x01y</loc>",  # a character XML forbids: refused there
+        "<loc>https://example.com/x</loc><lastmod>2024-01-01\x0b</lastmod>",
+        "<loc>https://example.com/x\ry</loc><lastmod>2024-01-01\r\n</lastmod>",  # CR read as LF
+        "<loc>https://example.com/x&amp;y=&lt;z&gt;</loc>",
+        "<loc>https://example.com/x]]>y</loc>",  # not allowed in text: refused there
+        "<loc> https://example.com/x\t</loc><lastmod>\n2024-01-01</lastmod>",
+    ],
+)
+def test_a_run_with_one_odd_entry_reads_as_the_handlers_do(odd: str) -> None:
+    # Among 300 plain entries, one whose text a run's quicker expression would misread.
+    entries = [f"<url><loc>https://example.com/p{i}</loc></url>\n" for i in range(300)]
+    entries[150] = f"<url>{odd}</url>\n"
+    body = (f'<?xml version="1.0"?>\n<urlset {_NS}>\n' + "".join(entries) + "</urlset>\n").encode()
+
+    def read(chunks: list[bytes]) -> tuple[list[tuple[object, ...]], object, int]:
+        seen: list[tuple[object, ...]] = []
+        runs: list[int] = []
+
+        def run(r: EntryRun) -> None:
+            runs.append(len(r.locs))
+            seen.extend(zip(r.lines(), r.locs, r.lastmods, strict=True))
+
+        parser = SitemapParser(on_entry=lambda *e: seen.append(e[:3]), on_run=run)
+        for chunk in chunks:
+            parser.feed(chunk)
+        return seen, parser.close(), sum(runs)
+
+    by_handlers = read(chunked(body, 500))
+    assert by_handlers[2] == 0
+    whole = read([body])
+    assert whole[:2] == by_handlers[:2] and whole[2] >= 140
