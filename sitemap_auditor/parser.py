@@ -8,6 +8,7 @@ what it was fed since its last event (docs/contract.md §5), measured on the byt
 from __future__ import annotations
 
 import codecs
+import functools
 import itertools
 import re
 from collections.abc import Callable, Iterable
@@ -218,12 +219,6 @@ def _run_entry(entry: str, extra: tuple[str, ...]) -> re.Pattern[str]:
     )
 
 
-_RUN_ENTRY = {
-    "url": _run_entry("url", ("changefreq", "priority")),
-    "sitemap": _run_entry("sitemap", ()),
-}
-
-
 def _quick_entry(entry: str, extra: tuple[str, ...]) -> re.Pattern[str]:
     # The same entries, for a run's text that holds no `&`, CR, `]]>` or character XML forbids
     # (looked for beforehand): a value is then anything up to the next `<`, which the
@@ -237,10 +232,16 @@ def _quick_entry(entry: str, extra: tuple[str, ...]) -> re.Pattern[str]:
     )
 
 
-_QUICK_ENTRY = {
-    "url": _quick_entry("url", ("changefreq", "priority")),
-    "sitemap": _quick_entry("sitemap", ()),
-}
+_RUN_FIELDS = {"url": ("changefreq", "priority"), "sitemap": ()}  # besides loc and lastmod
+
+
+@functools.cache
+def _run_patterns(entry: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The strict and the quick expression of an entry (compiled when a run is first looked
+    for: the Lambda's parser never needs them)."""
+    return _run_entry(entry, _RUN_FIELDS[entry]), _quick_entry(entry, _RUN_FIELDS[entry])
+
+
 # The bytes that are not characters XML forbids (so that deleting them leaves those that are).
 _NOT_FORBIDDEN = bytes(sorted(set(range(256)) - set(range(32)) | {9, 10, 13}))
 _first_char, _last_char = itemgetter(0), itemgetter(-1)
@@ -260,7 +261,7 @@ _RUN_NAMES = {
     "url": ("url", "loc", "lastmod", "changefreq", "priority"),
     "sitemap": ("sitemap", "loc", "lastmod"),
 }
-_RUN_TAGS = {name: f"</{name}>".encode() for name in _RUN_ENTRY}  # where an entry ends
+_RUN_TAGS = {name: f"</{name}>".encode() for name in _RUN_FIELDS}  # where an entry ends
 _REFERENCES = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'"), ("&amp;", "&"))
 # A run is looked for in slices of at least this many bytes after the entry in progress.
 _MIN_RUN_BYTES = 2048
@@ -790,7 +791,7 @@ class SitemapParser:
                 depth == 1
                 and not line
                 and not field
-                and entry_name in _RUN_ENTRY
+                and entry_name in _RUN_FIELDS
                 and self._region_at is None
                 and not EXTENSION_NAMESPACES.get(spaces.get("", ""), "")
             )
@@ -830,7 +831,7 @@ class SitemapParser:
             if not one_byte and ("\ufffe" in text or "\uffff" in text):
                 parse(chunk[at:], False)  # characters XML forbids: expat says so
                 return
-            pattern = _RUN_ENTRY[entry_name]
+            pattern, quick_pattern = _run_patterns(entry_name)
             lead = len(text) - len(text.lstrip(_XML_SPACE))
             quick = (
                 "&" not in text
@@ -838,9 +839,7 @@ class SitemapParser:
                 and "]]>" not in text
                 and not chunk[at:stop].translate(None, _NOT_FORBIDDEN)
             )
-            parts = (_QUICK_ENTRY[entry_name] if quick else pattern).split(
-                text[lead:] if lead else text
-            )
+            parts = (quick_pattern if quick else pattern).split(text[lead:] if lead else text)
             if not any(parts[::3]) and (not quick or _trimmed(parts[1::3], parts[2::3])):
                 stretches = [(0, len(text), parts[1::3], parts[2::3])]  # the usual case
             else:
