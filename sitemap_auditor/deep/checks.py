@@ -24,6 +24,7 @@ from .kinds import KINDS, Kind
 
 __all__ = [
     "DEDUPE_BYTES_PER_URL",
+    "DEDUPE_FIRST_SLOTS",
     "DEFAULT_MAX_DEDUPE_URLS",
     "MAX_EXAMPLES",
     "MAX_EXAMPLE_CHARS",
@@ -70,6 +71,7 @@ MAX_MONTHS = 1200
 # Duplicate detection: 8 bytes a slot, at most 16 bytes a URL (SeenUrls). Past this many URLs it
 # stops looking, with a notice (80 MB at most).
 DEDUPE_BYTES_PER_URL = 16
+DEDUPE_FIRST_SLOTS = 1 << 20  # 8 MiB: 786,432 URLs before the table first grows
 DEFAULT_MAX_DEDUPE_URLS = 5_000_000
 # Return links of hreflang alternates are checked for at most this many links (16 bytes each).
 MAX_TRACKED_ALTERNATES = 1_000_000
@@ -351,15 +353,19 @@ class SeenUrls:
 
     A slot holds 56 bits of the URL's hash and 8 bits of the file's number; 0 is empty. A URL
     found again in a file of the same number (mod 256) counts as a repeat within that file. The
-    table grows by half once 3/4 full, so it is always at least half full past its first size:
-    at most 16 bytes a URL (and, for the moment it grows, the old table beside the new one).
+    first table is 8 MiB (DEDUPE_FIRST_SLOTS; less when max_urls needs less), and it grows by
+    half once 3/4 full, so it is always at least half full past its first size: at most 16
+    bytes a URL past the first 786,432 (and, for the moment it grows, the old table beside the
+    new one).
     `add` is a closure over the table, not a method: it runs for every listed URL, and a
     closure's cells cost less than attribute look-ups.
     """
 
     def __init__(self, max_urls: int = DEFAULT_MAX_DEDUPE_URLS) -> None:
         self.max_urls = max_urls
-        slots = array("Q", bytes(8 * 1024))
+        # The first table is large enough for most sites (growing it again and again costs
+        # more than all the look-ups), and no larger than the bound needs.
+        slots = array("Q", bytes(8 * max(1024, min(DEDUPE_FIRST_SLOTS, max_urls * 4 // 3 + 1))))
         n = len(slots)
         size = 0
         full = False  # past max_urls: nothing more is looked for
@@ -540,9 +546,11 @@ class SitemapChecks:
         self._allows = site.allows if scope.host == site.robots_host else None
         self._seen = site.seen.add
         self._seen_all = site.seen.add_all
-        # Parsable <lastmod> keys not yet counted into the statistics, with how many times each
-        # was seen, in the order first seen (which is what the statistics' caps go by).
-        self._pending: dict[int, int] = {}
+        # Parsable <lastmod> values not yet counted into the statistics, with how many times
+        # each was seen, in the order first seen (which is what the statistics' caps go by).
+        self._pending: Counter[str] = Counter()
+        # Values known to raise no finding (a run's are looked up at once).
+        self._good_lastmods: set[str] = set()
 
     @property
     def stats(self) -> LastmodStats:
@@ -552,8 +560,11 @@ class SitemapChecks:
         return self._stats
 
     def _flush(self) -> None:
-        add = self._stats.add
-        for key, times in self._pending.items():
+        add, memo = self._stats.add, self._lastmod_memo
+        for raw, times in self._pending.items():
+            known = memo.get(raw)
+            key = (known if known is not None else classify_lastmod(raw, self.now_key))[1]
+            assert key is not None  # only values that parse are pending
             add(key, times)
         self._pending.clear()
 
@@ -606,18 +617,24 @@ class SitemapChecks:
             or any(c in joined for c in _NOT_IN_URLS_CHARS)
         ):
             return 0
-        memo = self._lastmod_memo
-        for raw in dict.fromkeys(lastmods):
-            if raw is None:
-                continue
-            known = memo.get(raw)
-            if known is None:
-                known = classify_lastmod(raw, self.now_key)
-                if len(memo) >= 4096:
-                    memo.clear()
-                memo[raw] = known
-            if known[0] is not None:
-                return 0
+        good = self._good_lastmods
+        values = set(lastmods)
+        values.discard(None)
+        if not good.issuperset(values):
+            memo = self._lastmod_memo
+            for raw in values - good:
+                assert raw is not None
+                known = memo.get(raw)
+                if known is None:
+                    known = classify_lastmod(raw, self.now_key)
+                    if len(memo) >= 4096:
+                        memo.clear()
+                    memo[raw] = known
+                if known[0] is not None:
+                    return 0
+                if len(good) >= 4096:
+                    good.clear()
+                good.add(raw)
         allows = self._allows
         if allows is not None and not self._all_allowed(joined, locs, allows):
             return 0
@@ -637,19 +654,14 @@ class SitemapChecks:
     def _count(self, lastmods: list[str | None]) -> None:
         # What lastmod and entry count of entries that raise no finding.
         self.entries += len(lastmods)
-        counts: Counter[str] = Counter(lastmods)  # type: ignore[arg-type]
-        self.without_lastmod += counts.pop(None, 0)  # type: ignore[call-overload]
-        memo, pending = self._lastmod_memo, self._pending
-        for raw, times in counts.items():
-            known = memo.get(raw)
-            key = (known if known is not None else classify_lastmod(raw, self.now_key))[1]
-            assert key is not None  # a value without a problem parses
-            if key in pending:
-                pending[key] += times
-            else:
-                if len(pending) >= _MAX_PENDING:
-                    self._flush()
-                pending[key] = times
+        missing = lastmods.count(None)
+        self.without_lastmod += missing
+        pending = self._pending
+        pending.update(lastmods)  # type: ignore[arg-type]
+        if missing:
+            del pending[None]
+        if len(pending) > _MAX_PENDING:
+            self._flush()
 
     def _extensions(self, e: Extensions, line: int, loc: str) -> None:
         tally = self.tally
@@ -715,12 +727,9 @@ class SitemapChecks:
             self.tally.add(problem, line, raw.strip(_XML_SPACE))
         if key is not None:
             pending = self._pending
-            if key in pending:
-                pending[key] += 1
-            else:
-                if len(pending) >= _MAX_PENDING:
-                    self._flush()
-                pending[key] = 1
+            if raw not in pending and len(pending) >= _MAX_PENDING:
+                self._flush()
+            pending[raw] += 1
 
     def _news(self, tags: frozenset[str], date: str | None, line: int, loc: str) -> None:
         missing = news_missing(tags)

@@ -119,7 +119,8 @@ def build_parser(prog: str = "sitemap-auditor deep") -> argparse.ArgumentParser:
         type=int,
         default=d.max_dedupe_urls,
         metavar="N",
-        help=f"URLs looked through for duplicates, 16 bytes each (default {d.max_dedupe_urls:,})",
+        help=f"URLs looked through for duplicates, 16 bytes each past 8 MiB "
+        f"(default {d.max_dedupe_urls:,})",
     )
     p.add_argument(
         "--max-age-days",

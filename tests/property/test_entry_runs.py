@@ -256,3 +256,18 @@ def test_checks_of_runs_find_what_checks_of_entries_find(
     reference = _check([_handlers(b) for b in bodies], runs=False)
     assert _check([[b] for b in bodies], runs=True) == reference
     assert _check([_split(b, cuts) for b in bodies], runs=True) == reference
+
+
+def test_statistics_past_the_pending_bound_are_those_of_entries() -> None:
+    # More distinct dates than are counted together (checks._MAX_PENDING), some seen again
+    # after the statistics took them, and one file past MAX_DISTINCT_DAYS' worth of days.
+    dates = [
+        f"{1990 + i // 336:04d}-{1 + i // 28 % 12:02d}-{1 + i % 28:02d}" for i in range(11_000)
+    ]
+    entries = "".join(
+        f"<url><loc>{BASE}p{i}.html</loc><lastmod>{dates[(i * 7) % len(dates)]}</lastmod></url>\n"
+        for i in range(24_000)
+    )
+    body = (f"<urlset>\n{entries}</urlset>\n").encode()
+    reference = _check([_handlers(body)], runs=False)
+    assert _check([[body]], runs=True) == reference

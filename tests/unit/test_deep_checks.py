@@ -228,3 +228,15 @@ def test_a_count_of_one_reads_in_the_singular(kind: Kind) -> None:
     assert "{count}" not in info.one
     assert one == info.one.format(detail="why") and one.startswith("1 ")
     assert two == info.message.format(count="2", detail="why")
+
+
+def test_seen_urls_start_at_8_mib_or_what_their_bound_needs() -> None:
+    assert SeenUrls().bytes == 8 * checks.DEDUPE_FIRST_SLOTS == 8 * 1024 * 1024
+    assert SeenUrls(max_urls=150).bytes == 8 * 1024
+    # 786,432 URLs fit in the first table: it grows only past them.
+    seen = SeenUrls()
+    first = seen.bytes
+    urls = [f"https://example.com/p{i}" for i in range(checks.DEDUPE_FIRST_SLOTS * 3 // 4 + 1)]
+    assert seen.add_all(urls[:-1], 0) == -1 and seen.bytes == first
+    assert seen.add_all(urls[-1:], 0) == -1 and seen.bytes == first * 3 // 2
+    assert seen.add(urls[5], 0) == 1 and seen.add(urls[5], 1) == 2 and seen.size == len(urls)
