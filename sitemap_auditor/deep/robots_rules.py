@@ -426,9 +426,10 @@ class RobotsRules:
         any_rule = self._any_rule(agent, "$", re.MULTILINE)
         if any_rule is None:
             return None
-        # Each rule's expression is anchored at a line's start: `^` before the alternation.
-        search = re.compile(f"^(?:{any_rule.pattern})", re.MULTILINE).search
-        return lambda lines: search(lines) is None
+        # Each rule's expression is anchored at a line's start: after a line break (one is put
+        # before the first line), which the expression engine finds far faster than a `^`.
+        search = re.compile(f"\n(?:{any_rule.pattern})", re.MULTILINE).search
+        return lambda lines: search("\n" + lines) is None
 
     def checker(self, agent: str = "Googlebot") -> Callable[[str], bool]:
         """`allowed(url, agent)` as one function of the URL, for the deep audit's millions: the
