@@ -257,17 +257,13 @@ def _trimmed(locs: list[str], lastmods: list[str | None]) -> bool:
     )
 
 
-_RUN_NAMES = {
-    "url": ("url", "loc", "lastmod", "changefreq", "priority"),
-    "sitemap": ("sitemap", "loc", "lastmod"),
-}
-_RUN_TAGS = {name: f"</{name}>".encode() for name in _RUN_FIELDS}  # where an entry ends
+# The element names a run holds, which pyexpat would have interned, and where an entry ends.
+_RUN_NAMES = {entry: (entry, "loc", "lastmod", *extra) for entry, extra in _RUN_FIELDS.items()}
+_RUN_TAGS = {entry: f"</{entry}>".encode() for entry in _RUN_FIELDS}
 _REFERENCES = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'"), ("&amp;", "&"))
-# A run is looked for in slices of at least this many bytes after the entry in progress.
+# A run is looked for in slices of at least this many bytes after the entry in progress, and
+# between entries of other shapes, from this many entries on.
 _MIN_RUN_BYTES = 2048
-
-
-# Runs between entries of other shapes are taken from this many entries on.
 _MIN_RUN_ENTRIES = 8
 
 
@@ -298,8 +294,8 @@ class EntryRun:
     """Entries read at once: each a `<loc>` and perhaps a `<lastmod>`, and nothing else the
     deep audit reads (no extension element, no empty or missing `<loc>`).
 
-    locs and lastmods are as EntryCallback's (a run holds no empty `<lastmod>`, and no
-    `<lastmod>` over MAX_LASTMOD_CHARS); the lines are worked out only when asked for.
+    locs and lastmods are as EntryCallback's (a run holds no empty `<lastmod>`); the lines are
+    worked out only when asked for.
     """
 
     entry: str  # the entries' element: url or sitemap
@@ -698,9 +694,24 @@ class SitemapParser:
                 elif local in ("name", "language", "publication_date", "title"):
                     read("news:" + local)
 
+        def lambda_lastmod(value: str, overlong: bool) -> None:
+            # What the Lambda's handlers do with a <lastmod> (SitemapParser.__init__'s end).
+            nonlocal unparsable
+            if overlong or (
+                len(value) > MAX_LASTMOD_CHARS and len(value.strip(_XML_SPACE)) > MAX_LASTMOD_CHARS
+            ):
+                # Past the cap no value parses; the sample is the value's start.
+                unparsable += 1
+                if len(samples) < MAX_UNPARSABLE_SAMPLES:
+                    samples.append(value.lstrip(_XML_SPACE)[:MAX_SAMPLE_CHARS])
+            elif not (known_lastmod(value) or add_lastmod(value)):
+                unparsable += 1
+                if len(samples) < MAX_UNPARSABLE_SAMPLES:
+                    samples.append(value.strip(_XML_SPACE)[:MAX_SAMPLE_CHARS])
+
         def end(name: str) -> None:
             nonlocal depth, field, loc, lastmod, line, image_loc, images_without_loc, news_date
-            nonlocal container, unparsable
+            nonlocal container
             if field and (depth == field_depth or field == "lastmod"):
                 p.CharacterDataHandler = None
                 value = parts[0] if len(parts) == 1 else "".join(parts)
@@ -709,18 +720,7 @@ class SitemapParser:
                 elif field == "lastmod":
                     # Trimmed in front as bound_text trims it, wherever the slices fall.
                     lastmod = value.lstrip(_XML_SPACE)[: MAX_LASTMOD_CHARS + 1]
-                    # What the Lambda's handlers do with it (SitemapParser.__init__'s end).
-                    if overlong or (
-                        len(value) > MAX_LASTMOD_CHARS
-                        and len(value.strip(_XML_SPACE)) > MAX_LASTMOD_CHARS
-                    ):
-                        unparsable += 1
-                        if len(samples) < MAX_UNPARSABLE_SAMPLES:
-                            samples.append(value.lstrip(_XML_SPACE)[:MAX_SAMPLE_CHARS])
-                    elif not (known_lastmod(value) or add_lastmod(value)):
-                        unparsable += 1
-                        if len(samples) < MAX_UNPARSABLE_SAMPLES:
-                            samples.append(value.strip(_XML_SPACE)[:MAX_SAMPLE_CHARS])
+                    lambda_lastmod(value, overlong)
                 else:
                     value = value.strip(_XML_SPACE)
                     if field == "image:loc":
@@ -872,7 +872,7 @@ class SitemapParser:
                 parse(chunk[done:], False)
 
         def take_run(run: EntryRun) -> None:
-            nonlocal count, unparsable
+            nonlocal count
             # What the handlers would have done with these entries: the names pyexpat would
             # have interned, the Lambda's count and latest <lastmod>, then the reader's part.
             for name in _RUN_NAMES[run.entry]:
@@ -886,22 +886,10 @@ class SitemapParser:
                 distinct and max(map(len, distinct)) > MAX_LASTMOD_CHARS
             ):
                 for i, value in enumerate(lastmods):
-                    if value is None:
-                        continue
-                    if len(value) > MAX_LASTMOD_CHARS and (
-                        len(value.strip(_XML_SPACE)) > MAX_LASTMOD_CHARS
-                    ):
-                        lastmods[i] = value[: MAX_LASTMOD_CHARS + 1]  # as EntryCallback's
-                        unparsable += 1
-                        if len(samples) < MAX_UNPARSABLE_SAMPLES:
-                            samples.append(value.lstrip(_XML_SPACE)[:MAX_SAMPLE_CHARS])
-                    else:
+                    if value is not None:
                         if len(value) > MAX_LASTMOD_CHARS:
-                            lastmods[i] = value[: MAX_LASTMOD_CHARS + 1]
-                        if not (known_lastmod(value) or add_lastmod(value)):
-                            unparsable += 1
-                            if len(samples) < MAX_UNPARSABLE_SAMPLES:
-                                samples.append(value.strip(_XML_SPACE)[:MAX_SAMPLE_CHARS])
+                            lastmods[i] = value[: MAX_LASTMOD_CHARS + 1]  # as EntryCallback's
+                        lambda_lastmod(value, False)
             if "&" in run.text:
                 locs = run.locs
                 for i, loc in enumerate(locs):

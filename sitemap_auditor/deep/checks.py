@@ -549,8 +549,6 @@ class SitemapChecks:
         # Parsable <lastmod> values not yet counted into the statistics, with how many times
         # each was seen, in the order first seen (which is what the statistics' caps go by).
         self._pending: Counter[str] = Counter()
-        # Values known to raise no finding (a run's are looked up at once).
-        self._good_lastmods: set[str] = set()
 
     @property
     def stats(self) -> LastmodStats:
@@ -560,13 +558,22 @@ class SitemapChecks:
         return self._stats
 
     def _flush(self) -> None:
-        add, memo = self._stats.add, self._lastmod_memo
+        add, classified = self._stats.add, self._classified
         for raw, times in self._pending.items():
-            known = memo.get(raw)
-            key = (known if known is not None else classify_lastmod(raw, self.now_key))[1]
+            key = classified(raw)[1]
             assert key is not None  # only values that parse are pending
             add(key, times)
         self._pending.clear()
+
+    def _classified(self, raw: str) -> tuple[Kind | None, int | None]:
+        """classify_lastmod's answer, remembered for the file's most recent 4,096 values."""
+        known = self._lastmod_memo.get(raw)
+        if known is None:
+            known = classify_lastmod(raw, self.now_key)
+            if len(self._lastmod_memo) >= 4096:
+                self._lastmod_memo.clear()
+            self._lastmod_memo[raw] = known
+        return known
 
     def entry(
         self, line: int, loc: str | None, lastmod: str | None, ext: Extensions | None, /
@@ -617,24 +624,10 @@ class SitemapChecks:
             or any(c in joined for c in _NOT_IN_URLS_CHARS)
         ):
             return 0
-        good = self._good_lastmods
-        values = set(lastmods)
-        values.discard(None)
-        if not good.issuperset(values):
-            memo = self._lastmod_memo
-            for raw in values - good:
-                assert raw is not None
-                known = memo.get(raw)
-                if known is None:
-                    known = classify_lastmod(raw, self.now_key)
-                    if len(memo) >= 4096:
-                        memo.clear()
-                    memo[raw] = known
-                if known[0] is not None:
-                    return 0
-                if len(good) >= 4096:
-                    good.clear()
-                good.add(raw)
+        classified = self._classified
+        for raw in dict.fromkeys(lastmods):
+            if raw is not None and classified(raw)[0] is not None:
+                return 0
         allows = self._allows
         if allows is not None and not self._all_allowed(joined, locs, allows):
             return 0
@@ -716,13 +709,7 @@ class SitemapChecks:
 
     def lastmod(self, raw: str, line: int | None) -> None:
         """Check one <lastmod> value and count it."""
-        known = self._lastmod_memo.get(raw)
-        if known is None:
-            known = classify_lastmod(raw, self.now_key)
-            if len(self._lastmod_memo) >= 4096:
-                self._lastmod_memo.clear()
-            self._lastmod_memo[raw] = known
-        problem, key = known
+        problem, key = self._classified(raw)
         if problem is not None:
             self.tally.add(problem, line, raw.strip(_XML_SPACE))
         if key is not None:

@@ -404,7 +404,7 @@ class RobotsRules:
         global_ = None if rules.named else rules.global_
         return tuple(t for t in (rules.specific, global_) if t is not None)
 
-    def _any_rule(self, agent: str, end: str, flags: int) -> re.Pattern[str] | None:
+    def _any_rule(self, agent: str, end: str) -> str | None:
         # Most URLs match no rule at all: one expression of every rule's pattern tells, in one
         # call, that none decides (then the URL is allowed). Only for a robots.txt of a few
         # rules, and of few with `*`: each of those may scan the path, which _Wild's index
@@ -414,7 +414,7 @@ class RobotsRules:
         starred = sum(1 for tier in tiers if tier.wild is not None for _ in tier.wild.rules)
         if not patterns or len(patterns) > _QUICK_REJECT_MAX_RULES or starred >= _WILD_INDEX_FROM:
             return None
-        return re.compile("|".join(_regex(p, end) for p in patterns), flags)
+        return "|".join(_regex(p, end) for p in patterns)
 
     def no_rule_matches(self, agent: str = "Googlebot") -> Callable[[str], bool] | None:
         """A test of many paths at once, written one a line (each as path_params_query gives
@@ -423,12 +423,12 @@ class RobotsRules:
         with no rule for the agent, always True."""
         if not self._tiers(agent):
             return _always
-        any_rule = self._any_rule(agent, "$", re.MULTILINE)
+        any_rule = self._any_rule(agent, "$")
         if any_rule is None:
             return None
         # Each rule's expression is anchored at a line's start: after a line break (one is put
         # before the first line), which the expression engine finds far faster than a `^`.
-        search = re.compile(f"\n(?:{any_rule.pattern})", re.MULTILINE).search
+        search = re.compile(f"\n(?:{any_rule})", re.MULTILINE).search
         return lambda lines: search("\n" + lines) is None
 
     def checker(self, agent: str = "Googlebot") -> Callable[[str], bool]:
@@ -437,8 +437,8 @@ class RobotsRules:
         tiers = self._tiers(agent)
         if not tiers:
             return _always
-        any_rule = self._any_rule(agent, r"\Z", re.DOTALL)
-        matches_a_rule = None if any_rule is None else any_rule.match
+        any_rule = self._any_rule(agent, r"\Z")
+        matches_a_rule = None if any_rule is None else re.compile(any_rule, re.DOTALL).match
 
         def allowed(url: str) -> bool:
             path = _normalised(path_params_query(url))

@@ -400,7 +400,7 @@ class _Walker:
 
         check_run = sc.entry_run
 
-        def runs(run: EntryRun) -> None:
+        def take_run(run: EntryRun) -> None:
             # A run of plain entries, checked at once; each of its URLs to on_url, in order.
             if offset:
                 run = replace(run, first_line=run.first_line + offset)
@@ -409,11 +409,7 @@ class _Walker:
                 for line, loc, lastmod in zip(run.lines(), run.locs, run.lastmods, strict=True):
                     on_url(UrlRecord(loc, rec.url, line, lastmod))
 
-        parser = SitemapParser(
-            on_entry=every,
-            on_head=reader,
-            on_run=check_run if not offset and on_url is None else runs,
-        )
+        parser = SitemapParser(on_entry=every, on_head=reader, on_run=take_run)
         out.parser = parser
         # The lock is taken per chunk, not per entry: parsing is bound by the interpreter's
         # lock anyway, and a lock per entry made four fetches at once cost half as much again
