@@ -193,10 +193,11 @@ class EntryCallback(Protocol):
 # Runs of plain entries (docs/deep.md, "How the deep audit reads fast"). Most sitemaps are
 # long runs of entries of one shape: `<url>`, a `<loc>`, perhaps a `<lastmod>`, `<changefreq>`
 # and `<priority>` in that order, unprefixed, without attributes, comments, CDATA, character
-# references or carriage returns in values. expat still reads every byte of such a run (it is
-# the one parser, and it judges well-formedness), but with no Python handler set, so at its own
-# speed; the run's values are read at once by the expression below, which matches only text
-# that expat reads as exactly those elements. Anything else is read by the handlers.
+# references or carriage returns in values. The run's values are read at once by the
+# expressions below, which match only well-formed text that expat reads as exactly those
+# elements; expat reads the lines around the run, with no Python handler set, and the whole
+# lines of whole entries between them are left out (_skippable). Anything else is read by the
+# handlers.
 _WS = r"[ \t\r\n]*"
 # Text that expat reads as itself: no markup, no reference, no `>` (so no `]]>`), no character
 # XML forbids, no carriage return (expat would turn `\r\n` into `\n`).
@@ -259,7 +260,8 @@ def _trimmed(locs: list[str], lastmods: list[str | None]) -> bool:
 
 # The element names a run holds, which pyexpat would have interned, and where an entry ends.
 _RUN_NAMES = {entry: (entry, "loc", "lastmod", *extra) for entry, extra in _RUN_FIELDS.items()}
-_RUN_TAGS = {entry: f"</{entry}>".encode() for entry in _RUN_FIELDS}
+_RUN_CLOSE = {entry: f"</{entry}>" for entry in _RUN_FIELDS}
+_RUN_TAGS = {entry: tag.encode() for entry, tag in _RUN_CLOSE.items()}
 _REFERENCES = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'"), ("&amp;", "&"))
 # A run is looked for in slices of at least this many bytes after the entry in progress, and
 # between entries of other shapes, from this many entries on.
@@ -287,6 +289,39 @@ def _stretches(
     if len(locs) >= _MIN_RUN_ENTRIES:
         out.append((begin, at, locs, lastmods))
     return out
+
+
+def _skippable(text: str, begin: int, finish: int, close: str) -> tuple[int, int] | None:
+    """Where, in a run text[begin:finish], the whole lines of whole entries expat need not read
+    lie: from the line after the first entry's end to the line after the last one's (or the one
+    before it), or None when the run has no two such line ends.
+
+    The run's expression has read the entries as well-formed, with nothing expat keeps (no
+    attribute, no namespace, no reference but the five predefined ones): the document is as
+    well-formed without them, and expat, given the lines before and after, stands where it
+    would have stood, but for the bytes and lines left out (kept by the parser). Both ends are
+    at a line's start, so expat's columns stay right; a run with a carriage return, which
+    expat counts as a line end, is read whole.
+    """
+    first = text.find(close, begin, finish) + len(close)
+    a = text.rfind("\n", first, _next_tag(text, first, finish)) + 1
+    if not a:
+        return None
+    last = text.rfind(close, first, finish) + len(close)
+    b = text.rfind("\n", last, finish) + 1
+    if not b and last > first:
+        previous = text.rfind(close, first, last - len(close))
+        if previous >= 0:
+            previous += len(close)
+            b = text.rfind("\n", previous, _next_tag(text, previous, finish)) + 1
+    if b <= a or text.find("\r", a, b) >= 0:
+        return None
+    return a, b
+
+
+def _next_tag(text: str, at: int, finish: int) -> int:
+    found = text.find("<", at, finish)
+    return finish if found < 0 else found
 
 
 @dataclass(frozen=True, slots=True)
@@ -433,6 +468,9 @@ class SitemapParser:
         # CDATA section it is in, began; the names pyexpat interned, and how many were checked.
         self._fed = self._raw_fed = self._token_at = self._undecoded = 0
         self._region_at: int | None = None
+        # Bytes and lines of runs of plain entries that expat was not given (deep reading only;
+        # see _skippable): what expat counts, plus these, is where it is in the document.
+        self._skipped_bytes = self._skipped_lines = 0
         self._waiting = self._raw_waiting = b""  # kept back while a long token is unfinished
         self._names: dict[str, str] = {}
         self._names_checked = 0
@@ -657,7 +695,7 @@ class SitemapParser:
             elif depth == 2:
                 if name == entry_name or name.rpartition(":")[2] == entry_name:
                     count += 1
-                    line = p.CurrentLineNumber
+                    line = p.CurrentLineNumber + self._skipped_lines
                     loc = lastmod = None
                     if extended:
                         extended = False
@@ -671,7 +709,7 @@ class SitemapParser:
             elif depth == 1:
                 prefix, _, local = name.rpartition(":")
                 head = self.head = DocumentHead(
-                    local[:100], spaces.get(prefix), p.CurrentLineNumber
+                    local[:100], spaces.get(prefix), p.CurrentLineNumber + self._skipped_lines
                 )
                 found = ROOTS.get(local)
                 if found is None:
@@ -857,13 +895,26 @@ class SitemapParser:
                     done = upto
                 # Inside the root, between entries, and expat holds nothing unfinished (a
                 # comment, a processing instruction, a tag): else what looks like entries is not.
-                if not between() or p.CurrentByteIndex != fed + done:
+                if not between() or p.CurrentByteIndex + self._skipped_bytes != fed + done:
                     break
                 upto = at + (finish if one_byte else len(text[:finish].encode()))
-                first_line = p.CurrentLineNumber
+                first_line = p.CurrentLineNumber + self._skipped_lines
+                skip = _skippable(text, begin, finish, _RUN_CLOSE[entry_name])
                 p.StartElementHandler = p.EndElementHandler = None
                 try:
-                    parse(chunk[done:upto], False)
+                    if skip is None:
+                        parse(chunk[done:upto], False)
+                    else:
+                        # Whole lines of whole entries, which the expression has read as
+                        # well-formed: expat is given the lines around them, not them.
+                        a, b = skip
+                        if not one_byte:
+                            a, b = len(text[:a].encode()), len(text[:b].encode())
+                        parse(chunk[done : at + a], False)
+                        self._skipped_bytes += b - a
+                        self._skipped_lines += text.count("\n", skip[0], skip[1])
+                        if at + b < upto:
+                            parse(chunk[at + b : upto], False)
                 finally:
                     p.StartElementHandler, p.EndElementHandler = start, end
                 done = upto
@@ -970,14 +1021,14 @@ class SitemapParser:
     def _doctype_opened(
         self, _name: str, system_id: str | None, public_id: str | None, _: int
     ) -> None:
-        self._region_at = self._p.CurrentByteIndex
+        self._region_at = self._p.CurrentByteIndex + self._skipped_bytes
         # pyexpat interns the DOCTYPE's identifiers (None when absent) with the names; they are
         # literals, no names. Nothing else is interned before the DOCTYPE.
         self._names.pop(system_id, None)  # type: ignore[arg-type]
         self._names.pop(public_id, None)  # type: ignore[arg-type]
 
     def _region_opened(self) -> None:
-        self._region_at = self._p.CurrentByteIndex
+        self._region_at = self._p.CurrentByteIndex + self._skipped_bytes
 
     def _region_closed(self) -> None:
         self._region_at = None
@@ -1008,7 +1059,7 @@ class SitemapParser:
         except expat.ExpatError as e:
             self._outcome = Rejected(
                 Kind.NOT_WELL_FORMED,
-                f"not well-formed XML at line {e.lineno}, column {e.offset}: "
+                f"not well-formed XML at line {e.lineno + self._skipped_lines}, column {e.offset}: "
                 f"{expat.ErrorString(e.code)}",
             )
         except _RefusedError as e:
@@ -1099,7 +1150,7 @@ class SitemapParser:
             start = stop
             at = p.CurrentByteIndex
             if at >= 0:
-                self._token_at = at
+                self._token_at = at + self._skipped_bytes
             self._bound_text()
             if self._fed % FEED_SLICE_BYTES == 0:
                 self._check_held()

@@ -541,6 +541,8 @@ class SitemapChecks:
         self.news_entries = 0
         self.children: list[tuple[str, int]] = []  # an index's valid sitemap URLs, with lines
         self._lastmod_memo: dict[str, tuple[Kind | None, int | None]] = {}
+        # The memo's values that raise no finding, so that a run's can be tested at once.
+        self._fine_lastmods: set[str | None] = {None}
         # Per URL, the common case is decided by these alone (see location).
         self._prefix = scope.prefix
         self._allows = site.allows if scope.host == site.robots_host else None
@@ -572,7 +574,10 @@ class SitemapChecks:
             known = classify_lastmod(raw, self.now_key)
             if len(self._lastmod_memo) >= 4096:
                 self._lastmod_memo.clear()
+                self._fine_lastmods = {None}
             self._lastmod_memo[raw] = known
+            if known[0] is None:
+                self._fine_lastmods.add(raw)
         return known
 
     def entry(
@@ -624,10 +629,11 @@ class SitemapChecks:
             or any(c in joined for c in _NOT_IN_URLS_CHARS)
         ):
             return 0
-        classified = self._classified
-        for raw in dict.fromkeys(lastmods):
-            if raw is not None and classified(raw)[0] is not None:
-                return 0
+        if not self._fine_lastmods.issuperset(lastmods):
+            classified = self._classified
+            for raw in dict.fromkeys(lastmods):
+                if raw is not None and classified(raw)[0] is not None:
+                    return 0
         allows = self._allows
         if allows is not None and not self._all_allowed(joined, locs, allows):
             return 0

@@ -396,3 +396,79 @@ def test_a_run_with_one_odd_entry_reads_as_the_handlers_do(odd: str) -> None:
     assert by_handlers[2] == 0
     whole = read([body])
     assert whole[:2] == by_handlers[:2] and whole[2] >= 140
+
+
+def _deep_read(
+    body: bytes, size: int
+) -> tuple[ParsedSitemap | Rejected, list[tuple[int, str | None]], int]:
+    """What the deep reader gives for body fed in chunks of size: outcome, (line, loc) of every
+    entry, and how many entries came in runs."""
+    seen: list[tuple[int, str | None]] = []
+    in_runs = [0]
+
+    def run(r: EntryRun) -> None:
+        in_runs[0] += len(r.locs)
+        seen.extend(zip(r.lines(), r.locs, strict=True))
+
+    parser = SitemapParser(on_entry=lambda line, loc, *_: seen.append((line, loc)), on_run=run)
+    for chunk in chunked(body, size):
+        parser.feed(chunk)
+    return parser.close(), seen, in_runs[0]
+
+
+def _handlers_read(body: bytes) -> tuple[ParsedSitemap | Rejected, list[tuple[int, str | None]]]:
+    # The same, every entry through the handlers (a slice of 1 byte never holds a run).
+    outcome, seen, in_runs = _deep_read(body, 1)
+    assert in_runs == 0
+    return outcome, seen
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "<url><loc>https://example.com/p{i}</loc><lastmod>2024-01-02</lastmod></url>\n",
+        "  <url>\n    <loc>https://example.com/p{i}</loc>\n  </url>\n",
+        "<url><loc>https://example.com/p{i}</loc></url>\n\n",
+        "<url><loc>https://example.com/ü{i}</loc></url>\n",  # bytes are not characters
+        "<url><loc>https://example.com/p{i}</loc></url>",  # one line: nothing is left out
+        "<url><loc>https://example.com/p{i}</loc></url>\r",  # expat counts a lone CR as LF
+        "<url><loc>https://example.com/p{i}</loc></url>\r\n",
+        "<url><loc>https://example.com/p{i}</loc></url>\n\r",
+    ],
+)
+@pytest.mark.parametrize(
+    "tail",
+    [
+        "</urlset>\n",
+        "<url><loc>x</loc></url><url><loc>y</lox></url>\n</urlset>\n",  # an error after them
+        "<url><loc>x</loc></url>  <oops></urlset>\n",
+        "<url>\n<loc>late</loc>\n<image:image xmlns:image='http://www.google.com/schemas/"
+        "sitemap-image/1.1'><image:loc>i</image:loc></image:image></url>\n</urlset>\n",
+        "",  # cut short
+    ],
+)
+def test_lines_expat_is_not_given_are_counted_where_it_reports(entry: str, tail: str) -> None:
+    # Whole lines of plain entries go past expat: every line, column and refusal after them is
+    # still the document's own.
+    body = (
+        f'<?xml version="1.0"?>\n<urlset {_NS}>\n'
+        + "".join(entry.format(i=i) for i in range(3000))
+        + tail
+    ).encode()
+    expected = _handlers_read(body)
+    for size in (len(body), 64 * 1024, 10_000):
+        outcome, seen, in_runs = _deep_read(body, size)
+        assert (outcome, seen) == expected, size
+        assert in_runs > 2000
+
+
+def test_a_cdata_section_after_lines_expat_was_not_given_is_measured_from_its_start() -> None:
+    # What expat holds is measured in the document's bytes: a CDATA section 200 KB long, after
+    # 1.5 MB of entries expat did not read, is well within MAX_MARKUP_BYTES.
+    entries = "".join(f"<url><loc>https://example.com/p{i}</loc></url>\n" for i in range(40_000))
+    odd = "<url><loc><![CDATA[https://example.com/" + "x" * 200_000 + "]]></loc></url>\n"
+    body = f'<?xml version="1.0"?>\n<urlset {_NS}>\n{entries}{odd}</urlset>\n'.encode()
+    outcome, seen, in_runs = _deep_read(body, 64 * 1024)
+    assert isinstance(outcome, ParsedSitemap) and outcome.entry_count == 40_001, outcome
+    assert in_runs > 30_000 and len(seen) == 40_001
+    assert outcome == parse_bytes(chunked(body, 64 * 1024))
