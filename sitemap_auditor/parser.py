@@ -311,6 +311,7 @@ _REFERENCES = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'"), (
 _MIN_RUN_BYTES = 2048
 _MIN_RUN_ENTRIES = 8
 _MAX_LAYOUT_MISSES = 4
+_MAX_TAKEN_LASTMODS = 4096
 
 
 def _stretches(
@@ -883,6 +884,9 @@ class SitemapParser:
         # slices in a row had entries of more than one layout (past _MAX_LAYOUT_MISSES, the
         # document's layouts are mixed: the quick expression reads them, with no first try).
         layout: list[re.Pattern[str] | None] = [None]
+        # <lastmod> values the Lambda's part has taken (a value offered again changes nothing):
+        # a run of these alone needs nothing more.
+        taken: set[str | None] = {None}
         layout_misses = [0]
 
         def feed_slice(chunk: bytes, fed: int) -> None:
@@ -992,20 +996,29 @@ class SitemapParser:
             # What the handlers would have done with these entries: the names pyexpat would
             # have interned, the Lambda's count and latest <lastmod>, then the reader's part.
             for name in _RUN_NAMES[run.entry]:
-                if name not in names and f"<{name}>" in run.text:
+                # A run's text holds no `<` but its tags' (and `<name` is a quicker search
+                # than `<name>`: `>` is everywhere).
+                if name not in names and f"<{name}" in run.text:
                     names[name] = name
             count += len(run.locs)
             lastmods = run.lastmods
-            distinct: dict[str, None] = dict.fromkeys(lastmods)  # type: ignore[arg-type]
-            distinct.pop(None, None)  # type: ignore[call-overload]
-            if not all(map(known_lastmod, distinct)) or (
-                distinct and max(map(len, distinct)) > MAX_LASTMOD_CHARS
-            ):
-                for i, value in enumerate(lastmods):
-                    if value is not None:
-                        if len(value) > MAX_LASTMOD_CHARS:
-                            lastmods[i] = value[: MAX_LASTMOD_CHARS + 1]  # as EntryCallback's
-                        lambda_lastmod(value, False)
+            if not taken.issuperset(lastmods):
+                distinct: dict[str, None] = dict.fromkeys(lastmods)  # type: ignore[arg-type]
+                distinct.pop(None, None)  # type: ignore[call-overload]
+                if not all(map(known_lastmod, distinct)) or (
+                    distinct and max(map(len, distinct)) > MAX_LASTMOD_CHARS
+                ):
+                    for i, value in enumerate(lastmods):
+                        if value is not None:
+                            if len(value) > MAX_LASTMOD_CHARS:
+                                lastmods[i] = value[: MAX_LASTMOD_CHARS + 1]  # as EntryCallback's
+                            lambda_lastmod(value, False)
+                if len(taken) > _MAX_TAKEN_LASTMODS:
+                    taken.clear()
+                    taken.add(None)
+                taken.update(
+                    v for v in distinct if len(v) <= MAX_LASTMOD_CHARS and known_lastmod(v)
+                )
             if "&" in run.text:
                 locs = run.locs
                 for i, loc in enumerate(locs):
