@@ -246,6 +246,9 @@ def _layout_of(entry: str, extra: tuple[str, ...]) -> re.Pattern[str]:
     )
 
 
+_UNTRIMMED = "[^< \t\n][^<]*"
+
+
 @functools.lru_cache(maxsize=64)
 def _layout(entry: str, spaces: tuple[str | None, ...]) -> re.Pattern[str]:
     """The quick expression for entries of one layout only (_layout_of's groups): it reads a
@@ -254,14 +257,17 @@ def _layout(entry: str, spaces: tuple[str | None, ...]) -> re.Pattern[str]:
     before_loc, after_loc, after_lastmod, *after_extra = map(
         lambda space: None if space is None else re.escape(space), spaces
     )
-    lastmod = "" if after_lastmod is None else f"<lastmod>([^<]+)</lastmod>{after_lastmod}"
+    # Values that need no trimming (the handlers' <loc> is trimmed, their <lastmod> in front):
+    # what is read as written is then what they read.
+    lastmod = "" if after_lastmod is None else f"<lastmod>({_UNTRIMMED})</lastmod>{after_lastmod}"
     fields = "".join(
         f"<{name}>[^<]*</{name}>{space}"
         for name, space in zip(_RUN_FIELDS[entry], after_extra, strict=True)
         if space is not None
     )
     return re.compile(
-        f"<{entry}>{before_loc}<loc>([^<]+)</loc>{after_loc}{lastmod}{fields}</{entry}>[ \t\n]*"
+        f"<{entry}>{before_loc}<loc>({_UNTRIMMED}(?<![ \t\n]))</loc>{after_loc}{lastmod}{fields}"
+        f"</{entry}>[ \t\n]*"
     )
 
 
@@ -948,9 +954,10 @@ class SitemapParser:
                             if tiled:
                                 layout[0] = laid
                     layout_misses[0] = 0 if tiled else layout_misses[0] + 1
+            laid_out = tiled  # so read trimmed already
             if not tiled:
                 tiled, locs, lastmods = _split_run(quick_pattern if quick else pattern, body)
-            if tiled and (not quick or _trimmed(locs, lastmods)):
+            if tiled and (laid_out or not quick or _trimmed(locs, lastmods)):
                 stretches = [(0, len(text), locs, lastmods)]  # the usual case
             else:
                 stretches = _stretches(pattern, text, lead)

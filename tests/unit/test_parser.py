@@ -398,25 +398,26 @@ def test_a_run_with_one_odd_entry_reads_as_the_handlers_do(odd: str) -> None:
     assert whole[:2] == by_handlers[:2] and whole[2] >= 140
 
 
-def _deep_read(
-    body: bytes, size: int
-) -> tuple[ParsedSitemap | Rejected, list[tuple[int, str | None]], int]:
-    """What the deep reader gives for body fed in chunks of size: outcome, (line, loc) of every
-    entry, and how many entries came in runs."""
-    seen: list[tuple[int, str | None]] = []
+_Read = list[tuple[int, str | None, str | None]]
+
+
+def _deep_read(body: bytes, size: int) -> tuple[ParsedSitemap | Rejected, _Read, int]:
+    """What the deep reader gives for body fed in chunks of size: outcome, (line, loc, lastmod)
+    of every entry, and how many entries came in runs."""
+    seen: _Read = []
     in_runs = [0]
 
     def run(r: EntryRun) -> None:
         in_runs[0] += len(r.locs)
-        seen.extend(zip(r.lines(), r.locs, strict=True))
+        seen.extend(zip(r.lines(), r.locs, r.lastmods, strict=True))
 
-    parser = SitemapParser(on_entry=lambda line, loc, *_: seen.append((line, loc)), on_run=run)
+    parser = SitemapParser(on_entry=lambda *e: seen.append(e[:3]), on_run=run)
     for chunk in chunked(body, size):
         parser.feed(chunk)
     return parser.close(), seen, in_runs[0]
 
 
-def _handlers_read(body: bytes) -> tuple[ParsedSitemap | Rejected, list[tuple[int, str | None]]]:
+def _handlers_read(body: bytes) -> tuple[ParsedSitemap | Rejected, _Read]:
     # The same, every entry through the handlers (a slice of 1 byte never holds a run).
     outcome, seen, in_runs = _deep_read(body, 1)
     assert in_runs == 0
@@ -431,6 +432,9 @@ def _handlers_read(body: bytes) -> tuple[ParsedSitemap | Rejected, list[tuple[in
         "<url><loc>https://example.com/p{i}</loc></url>\n\n",
         "<url><loc>https://example.com/ü{i}</loc></url>\n",  # bytes are not characters
         "<url><loc>https://example.com/p{i}</loc></url>",  # one line: nothing is left out
+        "<url><loc>https://example.com/p{i} </loc></url>\n",  # values read trimmed
+        "<url><loc>\thttps://example.com/p{i}</loc><lastmod> 2024-01-02</lastmod></url>\n",
+        "<url><loc>https://example.com/p{i}</loc><lastmod> 2024-01-02</lastmod></url>\n",
         "<url><loc>https://example.com/p{i}</loc></url>\r",  # expat counts a lone CR as LF
         "<url><loc>https://example.com/p{i}</loc></url>\r\n",
         "<url><loc>https://example.com/p{i}</loc></url>\n\r",
@@ -449,7 +453,7 @@ def _handlers_read(body: bytes) -> tuple[ParsedSitemap | Rejected, list[tuple[in
 )
 def test_lines_expat_is_not_given_are_counted_where_it_reports(entry: str, tail: str) -> None:
     # Whole lines of plain entries go past expat: every line, column and refusal after them is
-    # still the document's own.
+    # still the document's own; and entries all laid out alike read as the handlers read them.
     body = (
         f'<?xml version="1.0"?>\n<urlset {_NS}>\n'
         + "".join(entry.format(i=i) for i in range(3000))
