@@ -415,6 +415,23 @@ class SeenUrls:
             tag = file_number & _TAG_MASK
             table, m = slots, n
             limit = min(m * 3 // 4, max_urls)  # past it: grow, or stop taking
+            if size + len(urls) <= limit:
+                # Room for them all: the same loop, without the count and the limit per URL.
+                for index, h in enumerate(map(hash, urls)):
+                    h = (h & _MASK) >> _TAG_BITS or 1
+                    i = h % m
+                    v = table[i]
+                    while v:
+                        if v >> _TAG_BITS == h:
+                            size += index
+                            return index
+                        i += 1
+                        if i == m:
+                            i = 0
+                        v = table[i]
+                    table[i] = h << _TAG_BITS | tag
+                size += len(urls)
+                return -1
             for index, h in enumerate(map(hash, urls)):
                 h = (h & _MASK) >> _TAG_BITS or 1
                 i = h % m
@@ -625,7 +642,7 @@ class SitemapChecks:
             or joined.count("\n" + prefix) != len(locs) - 1  # a <loc> holds no line break
             or max(map(len, locs)) > MAX_URL_CHARS
             or "/." in joined
-            or "/%2" in joined
+            or ("%" in joined and "/%2" in joined)
             or any(c in joined for c in _NOT_IN_URLS_CHARS)
         ):
             return 0
