@@ -107,7 +107,7 @@ build-AuditorFunction:
 		case "$$d" in *.dist-info/) ;; *) [ -e "$${d}__init__.py" ] || rm -rf "$$d";; esac; \
 	done
 	cp -r sitemap_auditor "$(ARTIFACTS_DIR)/"
-	rm -rf "$(ARTIFACTS_DIR)"/sitemap_auditor/__pycache__
+	find "$(ARTIFACTS_DIR)/sitemap_auditor" -name __pycache__ -type d -prune -exec rm -rf {} +
 
 ## Remove .venv, caches, builds, bench/out/, __pycache__.
 clean:
