@@ -411,52 +411,34 @@ class SeenUrls:
         def add_all(urls: list[str], file_number: int) -> int:
             """add for each URL in turn, up to the first that is not new: its index (the URLs
             before it are taken), or -1 when all were new."""
-            nonlocal size, full
+            nonlocal size
+            room = min(n * 3 // 4, max_urls) - size  # taken before the table grows, or fills
+            if room < len(urls):
+                # The URLs with room at once, then one by one (the table grows, or is full).
+                taken = add_all(urls[:room], file_number) if room > 0 else -1
+                if taken >= 0:
+                    return taken
+                for index in range(max(0, room), len(urls)):
+                    if add(urls[index], file_number):
+                        return index
+                return -1
+            # add's loop, without the count and the limit per URL.
             tag = file_number & _TAG_MASK
             table, m = slots, n
-            limit = min(m * 3 // 4, max_urls)  # past it: grow, or stop taking
-            if size + len(urls) <= limit:
-                # Room for them all: the same loop, without the count and the limit per URL.
-                for index, h in enumerate(map(hash, urls)):
-                    h = (h & _MASK) >> _TAG_BITS or 1
-                    i = h % m
-                    v = table[i]
-                    while v:
-                        if v >> _TAG_BITS == h:
-                            size += index
-                            return index
-                        i += 1
-                        if i == m:
-                            i = 0
-                        v = table[i]
-                    table[i] = h << _TAG_BITS | tag
-                size += len(urls)
-                return -1
             for index, h in enumerate(map(hash, urls)):
                 h = (h & _MASK) >> _TAG_BITS or 1
                 i = h % m
                 v = table[i]
                 while v:
                     if v >> _TAG_BITS == h:
+                        size += index
                         return index
                     i += 1
                     if i == m:
                         i = 0
                     v = table[i]
-                if size >= limit:
-                    if full or size >= max_urls:
-                        full = True
-                        continue
-                    grow()
-                    table, m = slots, n
-                    limit = min(m * 3 // 4, max_urls)
-                    i = h % m
-                    while table[i]:
-                        i += 1
-                        if i == m:
-                            i = 0
                 table[i] = h << _TAG_BITS | tag
-                size += 1
+            size += len(urls)
             return -1
 
         def state() -> tuple[int, bool, int]:
