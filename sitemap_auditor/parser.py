@@ -319,6 +319,10 @@ _REFERENCES = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'"), (
 _MIN_RUN_BYTES = 2048
 _MIN_RUN_ENTRIES = 8
 _MAX_LAYOUT_MISSES = 4
+# A layout's white space is written into its expression, and 64 expressions are kept: a layout
+# with more between two tags is no layout (the quick expression reads it), so that a document of
+# megabytes of white space makes no expression of them.
+_MAX_LAYOUT_SPACE = 64
 _MAX_TAKEN_LASTMODS = 4096
 
 
@@ -947,7 +951,11 @@ class SitemapParser:
                 if not tiled:
                     first = _layout_patterns(entry_name).match(body)
                     tried, layout[0] = layout[0], None
-                    if first is not None:
+                    if (
+                        first is not None
+                        and max(map(len, filter(None, first.groups())), default=0)
+                        <= _MAX_LAYOUT_SPACE
+                    ):
                         laid = _layout(entry_name, first.groups())
                         if laid is not tried:
                             tiled, locs, lastmods = _split_run(laid, body)

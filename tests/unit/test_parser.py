@@ -476,3 +476,19 @@ def test_a_cdata_section_after_lines_expat_was_not_given_is_measured_from_its_st
     assert isinstance(outcome, ParsedSitemap) and outcome.entry_count == 40_001, outcome
     assert in_runs > 30_000 and len(seen) == 40_001
     assert outcome == parse_bytes(chunked(body, 64 * 1024))
+
+
+def test_white_space_past_a_layout_s_bound_makes_no_expression() -> None:
+    # A layout's white space is written into an expression (64 of them are kept): entries with
+    # more than _MAX_LAYOUT_SPACE of it between two tags are read by the quick expression.
+    from sitemap_auditor import parser as module
+
+    entries = "".join(
+        f"<url>{' ' * (65 + i % 50)}<loc>https://example.com/p{i}</loc></url>\n"
+        for i in range(3000)
+    )
+    body = f'<?xml version="1.0"?>\n<urlset {_NS}>\n{entries}</urlset>\n'.encode()
+    module._layout.cache_clear()
+    outcome, seen, in_runs = _deep_read(body, 64 * 1024)
+    assert module._layout.cache_info().currsize == 0
+    assert (outcome, seen) == _handlers_read(body) and in_runs > 2000
