@@ -381,6 +381,30 @@ def _next_tag(text: str, at: int, finish: int) -> int:
     return finish if found < 0 else found
 
 
+def _unparsable(
+    value: str,
+    overlong: bool,
+    known: Callable[[str], bool | None],
+    add: Callable[[str], bool],
+    samples: list[str],
+) -> bool:
+    """Take one <lastmod> into the latest (known and add: a LatestLastmod's); True when it does
+    not parse, its sample kept among the first MAX_UNPARSABLE_SAMPLES."""
+    if overlong or (
+        len(value) > MAX_LASTMOD_CHARS and len(value.strip(_XML_SPACE)) > MAX_LASTMOD_CHARS
+    ):
+        # Past the cap no value parses, and none is memoised. The sample is the value's start,
+        # which is what survives of it however its bytes arrived.
+        sample = value.lstrip(_XML_SPACE)
+    elif known(value) or add(value):
+        return False
+    else:
+        sample = value.strip(_XML_SPACE)
+    if len(samples) < MAX_UNPARSABLE_SAMPLES:
+        samples.append(sample[:MAX_SAMPLE_CHARS])
+    return True
+
+
 @dataclass(frozen=True, slots=True)
 class EntryRun:
     """Entries read at once: each a `<loc>` and perhaps a `<lastmod>`, and nothing else the
@@ -575,19 +599,11 @@ class SitemapParser:
                 collecting = False
                 p.CharacterDataHandler = None
                 value = text[0] if len(text) == 1 else "".join(text)
-                if overlong or (
-                    len(value) > MAX_LASTMOD_CHARS
-                    and len(value.strip(_XML_SPACE)) > MAX_LASTMOD_CHARS
-                ):
-                    # Past the cap no value parses, and none is memoised. The sample is the
-                    # value's start, which is what survives of it however its bytes arrived.
+                # A value taken before is answered by the memo's look-up alone.
+                if (
+                    overlong or len(value) > MAX_LASTMOD_CHARS or not known_lastmod(value)
+                ) and _unparsable(value, overlong, known_lastmod, add_lastmod, samples):
                     unparsable += 1
-                    if len(samples) < MAX_UNPARSABLE_SAMPLES:
-                        samples.append(value.lstrip(_XML_SPACE)[:MAX_SAMPLE_CHARS])
-                elif not (known_lastmod(value) or add_lastmod(value)):
-                    unparsable += 1
-                    if len(samples) < MAX_UNPARSABLE_SAMPLES:
-                        samples.append(value.strip(_XML_SPACE)[:MAX_SAMPLE_CHARS])
             depth -= 1
 
         def bound_text() -> None:
@@ -792,17 +808,8 @@ class SitemapParser:
         def lambda_lastmod(value: str, overlong: bool) -> None:
             # What the Lambda's handlers do with a <lastmod> (SitemapParser.__init__'s end).
             nonlocal unparsable
-            if overlong or (
-                len(value) > MAX_LASTMOD_CHARS and len(value.strip(_XML_SPACE)) > MAX_LASTMOD_CHARS
-            ):
-                # Past the cap no value parses; the sample is the value's start.
+            if _unparsable(value, overlong, known_lastmod, add_lastmod, samples):
                 unparsable += 1
-                if len(samples) < MAX_UNPARSABLE_SAMPLES:
-                    samples.append(value.lstrip(_XML_SPACE)[:MAX_SAMPLE_CHARS])
-            elif not (known_lastmod(value) or add_lastmod(value)):
-                unparsable += 1
-                if len(samples) < MAX_UNPARSABLE_SAMPLES:
-                    samples.append(value.strip(_XML_SPACE)[:MAX_SAMPLE_CHARS])
 
         def end(name: str) -> None:
             nonlocal depth, field, loc, lastmod, line, image_loc, images_without_loc, news_date
