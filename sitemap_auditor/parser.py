@@ -310,9 +310,16 @@ def _trimmed(locs: list[str], lastmods: list[str | None]) -> bool:
 # The element names a run holds, which pyexpat would have interned, and where an entry ends.
 _RUN_NAMES = {entry: (entry, "loc", "lastmod", *extra) for entry, extra in _RUN_FIELDS.items()}
 _RUN_CLOSE = {entry: f"</{entry}>" for entry in _RUN_FIELDS}
-# Whether a slice starts with an entry's start tag, after white space.
-_RUN_STARTS = {entry: re.compile(f"[ \t\r\n]*<{entry}>".encode()).match for entry in _RUN_FIELDS}
 _RUN_TAGS = {entry: tag.encode() for entry, tag in _RUN_CLOSE.items()}
+
+
+@functools.cache
+def _run_start(entry: str) -> Callable[[bytes], re.Match[bytes] | None]:
+    """Whether a slice starts with an entry's start tag, after white space (compiled when first
+    asked, as the run expressions are: the Lambda's parser never needs it)."""
+    return re.compile(f"[ \t\r\n]*<{entry}>".encode()).match
+
+
 _REFERENCES = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'"), ("&amp;", "&"))
 # A run is looked for in slices of at least this many bytes after the entry in progress, and
 # between entries of other shapes, from this many entries on.
@@ -913,7 +920,7 @@ class SitemapParser:
             of plain entries without them, and what lies between runs through them again."""
             parse = p.Parse
             at = 0
-            if not between() or not _RUN_STARTS[entry_name](chunk):
+            if not between() or not _run_start(entry_name)(chunk):
                 # Up to the end of the entry in progress (the first, before the root is read;
                 # the one whose start tag the last slice cut, or whatever else comes first).
                 at = -1

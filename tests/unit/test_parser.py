@@ -492,3 +492,19 @@ def test_white_space_past_a_layout_s_bound_makes_no_expression() -> None:
     outcome, seen, in_runs = _deep_read(body, 64 * 1024)
     assert module._layout.cache_info().currsize == 0
     assert (outcome, seen) == _handlers_read(body) and in_runs > 2000
+
+
+def test_the_lambda_s_parser_compiles_none_of_the_deep_reading_s_expressions() -> None:
+    # They are compiled when a deep reader first looks for a run: the Lambda's cold start and
+    # reading never pay for them.
+    from sitemap_auditor import parser as module
+
+    lazy = (module._run_patterns, module._run_start, module._layout_patterns, module._layout)
+    for compiled in lazy:
+        compiled.cache_clear()
+    entries = "".join(f"<url><loc>https://example.com/p{i}</loc></url>\n" for i in range(3000))
+    body = f'<?xml version="1.0"?>\n<urlset {_NS}>\n{entries}</urlset>\n'.encode()
+    assert parsed(body, (64 * 1024,)).entry_count == 3000
+    assert [compiled.cache_info().currsize for compiled in lazy] == [0, 0, 0, 0]
+    assert _deep_read(body, 64 * 1024)[2] > 2000
+    assert all(compiled.cache_info().currsize for compiled in lazy)
