@@ -13,17 +13,21 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from . import candidates, config, probe, response, rules, sharing
+from . import candidates, config, probe, response, rules
 from . import site as sites
 from .credentials import Credentials
 from .facts import SiteFacts
 from .fetch import Fetcher
 from .issues import Issue, Kind, issue
-from .lease import Source
 from .outcome import Outcome, Provenance
 from .parser import MAX_UNPARSABLE_SAMPLES
 from .request import AuditRequest
+
+if TYPE_CHECKING:
+    # The handler imports sharing at its start; the deep audit, which only fetches, never needs it.
+    from . import sharing
 
 __all__ = ["apply_rules", "fetch_facts", "invalid_url", "provenance", "share_request"]
 
@@ -116,6 +120,8 @@ def invalid_url(url_value: object, settings: config.Settings, finished: datetime
 
 def provenance(shared: sharing.Shared) -> Provenance:
     """How the audit got its facts, as the logs and metrics report it."""
+    from .lease import Source
+
     source = Source(shared.source)
     return Provenance(
         source=source,
@@ -138,6 +144,8 @@ def share_request(
     key: bytes,
 ) -> sharing.ShareRequest:
     """How this audit takes part in sharing: its store key, its window and where facts may go."""
+    from . import sharing
+
     secrets = [s.encode() for s in creds.secrets()] if creds else []
     return sharing.ShareRequest(
         key=sharing.scope_key(
