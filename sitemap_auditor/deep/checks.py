@@ -8,6 +8,7 @@ links) in compact, bounded structures.
 
 from __future__ import annotations
 
+import functools
 import re
 from array import array
 from collections import Counter
@@ -21,6 +22,8 @@ from ..lastmod import format_instant, key_to_instant, lastmod_key
 from ..parser import EntryRun, Extensions
 from ..urls import strip_userinfo
 from .kinds import KINDS, Kind
+from .seen import DEDUPE_BYTES_PER_URL, DEDUPE_FIRST_SLOTS, DEFAULT_MAX_DEDUPE_URLS, Duplicates
+from .seen import SeenUrls as SeenUrls
 
 __all__ = [
     "DEDUPE_BYTES_PER_URL",
@@ -68,11 +71,6 @@ _LAST_SECOND_US = _US_PER_DAY - 1_000_000
 # millions); past them, new ones are no longer counted.
 MAX_DISTINCT_DAYS = 10_000
 MAX_MONTHS = 1200
-# Duplicate detection: 8 bytes a slot, at most 16 bytes a URL (SeenUrls). Past this many URLs it
-# stops looking, with a notice (80 MB at most).
-DEDUPE_BYTES_PER_URL = 16
-DEDUPE_FIRST_SLOTS = 1 << 20  # 8 MiB: 786,432 URLs before the table first grows
-DEFAULT_MAX_DEDUPE_URLS = 5_000_000
 # Return links of hreflang alternates are checked for at most this many links (16 bytes each).
 MAX_TRACKED_ALTERNATES = 1_000_000
 # Distinct <lastmod> values counted together before they go into a file's statistics.
@@ -83,6 +81,9 @@ _NOT_IN_URLS = re.compile(r"[\x00-\x20\x7f<>\"{}|\\^`]")
 # The same characters but those a run's <loc> never holds (white space and controls): each is
 # looked for on its own, which is far quicker than a class over a run's text.
 _NOT_IN_URLS_CHARS = '\x7f<>"{}|\\^`'
+# `/.`, with which every dot segment starts (and a few names): an expression finds it in a
+# run's text in half the time `in` takes (a `/` is everywhere).
+_DOT_SEGMENT_START = re.compile(r"/\.").search
 _BCP47 = re.compile(r"(?i:x-default|[a-z]{2,3}(?:-[a-z]{4})?(?:-(?:[a-z]{2}|[0-9]{3}))?)")
 # What firewalls and CDNs answer a crawler with instead of the file.
 _CHALLENGE = re.compile(
@@ -130,6 +131,13 @@ class _Seen:
     details: dict[str, None] = field(default_factory=dict)
 
 
+_KIND_ORDER = {kind: i for i, kind in enumerate(KINDS)}
+
+
+def _in_table_order(item: tuple[Kind, object]) -> int:
+    return _KIND_ORDER[item[0]]
+
+
 class Tally:
     """Findings of one subject, kind by kind: a count, the first line, a few examples."""
 
@@ -161,9 +169,11 @@ class Tally:
 
     def findings(self, sitemap: str | None) -> list[Finding]:
         """What was counted, as findings about sitemap."""
+        # In the kinds' table's order, not the order they were first counted in: a repeat is
+        # counted when the duplicate table answers, which may come later (seen.Duplicates).
         return [
             Finding(kind, sitemap, s.line, s.count, tuple(s.examples), ", ".join(s.details))
-            for kind, s in self._kinds.items()
+            for kind, s in sorted(self._kinds.items(), key=_in_table_order)
         ]
 
 
@@ -305,6 +315,12 @@ def news_missing(tags: frozenset[str]) -> tuple[str, ...]:
     return tuple(f"news:{t}" for t in _NEWS_NEEDS if t not in tags)
 
 
+@functools.lru_cache(maxsize=4096)
+def _month_of(day: int) -> str:
+    """The month (YYYY-MM) of a day since 0001-01-01, remembered across files."""
+    return format_instant(key_to_instant(day * _US_PER_DAY))[:7]
+
+
 class LastmodStats:
     """A sitemap's <lastmod> statistics, in bounded memory."""
 
@@ -314,7 +330,6 @@ class LastmodStats:
         self.latest: int | None = None
         self.days: set[int] = set()
         self.months: dict[str, int] = {}
-        self._month_of_day: dict[int, str] = {}
 
     def add(self, key: int, times: int = 1) -> None:
         """Count a parsable value, seen `times` times."""
@@ -326,11 +341,7 @@ class LastmodStats:
         day = key // _US_PER_DAY
         if len(self.days) < MAX_DISTINCT_DAYS:
             self.days.add(day)
-        month = self._month_of_day.get(day)
-        if month is None:
-            if len(self._month_of_day) >= 4096:
-                self._month_of_day.clear()
-            month = self._month_of_day[day] = format_instant(key_to_instant(key))[:7]
+        month = _month_of(day)
         if month in self.months:
             self.months[month] += times
         elif len(self.months) < MAX_MONTHS:
@@ -344,131 +355,17 @@ class Rules(Protocol):
 
 
 _MASK = (1 << 64) - 1
-_TAG_BITS = 8
-_TAG_MASK = (1 << _TAG_BITS) - 1
-
-
-class SeenUrls:
-    """Which URLs were seen, and in which file: an open-addressing table of 64-bit slots.
-
-    A slot holds 56 bits of the URL's hash and 8 bits of the file's number; 0 is empty. A URL
-    found again in a file of the same number (mod 256) counts as a repeat within that file. The
-    first table is 8 MiB (DEDUPE_FIRST_SLOTS; less when max_urls needs less), and it grows by
-    half once 3/4 full, so it is always at least half full past its first size: at most 16
-    bytes a URL past the first 786,432 (and, for the moment it grows, the old table beside the
-    new one).
-    `add` is a closure over the table, not a method: it runs for every listed URL, and a
-    closure's cells cost less than attribute look-ups.
-    """
-
-    def __init__(self, max_urls: int = DEFAULT_MAX_DEDUPE_URLS) -> None:
-        self.max_urls = max_urls
-        # The first table is large enough for most sites (growing it again and again costs
-        # more than all the look-ups), and no larger than the bound needs.
-        slots = array("Q", bytes(8 * max(1024, min(DEDUPE_FIRST_SLOTS, max_urls * 4 // 3 + 1))))
-        n = len(slots)
-        size = 0
-        full = False  # past max_urls: nothing more is looked for
-
-        def add(url: str, file_number: int) -> int:
-            """0 for a new URL, 1 for one seen before in the same file, 2 in another file."""
-            nonlocal size, full
-            # str's hash is SipHash: its bits are spread already, and the slot is its remainder.
-            h = (hash(url) & _MASK) >> _TAG_BITS or 1
-            i = h % n
-            v = slots[i]
-            while v:
-                if v >> _TAG_BITS == h:
-                    return 1 if v & _TAG_MASK == file_number & _TAG_MASK else 2
-                i += 1
-                if i == n:
-                    i = 0
-                v = slots[i]
-            if full:
-                return 0
-            if size >= max_urls:
-                full = True
-                return 0
-            slots[i] = h << _TAG_BITS | (file_number & _TAG_MASK)
-            size += 1
-            if size * 4 > n * 3:
-                grow()
-            return 0
-
-        def grow() -> None:
-            nonlocal slots, n
-            old = slots
-            n = m = len(old) * 3 // 2
-            slots = new = array("Q", bytes(8 * m))
-            for v in filter(None, old):
-                i = (v >> _TAG_BITS) % m
-                while new[i]:
-                    i += 1
-                    if i == m:
-                        i = 0
-                new[i] = v
-
-        def add_all(urls: list[str], file_number: int) -> int:
-            """add for each URL in turn, up to the first that is not new: its index (the URLs
-            before it are taken), or -1 when all were new."""
-            nonlocal size
-            room = min(n * 3 // 4, max_urls) - size  # taken before the table grows, or fills
-            if room < len(urls):
-                # The URLs with room at once, then one by one (the table grows, or is full).
-                taken = add_all(urls[:room], file_number) if room > 0 else -1
-                if taken >= 0:
-                    return taken
-                for index in range(max(0, room), len(urls)):
-                    if add(urls[index], file_number):
-                        return index
-                return -1
-            # add's loop, without the count and the limit per URL.
-            tag = file_number & _TAG_MASK
-            table, m = slots, n
-            for index, h in enumerate(map(hash, urls)):
-                h = (h & _MASK) >> _TAG_BITS or 1
-                i = h % m
-                v = table[i]
-                while v:
-                    if v >> _TAG_BITS == h:
-                        size += index
-                        return index
-                    i += 1
-                    if i == m:
-                        i = 0
-                    v = table[i]
-                table[i] = h << _TAG_BITS | tag
-            size += len(urls)
-            return -1
-
-        def state() -> tuple[int, bool, int]:
-            return size, full, n
-
-        self.add: Callable[[str, int], int] = add
-        self.add_all: Callable[[list[str], int], int] = add_all
-        self._state = state
-
-    @property
-    def size(self) -> int:
-        """How many distinct URLs the table holds."""
-        return self._state()[0]
-
-    @property
-    def full(self) -> bool:
-        """True once max_urls were taken: no more are looked for."""
-        return self._state()[1]
-
-    @property
-    def bytes(self) -> int:
-        """The table's size in memory."""
-        return self._state()[2] * 8
 
 
 class SiteChecks:
     """What spans the sitemaps of a site: duplicates, hreflang return links, robots.txt."""
 
     def __init__(
-        self, rules: Rules | None, robots_host: str, max_dedupe_urls: int = DEFAULT_MAX_DEDUPE_URLS
+        self,
+        rules: Rules | None,
+        robots_host: str,
+        max_dedupe_urls: int = DEFAULT_MAX_DEDUPE_URLS,
+        seen: Duplicates | None = None,
     ) -> None:
         self.rules = rules
         self.robots_host = robots_host
@@ -479,9 +376,10 @@ class SiteChecks:
         )
         # The same for many paths at once, one a line, when the rules offer it: True when all
         # are allowed, False when some may not be (each is then asked of allows).
-        many = getattr(rules, "no_rule_matches", None)
-        self.all_allowed: Callable[[str], bool] | None = None if many is None else many()
-        self.seen = SeenUrls(max_dedupe_urls)
+        self._many = getattr(rules, "no_rule_matches", None)
+        self._all_allowed: dict[str, Callable[[str], bool] | None] = {}
+        # The walk gives one that may hand its table to a helper process; alone, it stays here.
+        self.seen = seen if seen is not None else Duplicates(max_dedupe_urls, helper_from=None)
         self.site = Tally()  # findings about no one file
         # Alternate links (a -> b) as hashes: the link, its reverse, and b itself.
         self._links = array("Q")
@@ -490,6 +388,18 @@ class SiteChecks:
         self._link_examples: dict[int, tuple[str, int, str]] = {}  # reverse hash -> where
         self._with_alternates: set[int] = set()
         self.alternates_dropped = False
+
+    def all_allowed(self, origin: str) -> Callable[[str], bool] | None:
+        """The rules' test of many URLs at once, written one a line, each starting with origin
+        (see RobotsRules.no_rule_matches), when the rules offer one."""
+        if self._many is None:
+            return None
+        known = self._all_allowed
+        if origin not in known:
+            if len(known) >= 64:  # a site's sitemaps name few origins; a hostile one, many
+                known.clear()
+            known[origin] = self._many(prefix=origin)
+        return known[origin]
 
     def alternate(self, sitemap: str, line: int, loc: str, href: str) -> None:
         """Remember a link from loc to its alternate href, to look for the way back at the end."""
@@ -545,8 +455,12 @@ class SitemapChecks:
         # Per URL, the common case is decided by these alone (see location).
         self._prefix = scope.prefix
         self._allows = site.allows if scope.host == site.robots_host else None
+        # robots.txt's test of a run's URLs at once, which all start with this origin.
+        origin = self._prefix[: len(self._prefix) - len(scope.folder)]
+        self._many = None if self._allows is None else site.all_allowed(origin)
         self._seen = site.seen.add
-        self._seen_all = site.seen.add_all
+        self._seen_all = site.seen.add_run
+        self._report = self._repeat  # one object: the duplicate table batches by it
         # Parsable <lastmod> values not yet counted into the statistics, with how many times
         # each was seen, in the order first seen (which is what the statistics' caps go by).
         self._pending: Counter[str] = Counter()
@@ -603,16 +517,13 @@ class SitemapChecks:
         locs, lastmods = run.locs, run.lastmods
         clean = 0 if self.is_index or not locs else self._clean(locs, lastmods)
         if clean:
-            taken = self._seen_all(locs, self.number) if clean == len(locs) else -1
-            if taken >= 0:
-                clean = taken  # a repeat: from it on, entry by entry
-            if clean:
-                self._count(lastmods if clean == len(locs) else lastmods[:clean])
-        if clean < len(locs):
+            # A repeat raises no other finding: the table reports it, the rest are counted.
+            self._seen_all(locs, self.number, run.lines, self._report)
+            self._count(lastmods)
+        else:
             entry = self.entry
-            lines = run.lines()
-            for i in range(clean, len(locs)):
-                entry(lines[i], locs[i], lastmods[i], None)
+            for line, loc, lastmod in zip(run.lines(), locs, lastmods, strict=True):
+                entry(line, loc, lastmod, None)
 
     def _clean(self, locs: list[str], lastmods: list[str | None]) -> int:
         # len(locs) when no entry of the run raises a finding but a repeat (the duplicate table
@@ -623,7 +534,7 @@ class SitemapChecks:
             not joined.startswith(prefix)
             or joined.count("\n" + prefix) != len(locs) - 1  # a <loc> holds no line break
             or max(map(len, locs)) > MAX_URL_CHARS
-            or "/." in joined
+            or _DOT_SEGMENT_START(joined) is not None
             or ("%" in joined and "/%2" in joined)
             or any(c in joined for c in _NOT_IN_URLS_CHARS)
         ):
@@ -642,11 +553,15 @@ class SitemapChecks:
         # Every URL starts with the scope's prefix: its path (path_params_query's) is what
         # follows the origin, when it has no fragment; robots.txt's rules read it as written
         # when it is ASCII without `%`.
-        many = self.site.all_allowed
-        if many is not None and "#" not in joined and "%" not in joined and joined.isascii():
-            origin = len(self._prefix) - len(self.scope.folder)
-            if many(joined.replace("\n" + self._prefix[:origin], "\n")[origin:]):
-                return True
+        many = self._many
+        if (
+            many is not None
+            and "#" not in joined
+            and "%" not in joined
+            and joined.isascii()
+            and many(joined)
+        ):
+            return True
         return all(map(allows, locs))
 
     def _count(self, lastmods: list[str | None]) -> None:
@@ -704,13 +619,15 @@ class SitemapChecks:
             # Another host's sitemap is still read (its owner may have verified both sites);
             # the fetcher sends the credentials to the site's own origin only.
             self.children.append((loc, line or 0))
-        again = self._seen(loc, self.number)
-        if again:
-            where = "within this file" if again == 1 else "also in another file"
-            self.tally.add(Kind.DUPLICATE_URL, line, loc, where)
+        self._seen(loc, self.number, line, self._report)
         allows = self._allows
         if allows is not None and problem is None and not allows(loc):
             self.tally.add(Kind.BLOCKED_BY_ROBOTS, line, loc)
+
+    def _repeat(self, line: int | None, loc: str, again: int) -> None:
+        # The duplicate table's report of a URL seen before (now, or a little later).
+        where = "within this file" if again == 1 else "also in another file"
+        self.tally.add(Kind.DUPLICATE_URL, line, loc, where)
 
     def lastmod(self, raw: str, line: int | None) -> None:
         """Check one <lastmod> value and count it."""

@@ -52,6 +52,7 @@ from .checks import (
     Tally,
 )
 from .kinds import Kind
+from .seen import HELPER_FROM_URLS, Duplicates
 
 __all__ = [
     "MAX_PER_HOST",
@@ -145,6 +146,9 @@ class Options:
     on_url: Callable[[UrlRecord], None] | None = None
     on_progress: Callable[[Progress], None] | None = None
     now: Callable[[], datetime] = lambda: datetime.now(UTC)
+    # Once the site has listed this many URLs, the duplicate table goes to a helper process
+    # (seen.Duplicates); None keeps it in this one. The findings are the same either way.
+    dedupe_helper_from: int | None = HELPER_FROM_URLS
 
 
 @dataclass
@@ -258,6 +262,7 @@ class _Walker:
         self.site_checks: SiteChecks | None = None
         self.site_tally = Tally()
         self.done = 0
+        self.tallies: list[tuple[SitemapRecord, Tally]] = []  # read once the walk is over
         self.secrets = options.credentials.secrets() if options.credentials else ()
         on_url = options.on_url
         if on_url is not None and self.secrets:
@@ -580,7 +585,16 @@ class _Walker:
                     added = self.add(child, rec, "index")
                     if added is not None:
                         queue.append(added)
-        rec.findings = tally.findings(rec.url)
+        # Its findings are read once the walk is over: the duplicate table may not have
+        # answered for its last URLs yet (seen.Duplicates), and nothing needs them before.
+        self.tallies.append((rec, tally))
+
+    def findings(self) -> None:
+        """Every record's findings, from its tally, once every URL is answered for."""
+        self._site().seen.settle()
+        for rec, tally in self.tallies:
+            rec.findings = tally.findings(rec.url)
+        self.tallies.clear()
 
     def run(self) -> tuple[str | None, bool]:
         limits = self.limits
@@ -732,7 +746,9 @@ def walk(url: str, options: Options | None = None) -> Walk:
     fetcher = walker.fetcher()
     status, body, listed, lines = _robots(fetcher, site.robots_txt_url)
     rules = load_rules(body) if body is not None else None
-    walker.site_checks = SiteChecks(rules, site.host, options.limits.max_dedupe_urls)
+    max_dedupe = options.limits.max_dedupe_urls
+    seen = Duplicates(max_dedupe, helper_from=options.dedupe_helper_from)
+    walker.site_checks = SiteChecks(rules, site.host, max_dedupe, seen)
     source = "robots" if listed else "fallback"
     for u in listed or [site.url + p for p in candidates.FALLBACK_PATHS]:
         walker.add(u, None, source)
@@ -743,6 +759,8 @@ def walk(url: str, options: Options | None = None) -> Walk:
             stopped, depth_cut = e.stopped, e.depth_cut
     finally:
         walker.close()
+        seen.close()
+    walker.findings()
     _site_findings(walker, source, stopped, depth_cut)
     finished = options.now()
     findings = [f for r in walker.records for f in r.findings]

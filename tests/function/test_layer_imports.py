@@ -55,9 +55,18 @@ import pytest
         # The HTML report is drawn from the document alone; robots rules are pure too.
         ("sitemap_auditor.deep.html_report", ("requests", "urllib3", "sitemap_auditor.deep.walk")),
         ("sitemap_auditor.deep.robots_rules", ("requests", "urllib3", "sitemap_auditor.fetch")),
+        # The duplicate table is loaded alone by its helper process: nothing of the package, and
+        # no subprocess until a helper is started.
+        (
+            "sitemap_auditor.deep.seen",
+            ("requests", "subprocess", "sitemap_auditor.parser", "sitemap_auditor.deep.checks"),
+        ),
         # The deep audit shares no fetch: it never loads the sharing protocol nor boto3.
         ("sitemap_auditor.deep.cli", ("boto3", "sitemap_auditor.sharing", "sitemap_auditor.lease")),
-        ("sitemap_auditor.deep.walk", ("boto3", "sitemap_auditor.sharing", "sitemap_auditor.lease")),
+        (
+            "sitemap_auditor.deep.walk",
+            ("boto3", "sitemap_auditor.sharing", "sitemap_auditor.lease"),
+        ),
     ],
 )
 def test_a_layer_imports_none_of_what_it_must_not(module: str, forbidden: tuple[str, ...]) -> None:

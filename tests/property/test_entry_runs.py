@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from sitemap_auditor.deep.checks import Finding, SiteChecks, SitemapChecks, SitemapScope
 from sitemap_auditor.deep.robots_rules import RobotsRules
+from sitemap_auditor.deep.seen import Duplicates
 from sitemap_auditor.lastmod import lastmod_key
 from sitemap_auditor.parser import (
     DocumentHead,
@@ -229,8 +230,10 @@ def test_a_plain_document_is_read_in_runs() -> None:
     assert got.entries == _read(_handlers(body), runs=True).entries
 
 
-def _check(chunks_per_file: list[list[bytes]], runs: bool) -> object:
-    site = SiteChecks(ROBOTS, "www.example.com", max_dedupe_urls=150)
+def _check(chunks_per_file: list[list[bytes]], runs: bool, helper: bool = False) -> object:
+    # helper: the duplicate table in a helper process from the first URL.
+    seen = Duplicates(150, helper_from=0 if helper else None)
+    site = SiteChecks(ROBOTS, "www.example.com", max_dedupe_urls=150, seen=seen)
     scope = SitemapScope.of(SITEMAP, from_robots=False)
     out = []
     for number, chunks in enumerate(chunks_per_file):
@@ -240,6 +243,7 @@ def _check(chunks_per_file: list[list[bytes]], runs: bool) -> object:
             parser.feed(chunk)
         parser.close()
         checks.finish()
+        seen.settle()
         stats = checks.stats
         out.append(
             (
@@ -248,8 +252,12 @@ def _check(chunks_per_file: list[list[bytes]], runs: bool) -> object:
                 (stats.count, stats.earliest, stats.latest, sorted(stats.days), stats.months),
             )
         )
-    probe = [site.seen.add(BASE + f"p{i}.html", 9) for i in range(400)]
-    return out, (site.seen.size, site.seen.full), probe
+    probe: list[tuple[int | None, str, int]] = []
+    for i in range(400):
+        seen.add(BASE + f"p{i}.html", 9, i, lambda *told: probe.append(told))
+    seen.close()
+    assert seen.helper_used == helper
+    return out, (seen.size, seen.full), probe
 
 
 @settings(max_examples=150, deadline=None)
@@ -262,6 +270,17 @@ def test_checks_of_runs_find_what_checks_of_entries_find(
     reference = _check([_handlers(b) for b in bodies], runs=False)
     assert _check([[b] for b in bodies], runs=True) == reference
     assert _check([_split(b, cuts) for b in bodies], runs=True) == reference
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(documents(), min_size=1, max_size=3), st.lists(st.floats(0, 1), max_size=4))
+def test_checks_with_the_table_in_a_helper_process_find_the_same(
+    bodies: list[bytes], cuts: list[float]
+) -> None:
+    # The helper answers a little later, in order: the same findings, in the same order.
+    reference = _check([_handlers(b) for b in bodies], runs=False)
+    assert _check([_split(b, cuts) for b in bodies], runs=True, helper=True) == reference
+    assert _check([_handlers(b) for b in bodies], runs=False, helper=True) == reference
 
 
 def test_statistics_past_the_pending_bound_are_those_of_entries() -> None:

@@ -159,19 +159,23 @@ def test_a_tally_keeps_five_examples_cut_to_200_characters() -> None:
 
 def test_seen_urls_tell_repeats_within_and_across_files() -> None:
     seen = SeenUrls()
-    assert seen.add("https://a/1", 0) == 0
-    assert seen.add("https://a/1", 0) == 1
-    assert seen.add("https://a/1", 1) == 2
-    assert seen.add("https://a/2", 1) == 0
+    assert seen.add(hash("https://a/1"), 0) == 0
+    assert seen.add(hash("https://a/1"), 0) == 1
+    assert seen.add(hash("https://a/1"), 1) == 2
+    assert seen.add(hash("https://a/2"), 1) == 0
+    # add_many is add for each in turn, a repeat within the batch included.
+    many = [hash(u) for u in ("https://a/3", "https://a/1", "https://a/3", "https://a/2")]
+    assert seen.add_many(many, 1) == [1, 2, 2, 1, 3, 1]
+    assert seen.size == 3
 
 
 def test_seen_urls_stay_within_16_bytes_a_url_and_stop_at_their_bound() -> None:
     seen = SeenUrls(max_urls=100_000)
     for i in range(100_000):
-        assert seen.add(f"https://example.com/p{i}", 0) == 0
+        assert seen.add(hash(f"https://example.com/p{i}"), 0) == 0
     assert seen.bytes <= checks.DEDUPE_BYTES_PER_URL * 100_000
     assert not seen.full
-    assert seen.add("https://example.com/one-more", 0) == 0
+    assert seen.add(hash("https://example.com/one-more"), 0) == 0
     assert seen.full and seen.size == 100_000
 
 
@@ -236,7 +240,9 @@ def test_seen_urls_start_at_8_mib_or_what_their_bound_needs() -> None:
     # 786,432 URLs fit in the first table: it grows only past them.
     seen = SeenUrls()
     first = seen.bytes
-    urls = [f"https://example.com/p{i}" for i in range(checks.DEDUPE_FIRST_SLOTS * 3 // 4 + 1)]
-    assert seen.add_all(urls[:-1], 0) == -1 and seen.bytes == first
-    assert seen.add_all(urls[-1:], 0) == -1 and seen.bytes == first * 3 // 2
+    urls = [
+        hash(f"https://example.com/p{i}") for i in range(checks.DEDUPE_FIRST_SLOTS * 3 // 4 + 1)
+    ]
+    assert seen.add_many(urls[:-1], 0) == [] and seen.bytes == first
+    assert seen.add_many(urls[-1:], 0) == [] and seen.bytes == first * 3 // 2
     assert seen.add(urls[5], 0) == 1 and seen.add(urls[5], 1) == 2 and seen.size == len(urls)
