@@ -48,7 +48,7 @@ DEFAULT_MAX_DEDUPE_URLS = 5_000_000
 # of it, so that it is ready by then). Below it, a process costs more than the table's loop.
 HELPER_FROM_URLS = 50_000
 # At most this many URLs are sent and not yet answered for: past them, this process waits.
-MAX_IN_FLIGHT_URLS = 1 << 16
+MAX_IN_FLIGHT_URLS = 1 << 15
 # Entries read one by one are gathered this many at a time; a message to the helper holds at
 # least this many URLs (fewer when settled): each answer wakes this process's reader.
 _ENTRY_BATCH = 2048
@@ -674,7 +674,7 @@ class Duplicates:
         else:
             segments.append([file_number, len(urls)])
         self._out_parts.append(_Part(len(self._out_hashes), urls, lines, report))
-        self._out_hashes.extend(map(hash, urls))
+        self._out_hashes.fromlist(list(map(hash, urls)))  # quicker than extend(map(...))
         if len(self._out_hashes) >= _MESSAGE_URLS:
             self._send()
 

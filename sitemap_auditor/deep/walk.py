@@ -431,16 +431,18 @@ class _Walker:
             batch.append(chunk)
             held += len(chunk)
             if held >= PARSE_BATCH_BYTES:
-                with lock:
-                    for part in batch:
-                        parser.feed(part)
+                data = b"".join(batch)  # one slice: a run is read at once, not a chunk at a time
                 batch.clear()
+                with lock:
+                    parser.feed(data)
+                del data
                 held = 0
                 if parser.finished:
                     break  # refused already: the rest cannot change that
+        data = b"".join(batch)
+        batch.clear()
         with lock:
-            for part in batch:
-                parser.feed(part)
+            parser.feed(data)
             outcome = parser.close()
         root = parser.head.root if parser.head is not None else None
         if isinstance(outcome, ParsedSitemap):
