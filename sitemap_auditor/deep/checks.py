@@ -377,6 +377,9 @@ class SiteChecks:
         # The same for many paths at once, one a line, when the rules offer it: True when all
         # are allowed, False when some may not be (each is then asked of allows).
         self._many = getattr(rules, "no_rule_matches", None)
+        self._lastmod_memos: dict[
+            int, tuple[dict[str, tuple[Kind | None, int | None]], set[str | None]]
+        ] = {}
         self._all_allowed: dict[str, Callable[[str], bool] | None] = {}
         # The walk gives one that may hand its table to a helper process; alone, it stays here.
         self.seen = seen if seen is not None else Duplicates(max_dedupe_urls, helper_from=None)
@@ -388,6 +391,18 @@ class SiteChecks:
         self._link_examples: dict[int, tuple[str, int, str]] = {}  # reverse hash -> where
         self._with_alternates: set[int] = set()
         self.alternates_dropped = False
+
+    def lastmod_memo(
+        self, now_key: int
+    ) -> tuple[dict[str, tuple[Kind | None, int | None]], set[str | None]]:
+        """The memo of classify_lastmod's answers at now_key that the site's files share, and
+        the set of the values in it that raise no finding (None among them)."""
+        memo = self._lastmod_memos.get(now_key)
+        if memo is None:
+            if len(self._lastmod_memos) >= 4:
+                self._lastmod_memos.clear()
+            memo = self._lastmod_memos[now_key] = ({}, {None})
+        return memo
 
     def all_allowed(self, origin: str) -> Callable[[str], bool] | None:
         """The rules' test of many URLs at once, written one a line, each starting with origin
@@ -449,9 +464,9 @@ class SitemapChecks:
         self.images = self.videos = self.news = self.alternates = 0
         self.news_entries = 0
         self.children: list[tuple[str, int]] = []  # an index's valid sitemap URLs, with lines
-        self._lastmod_memo: dict[str, tuple[Kind | None, int | None]] = {}
-        # The memo's values that raise no finding, so that a run's can be tested at once.
-        self._fine_lastmods: set[str | None] = {None}
+        # classify_lastmod's answers, and the values among them that raise no finding (so that
+        # a run's can be tested at once): the site's, as its files share a generator's dates.
+        self._lastmod_memo, self._fine_lastmods = site.lastmod_memo(now_key)
         # Per URL, the common case is decided by these alone (see location).
         self._prefix = scope.prefix
         self._allows = site.allows if scope.host == site.robots_host else None
@@ -481,13 +496,14 @@ class SitemapChecks:
         self._pending.clear()
 
     def _classified(self, raw: str) -> tuple[Kind | None, int | None]:
-        """classify_lastmod's answer, remembered for the file's most recent 4,096 values."""
+        """classify_lastmod's answer, remembered for the site's most recent 4,096 values."""
         known = self._lastmod_memo.get(raw)
         if known is None:
             known = classify_lastmod(raw, self.now_key)
             if len(self._lastmod_memo) >= 4096:
                 self._lastmod_memo.clear()
-                self._fine_lastmods = {None}
+                self._fine_lastmods.clear()
+                self._fine_lastmods.add(None)
             self._lastmod_memo[raw] = known
             if known[0] is None:
                 self._fine_lastmods.add(raw)
