@@ -294,11 +294,13 @@ def serve(requests: IO[bytes] | None = None, answers: IO[bytes] | None = None) -
         del payload
 
 
-# The helper's command: this file, loaded alone (no package, no site-packages).
+# The helper's command: this file, loaded alone (no package, no site-packages). Ctrl-C is the
+# walk's to handle (it still asks the helper for what it found); at the requests' end the helper
+# leaves at once, with nothing to flush (its answers are written unbuffered).
 _HELPER_CODE = (
-    "import signal,sys,importlib.util as u;signal.signal(signal.SIGINT,signal.SIG_IGN);"
+    "import os,signal,sys,importlib.util as u;signal.signal(signal.SIGINT,signal.SIG_IGN);"
     "s=u.spec_from_file_location('sitemap_auditor_seen',sys.argv[1]);"
-    "m=u.module_from_spec(s);s.loader.exec_module(m);m.serve()"
+    "m=u.module_from_spec(s);s.loader.exec_module(m);m.serve();os._exit(0)"
 )
 
 
