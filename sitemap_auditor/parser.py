@@ -980,6 +980,9 @@ class SitemapParser:
                                 layout[0] = laid
                     layout_misses[0] = 0 if tiled else layout_misses[0] + 1
             laid_out = tiled  # so read trimmed already
+            # What names the run's elements can have: a layout's fields are written in its
+            # expression (far shorter to search than the run's text); else the text says.
+            names_in = layout[0].pattern if laid_out and layout[0] is not None else None
             if not tiled:
                 tiled, locs, lastmods = _split_run(quick_pattern if quick else pattern, body)
             if tiled and (laid_out or not quick or _trimmed(locs, lastmods)):
@@ -1022,18 +1025,23 @@ class SitemapParser:
                 finally:
                     p.StartElementHandler, p.EndElementHandler = start, end
                 done = upto
-                take_run(EntryRun(entry_name, locs, lastmods, text[begin:finish], first_line))
+                run_text = text[begin:finish]
+                take_run(
+                    EntryRun(entry_name, locs, lastmods, run_text, first_line),
+                    run_text if names_in is None else names_in,
+                )
             if done < len(chunk):
                 parse(chunk[done:], False)
 
-        def take_run(run: EntryRun) -> None:
+        def take_run(run: EntryRun, tags_in: str) -> None:
             nonlocal count
             # What the handlers would have done with these entries: the names pyexpat would
             # have interned, the Lambda's count and latest <lastmod>, then the reader's part.
             for name in _RUN_NAMES[run.entry]:
-                # A run's text holds no `<` but its tags' (and `<name` is a quicker search
-                # than `<name>`: `>` is everywhere).
-                if name not in names and f"<{name}" in run.text:
+                # tags_in (the run's text, or the layout's expression that read all of it)
+                # holds no `<` but its tags' (and `<name` is a quicker search than `<name>`:
+                # `>` is everywhere).
+                if name not in names and f"<{name}" in tags_in:
                     names[name] = name
             count += len(run.locs)
             lastmods = run.lastmods

@@ -508,3 +508,34 @@ def test_the_lambda_s_parser_compiles_none_of_the_deep_reading_s_expressions() -
     assert [compiled.cache_info().currsize for compiled in lazy] == [0, 0, 0, 0]
     assert _deep_read(body, 64 * 1024)[2] > 2000
     assert all(compiled.cache_info().currsize for compiled in lazy)
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "<url><loc>https://example.com/p{i}</loc><lastmod>2024-01-02</lastmod></url>\n",
+        "<url><loc>https://example.com/p{i}</loc><changefreq>daily</changefreq></url>\n",
+        "<url><loc>https://example.com/p{i}</loc><priority>0.5</priority></url>\n",
+        "<url><loc>https://example.com/p{i}</loc></url>\n",
+        "<url><loc>https://example.com/p{i}</loc>{odd}</url>\n",  # one entry in the middle
+    ],
+)
+def test_runs_intern_the_names_the_handlers_would(entry: str) -> None:
+    # A run's names are looked for in the expression of its layout, or in its text: either way
+    # the names pyexpat would have interned (what MAX_NAMES counts) are the handlers' own, a
+    # name only skipped lines hold included.
+    odd = "<changefreq>daily</changefreq><priority>0.5</priority>"
+    body = (
+        '<?xml version="1.0"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        + "".join(entry.format(i=i, odd=odd if i == 1500 else "") for i in range(3000))
+        + "</urlset>\n"
+    ).encode()
+
+    def names(size: int) -> set[str]:
+        parser = SitemapParser(on_entry=lambda *e: None, on_run=lambda r: None)
+        for chunk in chunked(body, size):
+            parser.feed(chunk)
+        assert isinstance(parser.close(), ParsedSitemap)
+        return set(parser._names)
+
+    assert names(256 * 1024) == names(64 * 1024) == names(1)
