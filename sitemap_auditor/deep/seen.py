@@ -9,9 +9,9 @@ same order, a little later: every file's are in before its findings are read (`s
 
 The helper is this module run alone (`python -I -S`, nothing imported but the standard
 library), fed the hashes over a pipe and answering with where the repeats are. Nothing else of
-the audit goes to it: no URL, no credential, not even the environment. If it cannot start, the table stays here; if it
-dies, what it held is lost and the walk says so (duplicates looked for among the URLs answered
-for only).
+the audit goes to it: no URL, no credential, not even the environment. If it cannot start, the
+table stays here; if it dies, what it held is lost and the walk says so (duplicates looked for
+among the URLs answered for only).
 """
 
 from __future__ import annotations
