@@ -1,7 +1,5 @@
 """`python -m sitemap_auditor URL`: print the JSON result for any URL."""
 
-import sys
+from .cli import exit_with, main
 
-from .cli import main
-
-sys.exit(main(json_by_default=True))
+exit_with(main(json_by_default=True))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import getpass
 import io
 import json
@@ -616,6 +617,18 @@ class _Printer:
                 self.line.show(shown)
 
 
+def exit_with(status: int) -> NoReturn:
+    """End the process with status once its output is out, without the interpreter's teardown.
+
+    By then the command has closed what it opened and its threads and helper are done; tearing
+    down the few hundred modules it imported took about 30 ms, a tenth of a small site's deep
+    audit. (The deep audit already leaves this way after Ctrl-C.)"""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a reader gone, or a stream closed
+            stream.flush()
+    os._exit(status)
+
+
 def entry_point() -> None:
     """The `sitemap-auditor` console script."""
-    sys.exit(main())
+    exit_with(main())

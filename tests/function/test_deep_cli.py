@@ -185,6 +185,28 @@ def test_ctrl_c_prints_what_was_read_and_exits_130(site: Site) -> None:
     assert "interrupted" in err
 
 
+def test_the_command_leaves_its_outputs_whole_and_its_status(site: Site, tmp_path: Path) -> None:
+    # The process ends without the interpreter's teardown (cli.exit_with): what it wrote to its
+    # pipe and its files is all there, and the status is the worst finding's.
+    entries = [f"<loc>{site.url(f'/p{i}')}</loc>" for i in range(2000)]
+    _site(site, urlset_of(entries + entries[:10]))  # 10 repeats: a warning
+    urls = tmp_path / "urls.jsonl"
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "sitemap_auditor", "deep", "--allow-private-networks"),
+            *("--json", "--urls", str(urls), site.url("/")),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1, done.stderr
+    document = json.loads(done.stdout)
+    assert document["totals"]["urls"] == 2010
+    lines = urls.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2010 and json.loads(lines[-1])["url"] == site.url("/p9")
+
+
 class _Terminal(io.StringIO):
     def isatty(self) -> bool:
         return True
