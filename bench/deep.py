@@ -673,8 +673,10 @@ def render(report: Report) -> str:
                 "The table is 8 MiB at first, then at most 16 bytes a URL at rest; the peak "
                 "also catches the moment "
                 "it grows, when the old table and the new one, half as large again, are both "
-                "alive. Past the bound only the records of the files grow (the quarters "
-                "column).\n"
+                "alive, and it adds the helper's peak (where the table is) to the audit's own, "
+                "reached at other moments, so it overstates what was held at once. Past the "
+                "bound only the records of the files grow (the quarters column, both "
+                "processes' RSS at the same moment).\n"
             )
         if run.limits:
             out.append(
