@@ -534,7 +534,9 @@ class SitemapChecks:
         clean = 0 if self.is_index or not locs else self._clean(locs, lastmods)
         if clean:
             # A repeat raises no other finding: the table reports it, the rest are counted.
-            self._seen_all(locs, self.number, run.lines, self._report)
+            # What waits for the table's answer: the run's text (for its lines) and its URLs,
+            # which are no longer than the text.
+            self._seen_all(locs, self.number, run.lines, self._report, 2 * len(run.text))
             self._count(lastmods)
         else:
             entry = self.entry

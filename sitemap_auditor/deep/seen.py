@@ -47,8 +47,13 @@ DEFAULT_MAX_DEDUPE_URLS = 5_000_000
 # Once a site has listed this many URLs, the table goes to a helper process (started at half
 # of it, so that it is ready by then). Below it, a process costs more than the table's loop.
 HELPER_FROM_URLS = 50_000
-# At most this many URLs are sent and not yet answered for: past them, this process waits.
+# At most this many URLs, and characters held for them (the URLs, and the runs' texts kept to
+# find their lines), are sent and not yet answered for: past either, this process waits. A
+# message is sent once it holds _MESSAGE_URLS or _MESSAGE_CHARS. The characters bound what a
+# hostile file (4,096-character URLs, runs of a few entries padded to a slice) makes it hold.
 MAX_IN_FLIGHT_URLS = 1 << 15
+MAX_IN_FLIGHT_CHARS = 8 << 20
+_MESSAGE_CHARS = 4 << 20
 # Entries read one by one are gathered this many at a time; a message to the helper holds at
 # least this many URLs (fewer when settled): each answer wakes this process's reader.
 _ENTRY_BATCH = 2048
@@ -441,13 +446,16 @@ class _Part:
     """URLs of one file sent to the helper, and what reports their repeats: where they start in
     their message, their lines (or how to work them out, asked only for a repeat)."""
 
-    __slots__ = ("lines", "report", "start", "urls")
+    __slots__ = ("held", "lines", "report", "start", "urls")
 
-    def __init__(self, start: int, urls: Sequence[str], lines: Lines, report: Report) -> None:
+    def __init__(
+        self, start: int, urls: Sequence[str], lines: Lines, report: Report, held: int = 0
+    ) -> None:
         self.start = start
         self.urls = urls
         self.lines = lines
         self.report = report
+        self.held = held  # characters it keeps alive
 
     def tell(self, index: int, again: int) -> None:
         lines = self.lines
@@ -482,13 +490,14 @@ class Duplicates:
         # Sent to the helper and not answered yet, a message's parts each; how many URLs they
         # hold; the messages sent, and answers taken.
         self._sent: deque[list[_Part]] = deque()
-        self._in_flight = 0
+        self._in_flight = self._in_flight_chars = 0
         self._sends = self._taken = 0
         # The next message, gathered until it holds _MESSAGE_URLS: its hashes, its parts, and
         # its segments ([file number, how many hashes]).
         self._out_hashes = array("q")
         self._out_parts: list[_Part] = []
         self._out_segments: list[list[int]] = []
+        self._out_chars = 0  # what its parts hold
         # Entries read one by one, gathered into one part (one report at a time).
         self._entry_urls: list[str] = []
         self._entry_lines: list[int | None] = []
@@ -531,8 +540,10 @@ class Duplicates:
         file_number: int,
         lines: Callable[[], Sequence[int | None]],
         report: Report,
+        held: int = 0,
     ) -> None:
-        """add for each of urls, listed on lines() (asked for only when one was seen before)."""
+        """add for each of urls, listed on lines() (asked for only when one was seen before);
+        held: the characters urls and lines keep alive until then (a run's, say)."""
         with self._lock:
             self._asked += len(urls)
             table = self._table
@@ -549,7 +560,7 @@ class Duplicates:
             if self._lost:
                 return
             self._end_entries()
-            self._queue(urls, file_number, lines, report)
+            self._queue(urls, file_number, lines, report, held)
 
     def settle(self) -> None:
         """Wait until every URL asked of so far is answered for, every repeat reported. The
@@ -666,18 +677,21 @@ class Duplicates:
             assert self._entry_report is not None
             urls, lines = self._entry_urls, self._entry_lines
             self._entry_urls, self._entry_lines = [], []
-            self._queue(urls, self._entry_file, lines, self._entry_report)
+            self._queue(urls, self._entry_file, lines, self._entry_report, sum(map(len, urls)))
 
-    def _queue(self, urls: Sequence[str], file_number: int, lines: Lines, report: Report) -> None:
+    def _queue(
+        self, urls: Sequence[str], file_number: int, lines: Lines, report: Report, held: int
+    ) -> None:
         # Into the next message, a segment per file in turn; sent once it is large enough.
         segments = self._out_segments
         if segments and segments[-1][0] == file_number:
             segments[-1][1] += len(urls)
         else:
             segments.append([file_number, len(urls)])
-        self._out_parts.append(_Part(len(self._out_hashes), urls, lines, report))
+        self._out_parts.append(_Part(len(self._out_hashes), urls, lines, report, held))
         self._out_hashes.fromlist(list(map(hash, urls)))  # quicker than extend(map(...))
-        if len(self._out_hashes) >= _MESSAGE_URLS:
+        self._out_chars += held
+        if len(self._out_hashes) >= _MESSAGE_URLS or self._out_chars >= _MESSAGE_CHARS:
             self._send()
 
     def _send(self) -> None:
@@ -687,6 +701,7 @@ class Duplicates:
         assert helper is not None
         hashes, parts, segments = self._out_hashes, self._out_parts, self._out_segments
         self._out_hashes, self._out_parts, self._out_segments = array("q"), [], []
+        held, self._out_chars = self._out_chars, 0
         heads = b"".join(_SEGMENT.pack(*segment) for segment in segments)
         if not helper.send(_ADD, len(segments), heads, memoryview(hashes)):
             self._helper_gone()
@@ -694,9 +709,13 @@ class Duplicates:
         self._sent.append(parts)
         self._sends += 1
         self._in_flight += len(hashes)
+        self._in_flight_chars += held
         # The answers that are in, without waiting; then as many as keep the URLs in flight
         # (and the runs kept for their lines) bounded.
-        while self._sent and self._take_answer(block=self._in_flight > MAX_IN_FLIGHT_URLS):
+        while self._sent and self._take_answer(
+            block=self._in_flight > MAX_IN_FLIGHT_URLS
+            or self._in_flight_chars > MAX_IN_FLIGHT_CHARS
+        ):
             pass
 
     def _take_answer(self, block: bool) -> bool:
@@ -713,6 +732,7 @@ class Duplicates:
         self._taken += 1
         sent = sum(len(p.urls) for p in parts)
         self._in_flight -= sent
+        self._in_flight_chars -= sum(p.held for p in parts)
         self._answered += sent
         hits = array("q")
         hits.frombytes(got[1])
@@ -730,7 +750,7 @@ class Duplicates:
             self._lost = True
             self.max_urls = min(self.max_urls, self._answered)
         self._sent.clear()
-        self._in_flight = 0
+        self._in_flight = self._in_flight_chars = self._out_chars = 0
         self._out_hashes, self._out_parts, self._out_segments = array("q"), [], []
         self._entry_urls, self._entry_lines = [], []
 

@@ -184,3 +184,21 @@ def test_the_helper_is_given_no_environment(monkeypatch: pytest.MonkeyPatch) -> 
         assert b"s3cr3t" not in environ and environ == b""
     finally:
         d.close()
+
+
+def test_what_waits_for_the_helper_is_bounded_in_characters_too() -> None:
+    # Runs of a few URLs, each keeping a large text alive (a hostile file's padded slices): the
+    # URLs are few, but what is held waiting for answers stays under the characters' bound.
+    d = Duplicates(helper_from=0)
+    big = 1 << 20
+    try:
+        for i in range(60):
+            urls = [f"https://example.com/{i}/{k}" for k in range(3)]
+            d.add_run(urls, 0, _lines_from(1, 3), lambda *told: None, held=big)
+            held = d._in_flight_chars + d._out_chars
+            assert held <= seen.MAX_IN_FLIGHT_CHARS + seen._MESSAGE_CHARS + big
+        assert d._sends >= 60 * big // seen._MESSAGE_CHARS - 1  # sent by characters, not URLs
+        d.settle()
+        assert d._in_flight_chars == 0
+    finally:
+        d.close()
