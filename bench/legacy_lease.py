@@ -17,6 +17,7 @@ them, so that the same simulated fleet can price both. What it did, step by step
 
 from __future__ import annotations
 
+import math
 import random
 
 from sitemap_auditor import lease
@@ -72,7 +73,10 @@ class LegacyProtocol:
 
     def _take(self, now: float) -> lease.Action:
         self.phase = "take"
-        return lease.TakeLease(until=now + lease.LEASE_S, now=now, due=now - self.window_s)
+        # Before marks were heeded: none refuses its write.
+        return lease.TakeLease(
+            until=now + lease.LEASE_S, now=now, due=now - self.window_s, marked_since=math.inf
+        )
 
     def _alone(self) -> lease.Action:
         # Fetched by itself; it published when no store call had failed, which the fleet does not

@@ -240,6 +240,7 @@ class SimDynamo:
         due: float,
         at: float,
         over: tuple[str, float] | None = None,
+        marked_since: float | None = None,
     ) -> bool | None:
         """True taken, False refused, None throttled."""
         s = self.state(key)
@@ -247,6 +248,16 @@ class SimDynamo:
         if held and over is not None and s is not None:
             # As dynamostore's condition: a late holder's lease, unchanged since it was read.
             held = (s.item.lease_owner, s.item.lease_until) != over
+        # As dynamostore's condition: a lasting unshareable mark made since `marked_since` (and
+        # not from further ahead than the skew allows) refuses the write.
+        marked_at = s.item.unshareable_at if s is not None else None
+        held = held or (
+            marked_since is not None
+            and s is not None
+            and s.item.unshareable_lasting
+            and marked_at is not None
+            and marked_since <= marked_at <= now + lease.CLOCK_SKEW_S
+        )
         stamp = s.item.stamp if s is not None else None
         # As dynamostore's condition: facts further ahead of the writer's clock than the skew
         # allows are no facts (a clock off by more than lease.CLOCK_SKEW_S wrote them).
@@ -529,7 +540,14 @@ class Audit:
                 if action.over_owner is not None and action.over_until is not None:
                     over = (action.over_owner, action.over_until)
                 got = store.take_lease(
-                    key, self.owner, action.until, action.now, action.due, t, over
+                    key,
+                    self.owner,
+                    action.until,
+                    action.now,
+                    action.due,
+                    t,
+                    over,
+                    action.marked_since,
                 )
                 if got is None:
                     return None

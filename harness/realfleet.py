@@ -277,9 +277,10 @@ class SimTable:
         now: float,
         due: float,
         over: tuple[str, float] | None = None,
+        marked_since: float | None = None,
     ) -> bool:
         def take(t: float) -> object | None:
-            return self.db.take_lease(key, owner, until, now, due, t, over)
+            return self.db.take_lease(key, owner, until, now, due, t, over, marked_since)
 
         return bool(self._call("update_item", take, WRITE_LATENCY_S))
 
@@ -347,8 +348,9 @@ class ContainerTable:
         now: float,
         due: float,
         over: tuple[str, float] | None = None,
+        marked_since: float | None = None,
     ) -> bool:
-        return self.table.take_lease(key, owner, until, now, due, over)
+        return self.table.take_lease(key, owner, until, now, due, over, marked_since)
 
     def renew_lease(self, key: str, owner: str, until: float) -> None:
         self.table.renew_lease(key, owner, until)

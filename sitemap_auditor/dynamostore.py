@@ -214,16 +214,28 @@ class DynamoStore:
         now: float,
         due: float,
         over: tuple[str, float] | None = None,
+        marked_since: float | None = None,
     ) -> bool:
-        """Take the site's lease (taken at `now`) unless a live lease, or facts fetched since
-        `due`, are there; `over`: a late holder's live lease (owner, end) replaced if unchanged."""
+        """Take the site's lease (taken at `now`) unless a live lease, facts fetched since `due`,
+        or a lasting unshareable mark made since `marked_since`, are there; `over`: a late
+        holder's live lease (owner, end) replaced if unchanged."""
         values: dict[str, Any] = {}
-        late = ""
+        late = marked = ""
         if over is not None:
             # A holder that missed its renewals (lease.missed_renewal): its lease, exactly as
             # read, and only so: renewed meanwhile, or taken over by another, it stands.
             late = "OR (lease_owner = :late AND lease_until = :late_until) "
             values = {":late": {"S": over[0]}, ":late_until": {"N": repr(over[1])}}
+        if marked_since is not None:
+            # A holder that found its facts unshareable for good, after this audit read the
+            # item: the audit reads again and fetches by itself, as a newcomer would. A mark the
+            # reader refuses (a time that is not a number, or from too far ahead) is no mark.
+            marked = (
+                " AND (attribute_not_exists(unshareable_lasting) OR unshareable_lasting <> :yes "
+                "OR NOT attribute_type(unshareable_at, :number) "
+                "OR unshareable_at < :marked OR unshareable_at > :ahead)"
+            )
+            values[":marked"] = {"N": repr(marked_since)}
         try:
             self._call(
                 "update_item",
@@ -242,7 +254,8 @@ class DynamoStore:
                 f"{late}) "
                 "AND (attribute_not_exists(fetched_at) "
                 "OR NOT attribute_type(fetched_at, :number) "
-                "OR fetched_at < :due OR fetched_at > :ahead OR transient = :yes)",
+                "OR fetched_at < :due OR fetched_at > :ahead OR transient = :yes)"
+                f"{marked}",
                 ExpressionAttributeValues={
                     ":o": {"S": owner},
                     ":u": {"N": repr(until)},

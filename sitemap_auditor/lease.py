@@ -22,7 +22,8 @@ saw, on its own clock, once it saw one) fetches beside it (`hedge`) when a takeo
 its budget or its wait is already a few fetches long; an audit whose budget cannot cover the
 site's recorded fetch does not hold the lease, nor do its process's other audits wait for its
 fetch (`hedge_local`: they wait for their process's fetch to its end otherwise); a lasting mark is
-heeded for UNSHAREABLE_HOLD_S, past the window.
+heeded for UNSHAREABLE_HOLD_S, past the window, by the lease write (`TakeLease.marked_since`) as by
+the read.
 """
 
 from __future__ import annotations
@@ -258,12 +259,16 @@ class Read:
 
 @dataclass(frozen=True)
 class TakeLease:
-    """Write this audit's lease unless a live lease or facts fetched at or after `due` are there
-    (transient facts never stand in the way)."""
+    """Write this audit's lease unless a live lease, facts fetched at or after `due` (transient
+    facts never stand in the way) or a lasting unshareable mark made at or after `marked_since`
+    are there."""
 
     until: float
     now: float
     due: float
+    # A lasting mark this recent says the next fetch would not be shareable either: an audit that
+    # read the item before the mark was written fetches by itself rather than hold a lease.
+    marked_since: float
     # A late holder's lease this write replaces, as read (its owner and end): taken over while
     # still live, but only if unchanged since (not renewed meanwhile, nor replaced).
     over_owner: str | None = None
@@ -524,6 +529,8 @@ class Protocol:
     ) -> None:
         self.owner = owner
         self.window_s = window_s
+        # How long a lasting unshareable mark is heeded: newcomers fetch by themselves meanwhile.
+        self.mark_held_s = max(window_s, UNSHAREABLE_HOLD_S)
         self.budget_end = budget_end
         self.known = known
         self.rng = rng
@@ -662,7 +669,7 @@ class Protocol:
             item is not None
             and item.unshareable_lasting
             and item.unshareable_at is not None
-            and now - item.unshareable_at <= max(self.window_s, UNSHAREABLE_HOLD_S)
+            and now - item.unshareable_at <= self.mark_held_s
             and not item.lease_live(now)
         ):
             # The site's last fetch could not be shared and the next would not be either.
@@ -731,15 +738,18 @@ class Protocol:
         # were stored meanwhile: another audit has just fetched the site.
         self._taking = True
         self.taken_at = now
+        due = now - self.window_s / 2
+        marked_since = now - self.mark_held_s
         if over is not None:
             return TakeLease(
                 until=now + LEASE_S,
                 now=now,
-                due=now - self.window_s / 2,
+                due=due,
+                marked_since=marked_since,
                 over_owner=over.lease_owner,
                 over_until=over.lease_until,
             )
-        return TakeLease(until=now + LEASE_S, now=now, due=now - self.window_s / 2)
+        return TakeLease(until=now + LEASE_S, now=now, due=due, marked_since=marked_since)
 
     def waited_s(self, now: float) -> float:
         """How long this audit has waited for another's fetch, by now."""

@@ -685,6 +685,38 @@ def test_a_late_holder_lease_is_taken_over_only_as_it_was_read(table: str) -> No
     assert "lease_owner" not in raw and "lease_at" not in raw and "unshareable_at" in raw
 
 
+@pytest.mark.usefixtures("local_aws")
+def test_a_recent_lasting_mark_refuses_the_lease_a_stale_reader_asks_for(table: str) -> None:
+    store = dynamostore.DynamoStore(table)
+    now = time.time()
+    held = now - lease.UNSHAREABLE_HOLD_S
+    assert store.take_lease("echo", "holder", now + 10, now, now - 30, None, held)
+    store.mark_unshareable("echo", "holder", now + 0.5, True)
+    # An audit that read the item before the mark: its write meets the mark and is refused.
+    assert not store.take_lease("echo", "stale", now + 11, now + 1, now - 29, None, held + 1)
+    # A mark that is not lasting (a budget cut) refuses nothing; nor does one older than the hold.
+    store.mark_unshareable("echo", "stale", now + 2, True)  # not its lease: nothing written
+    assert store.take_lease("cut", "holder", now + 10, now, now - 30, None, held)
+    store.mark_unshareable("cut", "holder", now + 0.5, False)
+    assert store.take_lease("cut", "next", now + 11, now + 1, now - 29, None, held + 1)
+    assert store.take_lease("echo", "later", now + 12, now + 2, now - 28, None, now + 1)
+    got = store.get("echo", consistent=True)
+    assert got is not None and got.item.lease_owner == "later"
+    assert got.item.unshareable_at == now + 0.5 and got.item.unshareable_lasting
+    # A mark the reader refuses (from further ahead than the clock allowance) is no mark.
+    dynamostore._client().put_item(
+        TableName=table,
+        Item={
+            "pk": {"S": "ahead"},
+            "unshareable_flight": {"S": "x"},
+            "unshareable_at": {"N": repr(now + 3600)},
+            "unshareable_lasting": {"BOOL": True},
+        },
+    )
+    assert store.get("ahead", consistent=True) is None
+    assert store.take_lease("ahead", "next", now + 10, now, now - 30, None, held)
+
+
 def test_large_facts_are_kept_out_of_the_item_that_leases_touch(local_aws: str, table: str) -> None:
     from sitemap_auditor import facts
 

@@ -124,6 +124,28 @@ def test_a_lasting_mark_sends_newcomers_to_fetch_for_its_hold_only() -> None:
     assert isinstance(machine().step(ReadDone(cut), NOW), TakeLease)
 
 
+def test_a_lease_write_after_a_lasting_mark_it_missed_is_refused_and_it_fetches_alone() -> None:
+    # The audit read the item before the holder found its facts unshareable for good...
+    m = machine()
+    take = m.step(ReadDone(None), NOW)
+    # ...so its write carries the hold: a lasting mark made since refuses it, as a newcomer
+    # reading the mark would have fetched by itself.
+    assert take == TakeLease(
+        until=NOW + lease.LEASE_S,
+        now=NOW,
+        due=NOW - WINDOW / 2,
+        marked_since=NOW - lease.UNSHAREABLE_HOLD_S,
+    )
+    assert m.step(LeaseRefused(), NOW + 0.1) == Read(consistent=True)
+    marked = Item(unshareable_flight="x", unshareable_at=NOW + 0.05, unshareable_lasting=True)
+    assert m.step(ReadDone(marked), NOW + 0.2) == FetchAlone(Reason.UNSHAREABLE)
+    # A window longer than the hold is the hold.
+    longer = Protocol("me", 2 * lease.UNSHAREABLE_HOLD_S, NOW + 147.0, None, random.Random(1))
+    long = longer.step(ReadDone(None), NOW)
+    assert isinstance(long, TakeLease)
+    assert long.marked_since == NOW - 2 * lease.UNSHAREABLE_HOLD_S
+
+
 def test_throttling_keeps_a_waiter_waiting_as_long_as_its_budget() -> None:
     m = machine(budget=100.0)
     m.step(ReadDone(leased("holder")), NOW)
@@ -754,6 +776,7 @@ def test_a_holder_that_missed_its_first_renewal_is_taken_over_before_its_lease_l
         until=t + lease.LEASE_S,
         now=t,
         due=t - WINDOW / 2,
+        marked_since=t - lease.UNSHAREABLE_HOLD_S,
         over_owner="other",
         over_until=NOW + lease.LEASE_S,
     )

@@ -54,6 +54,18 @@ def test_unshareable_facts_known_early_cost_no_wait() -> None:
     assert p99(on) <= p99(off) + 0.3
 
 
+@pytest.mark.parametrize("seed", [1, 3])
+def test_a_lasting_mark_is_heeded_by_an_audit_whose_read_lagged_behind_it(seed: int) -> None:
+    # robots.txt answers in 25 ms and echoes the credential: the holder's mark is written while
+    # audits of the burst still hold reads that lag behind its lease (replicas lag up to 50 ms).
+    # Their lease writes meet the mark: none holds a second lease and fetch as a holder.
+    arrivals = burst(spread_s=0.2)
+    on = RealFleet(N, {"s": Site(0.1, echoes_credential=True)}, mode="on", seed=seed).run(arrivals)
+    reasons = [r.reason for r in on.records]
+    assert reasons.count("holder") == 1
+    assert set(reasons) <= {"holder", "unshareable", None} and on.incomplete() == 0
+
+
 def test_lost_answers_to_applied_lease_writes_cost_one_timeout_at_most() -> None:
     on, off = both({"s": Site(1.0)}, burst(), lost_writes=0.2)
     assert on.table.lost > 0

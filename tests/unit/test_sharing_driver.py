@@ -97,12 +97,21 @@ class MemoryStore:
         now: float,
         due: float,
         over: tuple[str, float] | None = None,
+        marked_since: float | None = None,
     ) -> bool:
         self._maybe_fail("take")
         raw = self.items.setdefault(key, {})
         until_now = raw.get("until")
         held = raw.get("owner") not in (None, owner) and (raw.get("owner"), until_now) != over
         if held and isinstance(until_now, float) and until_now >= now:
+            return False
+        marked_at = raw.get("marked_at")
+        if (
+            marked_since is not None
+            and raw.get("lasting")
+            and isinstance(marked_at, float)
+            and marked_at >= marked_since
+        ):
             return False
         stamp = raw.get("stamp")
         if isinstance(stamp, lease.Stamp) and stamp.fetched_at >= due and not stamp.transient:
@@ -324,8 +333,9 @@ class LostAnswers(MemoryStore):
         now: float,
         due: float,
         over: tuple[str, float] | None = None,
+        marked_since: float | None = None,
     ) -> bool:
-        took = super().take_lease(key, owner, until, now, due, over)
+        took = super().take_lease(key, owner, until, now, due, over, marked_since)
         if self.lose:
             throttled = self.lose.pop(0)
             self.clock.sleep(2.0)  # the read timeout
@@ -406,6 +416,39 @@ def test_the_unshareable_mark_outlives_the_share_window() -> None:
     alone = obtain(other, req, fetch, errors)
     assert alone.reason == "unshareable" and fetch.count == 2
     assert store.calls[calls:] == ["get"]  # one read, no lease, no wait
+
+
+def test_an_audit_that_read_before_a_lasting_mark_fetches_alone_and_holds_no_lease() -> None:
+    clock, store, sharing, req, errors = setup(publishable=False)
+    fetch = Fetcher(clock, echo="?p=secret")
+    obtain(sharing, req, fetch, errors)
+    marked = dict(store.items["k"])
+    # Another container's first read lags: it shows the item as it was before the holder's lease
+    # and mark, so the audit asks for the lease, which the mark refuses.
+    other = Sharing(LocalStore(), clock.wall, clock.mono, clock.sleep, random.Random(3))
+    real_get = store.get
+
+    def lagging(key: str, consistent: bool) -> StoredItem | None:
+        return real_get(key, consistent) if consistent else None
+
+    store.get = lagging  # type: ignore[method-assign]
+    calls = len(store.calls)
+    alone = obtain(other, req, fetch, errors)
+    assert alone.reason == "unshareable" and alone.unshareable is None and fetch.count == 2
+    assert store.calls[calls:] == ["take", "get"]
+    # Refused: the item still holds no lease and the holder's mark, nothing of the newcomer's.
+    assert store.items["k"] == marked and errors == []
+    # A mark older than the hold refuses nothing: the next fetch of the site may be shared.
+    clock.sleep(lease.UNSHAREABLE_HOLD_S + 1)
+    store.get = real_get  # type: ignore[method-assign]
+    fresh = Fetcher(clock)
+    again = obtain(
+        Sharing(LocalStore(), clock.wall, clock.mono, clock.sleep, random.Random(4)),
+        ShareRequest("k", 60, clock.mono() + 147, store, lambda data: True),
+        fresh,
+        errors,
+    )
+    assert again.reason == "holder" and "facts" in store.items["k"]
 
 
 def test_a_waiter_hedges_a_late_holder_whose_takeover_it_cannot_afford() -> None:
