@@ -694,11 +694,13 @@ def test_a_recent_lasting_mark_refuses_the_lease_a_stale_reader_asks_for(table: 
     store.mark_unshareable("echo", "holder", now + 0.5, True)
     # An audit that read the item before the mark: its write meets the mark and is refused.
     assert not store.take_lease("echo", "stale", now + 11, now + 1, now - 29, None, held + 1)
-    # A mark that is not lasting (a budget cut) refuses nothing; nor does one older than the hold.
-    store.mark_unshareable("echo", "stale", now + 2, True)  # not its lease: nothing written
+    # Refused, it holds no lease: its mark would not be written.
+    store.mark_unshareable("echo", "stale", now + 2, True)
+    # A mark that is not lasting (a budget cut) refuses nothing.
     assert store.take_lease("cut", "holder", now + 10, now, now - 30, None, held)
     store.mark_unshareable("cut", "holder", now + 0.5, False)
     assert store.take_lease("cut", "next", now + 11, now + 1, now - 29, None, held + 1)
+    # Nor does a lasting one made before the hold began.
     assert store.take_lease("echo", "later", now + 12, now + 2, now - 28, None, now + 1)
     got = store.get("echo", consistent=True)
     assert got is not None and got.item.lease_owner == "later"
