@@ -90,6 +90,8 @@ LAMBDA_PYTHON ?= 3.13
 ## lacks; boto3 and its dependencies come with the runtime), without bytecode (the build machine's
 ## Python is not the function's) and without the console scripts of bin/ or the top-level folders
 ## that are no package (ada-url's docs/, wrapt's stubs): anything but a .dist-info without __init__.py.
+## The command line and the deep audit (`cli/`, `deep/`, `__main__.py`) never run in the function:
+## they are left out of it.
 ## LAMBDA_PLATFORM and LAMBDA_PYTHON build for another machine (tests/function/test_runtime.py builds for its own).
 ## Some wheels (ada-url's) are tagged manylinux_2_28 only, which the function's runtime (Amazon
 ## Linux 2023, glibc 2.34) runs: both tags are asked for.
@@ -107,6 +109,8 @@ build-AuditorFunction:
 		case "$$d" in *.dist-info/) ;; *) [ -e "$${d}__init__.py" ] || rm -rf "$$d";; esac; \
 	done
 	cp -r sitemap_auditor "$(ARTIFACTS_DIR)/"
+	rm -rf "$(ARTIFACTS_DIR)/sitemap_auditor/cli" "$(ARTIFACTS_DIR)/sitemap_auditor/deep" \
+		"$(ARTIFACTS_DIR)/sitemap_auditor/__main__.py"
 	find "$(ARTIFACTS_DIR)/sitemap_auditor" -name __pycache__ -type d -prune -exec rm -rf {} +
 
 ## Remove .venv, caches, builds, bench/out/, __pycache__.

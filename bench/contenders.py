@@ -19,7 +19,7 @@ from xml.parsers import expat
 
 # The auditor's rules that the hand-written reference follows: imported, never copied (lastmod
 # imports nothing heavy; the parser's cap on a lastmod is imported by the loaders, untimed).
-from sitemap_auditor.lastmod import MAX_OFFSET_MINUTES, W3C_DATETIME, W3C_IN_RANGE, XML_SPACE
+from sitemap_auditor.core.lastmod import MAX_OFFSET_MINUTES, W3C_DATETIME, W3C_IN_RANGE, XML_SPACE
 
 CHUNK = 64 * 1024
 GZIP_MAGIC = b"\x1f\x8b"
@@ -70,8 +70,8 @@ def read_whole(path: Path) -> bytes:
 
 
 def load_auditor() -> Run:
-    from sitemap_auditor.decoding import peel_gzip
-    from sitemap_auditor.parser import ParsedSitemap, SitemapParser
+    from sitemap_auditor.core.parser import ParsedSitemap, SitemapParser
+    from sitemap_auditor.fetching.decoding import peel_gzip
 
     def body(path: Path) -> Iterator[bytes]:
         # The auditor's own bounded gzip path, as the Lambda runs it.
@@ -371,7 +371,7 @@ def shape_max(max_chars: int) -> tuple[Callable[[str], bool], Callable[[], datet
 
 
 def load_reference() -> Run:
-    from sitemap_auditor.parser import MAX_LASTMOD_CHARS
+    from sitemap_auditor.core.parser import MAX_LASTMOD_CHARS
 
     def run(path: Path) -> Answer:
         _root, count, latest, unparsable = reference_parse(file_chunks(path), MAX_LASTMOD_CHARS)
@@ -382,7 +382,7 @@ def load_reference() -> Run:
 
 
 def load_lazy() -> Run:
-    from sitemap_auditor.parser import MAX_LASTMOD_CHARS
+    from sitemap_auditor.core.parser import MAX_LASTMOD_CHARS
 
     def run(path: Path) -> Answer:
         chunks = file_chunks(path)

@@ -509,8 +509,8 @@ class Floor:
 def parse_floor(site: Site, runs: int = 2) -> Floor:
     """What parsing alone costs on this site: the part of the deep audit no check can save."""
     sys.path.insert(0, str(ROOT))
+    from sitemap_auditor.core.parser import SitemapParser
     from sitemap_auditor.deep.checks import SeenUrls
-    from sitemap_auditor.parser import SitemapParser
 
     def parse(make: Any) -> float:
         best = float("inf")

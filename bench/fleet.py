@@ -4,9 +4,9 @@
     .venv/bin/python bench/fleet.py --quick --no-write     # 100-audit variants, a quicker look
     .venv/bin/python bench/fleet.py --quick --no-write --only partitions   # some rows only
 
-Each audit is one call of `sitemap_auditor.sharing.Sharing.obtain`, the function's own driver
-(and through it `sitemap_auditor.lease`), with its clock, sleep, lease token and renewal thread
-injected, in virtual time (harness/realfleet.py), against the simulated DynamoDB of
+Each audit is one call of `sitemap_auditor.sharing.driver.Sharing.obtain`, the function's own driver
+(and through it `sitemap_auditor.sharing.lease`), with its clock, sleep, lease token and
+renewal thread injected, in virtual time (harness/realfleet.py), against the simulated DynamoDB of
 harness/fleet.py. Each row runs the same arrivals three times: sharing on (the table),
 in-process only (`SITEMAP_CACHE_TABLE` unset) and off (`SITEMAP_SHARE_SECONDS=0`). Prints the
 markdown section and writes it into bench/RESULTS.md, between its own markers.
@@ -31,7 +31,7 @@ import report  # noqa: E402
 
 from harness.fleet import READ_UNITS_PER_S, WRITE_UNITS_PER_S  # noqa: E402
 from harness.realfleet import RealFleet, Site  # noqa: E402
-from sitemap_auditor import lease  # noqa: E402
+from sitemap_auditor.sharing import lease  # noqa: E402
 
 BEGIN = "<!-- bench/fleet.py: begin -->"
 END = "<!-- bench/fleet.py: end -->"

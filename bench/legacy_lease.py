@@ -1,6 +1,7 @@
 """The lease protocol as it ran before the pure core: the yardstick of bench/scale.py.
 
-Not the function's code: a model, in the vocabulary of `sitemap_auditor.lease` (its actions and
+Not the function's code: a model, in the vocabulary of `sitemap_auditor.sharing.lease` (its actions
+and
 observations), of `Sharing._lead` and `_await` as they stood before `lease.Protocol` replaced
 them, so that the same simulated fleet can price both. What it did, step by step:
 
@@ -20,8 +21,8 @@ from __future__ import annotations
 import math
 import random
 
-from sitemap_auditor import lease
-from sitemap_auditor.lease import Local, Reason, Source, Unshareable
+from sitemap_auditor.sharing import lease
+from sitemap_auditor.sharing.lease import Local, Reason, Source, Unshareable
 
 POLL_MIN_S = 0.03
 POLL_MAX_S = 1.0

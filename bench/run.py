@@ -98,7 +98,7 @@ def child_contender(key: str, path: Path) -> None:
 def child_audit(url: str) -> None:
     """Run one whole audit through handler.run and print its cost and facts, as JSON."""
     from sitemap_auditor import handler
-    from sitemap_auditor.config import Settings
+    from sitemap_auditor.audit.config import Settings
 
     settings = Settings(max_age_days=7, allow_private_networks=True)
     before = _rss_kib()
@@ -625,7 +625,7 @@ def render(r: Report) -> str:
         "any work. A yardstick, not a contender.\n"
         "- **the auditor's rules by hand (expat)** (the reference): closures, element names "
         "classified once through a dict, a character-data handler only inside `<lastmod>`, "
-        "and the auditor's W3C Datetime pattern (imported from `sitemap_auditor.lastmod`) "
+        "and the auditor's W3C Datetime pattern (imported from `sitemap_auditor.core.lastmod`) "
         "behind a per-string cache (`bench/contenders.py`, `reference_parse`).\n"
         "- **the auditor's rules by hand, text compared**: the reference, but each lastmod is "
         "only validated (the auditor's range-checking pattern) and kept if it is the "

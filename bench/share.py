@@ -51,7 +51,7 @@ import run  # noqa: E402
 from harness import moto_atomic, servers  # noqa: E402
 from harness.containers import Container  # noqa: E402
 from harness.environments import REGION, container_environment  # noqa: E402
-from sitemap_auditor import lease  # noqa: E402
+from sitemap_auditor.sharing import lease  # noqa: E402
 
 COMMAND = "make bench-share"
 COMMAND_RAW = ".venv/bin/python bench/share.py"

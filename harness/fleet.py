@@ -1,7 +1,7 @@
 """A fleet of the function's containers in virtual time, driving the project's own lease protocol.
 
-Discrete events, no sockets, no sleeps: every audit asks `sitemap_auditor.lease` what to do,
-exactly as `sitemap_auditor.sharing` does, and this module plays the parts around it: the
+Discrete events, no sockets, no sleeps: every audit asks `sitemap_auditor.sharing.lease` what to do,
+exactly as `sitemap_auditor.sharing.driver` does, and this module plays the parts around it: the
 containers (one invocation at a time each, each with its own cache of facts), a DynamoDB item
 per site with per-item token buckets (or, optionally, partitions whose limits the items hashed to
 them share), call latencies, eventually consistent reads that lag, and throttling answered as
@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from sitemap_auditor import lease
-from sitemap_auditor.lease import Local, Reason, Source, Unshareable
+from sitemap_auditor.sharing import lease
+from sitemap_auditor.sharing.lease import Local, Reason, Source, Unshareable
 
 # DynamoDB's limits and prices for one item (one partition key): read and write units a second,
 # and what a call costs in them. The same limits hold for one partition of the table (adaptive

@@ -1,7 +1,8 @@
 """A fleet of the function's containers in virtual time, each audit run by the REAL sharing driver.
 
 harness/fleet.py plays the lease protocol's actions itself; this module plays only what is
-around `sitemap_auditor.sharing.Sharing`: each audit is one call of `Sharing.obtain` in a thread
+around `sitemap_auditor.sharing.driver.Sharing`: each audit is one call of `Sharing.obtain` in a
+thread
 of its own, with the driver's clock, sleep, renewal thread and lease token injected, against
 `SimTable`, the `SharedStore` interface over fleet.py's simulated DynamoDB (per-item token
 buckets, or partitions shared by the items hashed to them; latencies, lagging reads, throttling,
@@ -33,11 +34,11 @@ from harness.fleet import (
     SimDynamo,
     StoredState,
 )
-from sitemap_auditor import facts as site_facts
-from sitemap_auditor import lease
-from sitemap_auditor.errors import StoreError
-from sitemap_auditor.issues import Kind, issue
-from sitemap_auditor.sharing import (
+from sitemap_auditor.core import facts as site_facts
+from sitemap_auditor.core.errors import StoreError
+from sitemap_auditor.core.issues import Kind, issue
+from sitemap_auditor.sharing import lease
+from sitemap_auditor.sharing.driver import (
     FETCHED,
     LocalStore,
     Progress,

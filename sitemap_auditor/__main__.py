@@ -1,5 +1,5 @@
 """`python -m sitemap_auditor URL`: print the JSON result for any URL."""
 
-from .cli import exit_with, main
+from sitemap_auditor.cli.main import exit_with, main
 
 exit_with(main(json_by_default=True))

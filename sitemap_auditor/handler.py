@@ -15,21 +15,25 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from . import audit, config, credentials, errors, lifetime, observability, response, sharing
-from . import site as sites
-from .credentials import Credentials
-from .dynamostore import DynamoStore
-from .exchange import Transport
-from .fetch import Fetcher, FetchPolicy
-from .guard import Resolver, system_resolver
-from .observability import Invocation
-from .outcome import Outcome, Provenance, redacted
-from .request import parse as parse_event
-from .text import valid_unicode
+from sitemap_auditor.audit import config, lifetime, observability, response
+from sitemap_auditor.audit import secrets as secret_store
+from sitemap_auditor.audit import steps as audit
+from sitemap_auditor.audit.observability import Invocation
+from sitemap_auditor.audit.outcome import Outcome, Provenance, redacted
+from sitemap_auditor.audit.request import parse as parse_event
+from sitemap_auditor.core import errors
+from sitemap_auditor.core import site as sites
+from sitemap_auditor.core.credentials import Credentials
+from sitemap_auditor.core.text import valid_unicode
+from sitemap_auditor.fetching.exchange import Transport
+from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy
+from sitemap_auditor.fetching.guard import Resolver, system_resolver
 
 # The real transport, imported here: requests and urllib3 load in the Lambda's init phase, with
 # its full CPU, not in the first audit (fetch.py would otherwise import them on first use).
-from .transport import HttpTransport
+from sitemap_auditor.fetching.transport import HttpTransport
+from sitemap_auditor.sharing import driver as sharing
+from sitemap_auditor.sharing.dynamostore import DynamoStore
 
 __all__ = ["RESPONSE_MARGIN_S", "SETTINGS", "SHARING", "lambda_handler", "run"]
 
@@ -58,7 +62,7 @@ def _shared_store(
     if settings.cache_key_secret:
         # Facts learnt with credentials go to the table only under a key kept outside it.
         try:
-            key = credentials.cache_key(settings.cache_key_secret)
+            key = secret_store.cache_key(settings.cache_key_secret)
         except errors.SecretError as e:
             log.store_error(sharing.StoreError("cache key", str(e)))
         else:
@@ -95,7 +99,7 @@ def run(
             if secrets:
                 result = response.redact_tree(result, secrets)
         else:
-            creds = credentials.resolve(request.basic_auth, request.secret_id)
+            creds = secret_store.resolve(request.basic_auth, request.secret_id)
             secrets = creds.secrets() if creds else ()
             log.begin(secrets)
             budget_deadline = _budget_deadline(context)

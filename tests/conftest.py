@@ -23,8 +23,8 @@ from support.results import LOCAL, AuditFn, LogCapture
 
 from harness.servers import Site
 from sitemap_auditor import handler
-from sitemap_auditor.config import Settings
-from sitemap_auditor.guard import Resolver, system_resolver
+from sitemap_auditor.audit.config import Settings
+from sitemap_auditor.fetching.guard import Resolver, system_resolver
 
 # CI runs the properties with fixed examples, so a run can be repeated and stays green until code
 # changes; developers' runs keep exploring new examples.
@@ -80,7 +80,7 @@ def logs() -> Iterator[LogCapture]:
     """Redirect the auditor's log stream (bound to the stdout of import time) for one test."""
     import logging
 
-    from sitemap_auditor.observability import logger
+    from sitemap_auditor.audit.observability import logger
 
     capture = LogCapture()
     handler = logger.registered_handler

@@ -17,14 +17,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .walk import Limits, Options, Progress, UrlRecord, Walk
+    from sitemap_auditor.deep.walk import Limits, Options, Progress, UrlRecord, Walk
 
 __all__ = ["Limits", "Options", "Progress", "UrlRecord", "Walk", "audit", "audit_walk"]
 
 
 def __getattr__(name: str) -> Any:
     if name in ("Limits", "Options", "Progress", "UrlRecord", "Walk"):
-        from . import walk
+        from sitemap_auditor.deep import walk
 
         return getattr(walk, name)
     raise AttributeError(name)
@@ -32,13 +32,13 @@ def __getattr__(name: str) -> Any:
 
 def audit_walk(url: str, *, options: Options | None = None) -> Walk:
     """Walk every sitemap of url's site; raises ValueError for a URL without a site root."""
-    from .walk import walk
+    from sitemap_auditor.deep.walk import walk
 
     return walk(url, options)
 
 
 def audit(url: str, *, options: Options | None = None) -> dict[str, Any]:
     """The deep audit of url's site as the JSON document (docs/deep.md, version 1)."""
-    from .document import build
+    from sitemap_auditor.deep.document import build
 
     return build(audit_walk(url, options=options))

@@ -17,13 +17,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
-from .. import urls
-from ..lastmod import format_instant, key_to_instant, lastmod_key
-from ..parser import EntryRun, Extensions
-from ..urls import strip_userinfo
-from .kinds import KINDS, Kind
-from .seen import DEDUPE_BYTES_PER_URL, DEDUPE_FIRST_SLOTS, DEFAULT_MAX_DEDUPE_URLS, Duplicates
-from .seen import SeenUrls as SeenUrls
+from sitemap_auditor.core import urls
+from sitemap_auditor.core.lastmod import format_instant, key_to_instant, lastmod_key
+from sitemap_auditor.core.parser import EntryRun, Extensions
+from sitemap_auditor.core.urls import strip_userinfo
+from sitemap_auditor.deep.kinds import KINDS, Kind
+from sitemap_auditor.deep.seen import (
+    DEDUPE_BYTES_PER_URL,
+    DEDUPE_FIRST_SLOTS,
+    DEFAULT_MAX_DEDUPE_URLS,
+    Duplicates,
+)
+from sitemap_auditor.deep.seen import SeenUrls as SeenUrls
 
 __all__ = [
     "DEDUPE_BYTES_PER_URL",

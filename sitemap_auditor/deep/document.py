@@ -8,11 +8,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .. import response
-from ..lastmod import format_instant, key_to_instant
-from .checks import Finding, LastmodStats
-from .kinds import KINDS, SEVERITY_ORDER, Severity
-from .walk import SitemapRecord, Walk
+from sitemap_auditor.audit import response
+from sitemap_auditor.core.lastmod import format_instant, key_to_instant
+from sitemap_auditor.deep.checks import Finding, LastmodStats
+from sitemap_auditor.deep.kinds import KINDS, SEVERITY_ORDER, Severity
+from sitemap_auditor.deep.walk import SitemapRecord, Walk
 
 __all__ = ["FORMAT", "VERSION", "build", "severity_counts", "worst_severity"]
 

@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 
-from ..robots import (
+from sitemap_auditor.core.robots import (
     MAX_LINE_BYTES,
     MAX_ROBOTS_BYTES,
     _as_utf8,

@@ -21,15 +21,15 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from .. import audit as lambda_audit
-from .. import candidates, config, request, response, robots, urls
-from .. import site as sites
-from ..credentials import Credentials
-from ..errors import FetchError, FetchErrorKind
-from ..fetch import Fetcher, FetchPolicy
-from ..guard import Resolver, system_resolver
-from ..issues import Kind as IssueKind
-from ..parser import (
+from sitemap_auditor.audit import config, request, response
+from sitemap_auditor.audit import steps as lambda_audit
+from sitemap_auditor.audit.response import redact
+from sitemap_auditor.core import candidates, robots, urls
+from sitemap_auditor.core import site as sites
+from sitemap_auditor.core.credentials import Credentials
+from sitemap_auditor.core.errors import FetchError, FetchErrorKind
+from sitemap_auditor.core.issues import Kind as IssueKind
+from sitemap_auditor.core.parser import (
     DocumentHead,
     EntryCallback,
     EntryRun,
@@ -38,10 +38,9 @@ from ..parser import (
     Rejected,
     SitemapParser,
 )
-from ..response import redact
-from ..urls import strip_userinfo
-from . import checks
-from .checks import (
+from sitemap_auditor.core.urls import strip_userinfo
+from sitemap_auditor.deep import checks
+from sitemap_auditor.deep.checks import (
     SITEMAP_NAMESPACE,
     Finding,
     LastmodStats,
@@ -51,8 +50,10 @@ from .checks import (
     SitemapScope,
     Tally,
 )
-from .kinds import Kind
-from .seen import HELPER_FROM_URLS, Duplicates
+from sitemap_auditor.deep.kinds import Kind
+from sitemap_auditor.deep.seen import HELPER_FROM_URLS, Duplicates
+from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy
+from sitemap_auditor.fetching.guard import Resolver, system_resolver
 
 __all__ = [
     "MAX_PER_HOST",
@@ -855,7 +856,7 @@ def _merge(findings: list[Finding]) -> list[Finding]:
             (old.examples + f.examples)[: checks.MAX_EXAMPLES],
             details,
         )
-    from .kinds import KINDS, SEVERITY_ORDER
+    from sitemap_auditor.deep.kinds import KINDS, SEVERITY_ORDER
 
     rank = {s: i for i, s in enumerate(SEVERITY_ORDER)}
     return sorted(merged.values(), key=lambda f: (rank[KINDS[f.kind].severity], -f.count))

@@ -56,7 +56,7 @@ def test_importing_the_handler_leaves_boto3_and_xray_out(deployed: bool) -> None
     # the package's __init__ alone, no session, client or loader machinery.
     assert {m for m in modules if top(m) == "botocore"} <= {"botocore"}
     # The HTTP stack, though, loads with the handler, in the init phase, not in the first audit.
-    assert {"requests", "urllib3", "sitemap_auditor.transport"} <= modules
+    assert {"requests", "urllib3", "sitemap_auditor.fetching.transport"} <= modules
 
 
 def closed_port() -> int:

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from sitemap_auditor.config import (
+from sitemap_auditor.audit.config import (
     ConfigError,
     Settings,
     load,

@@ -16,7 +16,7 @@ import pytest
 from support.deep import SITEMAPS_NS, urlset_of
 
 from harness.servers import Site, drip, reply
-from sitemap_auditor import cli
+from sitemap_auditor.cli import main as cli
 
 
 def _site(site: Site, body: bytes) -> None:
@@ -213,7 +213,7 @@ class _Terminal(io.StringIO):
 
 
 def test_the_progress_line_is_for_a_terminal_only() -> None:
-    from sitemap_auditor.deep.cli import _ProgressLine
+    from sitemap_auditor.cli.deep import _ProgressLine
     from sitemap_auditor.deep.walk import Progress
 
     shown = _Terminal()
@@ -234,7 +234,7 @@ def test_html_is_written_by_the_html_report_when_there_is_one(
     page = tmp_path / "report.html"
     assert _deep("--html", str(page), site.url("/")) == 0
     try:
-        importlib.import_module("sitemap_auditor.deep.html_report")
+        importlib.import_module("sitemap_auditor.deep.reports.html_report")
     except ModuleNotFoundError:
         assert "--html ignored" in capsys.readouterr().err
         assert not page.exists()

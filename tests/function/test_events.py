@@ -18,7 +18,8 @@ from support.events import COVERED, EVENT_KEYS, EVENTS, ROOT, load, localise
 from support.results import LOCAL, LogCapture, codes_of, data_of, days_ago
 
 from harness.servers import Site, reply
-from sitemap_auditor import credentials, handler
+from sitemap_auditor import handler
+from sitemap_auditor.audit import secrets
 
 
 def run(event: dict[str, Any]) -> dict[str, Any]:
@@ -98,11 +99,11 @@ def test_secret_event(site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
             SecretString=json.dumps({"username": "auditor", "password": "preprod-vault-p4ss"}),
         )
         point_at(endpoint, monkeypatch)
-        credentials.clear_cache()
+        secrets.clear_cache()
         try:
             result = run(event)
         finally:
-            credentials.clear_cache()
+            secrets.clear_cache()
     assert result["status"] == "SUCCESS", result["message"]
     assert [s.headers.get("authorization") for s in site.seen] == [expected, expected]
 

@@ -97,9 +97,9 @@ def test_the_wheel_ships_the_demo_site_and_the_type_marker(build: tuple[str, Pat
         headers = z.read(metadata).decode()
     assert {
         "sitemap_auditor/py.typed",
-        "sitemap_auditor/demo_site/robots.txt",
-        "sitemap_auditor/demo_site/sitemap.xml",
+        "sitemap_auditor/cli/demo_site/robots.txt",
+        "sitemap_auditor/cli/demo_site/sitemap.xml",
         "sitemap_auditor/handler.py",
-        "sitemap_auditor/demo.py",
+        "sitemap_auditor/cli/demo.py",
     } <= names
     assert "License-Expression: LicenseRef-Proprietary" in headers.splitlines()

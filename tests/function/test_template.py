@@ -24,8 +24,9 @@ from support.results import days_ago
 
 from harness.environments import lambda_environment
 from harness.servers import Site, reply
-from sitemap_auditor import codes, config
-from sitemap_auditor.fetch import MAX_BODY_BYTES, REQUEST_DEADLINE_S
+from sitemap_auditor.audit import config
+from sitemap_auditor.core import codes
+from sitemap_auditor.fetching.fetch import MAX_BODY_BYTES, REQUEST_DEADLINE_S
 from sitemap_auditor.handler import RESPONSE_MARGIN_S
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -26,9 +26,10 @@ from support.results import LOCAL, days_ago
 
 from harness.environments import lambda_environment
 from harness.servers import Site, reply
-from sitemap_auditor import handler, observability
-from sitemap_auditor.config import Settings
-from sitemap_auditor.text import valid_text, valid_unicode
+from sitemap_auditor import handler
+from sitemap_auditor.audit import observability
+from sitemap_auditor.audit.config import Settings
+from sitemap_auditor.core.text import valid_text, valid_unicode
 
 PRODUCTION = Settings(max_age_days=7, allow_private_networks=False)
 LONE = "\ud800"

@@ -9,10 +9,10 @@ from support.documents import urlset
 from support.results import AuditFn, data_of
 
 from harness.servers import Site, redirect, reply
-from sitemap_auditor.addresses import blocked_reason, parse_ip_literal
-from sitemap_auditor.config import Settings
-from sitemap_auditor.errors import FetchError
-from sitemap_auditor.fetch import Fetcher, FetchPolicy
+from sitemap_auditor.audit.config import Settings
+from sitemap_auditor.core.errors import FetchError
+from sitemap_auditor.fetching.addresses import blocked_reason, parse_ip_literal
+from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy
 
 PRODUCTION = Settings(max_age_days=7, allow_private_networks=False, share_seconds=0)
 
@@ -174,7 +174,7 @@ def test_sitemap_line_and_redirect_to_internal_addresses_are_refused(
     site.route("/redirect.xml", redirect("http://10.0.0.1/internal.xml"))
 
     # Allow loopback for the site only: a policy that blocks what is not 127.0.0.1.
-    import sitemap_auditor.addresses as ng
+    import sitemap_auditor.fetching.addresses as ng
 
     original = ng.blocked_reason
 

@@ -14,10 +14,11 @@ from support.documents import urlset
 from support.results import LOCAL, AuditFn, LogCapture, codes_of, data_of, days_ago
 
 from harness.servers import Site, reply, robots_with
-from sitemap_auditor import handler, urls
-from sitemap_auditor import site as sites
-from sitemap_auditor.issues import cut_value
-from sitemap_auditor.robots import sitemap_urls
+from sitemap_auditor import handler
+from sitemap_auditor.core import site as sites
+from sitemap_auditor.core import urls
+from sitemap_auditor.core.issues import cut_value
+from sitemap_auditor.core.robots import sitemap_urls
 
 LABEL_63 = "a" * 63
 

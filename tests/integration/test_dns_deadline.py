@@ -19,9 +19,10 @@ from support.documents import urlset
 from support.results import LOCAL, codes_of, data_of, days_ago
 
 from harness.servers import Site, redirect, reply
-from sitemap_auditor import guard, handler
-from sitemap_auditor.errors import FetchError
-from sitemap_auditor.fetch import Fetcher, FetchPolicy
+from sitemap_auditor import handler
+from sitemap_auditor.core.errors import FetchError
+from sitemap_auditor.fetching import guard
+from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy
 
 DEADLINE_S = 1.0
 # Generous: the point is seconds, not the resolver's tens of seconds or forever.

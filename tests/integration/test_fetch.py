@@ -10,9 +10,9 @@ import pytest
 from support.documents import gz, urlset
 
 from harness.servers import Site, drip, endless, raw, redirect, reply, reset_after, slow_headers
-from sitemap_auditor.credentials import Credentials
-from sitemap_auditor.errors import FetchError
-from sitemap_auditor.fetch import MAX_BODY_BYTES, USER_AGENT, Fetcher, FetchPolicy
+from sitemap_auditor.core.credentials import Credentials
+from sitemap_auditor.core.errors import FetchError
+from sitemap_auditor.fetching.fetch import MAX_BODY_BYTES, USER_AGENT, Fetcher, FetchPolicy
 
 CREDS = Credentials("editor", "s3cr3t-pässword")
 
@@ -265,7 +265,7 @@ def test_credentials_never_show_in_their_repr() -> None:
 
 
 def test_multi_member_gzip_whatever_the_chunking() -> None:
-    from sitemap_auditor.decoding import inflate
+    from sitemap_auditor.fetching.decoding import inflate
 
     doc = urlset(["2026-01-01"] * 2000)
     half = len(doc) // 2

@@ -21,9 +21,10 @@ from support.results import (
 )
 
 from harness.servers import Site, drip, redirect, reply, robots_with, stream
-from sitemap_auditor import __version__, probe
-from sitemap_auditor.config import Settings
-from sitemap_auditor.fetch import Fetcher, FetchPolicy
+from sitemap_auditor import __version__
+from sitemap_auditor.audit import probe
+from sitemap_auditor.audit.config import Settings
+from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy
 
 DATA_KEYS = [
     "siteBase",

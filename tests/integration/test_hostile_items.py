@@ -27,8 +27,12 @@ from support.tables import dynamodb
 
 from harness.environments import container_environment
 from harness.servers import Site, reply, robots_with
-from sitemap_auditor import audit, dynamostore, facts, handler, lifetime
-from sitemap_auditor.site import resolve
+from sitemap_auditor import handler
+from sitemap_auditor.audit import lifetime
+from sitemap_auditor.audit import steps as audit
+from sitemap_auditor.core import facts
+from sitemap_auditor.core.site import resolve
+from sitemap_auditor.sharing import dynamostore
 
 FRESH = days_ago(1)
 # Healed: the reader's refusal and the table's condition agree, so the audit that meets the item

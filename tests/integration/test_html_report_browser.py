@@ -23,7 +23,7 @@ from support.deep_documents import (
 )
 from support.png import colours
 
-from sitemap_auditor.deep import html_report
+from sitemap_auditor.deep.reports import html_report
 
 CHROMIUM = chromium_path()
 

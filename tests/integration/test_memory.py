@@ -20,8 +20,8 @@ from support.rss_audit import audited_apart, linux_only, warm_up_site
 from support.tracing import traced_peak
 
 from harness.servers import Site, reply, stream
-from sitemap_auditor.fetch import MAX_BODY_BYTES
-from sitemap_auditor.parser import ParsedSitemap, SitemapParser
+from sitemap_auditor.core.parser import ParsedSitemap, SitemapParser
+from sitemap_auditor.fetching.fetch import MAX_BODY_BYTES
 
 CHUNK = 64 * 1024
 ENTRIES = 500_000

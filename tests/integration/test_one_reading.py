@@ -19,7 +19,7 @@ from support.results import LOCAL, LogCapture, codes_of, data_of, days_ago
 
 from harness.servers import Site, redirect, reply, robots_with
 from sitemap_auditor import handler
-from sitemap_auditor.guard import Resolver
+from sitemap_auditor.fetching.guard import Resolver
 
 USER, PASSWORD = "auditor", "Pa55-w0rd-9Zq"
 TOKEN = base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()

@@ -25,7 +25,9 @@ from support.results import LOCAL, LogCapture, codes_of
 
 from harness.environments import aws_environment, lambda_environment
 from harness.servers import Site
-from sitemap_auditor import credentials, handler
+from sitemap_auditor import handler
+from sitemap_auditor.audit import secrets
+from sitemap_auditor.core import credentials
 
 
 @pytest.fixture(scope="module")
@@ -38,9 +40,9 @@ def moto() -> Iterator[str]:
 def sm(moto: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """This process's environment pointed at moto, the secret cache empty; yields a client."""
     point_at(moto, monkeypatch)
-    credentials.clear_cache()
+    secrets.clear_cache()
     yield secrets_client(moto)
-    credentials.clear_cache()
+    secrets.clear_cache()
 
 
 def new_secret(sm: Any, value: dict[str, Any] | str | bytes) -> str:
@@ -159,7 +161,7 @@ def test_a_warm_invocation_reuses_the_secret_without_calling_secrets_manager(
     assert second["status"] == "SUCCESS"
     assert [s.headers.get("authorization") for s in site.seen] == [expected] * 4
     # Control: a cold start (empty cache) does ask, and finds the secret gone.
-    credentials.clear_cache()
+    secrets.clear_cache()
     cold = audit(site, secret_id)
     assert cold["status"] == "ERROR"
     assert cold["message"].endswith("could not be read: ResourceNotFoundException")
@@ -178,7 +180,7 @@ def test_a_rotated_password_is_read_again_once_the_cache_expires(
     # Still cached: the old password is sent and refused.
     assert audit(site, secret_id)["status"] == "FAIL"
     monkeypatch.setattr(credentials, "SECRET_CACHE_SECONDS", 0.0)
-    credentials.clear_cache()
+    secrets.clear_cache()
     assert audit(site, secret_id)["status"] == "SUCCESS"
     # With no cache window every invocation reads the secret: after deletion, it fails.
     sm.delete_secret(SecretId=secret_id, ForceDeleteWithoutRecovery=True)

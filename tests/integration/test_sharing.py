@@ -34,9 +34,10 @@ from harness import moto_atomic
 from harness.containers import Container
 from harness.environments import aws_environment, container_environment
 from harness.servers import LoopbackService, Site, reply, robots_with, send
-from sitemap_auditor import dynamostore, handler, lease
-from sitemap_auditor.config import Settings
-from sitemap_auditor.fetch import REQUEST_DEADLINE_S, FetchPolicy
+from sitemap_auditor import handler
+from sitemap_auditor.audit.config import Settings
+from sitemap_auditor.fetching.fetch import REQUEST_DEADLINE_S, FetchPolicy
+from sitemap_auditor.sharing import dynamostore, lease
 
 FRESH = days_ago(1)
 SHARED = replace(LOCAL, share_seconds=60)
@@ -294,7 +295,9 @@ def command_line(monkeypatch: pytest.MonkeyPatch) -> Callable[..., float]:
     store), with every time of a fetch scaled down by the same factor: the test takes seconds."""
     import logging
 
-    from sitemap_auditor import cli, observability, sharing
+    from sitemap_auditor.audit import observability
+    from sitemap_auditor.cli import main as cli
+    from sitemap_auditor.sharing import driver as sharing
 
     monkeypatch.delenv("SITEMAP_CACHE_TABLE", raising=False)
     monkeypatch.delenv("SITEMAP_SHARE_SECONDS", raising=False)  # the default window: 60 s
@@ -627,7 +630,7 @@ def test_with_a_table_boto3_is_ready_before_the_first_audit(moto: str) -> None:
 
 @pytest.mark.usefixtures("local_aws")
 def test_no_lease_is_taken_over_facts_fresh_in_the_window(table: str) -> None:
-    from sitemap_auditor import facts
+    from sitemap_auditor.core import facts
 
     store = dynamostore.DynamoStore(table)
     now = time.time()
@@ -720,7 +723,7 @@ def test_a_recent_lasting_mark_refuses_the_lease_a_stale_reader_asks_for(table: 
 
 
 def test_large_facts_are_kept_out_of_the_item_that_leases_touch(local_aws: str, table: str) -> None:
-    from sitemap_auditor import facts
+    from sitemap_auditor.core import facts
 
     store = dynamostore.DynamoStore(table)
     now = time.time()

@@ -25,7 +25,7 @@ from harness.containers import Container
 from harness.environments import container_environment
 from harness.servers import Site, robots_with, send
 from sitemap_auditor import handler
-from sitemap_auditor.lease import POLL_MAX_S
+from sitemap_auditor.sharing.lease import POLL_MAX_S
 
 pytestmark = pytest.mark.slow
 

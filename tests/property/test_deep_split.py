@@ -10,15 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.deep import SHARED_CORPUS
 
-from sitemap_auditor.deep.checks import (
-    Finding,
-    SiteChecks,
-    SitemapChecks,
-    SitemapScope,
-    text_lines,
-)
-from sitemap_auditor.lastmod import lastmod_key
-from sitemap_auditor.parser import ParsedSitemap, Rejected, SitemapParser
+from sitemap_auditor.core.lastmod import lastmod_key
+from sitemap_auditor.core.parser import ParsedSitemap, Rejected, SitemapParser
+from sitemap_auditor.deep.checks import Finding, SiteChecks, SitemapChecks, SitemapScope, text_lines
 
 _LOCAL = Path(__file__).resolve().parent.parent / "corpus"
 NAMES = [

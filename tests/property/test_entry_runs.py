@@ -17,11 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemap_auditor.deep.checks import Finding, SiteChecks, SitemapChecks, SitemapScope
-from sitemap_auditor.deep.robots_rules import RobotsRules
-from sitemap_auditor.deep.seen import Duplicates
-from sitemap_auditor.lastmod import lastmod_key
-from sitemap_auditor.parser import (
+from sitemap_auditor.core.lastmod import lastmod_key
+from sitemap_auditor.core.parser import (
     DocumentHead,
     EntryRun,
     Extensions,
@@ -29,6 +26,9 @@ from sitemap_auditor.parser import (
     Rejected,
     SitemapParser,
 )
+from sitemap_auditor.deep.checks import Finding, SiteChecks, SitemapChecks, SitemapScope
+from sitemap_auditor.deep.robots_rules import RobotsRules
+from sitemap_auditor.deep.seen import Duplicates
 
 NOW = lastmod_key("2026-12-01T12:00:00Z") or 0
 SITEMAP = "https://www.example.com/blog/sitemap.xml"

@@ -158,7 +158,8 @@ def main(argv: list[str]) -> None:
 
     target = argv[1]
     with atheris.instrument_imports(include=["sitemap_auditor"]):
-        from sitemap_auditor import decoding, lastmod, parser, robots
+        from sitemap_auditor.core import lastmod, parser, robots
+        from sitemap_auditor.fetching import decoding
 
     _modules.update(parser=parser, decoding=decoding, robots=robots, lastmod=lastmod)
     # libFuzzer runs its program again through the shell for -merge and -fork: name it as a

@@ -18,18 +18,18 @@ from dateutil.relativedelta import relativedelta
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from sitemap_auditor.decoding import peel_gzip
-from sitemap_auditor.errors import MAX_BODY_BYTES, FetchError
-from sitemap_auditor.issues import MAX_ISSUE_CHARS, Kind
-from sitemap_auditor.lastmod import format_instant, parse_lastmod
-from sitemap_auditor.parser import (
+from sitemap_auditor.core.errors import MAX_BODY_BYTES, FetchError
+from sitemap_auditor.core.issues import MAX_ISSUE_CHARS, Kind
+from sitemap_auditor.core.lastmod import format_instant, parse_lastmod
+from sitemap_auditor.core.parser import (
     MAX_SAMPLE_CHARS,
     MAX_UNPARSABLE_SAMPLES,
     ParsedSitemap,
     Rejected,
     parse_bytes,
 )
-from sitemap_auditor.robots import MAX_CANDIDATES, sitemap_urls
+from sitemap_auditor.core.robots import MAX_CANDIDATES, sitemap_urls
+from sitemap_auditor.fetching.decoding import peel_gzip
 
 FAST = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MODEST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_auditor.robots import iter_sitemap_lines, sitemap_urls
+from sitemap_auditor.core.robots import iter_sitemap_lines, sitemap_urls
 
 ROBOTS = "https://ex.com/robots.txt"
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"

@@ -15,10 +15,10 @@ from harness.servers import (
     Route,
     Site,
 )
-from sitemap_auditor import probe
-from sitemap_auditor.config import Settings
-from sitemap_auditor.facts import RobotsProbe, SelectedSitemap, SiteFacts
-from sitemap_auditor.fetch import Fetcher, FetchPolicy
+from sitemap_auditor.audit import probe
+from sitemap_auditor.audit.config import Settings
+from sitemap_auditor.core.facts import RobotsProbe, SelectedSitemap, SiteFacts
+from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy
 from support.results import days_ago
 
 __all__ = [

@@ -3,7 +3,7 @@ them: taken from the one table, `observability.METRICS`, never listed again here
 
 from __future__ import annotations
 
-from sitemap_auditor.observability import METRICS, SHARING_METRICS
+from sitemap_auditor.audit.observability import METRICS, SHARING_METRICS
 
 __all__ = ["SHARING", "UNITS"]
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sitemap_auditor.config import Settings
+from sitemap_auditor.audit.config import Settings
 
 __all__ = [
     "CHECK_KEYS",

@@ -14,9 +14,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from sitemap_auditor import dynamostore, exchange, facts, lease
-from sitemap_auditor.issues import Kind, issue
-from sitemap_auditor.parser import ParsedSitemap
+from sitemap_auditor.core import facts, validators
+from sitemap_auditor.core.issues import Kind, issue
+from sitemap_auditor.core.parser import ParsedSitemap
+from sitemap_auditor.sharing import dynamostore, lease
 
 __all__ = [
     "HOSTILE",
@@ -42,7 +43,7 @@ def sample_facts(fetched_at: float, site: str = "https://www.example.com") -> fa
     )
     return facts.SiteFacts(
         robots=facts.RobotsProbe(
-            200, True, (missing, listed), (), (), exchange.Validators('"r1"', None), 120
+            200, True, (missing, listed), (), (), validators.Validators('"r1"', None), 120
         ),
         candidates=(missing, listed),
         outcomes=(
@@ -51,7 +52,7 @@ def sample_facts(fetched_at: float, site: str = "https://www.example.com") -> fa
                 listed,
                 facts.SelectedSitemap(listed, 200, "application/xml", parsed),
                 None,
-                exchange.Validators('"s1"', "Mon, 30 Nov 2026 08:00:00 GMT"),
+                validators.Validators('"s1"', "Mon, 30 Nov 2026 08:00:00 GMT"),
                 900,
             ),
         ),

@@ -14,7 +14,7 @@ import pytest
 
 from harness import moto_atomic
 from harness.environments import REGION, aws_environment
-from sitemap_auditor import lifetime
+from sitemap_auditor.audit import lifetime
 
 from . import dynamo as support_dynamo
 

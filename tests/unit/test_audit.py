@@ -5,14 +5,15 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sitemap_auditor import audit, response
-from sitemap_auditor.config import Settings
-from sitemap_auditor.credentials import Credentials
-from sitemap_auditor.facts import CandidateOutcome, RobotsProbe, SelectedSitemap, SiteFacts
-from sitemap_auditor.issues import Kind, issue
-from sitemap_auditor.parser import ParsedSitemap
-from sitemap_auditor.request import parse
-from sitemap_auditor.site import SiteBase, resolve
+from sitemap_auditor.audit import response
+from sitemap_auditor.audit import steps as audit
+from sitemap_auditor.audit.config import Settings
+from sitemap_auditor.audit.request import parse
+from sitemap_auditor.core.credentials import Credentials
+from sitemap_auditor.core.facts import CandidateOutcome, RobotsProbe, SelectedSitemap, SiteFacts
+from sitemap_auditor.core.issues import Kind, issue
+from sitemap_auditor.core.parser import ParsedSitemap
+from sitemap_auditor.core.site import SiteBase, resolve
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 _SITE = resolve("https://www.example.com/page")

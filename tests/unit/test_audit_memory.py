@@ -13,9 +13,9 @@ import pytest
 from support.results import LogCapture
 
 from sitemap_auditor import handler
-from sitemap_auditor.config import Settings
-from sitemap_auditor.exchange import Request
-from sitemap_auditor.memory_transport import Canned, MemoryTransport
+from sitemap_auditor.audit.config import Settings
+from sitemap_auditor.fetching.exchange import Request
+from sitemap_auditor.fetching.memory_transport import Canned, MemoryTransport
 
 SITE = "http://site.test"
 SETTINGS = Settings(max_age_days=7, allow_private_networks=False, share_seconds=0)

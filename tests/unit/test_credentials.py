@@ -7,9 +7,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from sitemap_auditor import response, sharing
-from sitemap_auditor.credentials import MIN_FREE_TEXT_SECRET, Credentials
-from sitemap_auditor.response import redact
+from sitemap_auditor.audit import response
+from sitemap_auditor.audit.response import redact
+from sitemap_auditor.core.credentials import MIN_FREE_TEXT_SECRET, Credentials
+from sitemap_auditor.sharing import driver as sharing
 
 
 @pytest.mark.parametrize(

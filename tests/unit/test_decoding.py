@@ -7,8 +7,8 @@ import zlib
 
 import pytest
 
-from sitemap_auditor import decoding
-from sitemap_auditor.errors import FetchError, FetchErrorKind
+from sitemap_auditor.core.errors import FetchError, FetchErrorKind
+from sitemap_auditor.fetching import decoding
 
 DOC = b"<urlset>" + b"<url><loc>https://ex.com/</loc></url>" * 500 + b"</urlset>"
 

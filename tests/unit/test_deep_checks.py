@@ -6,10 +6,10 @@ from datetime import date, timedelta
 
 import pytest
 
+from sitemap_auditor.core.lastmod import lastmod_key
 from sitemap_auditor.deep import checks
 from sitemap_auditor.deep.checks import SeenUrls, SitemapScope, Tally
 from sitemap_auditor.deep.kinds import KINDS, Kind, Severity
-from sitemap_auditor.lastmod import lastmod_key
 
 NOW = lastmod_key("2026-12-01T12:00:00Z") or 0
 ROOT = SitemapScope.of("https://www.example.com/sitemap.xml", from_robots=True)

@@ -10,20 +10,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitemap_auditor import audit, facts, response
-from sitemap_auditor.config import Settings
-from sitemap_auditor.errors import InvalidItemError
-from sitemap_auditor.exchange import Validators
-from sitemap_auditor.facts import (
-    CandidateOutcome,
-    RobotsProbe,
-    SelectedSitemap,
-    SiteFacts,
-)
-from sitemap_auditor.issues import Issue, Kind
-from sitemap_auditor.parser import ParsedSitemap
-from sitemap_auditor.request import parse
-from sitemap_auditor.site import resolve
+from sitemap_auditor.audit import response
+from sitemap_auditor.audit import steps as audit
+from sitemap_auditor.audit.config import Settings
+from sitemap_auditor.audit.request import parse
+from sitemap_auditor.core import facts
+from sitemap_auditor.core.errors import InvalidItemError
+from sitemap_auditor.core.facts import CandidateOutcome, RobotsProbe, SelectedSitemap, SiteFacts
+from sitemap_auditor.core.issues import Issue, Kind
+from sitemap_auditor.core.parser import ParsedSitemap
+from sitemap_auditor.core.site import resolve
+from sitemap_auditor.core.validators import Validators
 
 SITE = resolve("https://www.example.com/page")
 assert SITE is not None

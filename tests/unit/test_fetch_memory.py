@@ -11,13 +11,14 @@ from collections.abc import Sequence
 
 import pytest
 
-from sitemap_auditor import probe
-from sitemap_auditor.credentials import Credentials
-from sitemap_auditor.errors import MAX_BODY_BYTES, FetchError, FetchErrorKind
-from sitemap_auditor.exchange import NO_VALIDATORS, Request
-from sitemap_auditor.fetch import MAX_REDIRECTS, USER_AGENT, Fetcher, FetchPolicy
-from sitemap_auditor.memory_transport import Canned, MemoryTransport, Route
-from sitemap_auditor.site import resolve
+from sitemap_auditor.audit import probe
+from sitemap_auditor.core.credentials import Credentials
+from sitemap_auditor.core.errors import MAX_BODY_BYTES, FetchError, FetchErrorKind
+from sitemap_auditor.core.site import resolve
+from sitemap_auditor.core.validators import NO_VALIDATORS
+from sitemap_auditor.fetching.exchange import Request
+from sitemap_auditor.fetching.fetch import MAX_REDIRECTS, USER_AGENT, Fetcher, FetchPolicy
+from sitemap_auditor.fetching.memory_transport import Canned, MemoryTransport, Route
 
 SITE = "http://site.test:8080"
 OTHER = "http://other.test:8080"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from sitemap_auditor.guard import Guard
+from sitemap_auditor.fetching.guard import Guard
 
 
 def test_a_site_limit_reads_as_given_however_late_the_guard_is_made() -> None:

@@ -23,8 +23,8 @@ from support.deep_documents import (
     small_site,
 )
 
-from sitemap_auditor.deep import charts, html_report
-from sitemap_auditor.deep.html_report import render
+from sitemap_auditor.deep.reports import charts, html_report
+from sitemap_auditor.deep.reports.html_report import render
 
 _VOID = {"meta", "input", "br", "img", "link", "hr", "source", "wbr"}
 # Every element the report writes; an injection would add another.

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_auditor import facts
-from sitemap_auditor.errors import FetchError, FetchErrorKind, InvalidItemError
-from sitemap_auditor.issues import MAX_ISSUE_CHARS, Issue, Kind, issue
-from sitemap_auditor.parser import Rejected, parse_bytes
-from sitemap_auditor.robots import sitemap_urls
+from sitemap_auditor.core import facts
+from sitemap_auditor.core.errors import FetchError, FetchErrorKind, InvalidItemError
+from sitemap_auditor.core.issues import MAX_ISSUE_CHARS, Issue, Kind, issue
+from sitemap_auditor.core.parser import Rejected, parse_bytes
+from sitemap_auditor.core.robots import sitemap_urls
 
 OPERATIONS = Path(__file__).resolve().parents[2] / "docs" / "operations.md"
 ROBOTS = "https://ex.com/robots.txt"

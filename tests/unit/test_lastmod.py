@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from sitemap_auditor.lastmod import format_instant, parse_lastmod
+from sitemap_auditor.core.lastmod import format_instant, parse_lastmod
 
 
 def utc(year: int, month: int, day: int, *time: int) -> datetime:

@@ -10,14 +10,16 @@ from pathlib import Path
 
 from support.results import LogCapture
 
-from sitemap_auditor import codes, config, credentials, errors, sharing
+from sitemap_auditor.audit import config, secrets
+from sitemap_auditor.core import codes, errors
+from sitemap_auditor.sharing import driver as sharing
 
 
 def test_the_errors_are_where_their_modules_say_and_as_the_docstring_draws() -> None:
     assert issubclass(errors.ConfigError, ValueError)
     assert issubclass(errors.SecretError, RuntimeError)
     assert config.ConfigError is errors.ConfigError
-    assert credentials.SecretError is errors.SecretError
+    assert secrets.SecretError is errors.SecretError
     assert sharing.StoreError is errors.StoreError
     for name in errors.__all__:
         assert name in (errors.__doc__ or "") or name in ("MAX_BODY_BYTES", "FetchErrorKind")
@@ -29,7 +31,8 @@ def test_each_checkcode_knows_its_number() -> None:
 
 
 def test_one_reset_forgets_what_the_process_learnt(logs: LogCapture) -> None:
-    from sitemap_auditor import facts, lifetime, observability, response
+    from sitemap_auditor.audit import lifetime, observability, response
+    from sitemap_auditor.core import facts
 
     known = facts.SiteFacts(facts.RobotsProbe(404, False, (), (), ()), (), (), fetched_at=1.0)
     lifetime.SHARING.local.put("k", known, 10)

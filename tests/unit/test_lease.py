@@ -14,9 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.fleet import START, Fleet, SiteModel
-from sitemap_auditor import lease
-from sitemap_auditor.fetch import REQUEST_DEADLINE_S
-from sitemap_auditor.lease import (
+from sitemap_auditor.fetching.fetch import REQUEST_DEADLINE_S
+from sitemap_auditor.sharing import lease
+from sitemap_auditor.sharing.lease import (
     Action,
     FetchAlone,
     Fetched,

@@ -9,8 +9,14 @@ from pathlib import Path
 import pytest
 from support.documents import sitemapindex, urlset
 
-from sitemap_auditor.issues import Kind
-from sitemap_auditor.parser import EntryRun, ParsedSitemap, Rejected, SitemapParser, parse_bytes
+from sitemap_auditor.core.issues import Kind
+from sitemap_auditor.core.parser import (
+    EntryRun,
+    ParsedSitemap,
+    Rejected,
+    SitemapParser,
+    parse_bytes,
+)
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 CHUNK_SIZES = (1, 7, 64 * 1024)
@@ -481,7 +487,7 @@ def test_a_cdata_section_after_lines_expat_was_not_given_is_measured_from_its_st
 def test_white_space_past_a_layout_s_bound_makes_no_expression() -> None:
     # A layout's white space is written into an expression (64 of them are kept): entries with
     # more than _MAX_LAYOUT_SPACE of it between two tags are read by the quick expression.
-    from sitemap_auditor import parser as module
+    from sitemap_auditor.core import parser as module
 
     entries = "".join(
         f"<url>{' ' * (65 + i % 50)}<loc>https://example.com/p{i}</loc></url>\n"
@@ -497,7 +503,7 @@ def test_white_space_past_a_layout_s_bound_makes_no_expression() -> None:
 def test_the_lambda_s_parser_compiles_none_of_the_deep_reading_s_expressions() -> None:
     # They are compiled when a deep reader first looks for a run: the Lambda's cold start and
     # reading never pay for them.
-    from sitemap_auditor import parser as module
+    from sitemap_auditor.core import parser as module
 
     lazy = (module._run_patterns, module._run_start, module._layout_patterns, module._layout)
     for compiled in lazy:

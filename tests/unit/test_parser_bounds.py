@@ -19,8 +19,8 @@ import pytest
 from support.hostile_xml import HEAD, HOSTILE, LONG_NAME, MARKUP, NAMES, Hostile, chunked
 from support.tracing import traced_peak
 
-from sitemap_auditor.issues import Kind
-from sitemap_auditor.parser import (
+from sitemap_auditor.core.issues import Kind
+from sitemap_auditor.core.parser import (
     FEED_SLICE_BYTES,
     MAX_MARKUP_BYTES,
     MAX_NAME_CHARS,

@@ -13,8 +13,8 @@ import pytest
 
 from harness.fleet import READ_UNITS_PER_S, START, SimDynamo
 from harness.realfleet import READ_TIMEOUT_S, RealFleet, SimTable, Site, VirtualTime
-from sitemap_auditor import lease
-from sitemap_auditor.sharing import StoredItem
+from sitemap_auditor.sharing import lease
+from sitemap_auditor.sharing.driver import StoredItem
 
 N = 100
 

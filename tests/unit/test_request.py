@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from sitemap_auditor import response
-from sitemap_auditor.codes import Status
-from sitemap_auditor.credentials import Credentials
-from sitemap_auditor.issues import Kind, issue
-from sitemap_auditor.outcome import redacted
-from sitemap_auditor.request import AuditRequest, parse
-from sitemap_auditor.rules import RuleInputs, evaluate
+from sitemap_auditor.audit import response
+from sitemap_auditor.audit.outcome import redacted
+from sitemap_auditor.audit.request import AuditRequest, parse
+from sitemap_auditor.audit.rules import RuleInputs, evaluate
+from sitemap_auditor.core.codes import Status
+from sitemap_auditor.core.credentials import Credentials
+from sitemap_auditor.core.issues import Kind, issue
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 

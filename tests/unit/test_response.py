@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 from support.results import CHECK_KEYS, DATA_MAP_OF_501
 
-from sitemap_auditor import codes, response
-from sitemap_auditor.issues import Kind, issue
-from sitemap_auditor.outcome import DataMap
-from sitemap_auditor.rules import Fired, RuleInputs
+from sitemap_auditor.audit import response
+from sitemap_auditor.audit.outcome import DataMap
+from sitemap_auditor.audit.rules import Fired, RuleInputs
+from sitemap_auditor.core import codes
+from sitemap_auditor.core.issues import Kind, issue
 
 NOW = datetime(2026, 12, 1, 12, 0, 5, 999_000, tzinfo=UTC)
 INFO = Fired(codes.INFO_100, codes.SPEC_URL, {"specUrl": codes.SPEC_URL})

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_auditor.issues import MAX_ISSUE_CHARS, cut_value
-from sitemap_auditor.robots import (
+from sitemap_auditor.core.issues import MAX_ISSUE_CHARS, cut_value
+from sitemap_auditor.core.robots import (
     MAX_CANDIDATES,
     MAX_LINE_BYTES,
     MAX_SKIPPED_LISTED,
@@ -18,8 +18,8 @@ from sitemap_auditor.robots import (
     sitemap_urls,
     utf16_encoding,
 )
-from sitemap_auditor.site import resolve
-from sitemap_auditor.urls import TOO_LONG_FOR_DNS
+from sitemap_auditor.core.site import resolve
+from sitemap_auditor.core.urls import TOO_LONG_FOR_DNS
 
 ROBOTS = "https://ex.com/robots.txt"
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"

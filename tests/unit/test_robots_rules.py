@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from sitemap_auditor.core.robots import MAX_ROBOTS_BYTES, sitemap_lines
 from sitemap_auditor.deep import robots_rules
 from sitemap_auditor.deep.robots_rules import (
     Directive,
@@ -27,7 +28,6 @@ from sitemap_auditor.deep.robots_rules import (
     path_params_query,
     valid_user_agent,
 )
-from sitemap_auditor.robots import MAX_ROBOTS_BYTES, sitemap_lines
 
 
 @dataclass(frozen=True)

@@ -7,11 +7,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from sitemap_auditor import codes, rules
-from sitemap_auditor.facts import SelectedSitemap
-from sitemap_auditor.parser import ParsedSitemap
-from sitemap_auditor.rules import RuleInputs
-from sitemap_auditor.site import resolve
+from sitemap_auditor.audit import rules
+from sitemap_auditor.audit.rules import RuleInputs
+from sitemap_auditor.core import codes
+from sitemap_auditor.core.facts import SelectedSitemap
+from sitemap_auditor.core.parser import ParsedSitemap
+from sitemap_auditor.core.site import resolve
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 SITE = resolve("https://www.example.com/a/page")

@@ -13,10 +13,11 @@ from dataclasses import dataclass, field, replace
 
 import pytest
 
-from sitemap_auditor import facts, lease
-from sitemap_auditor.errors import InvalidItemError
-from sitemap_auditor.issues import Kind, issue
-from sitemap_auditor.sharing import (
+from sitemap_auditor.core import facts
+from sitemap_auditor.core.errors import InvalidItemError
+from sitemap_auditor.core.issues import Kind, issue
+from sitemap_auditor.sharing import lease
+from sitemap_auditor.sharing.driver import (
     DEFAULT_MAX_WAIT_S,
     FETCHED,
     LOCAL_MAX_WAIT_S,

@@ -11,10 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemap_auditor import transport, urls
-from sitemap_auditor.exchange import Request
-from sitemap_auditor.site import describe_url_value, resolve
-from sitemap_auditor.urls import _NOT_IN_HOSTS, strip_userinfo
+from sitemap_auditor.core import urls
+from sitemap_auditor.core.site import describe_url_value, resolve
+from sitemap_auditor.core.urls import _NOT_IN_HOSTS, strip_userinfo
+from sitemap_auditor.fetching import transport
+from sitemap_auditor.fetching.exchange import Request
 
 
 @pytest.mark.parametrize(

@@ -26,13 +26,26 @@ from support.store_items import (
     zlib_bomb,
 )
 
-from sitemap_auditor import audit, dynamostore, exchange, facts, fetch, lease, request, robots
-from sitemap_auditor.config import Settings
-from sitemap_auditor.errors import InvalidItemError
-from sitemap_auditor.issues import Kind, issue
-from sitemap_auditor.lease import LEASE_S, Item, Protocol, Read, ReadDone, Sleep, Slept, TakeLease
-from sitemap_auditor.parser import ParsedSitemap
-from sitemap_auditor.site import resolve
+from sitemap_auditor.audit import request
+from sitemap_auditor.audit import steps as audit
+from sitemap_auditor.audit.config import Settings
+from sitemap_auditor.core import facts, robots, validators
+from sitemap_auditor.core.errors import InvalidItemError
+from sitemap_auditor.core.issues import Kind, issue
+from sitemap_auditor.core.parser import ParsedSitemap
+from sitemap_auditor.core.site import resolve
+from sitemap_auditor.fetching import fetch
+from sitemap_auditor.sharing import dynamostore, lease
+from sitemap_auditor.sharing.lease import (
+    LEASE_S,
+    Item,
+    Protocol,
+    Read,
+    ReadDone,
+    Sleep,
+    Slept,
+    TakeLease,
+)
 
 NOW = 1_800_000_000.0
 KEY = "v5|g|-|https://www.example.com"
@@ -89,7 +102,7 @@ def test_the_largest_facts_the_writer_makes_are_read_back() -> None:
         issue(robots_url, Kind.SKIPPED_SITEMAP, f"skipped Sitemap: value {'v' * 100!r} (why)")
         for _ in range(2 * robots.MAX_SKIPPED_LISTED + 3)
     )
-    longest = exchange.Validators('"' + "e" * 254 + '"', "x" * fetch.MAX_VALIDATOR_CHARS)
+    longest = validators.Validators('"' + "e" * 254 + '"', "x" * fetch.MAX_VALIDATOR_CHARS)
     parsed = ParsedSitemap(
         "urlset", 10**6, datetime(2026, 11, 30, tzinfo=UTC), ("s" * 100,) * 20, 10**6, "2026-11-30"
     )

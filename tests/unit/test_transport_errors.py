@@ -14,9 +14,9 @@ import pytest
 import requests
 import urllib3
 
-from sitemap_auditor.errors import TRANSIENT_KINDS, FetchError, FetchErrorKind
-from sitemap_auditor.guard import Guard, connect_failed
-from sitemap_auditor.transport import classify, mapped_errors
+from sitemap_auditor.core.errors import TRANSIENT_KINDS, FetchError, FetchErrorKind
+from sitemap_auditor.fetching.guard import Guard, connect_failed
+from sitemap_auditor.fetching.transport import classify, mapped_errors
 
 
 def wrapped(inner: BaseException) -> BaseException:

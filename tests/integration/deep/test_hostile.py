@@ -13,11 +13,12 @@ from http.server import BaseHTTPRequestHandler
 import pytest
 from support.deep import SITEMAPS_NS, kinds_of, local_only, run, urlset_of
 
-import sitemap_auditor.addresses as ng
+import sitemap_auditor.fetching.addresses as ng
 from harness.servers import Site, drip, redirect, reply, send, stream
 from sitemap_auditor import deep
-from sitemap_auditor.credentials import Credentials
-from sitemap_auditor.deep import text_report, walk
+from sitemap_auditor.core.credentials import Credentials
+from sitemap_auditor.deep import walk
+from sitemap_auditor.deep.reports import text_report
 
 
 def _index(site: Site, *paths: str) -> None:

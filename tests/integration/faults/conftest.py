@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from support.faults import Outbound
 
-import sitemap_auditor.addresses as ng
+import sitemap_auditor.fetching.addresses as ng
 
 
 @pytest.fixture(autouse=True)

@@ -26,8 +26,8 @@ from harness.servers import (
     reply,
     stream,
 )
-from sitemap_auditor.fetch import MAX_BODY_BYTES
-from sitemap_auditor.robots import MAX_ROBOTS_BYTES
+from sitemap_auditor.core.robots import MAX_ROBOTS_BYTES
+from sitemap_auditor.fetching.fetch import MAX_BODY_BYTES
 
 
 def robots_body(total: int, straddle_at: int) -> Iterator[bytes]:

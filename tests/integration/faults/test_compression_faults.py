@@ -24,9 +24,9 @@ from harness.servers import (
     reply,
     robots_with,
 )
-from sitemap_auditor.decoding import peel_gzip
-from sitemap_auditor.errors import FetchError
-from sitemap_auditor.fetch import MAX_BODY_BYTES
+from sitemap_auditor.core.errors import FetchError
+from sitemap_auditor.fetching.decoding import peel_gzip
+from sitemap_auditor.fetching.fetch import MAX_BODY_BYTES
 
 
 def test_truncated_gzip_sitemap(audit: AuditFn, site: Site) -> None:

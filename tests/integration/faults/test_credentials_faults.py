@@ -27,15 +27,15 @@ from harness.servers import (
     robots_with,
     send,
 )
-from sitemap_auditor.credentials import Credentials
-from sitemap_auditor.exchange import NO_VALIDATORS
-from sitemap_auditor.fetch import Fetcher, FetchPolicy
+from sitemap_auditor.core.credentials import Credentials
+from sitemap_auditor.core.validators import NO_VALIDATORS
+from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy
 
 
 @pytest.fixture
 def observed() -> Iterator[None]:
     """Metrics emitted and info lines logged, whatever an earlier test (the CLI's) switched off."""
-    from sitemap_auditor import observability
+    from sitemap_auditor.audit import observability
 
     metrics_were_on = observability.emit_metrics(True)
     level = observability.logger.log_level

@@ -22,14 +22,14 @@ from support.faults import (
 )
 from support.results import AuditFn, codes_of, data_of
 
-import sitemap_auditor.addresses as ng
+import sitemap_auditor.fetching.addresses as ng
 from harness.servers import (
     Site,
     redirect,
     reply,
     robots_with,
 )
-from sitemap_auditor import urls
+from sitemap_auditor.core import urls
 
 
 @dataclass(frozen=True)

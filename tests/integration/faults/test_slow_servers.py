@@ -26,7 +26,7 @@ from harness.servers import (
     reply,
     slow_headers,
 )
-from sitemap_auditor import probe
+from sitemap_auditor.audit import probe
 
 
 def test_slow_headers_on_a_sitemap_are_cut_at_the_deadline(site: Site) -> None:

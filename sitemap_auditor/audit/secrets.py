@@ -1,0 +1,110 @@
+"""Basic Auth credentials and the store key, read from Secrets Manager (boto3 only then)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
+from sitemap_auditor.core.credentials import Credentials, from_mapping
+from sitemap_auditor.core.errors import SecretError as SecretError
+
+__all__ = [
+    "MIN_CACHE_KEY_CHARS",
+    "SECRET_CACHE_SECONDS",
+    "SecretError",
+    "T",
+    "cache_key",
+    "clear_cache",
+    "from_secret",
+    "resolve",
+]
+
+# Warm invocations reuse a secret for this long; a rotated password is picked up after it.
+SECRET_CACHE_SECONDS = 300.0
+
+# The shared store's credential-hash key must be long enough not to be guessed.
+MIN_CACHE_KEY_CHARS = 32
+
+T = TypeVar("T")
+_cache: dict[tuple[str, str], tuple[float, object]] = {}
+_cache_lock = threading.Lock()
+_client: Any = None
+
+
+def _secrets_client() -> Any:
+    global _client
+    if _client is None:
+        # Imported here, not at module level: boto3 costs ~100 ms of cold start and only
+        # invocations with a secret need it. The endpoint comes from the environment
+        # (AWS_ENDPOINT_URL_SECRETS_MANAGER), as boto3 reads it itself.
+        import boto3
+
+        _client = boto3.session.Session().client("secretsmanager")
+    return _client
+
+
+def _read(secret_id: str, what: str, parse: Callable[[str], T | None], wrong: str) -> T:
+    """A secret's string parsed, cached while warm; errors name the secret, never its value."""
+    now = time.monotonic()
+    with _cache_lock:
+        hit = _cache.get((what, secret_id))
+        if hit is not None and hit[0] > now:
+            return cast(T, hit[1])
+    try:
+        answer = _secrets_client().get_secret_value(SecretId=secret_id)
+    except Exception as e:  # noqa: BLE001 -- any failure of the secret is the same outcome
+        code = getattr(e, "response", {}).get("Error", {}).get("Code") or type(e).__name__
+        raise SecretError(f"{what} {secret_id!r} could not be read: {code}") from None
+    value = parse(answer.get("SecretString") or "")
+    if value is None:
+        raise SecretError(f"{what} {secret_id!r} {wrong}")
+    with _cache_lock:
+        _cache[(what, secret_id)] = (now + SECRET_CACHE_SECONDS, value)
+    return value
+
+
+def _credentials(text: str) -> Credentials | None:
+    try:
+        return from_mapping(json.loads(text))
+    except ValueError:
+        return None
+
+
+def _key(text: str) -> bytes | None:
+    # A short key would make the hash of a password guessable again.
+    return text.encode() if len(text) >= MIN_CACHE_KEY_CHARS else None
+
+
+def from_secret(secret_id: str) -> Credentials:
+    """Read `{"username": .., "password": ..}` from a Secrets Manager secret, cached while warm."""
+    return _read(
+        secret_id,
+        "basicAuthSecretId",
+        _credentials,
+        "is not a JSON object with string username and password",
+    )
+
+
+def cache_key(secret_id: str) -> bytes:
+    """The key of the credential hash in the shared store, read from a secret, cached while warm."""
+    return _read(
+        secret_id, "cache key secret", _key, f"is shorter than {MIN_CACHE_KEY_CHARS} characters"
+    )
+
+
+def resolve(inline: Credentials | None, secret_id: str | None) -> Credentials | None:
+    """The credentials of a request: inline, else read through its secret id, if any."""
+    if inline is not None:
+        return inline
+    return from_secret(secret_id) if secret_id else None
+
+
+def clear_cache() -> None:
+    """Forget cached secrets and the client (for tests that change the endpoint)."""
+    global _client
+    with _cache_lock:
+        _cache.clear()
+    _client = None

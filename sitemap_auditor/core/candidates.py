@@ -1,0 +1,17 @@
+"""Candidate sitemaps: the robots.txt URLs, or the three usual paths when it lists none."""
+
+from __future__ import annotations
+
+from sitemap_auditor.core.site import SiteBase
+
+__all__ = ["FALLBACK_PATHS", "for_site"]
+
+# auditor-doc.md, "How it works", step 3, in this order.
+FALLBACK_PATHS = ("/sitemap.xml", "/sitemap_index.xml", "/sitemap/sitemap.xml")
+
+
+def for_site(site: SiteBase, robots_sitemaps: tuple[str, ...]) -> tuple[str, ...]:
+    """Return the candidate sitemap URLs to try, in order."""
+    if robots_sitemaps:
+        return robots_sitemaps
+    return tuple(site.url + path for path in FALLBACK_PATHS)

@@ -1,0 +1,127 @@
+"""A body's bytes as the site meant them: content codings undone, gzip found by its magic bytes.
+
+Pure: it is fed byte chunks and knows nothing of sockets or HTTP. What it guarantees
+(docs/contract.md §4): no layer ever gives more than MAX_BODY_BYTES, memory does not grow with the
+body (work is done in CHUNK_BYTES slices), and a caller's deadline is checked between slices, so a
+bomb cannot hold a fetch past it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+
+from sitemap_auditor.core.errors import MAX_BODY_BYTES, FetchError, FetchErrorKind
+
+__all__ = [
+    "CHUNK_BYTES",
+    "GZIP_MAGIC",
+    "MAX_CONTENT_CODINGS",
+    "MAX_SNIFFED_GZIP_LAYERS",
+    "DeadlineCheck",
+    "content_codings",
+    "decode",
+    "inflate",
+    "no_deadline",
+    "peel_gzip",
+]
+
+# Reads and decompression work in slices of this size, so memory does not grow with the body.
+CHUNK_BYTES = 64 * 1024
+# A sitemap.xml.gz sent with Content-Encoding: gzip has two layers; more than three sniffed
+# layers is no sitemap anyone publishes, only a way to burn CPU.
+MAX_SNIFFED_GZIP_LAYERS = 3
+GZIP_MAGIC = b"\x1f\x8b"
+# Servers stack at most one or two codings; each is one more decompression layer.
+MAX_CONTENT_CODINGS = 2
+_TRANSPORT_ENCODINGS = frozenset({"gzip", "x-gzip", "deflate"})
+
+# Called between slices of work; raises FetchError once the fetch's time is up.
+DeadlineCheck = Callable[[], None]
+
+
+def no_deadline() -> None:
+    """A deadline check that never fires, for callers without a deadline."""
+
+
+def inflate(chunks: Iterable[bytes], check: DeadlineCheck = no_deadline) -> Iterator[bytes]:
+    """Decompress one gzip or zlib layer, bounded: no more than MAX_BODY_BYTES come out."""
+    d = zlib.decompressobj(32 + zlib.MAX_WBITS)  # 32: a gzip or a zlib header, found by itself
+    produced = 0
+    started = False
+    pending = b""  # a lone byte after a member's end, until the next chunk tells what it starts
+    it = iter(chunks)  # one pass: draining after a member's end goes on from here
+    try:
+        for chunk in it:
+            data = pending + chunk if pending else chunk
+            pending = b""
+            while data:
+                if d.eof:
+                    # A member ended: another gzip member may follow (in this chunk or the
+                    # next); anything else is trailing bytes, ignored as gzip(1) does.
+                    if len(data) < len(GZIP_MAGIC):
+                        pending = data
+                        break
+                    if data[:2] != GZIP_MAGIC:
+                        # Read the rest anyway, so that an outer layer's own end (and its
+                        # integrity check) is reached whatever the chunking.
+                        for _ in it:
+                            pass
+                        return
+                    d = zlib.decompressobj(32 + zlib.MAX_WBITS)
+                started = True
+                out = d.decompress(data, CHUNK_BYTES)
+                data = d.unused_data if d.eof else d.unconsumed_tail
+                if out:
+                    produced += len(out)
+                    if produced > MAX_BODY_BYTES:
+                        raise FetchError(FetchErrorKind.TOO_LARGE, " once decompressed")
+                    check()
+                    yield out
+    except zlib.error:
+        raise FetchError(FetchErrorKind.BAD_COMPRESSED_DATA) from None
+    if started and not d.eof:
+        raise FetchError(FetchErrorKind.TRUNCATED_COMPRESSED_DATA)
+
+
+def peel_gzip(
+    chunks: Iterable[bytes],
+    check: DeadlineCheck = no_deadline,
+    layers: int = MAX_SNIFFED_GZIP_LAYERS,
+) -> Iterator[bytes]:
+    """Undo every gzip layer found by its magic bytes, whatever the headers said."""
+    it = iter(chunks)
+    head = b""
+    for chunk in it:
+        head += chunk
+        if len(head) >= len(GZIP_MAGIC):
+            break
+    stream = itertools.chain((head,), it) if head else it
+    if head[:2] != GZIP_MAGIC:
+        yield from stream
+    elif layers <= 0:
+        raise FetchError(FetchErrorKind.BAD_COMPRESSED_DATA, "too many gzip layers")
+    else:
+        yield from peel_gzip(inflate(stream, check), check, layers - 1)
+
+
+def content_codings(header: str | None) -> list[str]:
+    """The codings a Content-Encoding value names, in the order they were applied."""
+    codings = (c.strip().lower() for c in (header or "").split(","))
+    return [c for c in codings if c and c != "identity"]
+
+
+def decode(
+    chunks: Iterable[bytes], content_encoding: str | None, check: DeadlineCheck = no_deadline
+) -> Iterator[bytes]:
+    """The body under its content codings and any sniffed gzip layers; raises FetchError."""
+    codings = content_codings(content_encoding)
+    if len(codings) > MAX_CONTENT_CODINGS:
+        raise FetchError(FetchErrorKind.UNSUPPORTED_ENCODING, f"{len(codings)} codings")
+    stream: Iterable[bytes] = chunks
+    for coding in reversed(codings):
+        if coding not in _TRANSPORT_ENCODINGS:
+            raise FetchError(FetchErrorKind.UNSUPPORTED_ENCODING, coding[:40])
+        stream = inflate(stream, check)
+    yield from peel_gzip(stream, check, MAX_SNIFFED_GZIP_LAYERS)

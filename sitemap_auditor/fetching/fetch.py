@@ -1,0 +1,270 @@
+"""The fetcher: one URL's GET, its redirects followed hop by hop, its final answer's body as
+bounded, decoded chunks.
+
+What it guarantees for every URL it fetches (docs/contract.md §4):
+- the 37AuditsBot user agent, and Basic Auth only on the site's own origin, hop by hop;
+- at most 10 redirects, http(s) only;
+- one deadline for the whole fetch (name look-ups, redirects and body), kept by its Guard
+  (guard.py), which also checks every address before a connection opens;
+- the wire bytes and every decompressed layer capped (decoding.py), gzip found by its magic bytes.
+
+Every URL is read once (urls.read, the WHATWG Standard's reading: docs/contract.md §8), and the
+origin check, the address guard and the connection all use that reading. The fetcher speaks to
+its transport only through exchange.py's interface: transport.HttpTransport by default (requests
+and urllib3 stay behind it), or any other, such as memory_transport.MemoryTransport in tests.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+
+from sitemap_auditor.core import errors, urls
+from sitemap_auditor.core.credentials import Credentials
+from sitemap_auditor.core.errors import FetchError, FetchErrorKind
+from sitemap_auditor.core.urls import UnfetchableURLError, WebURL
+from sitemap_auditor.core.validators import NO_VALIDATORS, Validators
+from sitemap_auditor.fetching import decoding
+from sitemap_auditor.fetching.exchange import Reply, Request, Transport
+from sitemap_auditor.fetching.fetch_stats import FetchStats
+from sitemap_auditor.fetching.guard import Guard, Resolver, system_resolver
+
+__all__ = [
+    "MAX_BODY_BYTES",
+    "MAX_REDIRECTS",
+    "MAX_VALIDATOR_CHARS",
+    "REQUEST_DEADLINE_S",
+    "USER_AGENT",
+    "Answer",
+    "FetchPolicy",
+    "Fetcher",
+    "transient_status",
+]
+
+# The platform's crawler identity (docs/contract.md §4), to the letter.
+USER_AGENT = "37AuditsBot/1.0 (+https://www.37audits.com/bot)"
+# auditor-doc.md step 4: 30 s per request, which docs/contract.md §4 makes a whole-fetch deadline.
+REQUEST_DEADLINE_S = 30.0
+# docs/contract.md §4: 10 hops are followed, an 11th fails the request.
+MAX_REDIRECTS = 10
+# auditor-doc.md step 4: bodies up to 50 MB; docs/contract.md §4 fixes the number of bytes.
+MAX_BODY_BYTES = errors.MAX_BODY_BYTES
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+# A validator is echoed back to the site and kept in the shared store; real ones are short
+# (a quoted hash, an HTTP date), so a longer one is not kept rather than stored and resent.
+MAX_VALIDATOR_CHARS = 256
+
+
+@dataclass(frozen=True)
+class FetchPolicy:
+    """What one audit's fetches may do: where credentials go, which addresses, how long."""
+
+    origin: urls.Origin  # the site's, as urls.read reads it: where credentials may go
+    credentials: Credentials | None = None
+    allow_private_networks: bool = False
+    resolver: Resolver = system_resolver
+    deadline_s: float = REQUEST_DEADLINE_S
+    # A time.monotonic() value after which no fetch may run on (the Lambda's own time limit).
+    budget_deadline: float | None = None
+
+
+def transient_status(status: int) -> bool:
+    """True for an HTTP status that says the site could not answer now: 429 and 5xx."""
+    return status == 429 or 500 <= status <= 599
+
+
+def _validator(value: str | None) -> str | None:
+    if value is None or not value.strip() or len(value) > MAX_VALIDATOR_CHARS:
+        return None
+    return value.strip()
+
+
+class Answer:
+    """The final answer of a fetch, after redirects; its body is read as decoded chunks."""
+
+    def __init__(self, url: str, raw: Reply, guard: Guard) -> None:
+        self.url = url
+        self.status: int = raw.status
+        self.content_type: str | None = raw.headers.get("Content-Type")
+        self.validators = Validators(
+            _validator(raw.headers.get("ETag")), _validator(raw.headers.get("Last-Modified"))
+        )
+        self.truncated = False
+        self.wire_bytes = 0  # bytes of the body received so far
+        self._raw = raw
+        self._guard = guard
+
+    def _wire(self) -> Iterator[bytes]:
+        guard = self._guard
+        for chunk in self._raw.chunks(decoding.CHUNK_BYTES):
+            self.wire_bytes += len(chunk)
+            if self.wire_bytes > MAX_BODY_BYTES:
+                raise FetchError(FetchErrorKind.TOO_LARGE)
+            guard.check()
+            yield chunk
+        # A watchdog shutdown can look like a clean end of a body sent without a length.
+        guard.check()
+
+    def body(self, limit: int = MAX_BODY_BYTES, truncate: bool = False) -> Iterator[bytes]:
+        """Yield the decoded body in chunks; past limit, stop (truncate) or raise FetchError."""
+        total = 0
+        content_encoding = self._raw.headers.get("Content-Encoding")
+        for chunk in decoding.decode(self._wire(), content_encoding, self._guard.check):
+            total += len(chunk)
+            if total > limit:
+                if not truncate:
+                    raise FetchError(FetchErrorKind.TOO_LARGE)
+                self.truncated = True
+                yield chunk[: len(chunk) - (total - limit)]
+                return
+            yield chunk
+
+
+class Fetcher:
+    """Fetches URLs for one audit under one FetchPolicy."""
+
+    def __init__(
+        self,
+        policy: FetchPolicy,
+        on_fetch: Callable[[FetchStats], None] | None = None,
+        transport: Transport | None = None,
+    ) -> None:
+        self.policy = policy
+        self._on_fetch = on_fetch
+        # Set when a fetch was cut by the audit's own time budget rather than by the site: the
+        # audit's facts are then incomplete (docs/contract.md §7).
+        self.ran_out_of_budget = False
+        if transport is None:
+            from sitemap_auditor.fetching.transport import (
+                HttpTransport,  # requests and urllib3, behind their boundary
+            )
+
+            transport = HttpTransport()
+        self._transport = transport
+
+    def close(self) -> None:
+        """Release the connections."""
+        self._transport.close()
+
+    def remaining_budget(self) -> float | None:
+        """Seconds left before the audit's own time limit, or None when it has none."""
+        if self.policy.budget_deadline is None:
+            return None
+        return self.policy.budget_deadline - time.monotonic()
+
+    def headers_for(self, url: str | WebURL, validators: Validators) -> dict[str, str]:
+        """The headers a GET of url carries: Basic Auth only on the site's own origin."""
+        headers = {
+            "User-Agent": USER_AGENT,
+            "Accept": "*/*",
+            "Accept-Encoding": "gzip, deflate",
+            # One connection per hop: a pooled socket would escape this fetch's watchdog.
+            "Connection": "close",
+        }
+        creds = self.policy.credentials
+        if creds is not None and _origin(url) == self.policy.origin:
+            headers["Authorization"] = creds.header()
+        headers.update(validators.headers())
+        return headers
+
+    def _guard(self, start: float) -> Guard:
+        deadline = start + self.policy.deadline_s
+        budget_bound = False
+        if self.policy.budget_deadline is not None and self.policy.budget_deadline < deadline:
+            deadline = self.policy.budget_deadline
+            budget_bound = True
+        return Guard(
+            deadline,
+            deadline - start,
+            resolver=self.policy.resolver,
+            allow_private_networks=self.policy.allow_private_networks,
+            budget_bound=budget_bound,
+        )
+
+    def _follow(self, url: WebURL, validators: Validators, guard: Guard) -> tuple[WebURL, Reply]:
+        """The final URL and the head of its answer, after redirects; every other answer closed."""
+        current = url
+        redirects = 0
+        while True:
+            request = Request(current, self.headers_for(current, validators))
+            raw = self._transport.send(request, guard)
+            try:
+                if guard.expired:
+                    # The watchdog cut the headers short: no final answer came.
+                    raise guard.timeout()
+                location = raw.headers.get("Location")
+                if raw.status not in _REDIRECTS or location is None:
+                    return current, raw
+                if redirects >= MAX_REDIRECTS:
+                    raise FetchError(
+                        FetchErrorKind.TOO_MANY_REDIRECTS, f"more than {MAX_REDIRECTS}"
+                    )
+                current = _next_url(current, location)
+            except BaseException:
+                raw.close()
+                raise
+            raw.close()
+            redirects += 1
+
+    @contextmanager
+    def open(self, url: str, validators: Validators = NO_VALIDATORS) -> Iterator[Answer]:
+        """Fetch url, following redirects, and yield its final Answer; raises FetchError.
+
+        With validators, the request is conditional: the final answer may then be a 304.
+        """
+        start = time.monotonic()
+        guard = self._guard(start)
+        answer: Answer | None = None
+        status: int | None = None
+        error: str | None = None
+        try:
+            with guard.watched():
+                final_url, raw = self._follow(_read(url), validators, guard)
+                try:
+                    status = raw.status
+                    answer = Answer(final_url.href, raw, guard)
+                    yield answer
+                finally:
+                    raw.close()
+        except FetchError as e:
+            error = e.kind.label
+            if guard.budget_bound and guard.expired:
+                self.ran_out_of_budget = True
+            raise
+        finally:
+            if self._on_fetch is not None:
+                wire_bytes = answer.wire_bytes if answer is not None else 0
+                self._on_fetch(FetchStats(url, status, wire_bytes, time.monotonic() - start, error))
+
+
+def _read(url: str) -> WebURL:
+    """The one reading of a URL to fetch; raises FetchError when it is none."""
+    try:
+        return urls.read(url)
+    except UnfetchableURLError as e:
+        raise FetchError(FetchErrorKind.INVALID_URL) from e
+
+
+def _origin(url: str | WebURL) -> urls.Origin | None:
+    if isinstance(url, WebURL):
+        return url.origin
+    try:
+        return urls.read(url).origin
+    except UnfetchableURLError:
+        return None
+
+
+def _next_url(current: WebURL, location: str) -> WebURL:
+    """Where a redirect's Location leads from current, read as browsers read it (resolved
+    against the URL that answered with it); raises FetchError when nowhere usable."""
+    # Servers send UTF-8 in Location; http.client decoded it as Latin-1.
+    with suppress(UnicodeError):
+        location = location.encode("latin-1").decode("utf-8")
+    try:
+        return urls.read(location.strip(), current.href)
+    except UnfetchableURLError as e:
+        if e.scheme is not None:
+            raise FetchError(FetchErrorKind.OTHER_SCHEME, e.scheme[:20]) from None
+        raise FetchError(FetchErrorKind.INVALID_URL) from None
