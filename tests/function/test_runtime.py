@@ -477,6 +477,10 @@ def _requirement_names() -> set[str]:
     return names
 
 
+# What the Lambda artifact leaves out of the package (the Makefile's build-AuditorFunction).
+CLI_ONLY = ("cli", "deep", "__main__.py")
+
+
 def check_contents(folder: Path, python_tag: str) -> None:
     """The package and what requirements.txt lists, nothing else."""
     top = {p.name for p in folder.iterdir()}
@@ -499,11 +503,13 @@ def check_contents(folder: Path, python_tag: str) -> None:
     assert not [p for p in folder.rglob("*.pyc")]
     for ext in folder.rglob("*.so"):
         assert python_tag in ext.name or ".abi3." in ext.name, ext
+    # The package, less what never runs in the function: the command line and the deep audit.
     source = {
         p.relative_to(ROOT / "sitemap_auditor")
         for p in (ROOT / "sitemap_auditor").rglob("*")
         if p.is_file() and "__pycache__" not in p.parts
     }
+    source = {p for p in source if p.parts[0] not in CLI_ONLY}
     packaged = {
         p.relative_to(folder / "sitemap_auditor")
         for p in (folder / "sitemap_auditor").rglob("*")

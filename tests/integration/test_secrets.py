@@ -179,7 +179,7 @@ def test_a_rotated_password_is_read_again_once_the_cache_expires(
     protect(site, basic("auditor", "new-p4ss"))
     # Still cached: the old password is sent and refused.
     assert audit(site, secret_id)["status"] == "FAIL"
-    monkeypatch.setattr(credentials, "SECRET_CACHE_SECONDS", 0.0)
+    monkeypatch.setattr(secrets, "SECRET_CACHE_SECONDS", 0.0)
     secrets.clear_cache()
     assert audit(site, secret_id)["status"] == "SUCCESS"
     # With no cache window every invocation reads the secret: after deletion, it fails.

@@ -783,7 +783,7 @@ def test_an_unreadable_cache_key_keeps_credentialed_facts_in_the_process(
 
 RACER = """
 import json, sys, time
-from sitemap_auditor.dynamostore import DynamoStore
+from sitemap_auditor.sharing.dynamostore import DynamoStore
 table, me, start_at, keys = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
 store = DynamoStore(table)
 time.sleep(max(0.0, start_at - time.time()))

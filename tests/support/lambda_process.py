@@ -25,7 +25,8 @@ _CHILD = """
 import json
 import sys
 
-from sitemap_auditor import handler, probe
+from sitemap_auditor import handler
+from sitemap_auditor.audit import probe
 
 MARK = sys.argv[1]
 
