@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import importlib
 import json
 import os
 import sys
@@ -264,13 +263,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         csv_report.write(doc, args.csv)
     if args.html:
-        try:
-            html_report: Any = importlib.import_module("sitemap_auditor.deep.reports.html_report")
-        except ModuleNotFoundError:
-            stderr.write(f"{parser.prog}: no HTML report in this version; --html ignored\n")
-        else:
-            with open(args.html, "w", encoding="utf-8") as f:
-                f.write(html_report.render(doc))
+        from sitemap_auditor.deep.reports import html_report
+
+        with open(args.html, "w", encoding="utf-8") as f:
+            f.write(html_report.render(doc))
     if args.json:
         stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
     else:

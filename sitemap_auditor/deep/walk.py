@@ -9,7 +9,6 @@ each) and with the compact duplicate table.
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import re
 import threading
@@ -211,16 +210,11 @@ class Walk:
     secrets: tuple[str, ...] = ()
 
 
-def load_rules(body: bytes) -> Rules | None:
-    """robots.txt's rules for Googlebot, or None when the matcher is not installed."""
-    try:
-        module = importlib.import_module("sitemap_auditor.deep.robots_rules")
-    except ModuleNotFoundError as e:
-        if e.name != "sitemap_auditor.deep.robots_rules":
-            raise
-        return None
-    rules: Rules = module.RobotsRules.parse(body)
-    return rules
+def load_rules(body: bytes) -> Rules:
+    """robots.txt's rules for Googlebot."""
+    from sitemap_auditor.deep.robots_rules import RobotsRules
+
+    return RobotsRules.parse(body)
 
 
 @dataclass

@@ -1,122 +1,138 @@
-"""What each layer may import, checked in a fresh interpreter per module (so nothing the test
-process already imported hides a dependency)."""
+"""The rooms of the package and what each may import.
+
+Two readings of the same rules: every `import` statement of the package, at any depth of a
+module (so an import made on first use counts too), read from the source; and a fresh
+interpreter per module, for the third-party weights (nothing the test process already imported
+hides a dependency there).
+"""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "sitemap_auditor"
+
+# (room, rooms it never imports): one line per rule. A room is a sub-package, or a module at the
+# package's top (`handler`). "Above" core is every other room.
+RULES = [
+    # core holds pure values and readers: it imports nothing above it.
+    ("core", {"fetching", "sharing", "audit", "cli", "deep", "handler"}),
+    # The fetcher knows HTTP, not what audits share; sharing knows facts, not how they were fetched.
+    ("fetching", {"sharing", "audit", "cli", "deep", "handler"}),
+    ("sharing", {"fetching", "audit", "cli", "deep", "handler"}),
+    # One Lambda audit, and the handler's whole path: never the deep audit nor the command line.
+    ("audit", {"cli", "deep", "handler"}),
+    ("handler", {"cli", "deep"}),
+    # The deep audit shares no fetch, and is a library below its command line.
+    ("deep", {"sharing", "cli"}),
+]
+
+
+def room_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE.parent).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+def imported_by(module: str, path: Path) -> set[str]:
+    """Every package module an `import` or `from ... import` of this file names, at any depth."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            out.add(target)
+            out.update(f"{target}.{a.name}" for a in node.names)
+    known = modules()
+    return {m for m in out if m in known}
+
+
+GRAPH = {name: imported_by(name, path) for name, path in modules().items()}
+
+
+@pytest.mark.parametrize(("room", "never"), RULES, ids=[r for r, _ in RULES])
+def test_a_room_never_imports_the_rooms_its_rule_names(room: str, never: set[str]) -> None:
+    broken = sorted(
+        f"{m} imports {t}"
+        for m, targets in GRAPH.items()
+        if room_of(m) == room
+        for t in targets
+        if room_of(t) in never
+    )
+    assert broken == []
+
+
+def test_the_handlers_path_never_reaches_the_deep_audit_or_the_command_line() -> None:
+    # Transitively, from the entry point: what the function imports, at any depth.
+    seen, todo = set(), ["sitemap_auditor.handler"]
+    while todo:
+        m = todo.pop()
+        if m not in seen:
+            seen.add(m)
+            todo.extend(GRAPH.get(m, ()))
+    assert sorted(m for m in seen if room_of(m) in {"deep", "cli"}) == []
+
+
+def test_no_module_imports_by_a_name_computed_at_run_time() -> None:
+    # importlib.import_module would hide an edge from the graph above.
+    hidden = sorted(
+        name
+        for name, path in modules().items()
+        if "import_module(" in path.read_text(encoding="utf-8")
+        or "__import__(" in path.read_text(encoding="utf-8")
+    )
+    assert hidden == []
 
 
 @pytest.mark.parametrize(
     ("module", "forbidden"),
     [
-        # The logs and metrics render the audit's outcome: they never read sharing or the facts.
-        (
-            "sitemap_auditor.audit.observability",
-            ("requests", "urllib3", "sitemap_auditor.sharing.driver"),
-        ),
-        # The event's request and the audit's outcome are values: nothing that fetches or stores.
-        (
-            "sitemap_auditor.audit.request",
-            ("requests", "urllib3", "boto3", "sitemap_auditor.fetching.fetch"),
-        ),
-        (
-            "sitemap_auditor.audit.outcome",
-            ("requests", "urllib3", "boto3", "sitemap_auditor.sharing.driver"),
-        ),
-        (
-            "sitemap_auditor.sharing.lease",
-            ("requests", "urllib3", "boto3", "sitemap_auditor.fetching.fetch"),
-        ),
-        ("sitemap_auditor.core.issues", ("requests", "urllib3", "sitemap_auditor.fetching.fetch")),
-        ("sitemap_auditor.core.errors", ("requests", "urllib3", "sitemap_auditor.fetching.fetch")),
-        ("sitemap_auditor.core.parser", ("requests", "urllib3", "sitemap_auditor.fetching.fetch")),
-        ("sitemap_auditor.audit.rules", ("requests", "urllib3", "sitemap_auditor.fetching.fetch")),
-        # Body decoding is fed chunks; the guard knows sockets, not HTTP.
-        (
-            "sitemap_auditor.fetching.decoding",
-            ("requests", "urllib3", "socket", "sitemap_auditor.fetching.guard"),
-        ),
-        (
-            "sitemap_auditor.fetching.guard",
-            ("requests", "urllib3", "sitemap_auditor.fetching.transport"),
-        ),
-        # Credentials travel into the fetcher, not the other way: boto3 only for a secret.
-        (
-            "sitemap_auditor.core.credentials",
-            ("requests", "urllib3", "boto3", "sitemap_auditor.fetching.fetch"),
-        ),
-        # The fetcher knows HTTP, not what audits share nor how a sitemap parses; its transport
-        # is injected, so importing it brings neither requests nor urllib3.
-        (
-            "sitemap_auditor.fetching.fetch",
-            (
-                "requests",
-                "urllib3",
-                "sitemap_auditor.fetching.transport",
-                "sitemap_auditor.core.facts",
-                "sitemap_auditor.core.parser",
-                "sitemap_auditor.sharing.driver",
-            ),
-        ),
-        # The transport interface and the in-memory transport need no HTTP stack.
-        (
-            "sitemap_auditor.fetching.exchange",
-            ("requests", "urllib3", "sitemap_auditor.fetching.fetch"),
-        ),
+        # Pure values: nothing of HTTP, nor boto3.
+        ("sitemap_auditor.core.facts", ("requests", "urllib3", "boto3")),
+        ("sitemap_auditor.core.parser", ("requests", "urllib3", "boto3")),
+        ("sitemap_auditor.core.credentials", ("requests", "urllib3", "boto3")),
+        # The one reading of URLs: ada, imported on first use.
+        ("sitemap_auditor.core.urls", ("requests", "urllib3", "ada_url")),
+        # The fetcher's transport is injected: importing it brings no HTTP stack.
+        ("sitemap_auditor.fetching.fetch", ("requests", "urllib3")),
         ("sitemap_auditor.fetching.memory_transport", ("requests", "urllib3", "socket")),
-        # The one reading of URLs: ada, imported on first use, and nothing of HTTP.
-        (
-            "sitemap_auditor.core.urls",
-            ("requests", "urllib3", "ada_url", "sitemap_auditor.fetching.fetch"),
-        ),
-        # The deep audit is a layer above the Lambda's: the handler never imports it, and its
-        # checks, document and reports are pure (only the walk fetches).
-        ("sitemap_auditor.handler", ("sitemap_auditor.deep",)),
-        ("sitemap_auditor.deep.checks", ("requests", "urllib3", "sitemap_auditor.fetching.fetch")),
-        ("sitemap_auditor.deep.kinds", ("requests", "urllib3", "sitemap_auditor.fetching.fetch")),
-        (
-            "sitemap_auditor.deep.reports.text_report",
-            ("requests", "urllib3", "sitemap_auditor.deep.walk"),
-        ),
-        (
-            "sitemap_auditor.deep.reports.csv_report",
-            ("requests", "urllib3", "sitemap_auditor.deep.walk"),
-        ),
-        # The HTML report is drawn from the document alone; robots rules are pure too.
-        (
-            "sitemap_auditor.deep.reports.html_report",
-            ("requests", "urllib3", "sitemap_auditor.deep.walk"),
-        ),
-        (
-            "sitemap_auditor.deep.robots_rules",
-            ("requests", "urllib3", "sitemap_auditor.fetching.fetch"),
-        ),
-        # The duplicate table is loaded alone by its helper process: nothing of the package, and
-        # no subprocess until a helper is started.
-        (
-            "sitemap_auditor.deep.seen",
-            (
-                "requests",
-                "subprocess",
-                "sitemap_auditor.core.parser",
-                "sitemap_auditor.deep.checks",
-            ),
-        ),
-        # The deep audit shares no fetch: it never loads the sharing protocol nor boto3.
-        (
-            "sitemap_auditor.cli.deep",
-            ("boto3", "sitemap_auditor.sharing.driver", "sitemap_auditor.sharing.lease"),
-        ),
-        (
-            "sitemap_auditor.deep.walk",
-            ("boto3", "sitemap_auditor.sharing.driver", "sitemap_auditor.sharing.lease"),
-        ),
+        ("sitemap_auditor.fetching.decoding", ("requests", "urllib3", "socket")),
+        # The lease protocol is pure; boto3 only with a table; secrets only with a secret.
+        ("sitemap_auditor.sharing.lease", ("requests", "urllib3", "boto3", "threading")),
+        ("sitemap_auditor.sharing.dynamostore", ("requests", "urllib3", "boto3")),
+        ("sitemap_auditor.audit.secrets", ("boto3",)),
+        # The deep audit's checks, document and reports are pure: only the walk fetches.
+        ("sitemap_auditor.deep.checks", ("requests", "urllib3", "boto3")),
+        ("sitemap_auditor.deep.reports.html_report", ("requests", "urllib3", "boto3")),
+        ("sitemap_auditor.deep.robots_rules", ("requests", "urllib3", "boto3")),
+        ("sitemap_auditor.cli.deep", ("boto3",)),
     ],
 )
-def test_a_layer_imports_none_of_what_it_must_not(module: str, forbidden: tuple[str, ...]) -> None:
+def test_a_module_loads_none_of_the_weights_it_must_not(
+    module: str, forbidden: tuple[str, ...]
+) -> None:
     code = f"import sys, {module}; print([m for m in {list(forbidden)!r} if m in sys.modules])"
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
