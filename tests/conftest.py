@@ -20,11 +20,24 @@ os.environ.pop("SITEMAP_MAX_AGE_DAYS", None)
 os.environ.pop("SITEMAP_ALLOW_PRIVATE_NETWORKS", None)
 
 from support.results import LOCAL, AuditFn, LogCapture
+from support.shared import require
 
 from harness.servers import Site
 from sitemap_auditor import handler
 from sitemap_auditor.audit.config import Settings
 from sitemap_auditor.fetching.guard import Resolver, system_resolver
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "needs_shared: reads ../shared (skipped without it, failed in CI)"
+    )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("needs_shared") is not None:
+        require()
+
 
 # CI runs the properties with fixed examples, so a run can be repeated and stays green until code
 # changes; developers' runs keep exploring new examples.

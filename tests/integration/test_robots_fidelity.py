@@ -9,21 +9,16 @@ from __future__ import annotations
 import errno
 import tarfile
 from collections.abc import Sequence
-from pathlib import Path
 
 import pytest
 from support.documents import urlset
 from support.results import AuditFn, codes_of, data_of, days_ago
+from support.shared import CORPUS, needs_shared
 
 from harness.servers import Route, Site, reply
 
 FRESH = days_ago(1)
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 PROTEGO_TGZ = CORPUS / "peers" / "protego" / "test_data-sitemap-subset.tgz"
-needs_corpus = pytest.mark.skipif(
-    not PROTEGO_TGZ.is_file(),
-    reason=f"the shared test corpus is not beside the checkout ({CORPUS})",
-)
 IDN_HOST = "www.xn--iaur-yva35b.lt"  # www.šiaurė.lt
 
 
@@ -132,7 +127,7 @@ def _protego_file(name: str) -> bytes:
         return data.read()
 
 
-@needs_corpus
+@needs_shared
 @pytest.mark.parametrize(
     ("name", "listed"),
     [
@@ -231,7 +226,7 @@ def test_only_the_first_100_distinct_values_are_tried_and_the_rest_counted(
     )
 
 
-@needs_corpus
+@needs_shared
 def test_klm_robots_txt_125_distinct_values_25_left_out(audit: AuditFn, site: Site) -> None:
     site.route("/robots.txt", robots_txt(_protego_file("www.klm.com")))
     names = Names()  # every candidate is on the real site: refused here, tried no further

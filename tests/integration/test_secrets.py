@@ -27,7 +27,6 @@ from harness.environments import aws_environment, lambda_environment
 from harness.servers import Site
 from sitemap_auditor import handler
 from sitemap_auditor.audit import secrets
-from sitemap_auditor.core import credentials
 
 
 @pytest.fixture(scope="module")

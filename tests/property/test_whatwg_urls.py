@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
+from support.shared import CORPUS, needs_shared
 
 from sitemap_auditor.core.robots import iter_sitemap_lines, sitemap_urls
 
 ROBOTS = "https://ex.com/robots.txt"
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 
 
 def made(value: bytes, base: str = ROBOTS) -> str | None:
@@ -75,7 +74,7 @@ def _corpus_values() -> list[bytes]:
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
-@pytest.mark.skipif(not (CORPUS / "realworld2").is_dir(), reason="the shared corpus is not beside")
+@needs_shared
 def test_every_value_of_real_robots_files_is_made_as_nodejs_makes_it() -> None:
     values = _corpus_values()
     assert len(values) > 50

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import errno
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from harness.servers import Site, reply
 from sitemap_auditor import deep
+from support.shared import CORPUS as SHARED_CORPUS
 
 __all__ = [
     "SHARED_CORPUS",
@@ -20,8 +20,6 @@ __all__ = [
     "urlset_of",
 ]
 
-# The shared corpus of real files, beside the repository (tests skip when it is absent).
-SHARED_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 SITEMAPS_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from support.hostile_xml import HEAD, HOSTILE, LONG_NAME, MARKUP, NAMES, Hostile, chunked
+from support.shared import CORPUS, needs_shared
 from support.tracing import traced_peak
 
 from sitemap_auditor.core.issues import Kind
@@ -38,7 +39,6 @@ PEAK_BOUND = 8 * 1024 * 1024
 WIDEST_TAG_BOUND = 40 * 1024 * 1024
 # A refused body is known within one slice past the bound (the head and one chunk aside).
 READ_BOUND = MAX_MARKUP_BYTES + 3 * FEED_SLICE_BYTES
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 ANSWERS = Path(__file__).resolve().parent / "realworld_answers.json"
 
 
@@ -205,10 +205,7 @@ def _corpus_chunks(path: Path) -> Iterator[bytes]:
     return chunked([_body(path)])
 
 
-@pytest.mark.skipif(
-    not (CORPUS / "realworld").is_dir(),
-    reason=f"the shared test corpus is not beside the checkout ({CORPUS})",
-)
+@needs_shared
 def test_real_sitemaps_parse_exactly_as_before_the_bounds() -> None:
     # realworld_answers.json: every file's answer from the parser before these bounds (the
     # raw-byte markup guard), 414 files: 276 parsed, 130 not well-formed, 5 other roots, 3 empty.

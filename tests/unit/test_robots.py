@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.shared import CORPUS as SHARED_CORPUS
+from support.shared import needs_shared
 
 from sitemap_auditor.core.issues import MAX_ISSUE_CHARS, cut_value
 from sitemap_auditor.core.robots import (
@@ -312,12 +314,7 @@ def test_the_cap_counts_distinct_values_left_out() -> None:
 
 # --- the corpus: real robots.txt files ----------------------------------------------------------
 
-SHARED_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 PROTEGO_TGZ = SHARED_CORPUS / "peers" / "protego" / "test_data-sitemap-subset.tgz"
-needs_corpus = pytest.mark.skipif(
-    not PROTEGO_TGZ.is_file(),
-    reason=f"the shared test corpus is not beside the checkout ({SHARED_CORPUS})",
-)
 
 _ISSPACE = b" \t\n\v\f\r"  # absl::ascii_isspace
 
@@ -392,7 +389,7 @@ def _corpus_files() -> Iterator[tuple[str, bytes]]:
                 yield member.name.rsplit("/", 1)[-1], data.read()
 
 
-@needs_corpus
+@needs_shared
 def test_every_corpus_robots_txt_is_read_as_google_reads_it() -> None:
     seen = 0
     for name, body in _corpus_files():
@@ -423,7 +420,7 @@ def _corpus_file(name: str) -> bytes:
         return data.read()
 
 
-@needs_corpus
+@needs_shared
 def test_klm_lists_125_distinct_values_and_25_are_left_out() -> None:
     robots = "https://www.klm.com/robots.txt"
     body = _corpus_file("www.klm.com")
@@ -436,7 +433,7 @@ def test_klm_lists_125_distinct_values_and_25_are_left_out() -> None:
     )
 
 
-@needs_corpus
+@needs_shared
 @pytest.mark.parametrize(
     ("name", "listed"),
     [
@@ -452,7 +449,7 @@ def test_real_utf16_robots_files_are_read(name: str, listed: tuple[str, ...]) ->
     assert found.notes[0].startswith(f"{robots}: UTF-16LE (byte-order mark FF FE); read here")
 
 
-@needs_corpus
+@needs_shared
 def test_a_real_sitemap_line_without_its_colon() -> None:
     # www.au.dk writes `sitemap http://www.au.dk/sitemap.xml`: Google's key is `sitemap http`
     # (the first colon ends it) and its value the scheme-relative `//www.au.dk/sitemap.xml`.
@@ -465,7 +462,7 @@ def test_a_real_sitemap_line_without_its_colon() -> None:
     )
 
 
-@needs_corpus
+@needs_shared
 def test_the_largest_real_lists_are_capped() -> None:
     body = (SHARED_CORPUS / "realworld2" / "robots-archive-cambridge-org.txt").read_bytes()
     robots = "https://www.cambridge.org/robots.txt"

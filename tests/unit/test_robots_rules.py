@@ -12,9 +12,9 @@ import tarfile
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
+from support.shared import CORPUS, needs_shared
 
 from sitemap_auditor.core.robots import MAX_ROBOTS_BYTES, sitemap_lines
 from sitemap_auditor.deep import robots_rules
@@ -782,17 +782,12 @@ def test_a_hostile_pattern_costs_linear_time() -> None:
 
 # --- the corpus: real robots.txt files ----------------------------------------------------------
 
-SHARED_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
-PROTEGO_TGZ = SHARED_CORPUS / "peers" / "protego" / "test_data-sitemap-subset.tgz"
-needs_corpus = pytest.mark.skipif(
-    not PROTEGO_TGZ.is_file(),
-    reason=f"the shared test corpus is not beside the checkout ({SHARED_CORPUS})",
-)
+PROTEGO_TGZ = CORPUS / "peers" / "protego" / "test_data-sitemap-subset.tgz"
 PROBES = ("/", "/search?q=x", "/wp-admin/", "/cart", "/ツ", "/%7Euser/")
 
 
 def _corpus() -> Iterator[tuple[str, bytes]]:
-    for folder in sorted(SHARED_CORPUS.glob("realworld*")):
+    for folder in sorted(CORPUS.glob("realworld*")):
         for path in sorted(folder.glob("robots-*")):
             yield path.name, path.read_bytes()
     with tarfile.open(PROTEGO_TGZ) as archive:
@@ -802,7 +797,7 @@ def _corpus() -> Iterator[tuple[str, bytes]]:
                 yield member.name, handle.read()
 
 
-@needs_corpus
+@needs_shared
 def test_the_corpus_is_read_without_a_crash_and_agrees_with_the_lambda_on_sitemap_lines() -> None:
     files = decided = 0
     for name, body in _corpus():
@@ -898,7 +893,7 @@ def test_the_libraries_fail_the_cases_the_readme_names(name: str) -> None:
     assert all(ask(case) is not case.allowed for case in CASES if case.deviation)
 
 
-@needs_corpus
+@needs_shared
 def test_the_index_of_star_patterns_answers_as_one_expression_on_real_files(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.shared import CORPUS, needs_shared
 
 from sitemap_auditor.core import urls
 from sitemap_auditor.core.site import describe_url_value, resolve
@@ -239,18 +239,12 @@ def test_site_base_names_the_host_of_the_origin_credentials_go_to(labels: list[s
         assert site.host == site.origin()[1]
 
 
-_SHARED_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
-
-
-@pytest.mark.skipif(
-    not _SHARED_CORPUS.is_dir(),
-    reason=f"the shared test corpus is not beside the checkout ({_SHARED_CORPUS})",
-)
+@needs_shared
 def test_no_real_url_the_documented_auditor_accepts_is_refused() -> None:
     # Every <loc> and Sitemap: URL of the real files (about 90,000): refusing a URL whose
     # readings differ must not refuse one browsers and RFC 3986 read alike.
     found: set[str] = set()
-    for path in _SHARED_CORPUS.rglob("*"):
+    for path in CORPUS.rglob("*"):
         if path.is_file() and path.suffix in (".xml", ".txt"):
             text = path.read_bytes()[:3_000_000].decode("utf-8", "replace")
             found.update(re.findall(r"<loc>\s*([^<\s]+)\s*</loc>", text))

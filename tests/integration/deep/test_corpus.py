@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from support.deep import SHARED_CORPUS, run
+from support.shared import needs_shared
 
 from harness.servers import Site, reply
 from sitemap_auditor.deep.kinds import Kind
@@ -27,7 +27,7 @@ RECORD_KEYS = {
 }  # fmt: skip
 
 
-@pytest.mark.skipif(not FILES, reason="the shared corpus is not beside the repository")
+@needs_shared
 def test_every_corpus_file_goes_through_the_deep_audit(site: Site) -> None:
     kinds = {k.value for k in Kind}
     for path in FILES:
