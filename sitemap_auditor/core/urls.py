@@ -25,6 +25,7 @@ __all__ = [
     "MAX_HOST_CHARS",
     "MAX_LABEL_CHARS",
     "NOT_HTTP",
+    "NOT_IN_HOSTS",
     "NO_IDNA_FORM",
     "TOO_LONG_FOR_DNS",
     "Origin",
@@ -71,7 +72,7 @@ def _idna_accepts(label: str) -> bool:
 
 
 # Characters no host name, IPv4 or IPv6 literal can hold; urlsplit lets them through.
-_NOT_IN_HOSTS = frozenset(" \t\r\n\\/?#@<>\"'`{}|^%") | frozenset(map(chr, range(32))) | {"\x7f"}
+NOT_IN_HOSTS = frozenset(" \t\r\n\\/?#@<>\"'`{}|^%") | frozenset(map(chr, range(32))) | {"\x7f"}
 
 
 # docs/contract.md §6: what DNS can carry. A name is at most 253 characters in its ASCII form
@@ -124,7 +125,7 @@ def host_or_reason(host: str) -> tuple[str, None] | tuple[None, str]:
                     return None, NO_IDNA_FORM
     if ":" in host:  # an IPv6 literal (brackets removed): it has no labels
         return (host, None) if _ipv6_literal(host) else (None, NO_IDNA_FORM)
-    if not host or not _NOT_IN_HOSTS.isdisjoint(host):
+    if not host or not NOT_IN_HOSTS.isdisjoint(host):
         return None, NO_IDNA_FORM
     # docs/contract.md §6: a host with an empty label (`.example.com`, `a..b`) is no host. One
     # trailing dot is the DNS root, which a fully qualified name may write (`example.com.`).

@@ -48,6 +48,7 @@ from sitemap_auditor.core.robots import (
 )
 
 __all__ = [
+    "WILD_INDEX_FROM",
     "Directive",
     "Key",
     "RobotsRules",
@@ -231,7 +232,7 @@ def _better(rule: Rule, than: Rule | None) -> bool:
 
 # Past this many patterns with `*`, a path is tried only against those whose longest literal
 # piece starts with a character pair (for a one-character piece, a character) of the path.
-_WILD_INDEX_FROM = 32
+WILD_INDEX_FROM = 32
 # The checker tells with one expression that no rule matches a path when there are this few.
 _QUICK_REJECT_MAX_RULES = 256
 
@@ -253,7 +254,7 @@ class _Wild:
         if not rules:
             return None
         ordered = tuple(sorted(rules, key=lambda r: (-r.priority, not r.allow, r.number)))
-        if len(ordered) < _WILD_INDEX_FROM:
+        if len(ordered) < WILD_INDEX_FROM:
             joined = "|".join(f"{_regex(rule.pattern)}()" for rule in ordered)
             return cls(ordered, re.compile(joined, re.DOTALL), (), {})
         index: dict[str, list[int]] = {}
@@ -412,7 +413,7 @@ class RobotsRules:
         tiers = self._tiers(agent)
         patterns = [rule.pattern for tier in tiers for rule in tier.rules()]
         starred = sum(1 for tier in tiers if tier.wild is not None for _ in tier.wild.rules)
-        if not patterns or len(patterns) > _QUICK_REJECT_MAX_RULES or starred >= _WILD_INDEX_FROM:
+        if not patterns or len(patterns) > _QUICK_REJECT_MAX_RULES or starred >= WILD_INDEX_FROM:
             return None
         return "|".join(_regex(p, end) for p in patterns)
 

@@ -30,10 +30,12 @@ from sitemap_auditor.fetching.guard import Guard, connect_failed
 __all__ = [
     "ERROR_TABLE",
     "TRANSPORT_ERRORS",
+    "GuardedAdapter",
     "HttpTransport",
     "classify",
     "explain",
     "mapped_errors",
+    "prepared",
 ]
 
 if TYPE_CHECKING:
@@ -213,7 +215,7 @@ class _GuardedHTTPSPool(_NoReuse, HTTPSConnectionPool):
     ConnectionCls = _GuardedHTTPSConnection
 
 
-class _GuardedAdapter(HTTPAdapter):
+class GuardedAdapter(HTTPAdapter):
     """A requests adapter whose connections go only to checked addresses."""
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
@@ -224,7 +226,7 @@ class _GuardedAdapter(HTTPAdapter):
         }
 
 
-def _prepared(request: Request) -> requests.PreparedRequest:
+def prepared(request: Request) -> requests.PreparedRequest:
     """The GET of request, made by hand: requests' own preparation would parse the URL again
     and re-quote its path, and it would send a URL's userinfo as Basic Auth."""
     prepared = requests.PreparedRequest()
@@ -259,7 +261,7 @@ class HttpTransport:
 
     def __init__(self) -> None:
         # No Session: no cookies, no proxies or .netrc credentials from the environment.
-        self._adapter = _GuardedAdapter(max_retries=0, pool_connections=4, pool_maxsize=1)
+        self._adapter = GuardedAdapter(max_retries=0, pool_connections=4, pool_maxsize=1)
 
     def close(self) -> None:
         """Release the connections."""
@@ -274,7 +276,7 @@ class HttpTransport:
                 # Straight to the adapter, not through a Session: a Session brings cookies, and
                 # it works out the next request from Location even when it will not follow it.
                 raw = self._adapter.send(
-                    _prepared(request), stream=True, timeout=(remaining, remaining), proxies={}
+                    prepared(request), stream=True, timeout=(remaining, remaining), proxies={}
                 )
                 return _HttpReply(raw, guard)
         finally:

@@ -741,7 +741,7 @@ def test_patterns_match_as_robots_cc_matches_every_small_case(wild_kind: str) ->
 def wild_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Patterns with `*` both ways: few (one expression) and many (indexed, forced here)."""
     if request.param == "indexed":
-        monkeypatch.setattr(robots_rules, "_WILD_INDEX_FROM", 0)
+        monkeypatch.setattr(robots_rules, "WILD_INDEX_FROM", 0)
     return str(request.param)
 
 
@@ -899,7 +899,7 @@ def test_the_index_of_star_patterns_answers_as_one_expression_on_real_files(
 ) -> None:
     checked = 0
     for name, body in _corpus():
-        if body.count(b"*") < robots_rules._WILD_INDEX_FROM:
+        if body.count(b"*") < robots_rules.WILD_INDEX_FROM:
             continue
         # Paths made from the file's own patterns, so that they do meet its rules.
         values = [
@@ -907,7 +907,7 @@ def test_the_index_of_star_patterns_answers_as_one_expression_on_real_files(
         ]
         paths = [*PROBES, *(v.replace("*", "x").rstrip("$") for v in values[:300])]
         with monkeypatch.context() as patch:
-            patch.setattr(robots_rules, "_WILD_INDEX_FROM", 10**9)
+            patch.setattr(robots_rules, "WILD_INDEX_FROM", 10**9)
             plain = RobotsRules.parse(body)
             expected = [plain.deciding_rule(f"https://ex.com{p}") for p in paths]
         indexed = RobotsRules.parse(body)

@@ -13,7 +13,7 @@ from support.shared import CORPUS, needs_shared
 
 from sitemap_auditor.core import urls
 from sitemap_auditor.core.site import describe_url_value, resolve
-from sitemap_auditor.core.urls import _NOT_IN_HOSTS, strip_userinfo
+from sitemap_auditor.core.urls import NOT_IN_HOSTS, strip_userinfo
 from sitemap_auditor.fetching import transport
 from sitemap_auditor.fetching.exchange import Request
 
@@ -257,7 +257,7 @@ def test_no_real_url_the_documented_auditor_accepts_is_refused() -> None:
             parts.port  # noqa: B018 -- a port that is no number is refused by both
         except ValueError:
             continue
-        if accepted and resolve(url) is None and not _NOT_IN_HOSTS & set(parts.hostname or ""):
+        if accepted and resolve(url) is None and not NOT_IN_HOSTS & set(parts.hostname or ""):
             refused.append(url)
     assert len(found) > 1000 and refused == []
 
@@ -284,10 +284,10 @@ def test_the_one_reading_gives_a_web_url_or_refuses_and_urllib3_agrees(
     except urls.UnfetchableURLError:
         return
     assert urls.read(url.href) == url
-    prepared = transport._prepared(Request(url, {}))
+    prepared = transport.prepared(Request(url, {}))
     pool = _ADAPTER.get_connection_with_tls_context(prepared, True, proxies={})
     assert (pool.host.strip("[]").lower(), pool.port) == (url.host, url.port)
     assert url.target.startswith("/") and "#" not in url.target
 
 
-_ADAPTER = transport._GuardedAdapter()
+_ADAPTER = transport.GuardedAdapter()
