@@ -28,7 +28,6 @@ from sitemap_auditor.deep.seen import (
     DEFAULT_MAX_DEDUPE_URLS,
     Duplicates,
 )
-from sitemap_auditor.deep.seen import SeenUrls as SeenUrls
 
 __all__ = [
     "DEDUPE_BYTES_PER_URL",
@@ -43,7 +42,6 @@ __all__ = [
     "Finding",
     "LastmodStats",
     "Rules",
-    "SeenUrls",
     "SiteChecks",
     "SitemapChecks",
     "SitemapScope",
@@ -386,8 +384,7 @@ class SiteChecks:
             int, tuple[dict[str, tuple[Kind | None, int | None]], set[str | None]]
         ] = {}
         self._all_allowed: dict[str, Callable[[str], bool] | None] = {}
-        # The walk gives one that may hand its table to a helper process; alone, it stays here.
-        self.seen = seen if seen is not None else Duplicates(max_dedupe_urls, helper_from=None)
+        self.seen = seen if seen is not None else Duplicates(max_dedupe_urls)
         self.site = Tally()  # findings about no one file
         # Alternate links (a -> b) as hashes: the link, its reverse, and b itself.
         self._links = array("Q")
@@ -541,7 +538,7 @@ class SitemapChecks:
             # A repeat raises no other finding: the table reports it, the rest are counted.
             # What waits for the table's answer: the run's text (for its lines) and its URLs,
             # which are no longer than the text.
-            self._seen_all(locs, self.number, run.lines, self._report, 2 * len(run.text))
+            self._seen_all(locs, self.number, run.lines, self._report)
             self._count(lastmods)
         else:
             entry = self.entry

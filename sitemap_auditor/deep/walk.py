@@ -50,7 +50,7 @@ from sitemap_auditor.deep.checks import (
     Tally,
 )
 from sitemap_auditor.deep.kinds import Kind
-from sitemap_auditor.deep.seen import HELPER_FROM_URLS, Duplicates
+from sitemap_auditor.deep.seen import Duplicates
 from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy
 from sitemap_auditor.fetching.guard import Resolver, system_resolver
 
@@ -146,9 +146,6 @@ class Options:
     on_url: Callable[[UrlRecord], None] | None = None
     on_progress: Callable[[Progress], None] | None = None
     now: Callable[[], datetime] = lambda: datetime.now(UTC)
-    # Once the site has listed this many URLs, the duplicate table goes to a helper process
-    # (seen.Duplicates); None keeps it in this one. The findings are the same either way.
-    dedupe_helper_from: int | None = HELPER_FROM_URLS
 
 
 @dataclass
@@ -582,13 +579,12 @@ class _Walker:
                     added = self.add(child, rec, "index")
                     if added is not None:
                         queue.append(added)
-        # Its findings are read once the walk is over: the duplicate table may not have
-        # answered for its last URLs yet (seen.Duplicates), and nothing needs them before.
+        # Its findings are read once the walk is over: a later file may still add to them
+        # (a URL listed again), and nothing needs them before.
         self.tallies.append((rec, tally))
 
     def findings(self) -> None:
-        """Every record's findings, from its tally, once every URL is answered for."""
-        self._site().seen.settle()
+        """Every record's findings, from its tally."""
         for rec, tally in self.tallies:
             rec.findings = tally.findings(rec.url)
         self.tallies.clear()
@@ -744,7 +740,7 @@ def walk(url: str, options: Options | None = None) -> Walk:
     status, body, listed, lines = _robots(fetcher, site.robots_txt_url)
     rules = load_rules(body) if body is not None else None
     max_dedupe = options.limits.max_dedupe_urls
-    seen = Duplicates(max_dedupe, helper_from=options.dedupe_helper_from)
+    seen = Duplicates(max_dedupe)
     walker.site_checks = SiteChecks(rules, site.host, max_dedupe, seen)
     source = "robots" if listed else "fallback"
     for u in listed or [site.url + p for p in candidates.FALLBACK_PATHS]:
@@ -756,7 +752,6 @@ def walk(url: str, options: Options | None = None) -> Walk:
             stopped, depth_cut = e.stopped, e.depth_cut
     finally:
         walker.close()
-        seen.close()
     walker.findings()
     _site_findings(walker, source, stopped, depth_cut)
     finished = options.now()

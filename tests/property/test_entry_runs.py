@@ -230,9 +230,8 @@ def test_a_plain_document_is_read_in_runs() -> None:
     assert got.entries == _read(_handlers(body), runs=True).entries
 
 
-def _check(chunks_per_file: list[list[bytes]], runs: bool, helper: bool = False) -> object:
-    # helper: the duplicate table in a helper process from the first URL.
-    seen = Duplicates(150, helper_from=0 if helper else None)
+def _check(chunks_per_file: list[list[bytes]], runs: bool) -> object:
+    seen = Duplicates(150)
     site = SiteChecks(ROBOTS, "www.example.com", max_dedupe_urls=150, seen=seen)
     scope = SitemapScope.of(SITEMAP, from_robots=False)
     out = []
@@ -243,7 +242,6 @@ def _check(chunks_per_file: list[list[bytes]], runs: bool, helper: bool = False)
             parser.feed(chunk)
         parser.close()
         checks.finish()
-        seen.settle()
         stats = checks.stats
         out.append(
             (
@@ -255,8 +253,6 @@ def _check(chunks_per_file: list[list[bytes]], runs: bool, helper: bool = False)
     probe: list[tuple[int | None, str, int]] = []
     for i in range(400):
         seen.add(BASE + f"p{i}.html", 9, i, lambda *told: probe.append(told))
-    seen.close()
-    assert seen.helper_used == helper
     return out, (seen.size, seen.full), probe
 
 
@@ -270,17 +266,6 @@ def test_checks_of_runs_find_what_checks_of_entries_find(
     reference = _check([_handlers(b) for b in bodies], runs=False)
     assert _check([[b] for b in bodies], runs=True) == reference
     assert _check([_split(b, cuts) for b in bodies], runs=True) == reference
-
-
-@settings(max_examples=20, deadline=None)
-@given(st.lists(documents(), min_size=1, max_size=3), st.lists(st.floats(0, 1), max_size=4))
-def test_checks_with_the_table_in_a_helper_process_find_the_same(
-    bodies: list[bytes], cuts: list[float]
-) -> None:
-    # The helper answers a little later, in order: the same findings, in the same order.
-    reference = _check([_handlers(b) for b in bodies], runs=False)
-    assert _check([_split(b, cuts) for b in bodies], runs=True, helper=True) == reference
-    assert _check([_handlers(b) for b in bodies], runs=False, helper=True) == reference
 
 
 def test_statistics_past_the_pending_bound_are_those_of_entries() -> None:

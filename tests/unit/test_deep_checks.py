@@ -8,8 +8,9 @@ import pytest
 
 from sitemap_auditor.core.lastmod import lastmod_key
 from sitemap_auditor.deep import checks
-from sitemap_auditor.deep.checks import SeenUrls, SitemapScope, Tally
+from sitemap_auditor.deep.checks import SitemapScope, Tally
 from sitemap_auditor.deep.kinds import KINDS, Kind, Severity
+from sitemap_auditor.deep.seen import SLOT_BYTES, Duplicates, SeenUrls, false_duplicate_pairs
 
 NOW = lastmod_key("2026-12-01T12:00:00Z") or 0
 ROOT = SitemapScope.of("https://www.example.com/sitemap.xml", from_robots=True)
@@ -157,26 +158,49 @@ def test_a_tally_keeps_five_examples_cut_to_200_characters() -> None:
     assert len(f.examples) == 5 and all(len(e.value) == 200 for e in f.examples)
 
 
-def test_seen_urls_tell_repeats_within_and_across_files() -> None:
+def test_seen_urls_tell_the_sitemap_that_listed_a_url_first() -> None:
     seen = SeenUrls()
+    assert seen.add(hash("https://a/1"), 0) == -1
     assert seen.add(hash("https://a/1"), 0) == 0
-    assert seen.add(hash("https://a/1"), 0) == 1
-    assert seen.add(hash("https://a/1"), 1) == 2
-    assert seen.add(hash("https://a/2"), 1) == 0
-    # add_many is add for each in turn, a repeat within the batch included.
-    many = [hash(u) for u in ("https://a/3", "https://a/1", "https://a/3", "https://a/2")]
-    assert seen.add_many(many, 1) == [1, 2, 2, 1, 3, 1]
-    assert seen.size == 3
+    assert seen.add(hash("https://a/1"), 7) == 0  # still the first sitemap's
+    assert seen.add(hash("https://a/2"), 70_000) == -1  # sitemap numbers past 16 bits
+    assert seen.add(hash("https://a/2"), 3) == 70_000
+    assert seen.size == 2
 
 
-def test_seen_urls_stay_within_16_bytes_a_url_and_stop_at_their_bound() -> None:
+def test_duplicates_report_repeats_within_and_across_sitemaps() -> None:
+    told: list[tuple[int | None, str, int]] = []
+    d = Duplicates()
+    d.add("https://a/1", 0, 1, lambda *t: told.append(t))
+    d.add("https://a/1", 0, 2, lambda *t: told.append(t))
+    tell = lambda *t: told.append(t)  # noqa: E731
+    d.add_run(["https://a/3", "https://a/1", "https://a/3"], 1, [5, 6, 7], tell)
+    assert told == [(2, "https://a/1", 1), (6, "https://a/1", 2), (7, "https://a/3", 1)]
+    assert d.size == 2 and not d.full
+
+
+def test_a_run_without_repeats_never_asks_for_its_lines() -> None:
+    def lines() -> list[int | None]:
+        raise AssertionError("lines asked for")
+
+    Duplicates().add_run(["https://a/1", "https://a/2"], 0, lines, lambda *t: None)
+
+
+def test_seen_urls_stay_within_their_bytes_a_url_and_stop_at_their_bound() -> None:
     seen = SeenUrls(max_urls=100_000)
     for i in range(100_000):
-        assert seen.add(hash(f"https://example.com/p{i}"), 0) == 0
+        assert seen.add(hash(f"https://example.com/p{i}"), 0) == -1
     assert seen.bytes <= checks.DEDUPE_BYTES_PER_URL * 100_000
     assert not seen.full
-    assert seen.add(hash("https://example.com/one-more"), 0) == 0
+    assert seen.add(hash("https://example.com/one-more"), 0) == -1
     assert seen.full and seen.size == 100_000
+
+
+def test_the_false_duplicate_rate_is_the_one_stated() -> None:
+    # seen.py's docstring, docs/deep.md and the README state these figures.
+    assert f"{false_duplicate_pairs(10**6):.1e}" == "2.7e-08"
+    assert f"{false_duplicate_pairs(10**7):.1e}" == "2.7e-06"
+    assert f"{false_duplicate_pairs(10**8):.1e}" == "2.7e-04"
 
 
 def test_every_kind_has_its_row() -> None:
@@ -234,15 +258,16 @@ def test_a_count_of_one_reads_in_the_singular(kind: Kind) -> None:
     assert two == info.message.format(count="2", detail="why")
 
 
-def test_seen_urls_start_at_8_mib_or_what_their_bound_needs() -> None:
-    assert SeenUrls().bytes == 8 * checks.DEDUPE_FIRST_SLOTS == 8 * 1024 * 1024
-    assert SeenUrls(max_urls=150).bytes == 8 * 1024
+def test_seen_urls_start_at_12_mib_or_what_their_bound_needs() -> None:
+    assert SeenUrls().bytes == SLOT_BYTES * checks.DEDUPE_FIRST_SLOTS == 12 * 1024 * 1024
+    assert SeenUrls(max_urls=150).bytes == SLOT_BYTES * 1024
     # 786,432 URLs fit in the first table: it grows only past them.
     seen = SeenUrls()
     first = seen.bytes
     urls = [
         hash(f"https://example.com/p{i}") for i in range(checks.DEDUPE_FIRST_SLOTS * 3 // 4 + 1)
     ]
-    assert seen.add_many(urls[:-1], 0) == [] and seen.bytes == first
-    assert seen.add_many(urls[-1:], 0) == [] and seen.bytes == first * 3 // 2
-    assert seen.add(urls[5], 0) == 1 and seen.add(urls[5], 1) == 2 and seen.size == len(urls)
+    assert all(seen.add(u, 0) == -1 for u in urls[:-1]) and seen.bytes == first
+    assert seen.add(urls[-1], 0) == -1 and seen.bytes == first * 3 // 2
+    assert seen.add(urls[5], 1) == 0 and seen.size == len(urls)
+    assert all(seen.add(u, 2) == 0 for u in urls)  # every one found again after the growth
