@@ -1,5 +1,7 @@
 """`python -m sitemap_auditor URL`: print the JSON result for any URL."""
 
-from sitemap_auditor.cli.main import exit_with, main
+import sys
 
-exit_with(main(json_by_default=True))
+from sitemap_auditor.cli.start import run
+
+run(sys.argv[1:], json_by_default=True)

@@ -9,11 +9,16 @@ import os
 import sys
 import threading
 from collections.abc import Sequence
-from typing import IO, Any, NoReturn
+from types import ModuleType
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from sitemap_auditor.core.credentials import Credentials
+from sitemap_auditor.core.interrupts import Interrupt
 from sitemap_auditor.core.text import valid_text
 from sitemap_auditor.deep.kinds import Severity
+
+if TYPE_CHECKING:
+    from sitemap_auditor.deep.walk import Walk
 
 __all__ = ["EPILOG", "EXIT_CODES", "build_parser", "main"]
 
@@ -37,7 +42,7 @@ examples:
       serve the embedded demo site on 127.0.0.1 and audit it
 
 exit status: 0 no finding above a notice, 1 a warning, 2 an error, 64 usage error,
-130 interrupted (what was read is reported first).
+130 interrupted by Ctrl-C or SIGINT, 143 by SIGTERM (what was read is reported first).
 It reads sitemaps and robots.txt only: the pages the sitemaps list are not fetched.
 """
 
@@ -182,15 +187,16 @@ def _password(user: str, parser: argparse.ArgumentParser) -> str:
         parser.error("no password given")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run `sitemap-auditor deep`; return the exit status."""
+def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) -> int:
+    """Run `sitemap-auditor deep`; return the exit status. interrupt: signal handling the
+    caller installed already (and holds); without it, it is installed here."""
     from sitemap_auditor.deep import document as documents
     from sitemap_auditor.deep.reports import text_report
     from sitemap_auditor.deep.walk import Limits, Options, UrlRecord, walk
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    stdout, stderr = sys.stdout, sys.stderr
+    stderr = sys.stderr
     demo = args.demo or args.url == "demo"
     if demo and args.url not in (None, "demo"):
         parser.error("--demo audits the embedded demo site and takes no URL")
@@ -229,7 +235,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             stderr.write(f"{parser.prog}: cannot write --urls {args.urls}: {e.strerror or e}\n")
             return EXIT_USAGE
     progress = _ProgressLine(stderr)
+    restore = None
+    if interrupt is None:
+        interrupt = Interrupt()
+        if threading.current_thread() is threading.main_thread():
+            restore = interrupt.install()
+            interrupt.hold()
     options = Options(
+        interrupt=interrupt,
         limits=limits,
         credentials=creds,
         allow_private_networks=args.allow_private_networks or demo,
@@ -237,25 +250,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         on_url=on_url if urls_out is not None else None,
         on_progress=progress,
     )
+    # SIGINT and SIGTERM stop the walk where it can stop cleanly (core/interrupts.py); once
+    # it has stopped, they are only recorded: the partial document is written whole.
     try:
-        if demo:
-            from sitemap_auditor.cli import demo as demo_site
+        try:
+            if demo:
+                from sitemap_auditor.cli import demo as demo_site
 
-            with demo_site.serve() as base:
-                found = walk(base + "/", options)
-        else:
-            found = walk(valid_text(args.url), options)
+                with demo_site.serve() as base:
+                    found = walk(base + "/", options)
+            else:
+                found = walk(valid_text(args.url), options)
+        finally:
+            if urls_out is not None:
+                urls_out.close()
+        return _report(args, found, documents, text_report, interrupt, progress)
     except ValueError as e:
         stderr.write(f"{parser.prog}: {args.url!r}: {e}\n")
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        progress.erase()
-        stderr.write("interrupted before any sitemap was read\n")
-        stderr.flush()
-        os._exit(EXIT_INTERRUPTED)
     finally:
-        if urls_out is not None:
-            urls_out.close()
+        if restore is not None:
+            restore()
+
+
+def _report(
+    args: argparse.Namespace,
+    found: Walk,
+    documents: ModuleType,
+    text_report: ModuleType,
+    interrupt: Interrupt,
+    progress: _ProgressLine,
+) -> int:
+    """Write the document in the forms asked for; the exit status."""
+    stdout, stderr = sys.stdout, sys.stderr
     progress.erase()
     doc = documents.build(found)
     if args.csv:
@@ -273,9 +300,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         colour = "NO_COLOR" not in os.environ and stdout.isatty()
         stdout.write(text_report.render(doc, colour) + "\n")
     stdout.flush()
-    if found.stopped_by == "interrupted":
-        stderr.write("interrupted: the report covers what was read\n")
+    if found.stopped_by == "interrupted" or interrupt.exit_status is not None:
+        stderr.write("stopped: interrupted; the report covers what was read\n")
         stderr.flush()
-        os._exit(EXIT_INTERRUPTED)  # fetches still running would hold the exit
+        # Fetches still running in their threads would hold the exit: none may change what
+        # was written, and the process ends here.
+        os._exit(interrupt.exit_status or EXIT_INTERRUPTED)
     worst = documents.worst_severity(doc)
     return EXIT_CODES[worst]

@@ -39,6 +39,7 @@ __all__ = [
 if TYPE_CHECKING:
     from sitemap_auditor.audit.outcome import DataMap, Outcome
     from sitemap_auditor.audit.probe import Step
+    from sitemap_auditor.core.interrupts import Interrupt
 
 # Exit status by the worst outcome; usage errors use 64 (EX_USAGE) so they never read as a FAIL.
 EXIT_CODES = {"SUCCESS": 0, "WARNING": 1, "FAIL": 2, "ERROR": 3}
@@ -451,13 +452,19 @@ def _summary(statuses: Iterable[str]) -> str:
     return f"{total} audited: " + ", ".join(f"{n} {s}" for s, n in counts.items())
 
 
-def main(argv: Sequence[str] | None = None, *, json_by_default: bool = False) -> int:
-    """Run the command line; return the exit status."""
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    json_by_default: bool = False,
+    interrupt: Interrupt | None = None,
+) -> int:
+    """Run the command line; return the exit status. interrupt: the deep audit's signal
+    handling, when the caller installed it already (cli/start.py)."""
     argv = sys.argv[1:] if argv is None else argv
-    if list(argv[:1]) == ["deep"]:  # the deep audit: sitemap_auditor/deep/cli.py
+    if list(argv[:1]) == ["deep"]:  # the deep audit: sitemap_auditor/cli/deep.py
         from sitemap_auditor.cli import deep as deep_cli
 
-        return deep_cli.main(argv[1:])
+        return deep_cli.main(argv[1:], interrupt)
     parser = build_parser("python -m sitemap_auditor" if json_by_default else "sitemap-auditor")
     args = parser.parse_args(argv)
     stdout, stderr = sys.stdout, sys.stderr

@@ -34,6 +34,7 @@ __all__ = [
     "ascii_host",
     "host_or_reason",
     "read",
+    "resource_key",
     "strip_userinfo",
 ]
 
@@ -218,6 +219,24 @@ def read(text: str, base: str | None = None) -> WebURL:
         parsed.password = ""
     port = int(parsed.port) if parsed.port else DEFAULT_PORTS[scheme]
     return WebURL(href=parsed.href, scheme=scheme, host=host, port=port)
+
+
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def _percent(m: re.Match[str]) -> str:
+    char = chr(int(m.group()[1:], 16))
+    return char if char in _UNRESERVED else m.group().upper()
+
+
+def resource_key(url: WebURL) -> str:
+    """What two spellings of one resource share: the Standard's serialization (host case, the
+    default port and dot segments already made one), without its fragment or an empty query,
+    each percent-encoded unreserved character decoded and every other escape in upper case
+    (RFC 3986 §6.2.2: equivalent, whatever the server)."""
+    href = url.href.split("#", 1)[0].removesuffix("?")
+    return _PERCENT.sub(_percent, href) if "%" in href else href
 
 
 def _why_unreadable(text: str, base: str | None) -> str:

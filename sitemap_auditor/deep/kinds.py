@@ -40,6 +40,7 @@ class Kind(StrEnum):
     FILE_TOO_LARGE = "file-too-large"
     EMPTY_SITEMAP = "empty-sitemap"
     NESTED_INDEX = "nested-index"
+    DUPLICATE_SITEMAP = "duplicate-sitemap"
     TOO_MANY_SITEMAPS = "too-many-sitemaps"
     COMPRESSION_ERROR = "compression-error"
     INVALID_DATE = "invalid-date"
@@ -173,6 +174,15 @@ KINDS: dict[Kind, KindInfo] = {
         "Nested indexes",
         "A sitemap index lists another sitemap index; search engines do not follow those.",
         "List the child sitemaps directly in the top-level index.",
+    ),
+    Kind.DUPLICATE_SITEMAP: KindInfo(
+        _N,
+        "Sitemap listed more than once",
+        "{count} entries list a sitemap listed before, under this or another spelling of its "
+        "URL; each was read once.",
+        "List each sitemap once, with one spelling of its URL.",
+        "1 entry lists a sitemap listed before, under this or another spelling of its URL; it "
+        "was read once.",
     ),
     Kind.TOO_MANY_SITEMAPS: KindInfo(
         _E,

@@ -16,6 +16,7 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -27,6 +28,7 @@ from sitemap_auditor.core import candidates, robots, urls
 from sitemap_auditor.core import site as sites
 from sitemap_auditor.core.credentials import Credentials
 from sitemap_auditor.core.errors import FetchError, FetchErrorKind
+from sitemap_auditor.core.interrupts import Interrupt
 from sitemap_auditor.core.issues import Kind as IssueKind
 from sitemap_auditor.core.parser import (
     DocumentHead,
@@ -146,6 +148,9 @@ class Options:
     on_url: Callable[[UrlRecord], None] | None = None
     on_progress: Callable[[Progress], None] | None = None
     now: Callable[[], datetime] = lambda: datetime.now(UTC)
+    # A stop asked for by a signal (the command line installs its handler): the walk stops at
+    # its next safe point with what it read. Without one, a KeyboardInterrupt stops it as well.
+    interrupt: Interrupt | None = None
 
 
 @dataclass
@@ -243,10 +248,16 @@ class _Walker:
         self.now = options.now()
         self.now_key = checks.instant_key(self.now)
         self.lock = threading.Lock()
+        self.interrupt = options.interrupt or Interrupt()
+        # Set once the walk stops for an interruption: fetches still running then leave every
+        # shared state alone (shared()), while the findings are read.
+        self.abandon = threading.Event()
         self.local = threading.local()
         self.fetchers: list[Fetcher] = []
         self.records: list[SitemapRecord] = []
         self.by_url: dict[str, SitemapRecord] = {}
+        # Each sitemap once: the URLs listed so far, as urls.resource_key spells them.
+        self.listed: set[str] = set()
         self.urls = 0
         self.wire_bytes = 0
         self.bytes = 0
@@ -279,7 +290,22 @@ class _Walker:
                 self.fetchers.append(f)
         return f
 
+    @contextmanager
+    def shared(self) -> Iterator[None]:
+        """The lock over what the walk's fetches share; raises _AbandonedError once the walk
+        has stopped for an interruption."""
+        with self.lock:
+            if self.abandon.is_set():
+                raise _AbandonedError
+            yield
+
     def fetch(self, record: SitemapRecord) -> _Fetched:
+        try:
+            return self._fetch(record)
+        except _AbandonedError:
+            return _Fetched(record, None, Tally())
+
+    def _fetch(self, record: SitemapRecord) -> _Fetched:
         started = time.monotonic()
         tally = Tally()
         out = _Fetched(record, None, tally)
@@ -316,7 +342,8 @@ class _Walker:
             rec.wire_bytes = answer.wire_bytes
         rec.seconds = round(time.monotonic() - started, 3)
         if out.checks is not None and out.whole:
-            out.checks.finish()
+            with self.shared():
+                out.checks.finish()
         return out
 
     def _refused(self, rec: SitemapRecord, answer: Any, tally: Tally) -> None:
@@ -382,7 +409,7 @@ class _Walker:
             tally.set_count(Kind.LEADING_WHITESPACE, 1, line=1)
             head = bom + stripped
         on_url = self.on_url
-        lock, check = self.lock, sc.entry
+        shared, check = self.shared, sc.entry
 
         def every(line: int, loc: str | None, lastmod: str | None, ext: Extensions | None) -> None:
             # Called from inside parser.feed and parser.close, which run holding self.lock:
@@ -425,7 +452,7 @@ class _Walker:
             if held >= PARSE_BATCH_BYTES:
                 data = b"".join(batch)  # one slice: a run is read at once, not a chunk at a time
                 batch.clear()
-                with lock:
+                with shared():
                     parser.feed(data)
                 del data
                 held = 0
@@ -433,7 +460,7 @@ class _Walker:
                     break  # refused already: the rest cannot change that
         data = b"".join(batch)
         batch.clear()
-        with lock:
+        with shared():
             parser.feed(data)
             outcome = parser.close()
         root = parser.head.root if parser.head is not None else None
@@ -499,7 +526,7 @@ class _Walker:
 
         for number, text in checks.text_lines(counted()):
             sc.entries += 1
-            with self.lock:
+            with self.shared():
                 sc.location(text, number)
                 if on_url is not None:
                     on_url(UrlRecord(text, rec.url, number, None))
@@ -525,8 +552,19 @@ class _Walker:
 
     # -- the walk itself, on the calling thread ----------------------------------------------
 
+    def listed_before(self, url: str) -> bool:
+        """True when url, or another spelling of it, was listed before; else it is now."""
+        try:
+            key = urls.resource_key(urls.read(url))
+        except urls.UnfetchableURLError:
+            key = url  # refused when fetched; only the same text is the same
+        if key in self.listed:
+            return True
+        self.listed.add(key)
+        return False
+
     def add(self, url: str, parent: SitemapRecord | None, source: str) -> SitemapRecord | None:
-        if url in self.by_url:
+        if self.listed_before(url):
             return None
         if len(self.records) >= self.limits.max_sitemaps + MAX_UNFETCHED_RECORDS:
             self.not_recorded += 1
@@ -575,10 +613,13 @@ class _Walker:
             if rec.entries is None:
                 rec.entries = sc.entries
             if sc.is_index:
-                for child, _line in sc.children:
+                for child, line in sc.children:
+                    before = len(self.listed)
                     added = self.add(child, rec, "index")
                     if added is not None:
                         queue.append(added)
+                    elif len(self.listed) == before:
+                        tally.add(Kind.DUPLICATE_SITEMAP, line, child)
         # Its findings are read once the walk is over: a later file may still add to them
         # (a URL listed again), and nothing needs them before.
         self.tallies.append((rec, tally))
@@ -590,55 +631,82 @@ class _Walker:
         self.tallies.clear()
 
     def run(self) -> tuple[str | None, bool]:
-        limits = self.limits
+        """Fetch every queued sitemap, and those they list, within the limits: what stopped
+        the walk (None: nothing did) and whether the depth limit left some unread."""
         queue: deque[SitemapRecord] = deque(r for r in self.records)
         running: dict[Future[_Fetched], SitemapRecord] = {}
         stopped: str | None = None
         depth_cut = False
         fetched = 0
         hosts: Counter[str] = Counter()  # fetches running, by host
-        pool = ThreadPoolExecutor(max_workers=limits.concurrency, thread_name_prefix="deep")
+        pool = ThreadPoolExecutor(max_workers=self.limits.concurrency, thread_name_prefix="deep")
+        interrupt = self.interrupt
         try:
-            while queue or running:
-                while queue and len(running) < limits.concurrency and stopped is None:
-                    at = _next_polite(queue, hosts)
-                    if at is None:
-                        break  # every queued sitemap is on a host already at its share
-                    rec = queue[at]
-                    if rec.depth > limits.max_depth:
-                        del queue[at]
-                        depth_cut = True
-                        continue
-                    if fetched >= limits.max_sitemaps:
-                        stopped = "max-sitemaps"
-                    elif self.bytes >= limits.max_bytes:
-                        stopped = "max-bytes"
-                    elif time.monotonic() >= self.deadline:
-                        stopped = "max-seconds"
-                    if stopped is not None:
+            # A signal breaks in only while the loop waits for fetches (core/interrupts.py); every
+            # step that changes the walk's state is taken whole, and the loop then stops.
+            with interrupt.opened():
+                while queue or running:
+                    if interrupt.requested.is_set():
+                        raise KeyboardInterrupt
+                    with interrupt.deferred():
+                        stopped, depth_cut, fetched = self._start(
+                            queue, running, hosts, pool, stopped, depth_cut, fetched
+                        )
+                    if not running:
                         break
-                    del queue[at]
-                    fetched += 1
-                    hosts[_host(rec.url)] += 1
-                    running[pool.submit(self.fetch, rec)] = rec
-                if not running:
-                    break
-                done, _ = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    hosts[_host(running.pop(fut).url)] -= 1
-                    got = fut.result()
-                    self.apply(got, queue)
-                    if got.record.cut and stopped is None:
-                        stopped = "max-seconds"
-                self.progress(len(queue) + len(running))
+                    done, _ = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
+                    with interrupt.deferred():
+                        for fut in done:
+                            hosts[_host(running.pop(fut).url)] -= 1
+                            got = fut.result()
+                            self.apply(got, queue)
+                            if got.record.cut and stopped is None:
+                                stopped = "max-seconds"
+                        self.progress(len(queue) + len(running))
         except KeyboardInterrupt:
             stopped = "interrupted"
+            self.abandon.set()
             pool.shutdown(wait=False, cancel_futures=True)
             raise _InterruptedError(stopped, depth_cut) from None
         finally:
             if stopped != "interrupted":
                 pool.shutdown(wait=True)
         return stopped, depth_cut
+
+    def _start(
+        self,
+        queue: deque[SitemapRecord],
+        running: dict[Future[_Fetched], SitemapRecord],
+        hosts: Counter[str],
+        pool: ThreadPoolExecutor,
+        stopped: str | None,
+        depth_cut: bool,
+        fetched: int,
+    ) -> tuple[str | None, bool, int]:
+        """Start the fetches the limits and the politeness per host allow."""
+        limits = self.limits
+        while queue and len(running) < limits.concurrency and stopped is None:
+            at = _next_polite(queue, hosts)
+            if at is None:
+                break  # every queued sitemap is on a host already at its share
+            rec = queue[at]
+            if rec.depth > limits.max_depth:
+                del queue[at]
+                depth_cut = True
+                continue
+            if fetched >= limits.max_sitemaps:
+                stopped = "max-sitemaps"
+            elif self.bytes >= limits.max_bytes:
+                stopped = "max-bytes"
+            elif time.monotonic() >= self.deadline:
+                stopped = "max-seconds"
+            if stopped is not None:
+                break
+            del queue[at]
+            fetched += 1
+            hosts[_host(rec.url)] += 1
+            running[pool.submit(self.fetch, rec)] = rec
+        return stopped, depth_cut, fetched
 
     def close(self) -> None:
         for f in self.fetchers:
@@ -660,6 +728,10 @@ def _next_polite(queue: deque[SitemapRecord], hosts: Counter[str]) -> int | None
         if hosts[_host(rec.url)] < MAX_PER_HOST:
             return i
     return None
+
+
+class _AbandonedError(Exception):
+    """A fetch still running once the walk stopped for an interruption: it changes nothing."""
 
 
 class _InterruptedError(Exception):
@@ -735,25 +807,40 @@ def walk(url: str, options: Options | None = None) -> Walk:
     audited = strip_userinfo(url.strip())
     started = options.now()
     walker = _Walker(audited, site, options)
-    verdict = _verdict(site, url, options, walker.deadline)
-    fetcher = walker.fetcher()
-    status, body, listed, lines = _robots(fetcher, site.robots_txt_url)
+    stopped: str | None = None
+    depth_cut = False
+    verdict: dict[str, Any] = {}  # none, when interrupted before the Lambda's audit answered
+    status: int | None = None
+    body: bytes | None = None
+    listed: list[str] = []
+    lines = 0
+    try:
+        with walker.interrupt.opened():
+            verdict = _verdict(site, url, options, walker.deadline)
+            status, body, listed, lines = _robots(walker.fetcher(), site.robots_txt_url)
+    except KeyboardInterrupt:
+        stopped = "interrupted"
     rules = load_rules(body) if body is not None else None
     max_dedupe = options.limits.max_dedupe_urls
     seen = Duplicates(max_dedupe)
     walker.site_checks = SiteChecks(rules, site.host, max_dedupe, seen)
     source = "robots" if listed else "fallback"
-    for u in listed or [site.url + p for p in candidates.FALLBACK_PATHS]:
-        walker.add(u, None, source)
     try:
-        try:
-            stopped, depth_cut = walker.run()
-        except _InterruptedError as e:
-            stopped, depth_cut = e.stopped, e.depth_cut
+        if stopped is None:
+            for u in listed or [site.url + p for p in candidates.FALLBACK_PATHS]:
+                before = len(walker.listed)
+                if walker.add(u, None, source) is None and len(walker.listed) == before:
+                    walker.site_tally.add(Kind.DUPLICATE_SITEMAP, None, u)
+            try:
+                stopped, depth_cut = walker.run()
+            except _InterruptedError as e:
+                stopped, depth_cut = e.stopped, e.depth_cut
     finally:
         walker.close()
-    walker.findings()
-    _site_findings(walker, source, stopped, depth_cut)
+    # Read under the lock: a fetch still running after an interruption leaves them be.
+    with walker.interrupt.deferred(), walker.lock:
+        walker.findings()
+        _site_findings(walker, source, stopped, depth_cut)
     finished = options.now()
     findings = [f for r in walker.records for f in r.findings]
     findings.extend(walker.site_tally.findings(None))
@@ -806,20 +893,25 @@ def _site_findings(walker: _Walker, source: str, stopped: str | None, depth_cut:
                 + ", ".join(candidates.FALLBACK_PATHS)
                 + " answered one",
             )
-    unfetched = sum(1 for r in walker.records if r.left_by_a_limit) + walker.not_recorded
+    # Files an interruption left unread were left by no limit: the document's stoppedBy says so.
+    interrupted = stopped == "interrupted"
+    unfetched = (
+        0
+        if interrupted
+        else (sum(1 for r in walker.records if r.left_by_a_limit) + walker.not_recorded)
+    )
     why: list[str] = []
-    if stopped is not None or depth_cut or walker.not_recorded:
+    if (stopped is not None and not interrupted) or depth_cut or walker.not_recorded:
         if stopped == "max-sitemaps":
             why.append(f"at most {walker.limits.max_sitemaps:,} sitemaps")
         elif stopped == "max-bytes":
             why.append(f"at most {walker.limits.max_bytes:,} bytes")
         elif stopped == "max-seconds":
             why.append(f"at most {walker.limits.max_seconds:g} seconds")
-        elif stopped == "interrupted":
-            why.append("interrupted")
         if depth_cut:
             why.append(f"at most {walker.limits.max_depth} levels of indexes")
-        why.append(f"{unfetched:,} sitemaps not read")
+        if not interrupted:
+            why.append(f"{unfetched:,} sitemaps not read")
     if site.seen.full:
         why.append(f"duplicates looked for among the first {site.seen.max_urls:,} URLs only")
     if why:

@@ -430,6 +430,9 @@ def test_a_batch_prints_each_result_as_its_audit_finishes(fresh: Site, held: Hel
     finally:
         proc.kill()
         proc.wait(10)
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
 
 
 def test_ctrl_c_keeps_the_results_already_printed(fresh: Site, held: Held, tmp_path: Path) -> None:

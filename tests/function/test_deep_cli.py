@@ -180,7 +180,7 @@ def test_ctrl_c_prints_what_was_read_and_exits_130(site: Site) -> None:
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, err
     assert out.startswith(f"Deep audit of {site.url('/')}")
-    assert "stopped by interrupted" in out
+    assert "stopped: interrupted" in out
     assert f"{site.url('/a.xml')}  <urlset>" in out
     assert "interrupted" in err
 

@@ -36,7 +36,7 @@ def _counts(c: Mapping[str, int]) -> str:
     return ", ".join(parts) if parts else "no findings"
 
 
-def _tree(sitemaps: list[Mapping[str, Any]]) -> list[str]:
+def _tree(sitemaps: list[Mapping[str, Any]], interrupted: bool = False) -> list[str]:
     children: dict[str | None, list[Mapping[str, Any]]] = {}
     for s in sitemaps:
         children.setdefault(s["parent"], []).append(s)
@@ -52,7 +52,8 @@ def _tree(sitemaps: list[Mapping[str, Any]]) -> list[str]:
             if what == "unfetched":
                 # Refused or unanswered (its error says why), or left by a limit of the walk.
                 failed = s["findings"]["error"]
-                status = "not fetched" if failed else "not fetched (a limit was reached)"
+                left = "interrupted" if interrupted else "a limit was reached"
+                status = "not fetched" if failed else f"not fetched ({left})"
             entries = f", {_plural(s['entries'], 'entry', 'entries')}" if s["entries"] else ""
             gz = ", gzip" if s["compression"] else ""
             found = _counts(s["findings"])
@@ -79,7 +80,8 @@ def render(document: Mapping[str, Any], colour: bool = False) -> str:
     verdict = d["verdict"]
     robots = d["robotsTxt"]
     out = [f"Deep audit of {d['auditedUrl']}"]
-    out.append(f"  Lambda auditor: {verdict['status']}  {verdict['message'] or ''}".rstrip())
+    said = verdict["status"] or "not reached"
+    out.append(f"  Lambda auditor: {said}  {verdict['message'] or ''}".rstrip())
     status = robots["httpStatus"]
     out.append(
         f"  robots.txt  {robots['url']}  "
@@ -91,11 +93,13 @@ def render(document: Mapping[str, Any], colour: bool = False) -> str:
         f"{_plural(totals['urls'], 'URL')}, {_size(totals['bytes'])} "
         f"({_size(totals['wireBytes'])} on the wire) in {d['seconds']:.1f} s"
     )
-    if d["stoppedBy"] is not None:
+    if d["stoppedBy"] == "interrupted":
+        out.append("  stopped: interrupted; the report covers what was read")
+    elif d["stoppedBy"] is not None:
         out.append(f"  stopped by {d['stoppedBy']}: not every sitemap was read")
     out.append("")
     out.append("Sitemaps")
-    out.extend(_tree(d["sitemaps"]) or ["  none found"])
+    out.extend(_tree(d["sitemaps"], d["stoppedBy"] == "interrupted") or ["  none found"])
     out.append("")
     findings = d["findings"]
     out.append(f"Findings, worst first ({_counts(totals['findings'])})")

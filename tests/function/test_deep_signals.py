@@ -1,0 +1,126 @@
+"""SIGINT and SIGTERM sent to the installed `sitemap-auditor deep` alone, at 50 moments drawn
+from a fixed seed over its whole run: every time the partial document, whole, and 130 or 143;
+never a traceback, never a wait past the signal."""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+
+import pytest
+from support.deep import SITEMAPS_NS, urlset_of
+
+from harness.servers import Site, reply, stream
+
+COMMAND = Path(sys.executable).parent / "sitemap-auditor"
+CHILDREN = 12
+URLS_PER_CHILD = 3000
+RUNS = 50
+AT_ONCE = 5
+
+
+def _slowly(body: bytes, pieces: int, pause: float) -> Iterator[bytes]:
+    step = -(-len(body) // pieces)
+    for at in range(0, len(body), step):
+        time.sleep(pause)
+        yield body[at : at + step]
+
+
+def _slow_route(body: bytes) -> object:
+    def route(h: BaseHTTPRequestHandler) -> None:
+        stream(_slowly(body, 10, 0.03))(h)
+
+    return route
+
+
+@pytest.fixture(scope="module")
+def busy_site() -> Iterator[Site]:
+    """An index of 12 children of 3,000 URLs each (some listed twice), each sent in ten pieces
+    30 ms apart: a walk of about two seconds."""
+    site = Site().start()
+    index = f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">' + "".join(
+        f"<sitemap><loc>{site.url(f'/c{i}.xml')}</loc></sitemap>" for i in range(CHILDREN)
+    )
+    site.route("/robots.txt", reply(f"Sitemap: {site.url('/i.xml')}\n", content_type="text/plain"))
+    site.route("/i.xml", reply(index + "</sitemapindex>"))
+    for i in range(CHILDREN):
+        entries = [
+            f"<loc>{site.url(f'/p{(i * URLS_PER_CHILD + k) % 30000}')}</loc>"
+            f"<lastmod>2026-11-{1 + k % 28:02d}T10:{k % 60:02d}:00+01:00</lastmod>"
+            for k in range(URLS_PER_CHILD + 200)  # 200 URLs also listed by the next child
+        ]
+        site.route(f"/c{i}.xml", _slow_route(urlset_of(entries)))  # type: ignore[arg-type]
+    yield site
+    site.stop()
+
+
+@dataclass
+class Run:
+    delay: float
+    signum: int
+    as_json: bool
+    code: int | None = None
+    out: str = ""
+    err: str = ""
+    signalled: bool = False
+    waited: float = 0.0
+
+
+def _one(url: str, run: Run) -> Run:
+    args = [str(COMMAND), "deep", "--allow-private-networks", *(["--json"] if run.as_json else [])]
+    proc = subprocess.Popen([*args, url], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(run.delay)
+    if proc.poll() is None:
+        proc.send_signal(run.signum)
+        run.signalled = True
+    sent = time.monotonic()
+    run.out, run.err = proc.communicate(timeout=60)
+    run.waited = time.monotonic() - sent
+    run.code = proc.returncode
+    return run
+
+
+@pytest.mark.slow
+def test_fifty_signals_at_random_moments_give_the_partial_document(busy_site: Site) -> None:
+    draw = random.Random(37)
+    runs = [
+        Run(draw.uniform(0.2, 3.0), draw.choice([signal.SIGINT, signal.SIGTERM]), i % 2 == 0)
+        for i in range(RUNS)
+    ]
+    with ThreadPoolExecutor(AT_ONCE) as pool:
+        done = list(pool.map(lambda r: _one(busy_site.url("/"), r), runs))
+    stopped_mid_walk = 0
+    for run in done:
+        assert "Traceback" not in run.err, run.err
+        assert run.code is not None and run.code >= 0, run  # never killed by the signal
+        if run.signalled and run.code in (130, 143):
+            assert run.code == 128 + run.signum, run
+            assert "stopped: interrupted" in run.err
+        else:
+            # The run ended before the signal, or took it while ending: a whole document.
+            assert run.code in (0, 1, 2), run
+        if run.as_json:
+            doc = json.loads(run.out)  # whole: it parses
+            assert doc["auditedUrl"] == busy_site.url("/")
+            if doc["stoppedBy"] == "interrupted":
+                stopped_mid_walk += 1
+                assert run.code in (130, 143)
+                assert not any(f["kind"] == "limit-reached" for f in doc["findings"])
+        else:
+            assert run.out.startswith(f"Deep audit of {busy_site.url('/')}"), run.out[:200]
+            if "stopped: interrupted" in run.out:
+                stopped_mid_walk += 1
+                assert "a limit was reached" not in run.out.lower()
+        # A fetch still running never holds the end: the signal is taken within a wait's turn.
+        assert run.waited < 15, run
+    # The moments do fall inside walks, not only before or after them.
+    assert stopped_mid_walk >= 10, [(r.delay, r.code) for r in done]
