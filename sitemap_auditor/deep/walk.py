@@ -778,7 +778,8 @@ def _verdict(site: sites.SiteBase, url: str, options: Options, deadline: float) 
 
 
 def _robots(fetcher: Fetcher, robots_url: str) -> tuple[int | None, bytes | None, list[str], int]:
-    """robots.txt's status, body (when 200), every usable `Sitemap:` URL and the lines read."""
+    """robots.txt's status, body (when 200), every usable `Sitemap:` URL, repeats included
+    (the walk reads each sitemap once, and counts the repeats), and the lines read."""
     try:
         with fetcher.open(robots_url) as answer:
             if answer.status != 200:
@@ -788,14 +789,14 @@ def _robots(fetcher: Fetcher, robots_url: str) -> tuple[int | None, bytes | None
             status = answer.status
     except FetchError:
         return None, None, [], 0
-    urls: dict[str, None] = {}
+    urls: list[str] = []
     lines = 0
     for line in robots.iter_sitemap_lines(body):
         lines += 1
         made, _ = robots.sitemap_url(line.value, final)
         if made is not None and len(urls) < MAX_SITEMAPS_CEILING:
-            urls.setdefault(made)
-    return status, body, list(urls), lines
+            urls.append(made)
+    return status, body, urls, lines
 
 
 def walk(url: str, options: Options | None = None) -> Walk:
