@@ -510,6 +510,7 @@ def parse_floor(site: Site, runs: int = 2) -> Floor:
     """What parsing alone costs on this site: the part of the deep audit no check can save."""
     sys.path.insert(0, str(ROOT))
     from sitemap_auditor.core.parser import SitemapParser
+    from sitemap_auditor.deep.reading.entries import EntryReader
     from sitemap_auditor.deep.seen import SeenUrls
 
     def parse(make: Any) -> float:
@@ -561,7 +562,7 @@ def parse_floor(site: Site, runs: int = 2) -> Floor:
 
     return Floor(
         parse(SitemapParser),
-        parse(lambda: SitemapParser(on_entry=nothing, on_run=nothing)),
+        parse(lambda: SitemapParser(EntryReader(nothing))),
         parse(Bare),
         dedupe(),
         max(1, runs),

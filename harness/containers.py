@@ -88,6 +88,7 @@ class Container:
             self.proc.wait(10)
         for reader in self._readers:
             reader.join(10)
+        self._close_pipes()
         try:
             if self.proc.returncode != 0:
                 raise RuntimeError(f"a container failed: {' / '.join(self._errors)[-400:]}")
@@ -113,10 +114,19 @@ class Container:
             if x["message"] == "audit finished" and str(x.get("run_id", "")).startswith("run-")
         ]
 
+    def _close_pipes(self) -> None:
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
+
     def kill(self) -> None:
         """End the process at once, as a crashed or timed-out container ends."""
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(10)
+        for reader in self._readers:
+            reader.join(10)
+        self._close_pipes()
         # Its answers will never come: leave no empty file behind.
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.out)

@@ -19,9 +19,9 @@ from typing import Protocol
 
 from sitemap_auditor.core import urls
 from sitemap_auditor.core.lastmod import format_instant, key_to_instant, lastmod_key
-from sitemap_auditor.core.parser import EntryRun, Extensions
 from sitemap_auditor.core.urls import strip_userinfo
 from sitemap_auditor.deep.kinds import KINDS, Kind
+from sitemap_auditor.deep.reading.entries import Extensions
 from sitemap_auditor.deep.seen import (
     DEDUPE_BYTES_PER_URL,
     DEDUPE_FIRST_SLOTS,
@@ -81,12 +81,6 @@ _MAX_PENDING = 4096
 
 _XML_SPACE = " \t\r\n"
 _NOT_IN_URLS = re.compile(r"[\x00-\x20\x7f<>\"{}|\\^`]")
-# The same characters but those a run's <loc> never holds (white space and controls): each is
-# looked for on its own, which is far quicker than a class over a run's text.
-_NOT_IN_URLS_CHARS = '\x7f<>"{}|\\^`'
-# `/.`, with which every dot segment starts (and a few names): an expression finds it in a
-# run's text in half the time `in` takes (a `/` is everywhere).
-_DOT_SEGMENT_START = re.compile(r"/\.").search
 _BCP47 = re.compile(r"(?i:x-default|[a-z]{2,3}(?:-[a-z]{4})?(?:-(?:[a-z]{2}|[0-9]{3}))?)")
 # What firewalls and CDNs answer a crawler with instead of the file.
 _CHALLENGE = re.compile(
@@ -472,11 +466,7 @@ class SitemapChecks:
         # Per URL, the common case is decided by these alone (see location).
         self._prefix = scope.prefix
         self._allows = site.allows if scope.host == site.robots_host else None
-        # robots.txt's test of a run's URLs at once, which all start with this origin.
-        origin = self._prefix[: len(self._prefix) - len(scope.folder)]
-        self._many = None if self._allows is None else site.all_allowed(origin)
         self._seen = site.seen.add
-        self._seen_all = site.seen.add_run
         self._report = self._repeat  # one object: the duplicate table batches by it
         # Parsable <lastmod> values not yet counted into the statistics, with how many times
         # each was seen, in the order first seen (which is what the statistics' caps go by).
@@ -528,73 +518,6 @@ class SitemapChecks:
             self.lastmod(lastmod, line)
         if ext is not None:
             self._extensions(ext, line, loc or "")
-
-    def entry_run(self, run: EntryRun) -> None:
-        """Check a run of plain entries (the parser's RunCallback): what `entry` does with each
-        in turn, done at once for as many as raise no finding, which is most of them."""
-        locs, lastmods = run.locs, run.lastmods
-        clean = 0 if self.is_index or not locs else self._clean(locs, lastmods)
-        if clean:
-            # A repeat raises no other finding: the table reports it, the rest are counted.
-            # What waits for the table's answer: the run's text (for its lines) and its URLs,
-            # which are no longer than the text.
-            self._seen_all(locs, self.number, run.lines, self._report)
-            self._count(lastmods)
-        else:
-            entry = self.entry
-            for line, loc, lastmod in zip(run.lines(), locs, lastmods, strict=True):
-                entry(line, loc, lastmod, None)
-
-    def _clean(self, locs: list[str], lastmods: list[str | None]) -> int:
-        # len(locs) when no entry of the run raises a finding but a repeat (the duplicate table
-        # is asked after), else 0. The tests are location's and lastmod's, over all at once.
-        prefix = self._prefix
-        joined = "\n".join(locs)
-        if (
-            not joined.startswith(prefix)
-            or joined.count("\n" + prefix) != len(locs) - 1  # a <loc> holds no line break
-            or max(map(len, locs)) > MAX_URL_CHARS
-            or _DOT_SEGMENT_START(joined) is not None
-            or ("%" in joined and "/%2" in joined)
-            or any(c in joined for c in _NOT_IN_URLS_CHARS)
-        ):
-            return 0
-        if not self._fine_lastmods.issuperset(lastmods):
-            classified = self._classified
-            for raw in dict.fromkeys(lastmods):
-                if raw is not None and classified(raw)[0] is not None:
-                    return 0
-        allows = self._allows
-        if allows is not None and not self._all_allowed(joined, locs, allows):
-            return 0
-        return len(locs)
-
-    def _all_allowed(self, joined: str, locs: list[str], allows: Callable[[str], bool]) -> bool:
-        # Every URL starts with the scope's prefix: its path (path_params_query's) is what
-        # follows the origin, when it has no fragment; robots.txt's rules read it as written
-        # when it is ASCII without `%`.
-        many = self._many
-        if (
-            many is not None
-            and "#" not in joined
-            and "%" not in joined
-            and joined.isascii()
-            and many(joined)
-        ):
-            return True
-        return all(map(allows, locs))
-
-    def _count(self, lastmods: list[str | None]) -> None:
-        # What lastmod and entry count of entries that raise no finding.
-        self.entries += len(lastmods)
-        missing = lastmods.count(None)
-        self.without_lastmod += missing
-        pending = self._pending
-        pending.update(lastmods)  # type: ignore[arg-type]
-        if missing:
-            del pending[None]
-        if len(pending) > _MAX_PENDING:
-            self._flush()
 
     def _extensions(self, e: Extensions, line: int, loc: str) -> None:
         tally = self.tally

@@ -30,15 +30,7 @@ from sitemap_auditor.core.credentials import Credentials
 from sitemap_auditor.core.errors import FetchError, FetchErrorKind
 from sitemap_auditor.core.interrupts import Interrupt
 from sitemap_auditor.core.issues import Kind as IssueKind
-from sitemap_auditor.core.parser import (
-    DocumentHead,
-    EntryCallback,
-    EntryRun,
-    Extensions,
-    ParsedSitemap,
-    Rejected,
-    SitemapParser,
-)
+from sitemap_auditor.core.parser import ParsedSitemap, Rejected, SitemapParser
 from sitemap_auditor.core.urls import strip_userinfo
 from sitemap_auditor.deep import checks
 from sitemap_auditor.deep.checks import (
@@ -52,6 +44,12 @@ from sitemap_auditor.deep.checks import (
     Tally,
 )
 from sitemap_auditor.deep.kinds import Kind
+from sitemap_auditor.deep.reading.entries import (
+    DocumentHead,
+    EntryCallback,
+    EntryReader,
+    Extensions,
+)
 from sitemap_auditor.deep.seen import Duplicates
 from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy
 from sitemap_auditor.fetching.guard import Resolver, system_resolver
@@ -91,6 +89,7 @@ _COMPRESSION_KINDS = frozenset(
 )
 _LINE = re.compile(r"at line (\d+)")
 _XML_SPACE = b" \t\r\n"
+_LINE_BREAKS = re.compile(rb"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -227,6 +226,7 @@ class _Fetched:
     checks: SitemapChecks | None
     tally: Tally
     parser: SitemapParser | None = None
+    reader: EntryReader | None = None  # the parser's reader, which knows the root element
     whole: bool = False  # read to its end as a sitemap: the file-wide checks apply
 
 
@@ -331,7 +331,7 @@ class _Walker:
                 tally.set_count(Kind.COMPRESSION_ERROR, 1, detail=e.describe())
             else:
                 tally.set_count(Kind.COULDNT_FETCH, 1, detail=e.describe())
-            head = out.parser.head if out.parser is not None else None
+            head = out.reader.head if out.reader is not None else None
             if rec.type == "unfetched" and not rec.cut:
                 if rec.http_status is None:
                     rec.unanswered = True  # nothing was read of it: listed, not fetched
@@ -405,7 +405,8 @@ class _Walker:
         stripped = rest.lstrip(_XML_SPACE)
         if stripped.startswith(b"<?xml") and len(stripped) < len(rest):
             gap = rest[: len(rest) - len(stripped)]
-            offset = gap.count(b"\n") or gap.count(b"\r")
+            # Lines as XML counts them: CR LF is one break, a lone CR or LF one each.
+            offset = len(_LINE_BREAKS.findall(gap))
             tally.set_count(Kind.LEADING_WHITESPACE, 1, line=1)
             head = bom + stripped
         on_url = self.on_url
@@ -425,19 +426,10 @@ class _Walker:
             sc.is_index = root.root == "sitemapindex"
             return check if not offset and (on_url is None or sc.is_index) else every
 
-        check_run = sc.entry_run
-
-        def take_run(run: EntryRun) -> None:
-            # A run of plain entries, checked at once; each of its URLs to on_url, in order.
-            if offset:
-                run = replace(run, first_line=run.first_line + offset)
-            check_run(run)
-            if on_url is not None and not sc.is_index:
-                for line, loc, lastmod in zip(run.lines(), run.locs, run.lastmods, strict=True):
-                    on_url(UrlRecord(loc, rec.url, line, lastmod))
-
-        parser = SitemapParser(on_entry=every, on_head=reader, on_run=take_run)
+        entries = EntryReader(every, on_head=reader)
+        parser = SitemapParser(entries)
         out.parser = parser
+        out.reader = entries
         # The lock is taken per batch of chunks (PARSE_BATCH_BYTES), not per entry or chunk:
         # parsing is bound by the interpreter's lock anyway; a lock per entry made four fetches
         # at once cost half as much again as one, and a lock per 64 KiB chunk a tenth more than
@@ -463,21 +455,20 @@ class _Walker:
         with shared():
             parser.feed(data)
             outcome = parser.close()
-        root = parser.head.root if parser.head is not None else None
+        root = entries.head.root if entries.head is not None else None
         if isinstance(outcome, ParsedSitemap):
             rec.type = outcome.root
             rec.entries = outcome.entry_count
             sc.is_index = outcome.root == "sitemapindex"
             out.whole = True
-            self._namespace(parser, tally)
+            self._namespace(entries.head, tally)
         else:
             self._rejected(rec, outcome, root, tally, offset)
             if root in checks.SITEMAP_ROOTS:
                 rec.entries = sc.entries
         rec.compression = "gzip" if rec.bytes != answer.wire_bytes else None
 
-    def _namespace(self, parser: SitemapParser, tally: Tally) -> None:
-        head = parser.head
+    def _namespace(self, head: DocumentHead | None, tally: Tally) -> None:
         if head is not None and head.namespace != SITEMAP_NAMESPACE:
             shown = "missing" if head.namespace is None else repr(head.namespace[:100])
             tally.set_count(Kind.INCORRECT_NAMESPACE, 1, line=head.line, detail=shown)

@@ -13,6 +13,7 @@ from support.deep import SHARED_CORPUS
 from sitemap_auditor.core.lastmod import lastmod_key
 from sitemap_auditor.core.parser import ParsedSitemap, Rejected, SitemapParser
 from sitemap_auditor.deep.checks import Finding, SiteChecks, SitemapChecks, SitemapScope, text_lines
+from sitemap_auditor.deep.reading.entries import EntryReader
 
 _LOCAL = Path(__file__).resolve().parent.parent / "corpus"
 NAMES = [
@@ -34,7 +35,7 @@ def findings(chunks: list[bytes]) -> tuple[list[Finding], ParsedSitemap | Reject
     site = SiteChecks(None, "example.com")
     scope = SitemapScope.of("https://example.com/sitemap.xml", from_robots=True)
     checks = SitemapChecks("https://example.com/sitemap.xml", 0, scope, False, NOW, site)
-    parser = SitemapParser(on_entry=checks.entry)
+    parser = SitemapParser(EntryReader(checks.entry))
     for chunk in chunks:
         parser.feed(chunk)
     outcome = parser.close()
@@ -51,18 +52,25 @@ def test_any_split_gives_the_same_findings(which: int, cuts: list[float]) -> Non
     assert findings(chunks) == findings([body])
 
 
-def test_the_lambda_parse_is_the_same_with_entries_read() -> None:
+def _what(outcome: ParsedSitemap | Rejected) -> object:
+    # What both readings answer: the root and the entry count, or the refusal and its reason.
+    if isinstance(outcome, Rejected):
+        return outcome
+    return outcome.root, outcome.entry_count
+
+
+def test_the_deep_reading_takes_what_the_lambda_takes() -> None:
     for body in BODIES:
         plain = SitemapParser()
         plain.feed(body)
-        assert findings([body])[1] == plain.close()
+        assert _what(findings([body])[1]) == _what(plain.close())
 
 
-def _parsed(body: bytes, size: int, reading: bool) -> ParsedSitemap | Rejected:
-    parser = SitemapParser(on_entry=(lambda *_: None) if reading else None)
+def _parsed(body: bytes, size: int, reading: bool) -> object:
+    parser = SitemapParser(EntryReader(lambda *_: None)) if reading else SitemapParser()
     for at in range(0, len(body), size):
         parser.feed(body[at : at + size])
-    return parser.close()
+    return _what(parser.close())
 
 
 def _inflated(body: bytes) -> bytes:
@@ -72,10 +80,9 @@ def _inflated(body: bytes) -> bytes:
         return body  # a broken gzip file is parsed as it is
 
 
-def test_every_corpus_file_parses_the_lambda_s_way_with_entries_read() -> None:
-    # The deep audit's handlers do the Lambda's part themselves (one Python call per element,
-    # not two): the root, count, latest <lastmod> and unparsable samples must be the Lambda's,
-    # whatever the file and however its bytes arrive.
+def test_every_corpus_file_is_taken_or_refused_by_both_readings_alike() -> None:
+    # One driver, two readers: the same bytes, encodings and bounds, so the same root, count
+    # and refusal, whatever the file and however its bytes arrive.
     files = [
         *SHARED_CORPUS.rglob("*"),
         *_LOCAL.rglob("*"),

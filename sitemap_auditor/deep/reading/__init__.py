@@ -1,0 +1,2 @@
+"""The deep audit's reading of a sitemap's entries (entries.py), through the Lambda's bounded
+parser."""

@@ -381,3 +381,18 @@ def test_the_dedupe_bound_alone_is_a_notice_of_one(site: Site) -> None:
         "the findings cover what it read and checked."
     )
     assert doc["complete"] is True
+
+
+@pytest.mark.parametrize(("gap", "breaks"), [(b"\r\n\n\r", 3), (b"\n\r\n", 2), (b" \r \r", 2)])
+def test_lines_before_the_xml_declaration_count_as_xml_counts_them(
+    site: Site, gap: bytes, breaks: int
+) -> None:
+    body = (
+        b'<?xml version="1.0"?>\n<urlset xmlns="' + SITEMAPS_NS.encode() + b'">\n'
+        b"<url><loc>" + site.url("/a").encode() + b"</loc><lastmod>soon</lastmod></url>\n"
+        b"</urlset>\n"
+    )
+    serve_listed(site, {"/s.xml": gap + body})
+    found = kinds_of(run(site.url("/")))
+    assert found["invalid-date"]["examples"][0]["line"] == 3 + breaks
+    assert "leading-whitespace" in found

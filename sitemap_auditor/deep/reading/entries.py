@@ -1,0 +1,343 @@
+"""The deep audit's reading of a sitemap: every `<url>` or `<sitemap>` entry, with its line, its
+`<loc>`, its `<lastmod>` and its image, video, news and `xhtml:link` elements.
+
+One plain reading, through the Lambda's bounded driver (`core.parser.SitemapParser` with this
+module's reader): the same bytes, encodings, bounds and refusals as the Lambda, and expat's own
+events, one handler call each. Namespaces are read as XML scopes them: a declaration holds for
+its element and what it contains, and the one it shadowed comes back at the element's end. What
+is read does not depend on how the bytes were split: text is cut to what is kept of it, always
+the same characters, wherever the slices fall.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from sitemap_auditor.core.issues import Kind
+from sitemap_auditor.core.parser import (
+    MAX_DEPTH,
+    MAX_LASTMOD_CHARS,
+    ROOTS,
+    Handlers,
+    ParsedSitemap,
+    RefusedError,
+    unknown_root,
+)
+
+__all__ = [
+    "EXTENSION_NAMESPACES",
+    "MAX_BINDINGS",
+    "MAX_ENTRY_EXTENSIONS",
+    "MAX_FIELD_CHARS",
+    "DocumentHead",
+    "EntryCallback",
+    "EntryReader",
+    "Extensions",
+    "News",
+]
+
+# Extension elements are known by their namespace, or by their usual prefix when the document
+# forgot to declare it.
+EXTENSION_NAMESPACES = {
+    "http://www.google.com/schemas/sitemap-image/1.1": "image",
+    "http://www.google.com/schemas/sitemap-video/1.1": "video",
+    "http://www.google.com/schemas/sitemap-news/0.9": "news",
+    "http://www.w3.org/1999/xhtml": "xhtml",
+}
+_EXTENSION_PREFIXES = frozenset(EXTENSION_NAMESPACES.values())
+# One entry keeps at most this many extension elements of each kind (they are all counted);
+# text is kept up to this many characters a field (a URL is at most 2,048): a longer one is
+# its first MAX_FIELD_CHARS + 1 characters, so that it still reads as too long.
+MAX_ENTRY_EXTENSIONS = 1000
+MAX_FIELD_CHARS = 4096
+# Namespace declarations in scope at once, at most (a sitemap has a handful): past it, a
+# declaration is not taken, and its prefix reads as undeclared. It bounds what a document of
+# 256 nested elements, each declaring thousands of prefixes, makes the reader hold.
+MAX_BINDINGS = 256
+_XML_SPACE = " \t\r\n"
+_UNBOUND = None
+
+
+@dataclass(frozen=True, slots=True)
+class News:
+    """One `<news:news>` of an entry: the tags it has (not blank) and its publication date."""
+
+    tags: frozenset[str]  # of name, language (in news:publication), publication_date, title
+    publication_date: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Extensions:
+    """What an entry holds besides `<loc>` and `<lastmod>`, as the deep audit reads it."""
+
+    images: int = 0
+    images_without_loc: int = 0
+    videos: tuple[frozenset[str], ...] = ()  # each video's child tags that are not blank
+    videos_total: int = 0
+    news: tuple[News, ...] = ()
+    # (hreflang, href) of each <xhtml:link rel="alternate">, the first MAX_ENTRY_EXTENSIONS
+    alternates: tuple[tuple[str, str], ...] = ()
+    alternates_dropped: int = 0  # those past MAX_ENTRY_EXTENSIONS: counted, not kept
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentHead:
+    """The root element as written: its local name, namespace and line."""
+
+    root: str
+    namespace: str | None  # the namespace its prefix (or the default) is bound to there
+    line: int
+
+
+class EntryCallback(Protocol):
+    """What the reading calls with each `<url>` or `<sitemap>` entry.
+
+    line is where the entry's start tag is; loc is trimmed of XML white space (None when the
+    entry has no `<loc>`); lastmod is as written but for the white space in front of it, cut
+    past MAX_LASTMOD_CHARS + 1 characters; extensions is None for an entry with no extension
+    element (most of them), so that the common entry costs one call and no object.
+    """
+
+    def __call__(
+        self, line: int, loc: str | None, lastmod: str | None, extensions: Extensions | None, /
+    ) -> None: ...
+
+
+class EntryReader:
+    """A reader for core.parser.SitemapParser (a `Reader`) that calls on_entry with every
+    entry. on_head, when given, is called with the root element as soon as it is read, before
+    any entry: what it returns, when not None, is called with the entries in on_entry's place.
+    `head` is the root element, once read."""
+
+    def __init__(
+        self,
+        on_entry: EntryCallback,
+        on_head: Callable[[DocumentHead], EntryCallback | None] | None = None,
+    ) -> None:
+        self.on_entry = on_entry
+        self.on_head = on_head
+        self.head: DocumentHead | None = None
+
+    def __call__(self, p: Any) -> Handlers:
+        return _handlers(p, self)
+
+
+def _handlers(p: Any, reader: EntryReader) -> Handlers:
+    on_entry = reader.on_entry
+    on_head = reader.on_head
+    spaces: dict[str, str] = {}  # prefix ("" for the default) -> namespace, in scope now
+    # The bindings each declaring element shadowed: (its depth, {prefix: the old namespace}).
+    scopes: list[tuple[int, dict[str, str | None]]] = []
+    # name -> (its extension kind, or "", and its local name), for the bindings in scope.
+    kinds: dict[str, tuple[str, str]] = {}
+    depth = 0
+    root: str | None = None
+    entry_name = ""
+    count = 0
+    parts: list[str] = []  # the text of the field being read
+    collect = parts.append
+    field = ""  # what that text is for: loc, lastmod, image:loc, video:..., news:...
+    field_depth = 0
+    # The entry being read (line 0: none); extensions only once it has one.
+    line = 0
+    loc: str | None = None
+    lastmod: str | None = None
+    extended = False
+    images = images_without_loc = videos_total = dropped = 0
+    image_loc = False
+    videos: list[frozenset[str]] = []
+    video_tags: set[str] = set()
+    news: list[News] = []
+    news_tags: set[str] = set()
+    news_date: str | None = None
+    alternates: list[tuple[str, str]] = []
+    container = ""  # image, video or news: the extension element open at depth 3
+
+    def declare(attrs: list[str]) -> None:
+        # The element's xmlns attributes, in scope until its end (depth is the element's).
+        shadowed: dict[str, str | None] = {}
+        for i in range(0, len(attrs) - 1, 2):
+            key = attrs[i]
+            if key == "xmlns" or key[:6] == "xmlns:":
+                prefix = key[6:]
+                if prefix not in shadowed:
+                    if prefix not in spaces and len(spaces) >= MAX_BINDINGS:
+                        continue
+                    shadowed[prefix] = spaces.get(prefix, _UNBOUND)
+                spaces[prefix] = attrs[i + 1]
+        if shadowed:
+            scopes.append((depth, shadowed))
+            kinds.clear()
+
+    def undeclare() -> None:
+        _, shadowed = scopes.pop()
+        for prefix, old in shadowed.items():
+            if old is None:
+                del spaces[prefix]
+            else:
+                spaces[prefix] = old
+        kinds.clear()
+
+    def kind_of(name: str) -> tuple[str, str]:
+        prefix, _, local = name.rpartition(":")
+        space = spaces.get(prefix)
+        if space is not None:
+            found = (EXTENSION_NAMESPACES.get(space, ""), local)
+        else:
+            found = ((prefix if prefix in _EXTENSION_PREFIXES else ""), local)
+        kinds[name] = found  # at most MAX_NAMES distinct names reach here
+        return found
+
+    def read(what: str) -> None:
+        nonlocal field, field_depth
+        field, field_depth = what, depth
+        parts.clear()
+        p.CharacterDataHandler = collect
+
+    def start(name: str, attrs: list[str]) -> None:
+        nonlocal depth, root, entry_name, count, line, loc, lastmod, extended, container
+        nonlocal images, images_without_loc, image_loc, videos_total, news_date, on_entry
+        nonlocal dropped
+        depth += 1
+        if attrs:
+            declare(attrs)
+        if depth == 3:
+            if not line or field:
+                return
+            kind, local = kinds.get(name) or kind_of(name)
+            container = ""
+            if local == "lastmod":
+                read("lastmod")
+            elif not kind:
+                if local == "loc":
+                    read("loc")
+            elif kind == "image" and local == "image":
+                container, image_loc, extended = "image", False, True
+                images += 1
+            elif kind == "video" and local == "video":
+                container, extended = "video", True
+                video_tags.clear()
+                videos_total += 1
+            elif kind == "news" and local == "news":
+                container, news_date, extended = "news", None, True
+                news_tags.clear()
+            elif kind == "xhtml" and local == "link":
+                values = dict(zip(attrs[::2], attrs[1::2], strict=False))
+                if values.get("rel", "").strip(_XML_SPACE).lower() == "alternate":
+                    extended = True
+                    if len(alternates) < MAX_ENTRY_EXTENSIONS:
+                        href = values.get("href", "").strip(_XML_SPACE)[: MAX_FIELD_CHARS + 1]
+                        alternates.append((values.get("hreflang", "")[:100], href))
+                    else:
+                        dropped += 1
+        elif depth == 2:
+            if name == entry_name or name.rpartition(":")[2] == entry_name:
+                count += 1
+                line = p.CurrentLineNumber
+                loc = lastmod = None
+                if extended:
+                    extended = False
+                    images = images_without_loc = videos_total = dropped = 0
+                    videos.clear()
+                    news.clear()
+                    alternates.clear()
+                container = ""
+            else:
+                line = 0
+        elif depth == 1:
+            prefix, _, local = name.rpartition(":")
+            reader.head = head = DocumentHead(local[:100], spaces.get(prefix), p.CurrentLineNumber)
+            found = ROOTS.get(local)
+            if found is None:
+                raise RefusedError(Kind.UNKNOWN_ROOT, unknown_root(local))
+            root, entry_name = local, found
+            if on_head is not None:
+                on_entry = on_head(head) or on_entry
+        elif depth > MAX_DEPTH:
+            raise RefusedError(Kind.TOO_DEEP, f"elements nested deeper than {MAX_DEPTH}")
+        elif container and line and not field:
+            kind, local = kinds.get(name) or kind_of(name)
+            if kind != container:
+                return
+            if container == "image":
+                if local == "loc" and depth == 4:
+                    read("image:loc")
+            elif container == "video":
+                if depth == 4:
+                    read("video:" + local[:40])
+            elif local in ("name", "language", "publication_date", "title"):
+                read("news:" + local)
+
+    def end(_name: str) -> None:
+        nonlocal depth, field, loc, lastmod, line, image_loc, images_without_loc, news_date
+        nonlocal container
+        if field and (depth == field_depth or field == "lastmod"):
+            # The field ends here (a <lastmod> in mixed content: at its first child's end).
+            p.CharacterDataHandler = None
+            value = parts[0] if len(parts) == 1 else "".join(parts)
+            if field == "loc":
+                loc = value.lstrip(_XML_SPACE)[: MAX_FIELD_CHARS + 1].rstrip(_XML_SPACE)
+            elif field == "lastmod":
+                lastmod = value.lstrip(_XML_SPACE)[: MAX_LASTMOD_CHARS + 1]
+            else:
+                value = value.lstrip(_XML_SPACE)[: MAX_FIELD_CHARS + 1].rstrip(_XML_SPACE)
+                if field == "image:loc":
+                    image_loc = image_loc or bool(value)
+                elif value:
+                    if field[:6] == "video:":
+                        video_tags.add(field[6:])
+                    else:
+                        news_tags.add(field[5:])
+                        if field == "news:publication_date":
+                            news_date = value[:MAX_LASTMOD_CHARS]
+            field = ""
+        elif depth == 2:
+            if line:
+                on_entry(
+                    line,
+                    loc,
+                    lastmod,
+                    Extensions(
+                        images,
+                        images_without_loc,
+                        tuple(videos),
+                        videos_total,
+                        tuple(news),
+                        tuple(alternates),
+                        dropped,
+                    )
+                    if extended
+                    else None,
+                )
+                line = 0
+        elif depth == 3 and container:
+            if container == "image":
+                if not image_loc:
+                    images_without_loc += 1
+            elif container == "video":
+                if len(videos) < MAX_ENTRY_EXTENSIONS:
+                    videos.append(frozenset(video_tags))
+            elif len(news) < MAX_ENTRY_EXTENSIONS:
+                news.append(News(frozenset(news_tags), news_date))
+            container = ""
+        if scopes and scopes[-1][0] == depth:
+            undeclare()
+        depth -= 1
+
+    def bound_text() -> None:
+        # Called between slices: the text being read grows by at most a slice before it is
+        # cut here, to its first characters past the white space in front: what `end` keeps
+        # of it, so that where the slices fall changes nothing.
+        if field and parts:
+            joined = "".join(parts).lstrip(_XML_SPACE)
+            cap = MAX_LASTMOD_CHARS if field == "lastmod" else MAX_FIELD_CHARS
+            parts[:] = [joined[: cap + 1]]
+
+    def facts() -> ParsedSitemap | None:
+        # The deep audit asks only what the document is and how many entries it has: the
+        # Lambda's <lastmod> facts are the Lambda's reading's.
+        return None if root is None else ParsedSitemap(root, count, None, (), 0)
+
+    return Handlers(start, end, bound_text, facts)
