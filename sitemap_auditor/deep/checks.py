@@ -458,6 +458,8 @@ class SitemapChecks:
         self.entries = 0
         self.without_lastmod = 0
         self.images = self.videos = self.news = self.alternates = 0
+        # xhtml:link alternates counted but not kept (past MAX_ENTRY_EXTENSIONS in one entry).
+        self.alternates_dropped = 0
         self.news_entries = 0
         self.children: list[tuple[str, int]] = []  # an index's valid sitemap URLs, with lines
         # classify_lastmod's answers, and the values among them that raise no finding (so that
@@ -595,7 +597,8 @@ class SitemapChecks:
                 self.tally.add(Kind.NEWS_TOO_OLD, line, f"{date} {loc}")
 
     def _alternates(self, e: Extensions, line: int, loc: str) -> None:
-        self.alternates += len(e.alternates)
+        self.alternates += len(e.alternates) + e.alternates_dropped
+        self.alternates_dropped += e.alternates_dropped
         tally, site = self.tally, self.site
         self_link = False
         for code, href in e.alternates:

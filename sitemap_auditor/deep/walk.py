@@ -171,7 +171,13 @@ class SitemapRecord:
     seconds: float | None = None
     lastmod: LastmodStats | None = None
     extensions: dict[str, int] = field(
-        default_factory=lambda: {"image": 0, "video": 0, "news": 0, "alternates": 0}
+        default_factory=lambda: {
+            "image": 0,
+            "video": 0,
+            "news": 0,
+            "alternates": 0,
+            "alternatesDropped": 0,
+        }
     )
     findings: list[Finding] = field(default_factory=list)
     children: list[int] = field(default_factory=list)
@@ -600,6 +606,7 @@ class _Walker:
                 "video": sc.videos,
                 "news": sc.news,
                 "alternates": sc.alternates,
+                "alternatesDropped": sc.alternates_dropped,
             }
             if rec.entries is None:
                 rec.entries = sc.entries

@@ -211,3 +211,18 @@ def test_a_declared_utf8_with_a_non_ascii_byte_is_refused_as_the_lambda_refuses_
     for chunks in ([body], [body[:40], body[40:]]):
         _, _, outcome = deep_reading(chunks)
         assert isinstance(lambda_answer, Rejected) == (outcome != "parsed")
+
+
+def test_alternates_past_the_bound_are_counted_as_dropped() -> None:
+    links = "".join(
+        f'<xhtml:link rel="alternate" hreflang="x{i}" href="https://e.com/{i}"/>'
+        for i in range(1005)
+    )
+    document = (
+        f'<urlset xmlns:xhtml="{XHTML}"><url><loc>https://e.com/a</loc>{links}</url></urlset>'
+    ).encode()
+    kept: list[Extensions] = []
+    parser = SitemapParser(EntryReader(lambda *entry: kept.append(entry[3] or Extensions())))
+    parser.feed(document)
+    assert isinstance(parser.close(), ParsedSitemap)
+    assert len(kept[0].alternates) == 1000 and kept[0].alternates_dropped == 5

@@ -23,7 +23,7 @@ from support.deep_documents import (
     small_site,
 )
 
-from sitemap_auditor.deep.reports import charts, html_report
+from sitemap_auditor.deep.reports import charts, html_assets, html_report
 from sitemap_auditor.deep.reports.html_report import render
 
 _VOID = {"meta", "input", "br", "img", "link", "hr", "source", "wbr"}
@@ -148,15 +148,15 @@ def test_the_page_loads_nothing_and_allows_only_its_own_style_and_script() -> No
     policy = csp["content"] or ""
     assert "default-src 'none'" in policy and "base-uri 'none'" in policy
     assert "form-action 'none'" in policy and "unsafe-inline" not in policy
-    assert markup.scripts == [html_report._SCRIPT]
-    assert f"script-src 'sha256-{_sha256(html_report._SCRIPT)}'" in policy
-    assert f"style-src 'sha256-{_sha256(html_report._STYLE)}'" in policy
+    assert markup.scripts == [html_assets.SCRIPT]
+    assert f"script-src 'sha256-{_sha256(html_assets.SCRIPT)}'" in policy
+    assert f"style-src 'sha256-{_sha256(html_assets.STYLE)}'" in policy
     # The CSP comes before anything it governs.
     assert page.index("Content-Security-Policy") < page.index("<style>")
     for tag, attrs in markup.elements:
         assert "src" not in attrs and "srcset" not in attrs, tag
         assert "style" not in attrs, tag
-    assert not re.search(r"url\(|@import", html_report._STYLE)
+    assert not re.search(r"url\(|@import", html_assets.STYLE)
 
 
 def test_hostile_strings_are_text_never_markup_links_or_script() -> None:
@@ -168,7 +168,7 @@ def test_hostile_strings_are_text_never_markup_links_or_script() -> None:
         assert set(attrs) <= _ATTRIBUTES, (tag, attrs)
         for value in attrs.values():
             assert value is None or "alert" not in value, (tag, attrs)
-    assert markup.scripts == [html_report._SCRIPT]
+    assert markup.scripts == [html_assets.SCRIPT]
     for a in markup.all("a"):
         href = a["href"] or ""
         assert href.startswith("#") or re.match(r"https?://[^\s\"<>]+\Z", href), href
@@ -332,7 +332,7 @@ def _luminance(colour: str) -> float:
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_text_colours_meet_wcag_aa_contrast_on_their_backgrounds(scheme: str) -> None:
-    light_css, dark_css = html_report._STYLE.split("@media (prefers-color-scheme:dark)", 1)
+    light_css, dark_css = html_assets.STYLE.split("@media (prefers-color-scheme:dark)", 1)
     colours = _scheme(light_css)
     if scheme == "dark":
         colours |= _scheme(dark_css.split("}}", 1)[0])
