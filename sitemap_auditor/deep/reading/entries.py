@@ -124,39 +124,20 @@ class EntryReader:
         return _handlers(p, self)
 
 
-def _handlers(p: Any, reader: EntryReader) -> Handlers:
-    on_entry = reader.on_entry
-    on_head = reader.on_head
-    spaces: dict[str, str] = {}  # prefix ("" for the default) -> namespace, in scope now
-    # The bindings each declaring element shadowed: (its depth, {prefix: the old namespace}).
-    scopes: list[tuple[int, dict[str, str | None]]] = []
-    # name -> (its extension kind, or "", and its local name), for the bindings in scope.
-    kinds: dict[str, tuple[str, str]] = {}
-    depth = 0
-    root: str | None = None
-    entry_name = ""
-    count = 0
-    parts: list[str] = []  # the text of the field being read
-    collect = parts.append
-    field = ""  # what that text is for: loc, lastmod, image:loc, video:..., news:...
-    field_depth = 0
-    # The entry being read (line 0: none); extensions only once it has one.
-    line = 0
-    loc: str | None = None
-    lastmod: str | None = None
-    extended = False
-    images = images_without_loc = videos_total = dropped = 0
-    image_loc = False
-    videos: list[frozenset[str]] = []
-    video_tags: set[str] = set()
-    news: list[News] = []
-    news_tags: set[str] = set()
-    news_date: str | None = None
-    alternates: list[tuple[str, str]] = []
-    container = ""  # image, video or news: the extension element open at depth 3
+class _Namespaces:
+    """The namespace bindings in scope, as XML scopes them, and what kind of extension element
+    a name is under them."""
 
-    def declare(attrs: list[str]) -> None:
-        # The element's xmlns attributes, in scope until its end (depth is the element's).
+    def __init__(self) -> None:
+        self.spaces: dict[str, str] = {}  # prefix ("" for the default) -> namespace
+        # The bindings each declaring element shadowed: (its depth, {prefix: old namespace}).
+        self.scopes: list[tuple[int, dict[str, str | None]]] = []
+        # name -> (its extension kind, or "", and its local name), under the bindings now.
+        self.kinds: dict[str, tuple[str, str]] = {}
+
+    def declare(self, attrs: list[str], depth: int) -> None:
+        """Take the element's xmlns attributes, in scope until its end."""
+        spaces = self.spaces
         shadowed: dict[str, str | None] = {}
         for i in range(0, len(attrs) - 1, 2):
             key = attrs[i]
@@ -168,27 +149,135 @@ def _handlers(p: Any, reader: EntryReader) -> Handlers:
                     shadowed[prefix] = spaces.get(prefix, _UNBOUND)
                 spaces[prefix] = attrs[i + 1]
         if shadowed:
-            scopes.append((depth, shadowed))
-            kinds.clear()
+            self.scopes.append((depth, shadowed))
+            self.kinds.clear()
 
-    def undeclare() -> None:
-        _, shadowed = scopes.pop()
+    def undeclare(self) -> None:
+        """The innermost declaring element ends: what it shadowed comes back."""
+        _, shadowed = self.scopes.pop()
         for prefix, old in shadowed.items():
             if old is None:
-                del spaces[prefix]
+                del self.spaces[prefix]
             else:
-                spaces[prefix] = old
-        kinds.clear()
+                self.spaces[prefix] = old
+        self.kinds.clear()
 
-    def kind_of(name: str) -> tuple[str, str]:
+    def kind_of(self, name: str) -> tuple[str, str]:
         prefix, _, local = name.rpartition(":")
-        space = spaces.get(prefix)
+        space = self.spaces.get(prefix)
         if space is not None:
             found = (EXTENSION_NAMESPACES.get(space, ""), local)
         else:
             found = ((prefix if prefix in _EXTENSION_PREFIXES else ""), local)
-        kinds[name] = found  # at most MAX_NAMES distinct names reach here
+        self.kinds[name] = found  # at most MAX_NAMES distinct names reach here
         return found
+
+
+class _Extended:
+    """An entry's extension elements, as they are read (few entries have any)."""
+
+    def __init__(self) -> None:
+        self.active = False
+        self.images = self.images_without_loc = self.videos_total = self.dropped = 0
+        self.image_loc = False
+        self.videos: list[frozenset[str]] = []
+        self.video_tags: set[str] = set()
+        self.news: list[News] = []
+        self.news_tags: set[str] = set()
+        self.news_date: str | None = None
+        self.alternates: list[tuple[str, str]] = []
+
+    def reset(self) -> None:
+        """A new entry begins."""
+        if self.active:
+            self.active = False
+            self.images = self.images_without_loc = self.videos_total = self.dropped = 0
+            self.videos.clear()
+            self.news.clear()
+            self.alternates.clear()
+
+    def opened(self, kind: str, local: str, attrs: list[str]) -> str:
+        """An extension element at an entry's second level: the container it opens, or ""."""
+        if kind == "image" and local == "image":
+            self.active, self.image_loc = True, False
+            self.images += 1
+            return "image"
+        if kind == "video" and local == "video":
+            self.active = True
+            self.video_tags.clear()
+            self.videos_total += 1
+            return "video"
+        if kind == "news" and local == "news":
+            self.active, self.news_date = True, None
+            self.news_tags.clear()
+            return "news"
+        if kind == "xhtml" and local == "link":
+            values = dict(zip(attrs[::2], attrs[1::2], strict=False))
+            if values.get("rel", "").strip(_XML_SPACE).lower() == "alternate":
+                self.active = True
+                if len(self.alternates) < MAX_ENTRY_EXTENSIONS:
+                    href = values.get("href", "").strip(_XML_SPACE)[: MAX_FIELD_CHARS + 1]
+                    self.alternates.append((values.get("hreflang", "")[:100], href))
+                else:
+                    self.dropped += 1
+        return ""
+
+    def field(self, field: str, value: str) -> None:
+        """The text of a field inside a container, trimmed and cut."""
+        if field == "image:loc":
+            self.image_loc = self.image_loc or bool(value)
+        elif value:
+            if field[:6] == "video:":
+                self.video_tags.add(field[6:])
+            else:
+                self.news_tags.add(field[5:])
+                if field == "news:publication_date":
+                    self.news_date = value[:MAX_LASTMOD_CHARS]
+
+    def closed(self, container: str) -> None:
+        if container == "image":
+            if not self.image_loc:
+                self.images_without_loc += 1
+        elif container == "video":
+            if len(self.videos) < MAX_ENTRY_EXTENSIONS:
+                self.videos.append(frozenset(self.video_tags))
+        elif len(self.news) < MAX_ENTRY_EXTENSIONS:
+            self.news.append(News(frozenset(self.news_tags), self.news_date))
+
+    def taken(self) -> Extensions | None:
+        if not self.active:
+            return None
+        return Extensions(
+            self.images,
+            self.images_without_loc,
+            tuple(self.videos),
+            self.videos_total,
+            tuple(self.news),
+            tuple(self.alternates),
+            self.dropped,
+        )
+
+
+def _handlers(p: Any, reader: EntryReader) -> Handlers:
+    on_entry = reader.on_entry
+    on_head = reader.on_head
+    names = _Namespaces()
+    kinds, scopes = names.kinds, names.scopes
+    kind_of = names.kind_of
+    extended = _Extended()
+    depth = 0
+    entry_name = ""
+    count = 0
+    root: str | None = None
+    parts: list[str] = []  # the text of the field being read
+    collect = parts.append
+    field = ""  # what that text is for: loc, lastmod, image:loc, video:..., news:...
+    field_depth = 0
+    # The entry being read (line 0: none).
+    line = 0
+    loc: str | None = None
+    lastmod: str | None = None
+    container = ""  # image, video or news: the extension element open at depth 3
 
     def read(what: str) -> None:
         nonlocal field, field_depth
@@ -197,12 +286,10 @@ def _handlers(p: Any, reader: EntryReader) -> Handlers:
         p.CharacterDataHandler = collect
 
     def start(name: str, attrs: list[str]) -> None:
-        nonlocal depth, root, entry_name, count, line, loc, lastmod, extended, container
-        nonlocal images, images_without_loc, image_loc, videos_total, news_date, on_entry
-        nonlocal dropped
+        nonlocal depth, root, entry_name, count, line, loc, lastmod, container, on_entry
         depth += 1
         if attrs:
-            declare(attrs)
+            names.declare(attrs, depth)
         if depth == 3:
             if not line or field:
                 return
@@ -213,42 +300,21 @@ def _handlers(p: Any, reader: EntryReader) -> Handlers:
             elif not kind:
                 if local == "loc":
                     read("loc")
-            elif kind == "image" and local == "image":
-                container, image_loc, extended = "image", False, True
-                images += 1
-            elif kind == "video" and local == "video":
-                container, extended = "video", True
-                video_tags.clear()
-                videos_total += 1
-            elif kind == "news" and local == "news":
-                container, news_date, extended = "news", None, True
-                news_tags.clear()
-            elif kind == "xhtml" and local == "link":
-                values = dict(zip(attrs[::2], attrs[1::2], strict=False))
-                if values.get("rel", "").strip(_XML_SPACE).lower() == "alternate":
-                    extended = True
-                    if len(alternates) < MAX_ENTRY_EXTENSIONS:
-                        href = values.get("href", "").strip(_XML_SPACE)[: MAX_FIELD_CHARS + 1]
-                        alternates.append((values.get("hreflang", "")[:100], href))
-                    else:
-                        dropped += 1
+            else:
+                container = extended.opened(kind, local, attrs)
         elif depth == 2:
             if name == entry_name or name.rpartition(":")[2] == entry_name:
                 count += 1
                 line = p.CurrentLineNumber
                 loc = lastmod = None
-                if extended:
-                    extended = False
-                    images = images_without_loc = videos_total = dropped = 0
-                    videos.clear()
-                    news.clear()
-                    alternates.clear()
+                extended.reset()
                 container = ""
             else:
                 line = 0
         elif depth == 1:
             prefix, _, local = name.rpartition(":")
-            reader.head = head = DocumentHead(local[:100], spaces.get(prefix), p.CurrentLineNumber)
+            head = DocumentHead(local[:100], names.spaces.get(prefix), p.CurrentLineNumber)
+            reader.head = head
             found = ROOTS.get(local)
             if found is None:
                 raise RefusedError(Kind.UNKNOWN_ROOT, unknown_root(local))
@@ -271,59 +337,29 @@ def _handlers(p: Any, reader: EntryReader) -> Handlers:
                 read("news:" + local)
 
     def end(_name: str) -> None:
-        nonlocal depth, field, loc, lastmod, line, image_loc, images_without_loc, news_date
-        nonlocal container
+        nonlocal depth, field, loc, lastmod, line, container
         if field and (depth == field_depth or field == "lastmod"):
             # The field ends here (a <lastmod> in mixed content: at its first child's end).
             p.CharacterDataHandler = None
             value = parts[0] if len(parts) == 1 else "".join(parts)
-            if field == "loc":
-                loc = value.lstrip(_XML_SPACE)[: MAX_FIELD_CHARS + 1].rstrip(_XML_SPACE)
-            elif field == "lastmod":
+            if field == "lastmod":
                 lastmod = value.lstrip(_XML_SPACE)[: MAX_LASTMOD_CHARS + 1]
             else:
                 value = value.lstrip(_XML_SPACE)[: MAX_FIELD_CHARS + 1].rstrip(_XML_SPACE)
-                if field == "image:loc":
-                    image_loc = image_loc or bool(value)
-                elif value:
-                    if field[:6] == "video:":
-                        video_tags.add(field[6:])
-                    else:
-                        news_tags.add(field[5:])
-                        if field == "news:publication_date":
-                            news_date = value[:MAX_LASTMOD_CHARS]
+                if field == "loc":
+                    loc = value
+                else:
+                    extended.field(field, value)
             field = ""
         elif depth == 2:
             if line:
-                on_entry(
-                    line,
-                    loc,
-                    lastmod,
-                    Extensions(
-                        images,
-                        images_without_loc,
-                        tuple(videos),
-                        videos_total,
-                        tuple(news),
-                        tuple(alternates),
-                        dropped,
-                    )
-                    if extended
-                    else None,
-                )
+                on_entry(line, loc, lastmod, extended.taken())
                 line = 0
         elif depth == 3 and container:
-            if container == "image":
-                if not image_loc:
-                    images_without_loc += 1
-            elif container == "video":
-                if len(videos) < MAX_ENTRY_EXTENSIONS:
-                    videos.append(frozenset(video_tags))
-            elif len(news) < MAX_ENTRY_EXTENSIONS:
-                news.append(News(frozenset(news_tags), news_date))
+            extended.closed(container)
             container = ""
         if scopes and scopes[-1][0] == depth:
-            undeclare()
+            names.undeclare()
         depth -= 1
 
     def bound_text() -> None:
