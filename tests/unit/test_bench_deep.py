@@ -50,7 +50,7 @@ def test_the_generated_site_holds_what_it_says(deep: ModuleType, tmp_path: Path)
         # A distinct full timestamp per URL, as real generators write them.
         lastmods = [lastmod for _, lastmod in entries]
         assert all(lastmod is not None and lastmod[:3] == "202" for lastmod in lastmods)
-        full = [lastmod for lastmod in lastmods if "T" in lastmod]
+        full = [lastmod for lastmod in lastmods if lastmod and "T" in lastmod]
         assert len(set(full)) == len(full) and len(full) >= 0.85 * len(lastmods)
         seen.update(loc for loc, _ in entries)
     assert len(seen) == site.urls  # no duplicates: every URL counts once for every contender
