@@ -23,6 +23,7 @@ __all__ = [
     "format_instant",
     "key_to_instant",
     "lastmod_key",
+    "lastmod_key_fast",
     "parse_lastmod",
 ]
 
@@ -84,6 +85,33 @@ def lastmod_key(text: str) -> int | None:
         offset = minutes * 60 * _US_PER_SECOND * (1 if zone[0] == "+" else -1)
     key = start + ((hour * 60 + minute) * 60 + second) * _US_PER_SECOND + micro - offset
     return key if 0 <= key <= _MAX_KEY else None
+
+
+# The shape most generators write: a date, a time to the second, perhaps a fraction, and a zone
+# (WordPress, Yoast, Shopify, Magento), with every field's range checked.
+_TIMED_ZONED = re.compile(
+    r"[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
+    r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?"
+    r"(?:Z|[+-](?:(?:0[0-9]|1[0-3]):[0-5][0-9]|14:00))"
+)
+_ONE_US = timedelta(microseconds=1)
+
+
+def lastmod_key_fast(text: str) -> int | None:
+    """lastmod_key, faster on the shape most generators write.
+
+    The rule it shortcuts is lastmod_key, which answers for every other text: a text of that
+    shape (and a year from 0002 to 9998, so that no zone moves it out of range) is read by
+    datetime.fromisoformat, in C, which reads the same fields the same way (a fraction cut to
+    microseconds, an impossible day refused). tests/property/test_lastmod_fast.py holds the two
+    equal."""
+    if _TIMED_ZONED.fullmatch(text) is None or not "0001" < text[:4] < "9999":
+        return lastmod_key(text)
+    try:
+        instant = datetime.fromisoformat(text)
+    except ValueError:  # a day the month lacks
+        return None
+    return (instant - _EPOCH) // _ONE_US
 
 
 def key_to_instant(key: int) -> datetime:

@@ -11,14 +11,18 @@ from __future__ import annotations
 import functools
 import re
 from array import array
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
 from sitemap_auditor.core import urls
-from sitemap_auditor.core.lastmod import format_instant, key_to_instant, lastmod_key
+from sitemap_auditor.core.lastmod import (
+    format_instant,
+    key_to_instant,
+    lastmod_key,
+    lastmod_key_fast,
+)
 from sitemap_auditor.core.urls import strip_userinfo
 from sitemap_auditor.deep.kinds import KINDS, Kind
 from sitemap_auditor.deep.reading.entries import Extensions
@@ -77,7 +81,6 @@ MAX_MONTHS = 1200
 # Return links of hreflang alternates are checked for at most this many links (16 bytes each).
 MAX_TRACKED_ALTERNATES = 1_000_000
 # Distinct <lastmod> values counted together before they go into a file's statistics.
-_MAX_PENDING = 4096
 
 _XML_SPACE = " \t\r\n"
 _NOT_IN_URLS = re.compile(r"[\x00-\x20\x7f<>\"{}|\\^`]")
@@ -269,7 +272,7 @@ def _period_start(text: str, key: int) -> int:
 def classify_lastmod(raw: str, now_key: int) -> tuple[Kind | None, int | None]:
     """What is wrong with a <lastmod> (None: nothing), and its key when it parses."""
     text = raw.strip(_XML_SPACE)
-    key = lastmod_key(text)
+    key = lastmod_key_fast(text)
     if key is None:
         return Kind.INVALID_DATE, None
     timed = "T" in text
@@ -374,9 +377,7 @@ class SiteChecks:
         # The same for many paths at once, one a line, when the rules offer it: True when all
         # are allowed, False when some may not be (each is then asked of allows).
         self._many = getattr(rules, "no_rule_matches", None)
-        self._lastmod_memos: dict[
-            int, tuple[dict[str, tuple[Kind | None, int | None]], set[str | None]]
-        ] = {}
+        self._lastmod_memos: dict[int, dict[str, tuple[Kind | None, int | None]]] = {}
         self._all_allowed: dict[str, Callable[[str], bool] | None] = {}
         self.seen = seen if seen is not None else Duplicates(max_dedupe_urls)
         self.site = Tally()  # findings about no one file
@@ -388,16 +389,14 @@ class SiteChecks:
         self._with_alternates: set[int] = set()
         self.alternates_dropped = False
 
-    def lastmod_memo(
-        self, now_key: int
-    ) -> tuple[dict[str, tuple[Kind | None, int | None]], set[str | None]]:
-        """The memo of classify_lastmod's answers at now_key that the site's files share, and
-        the set of the values in it that raise no finding (None among them)."""
+    def lastmod_memo(self, now_key: int) -> dict[str, tuple[Kind | None, int | None]]:
+        """The one memo of classify_lastmod's answers at now_key, which the site's files share
+        (at most 4,096 values: SitemapChecks._classified)."""
         memo = self._lastmod_memos.get(now_key)
         if memo is None:
             if len(self._lastmod_memos) >= 4:
                 self._lastmod_memos.clear()
-            memo = self._lastmod_memos[now_key] = ({}, {None})
+            memo = self._lastmod_memos[now_key] = {}
         return memo
 
     def all_allowed(self, origin: str) -> Callable[[str], bool] | None:
@@ -462,32 +461,18 @@ class SitemapChecks:
         self.alternates_dropped = 0
         self.news_entries = 0
         self.children: list[tuple[str, int]] = []  # an index's valid sitemap URLs, with lines
-        # classify_lastmod's answers, and the values among them that raise no finding (so that
-        # a run's can be tested at once): the site's, as its files share a generator's dates.
-        self._lastmod_memo, self._fine_lastmods = site.lastmod_memo(now_key)
+        # classify_lastmod's answers: the site's, as its files share a generator's dates.
+        self._lastmod_memo = site.lastmod_memo(now_key)
         # Per URL, the common case is decided by these alone (see location).
         self._prefix = scope.prefix
         self._allows = site.allows if scope.host == site.robots_host else None
         self._seen = site.seen.add
         self._report = self._repeat  # one object: the duplicate table batches by it
-        # Parsable <lastmod> values not yet counted into the statistics, with how many times
-        # each was seen, in the order first seen (which is what the statistics' caps go by).
-        self._pending: Counter[str] = Counter()
 
     @property
     def stats(self) -> LastmodStats:
         """The file's <lastmod> statistics, every value read so far counted."""
-        if self._pending:
-            self._flush()
         return self._stats
-
-    def _flush(self) -> None:
-        add, classified = self._stats.add, self._classified
-        for raw, times in self._pending.items():
-            key = classified(raw)[1]
-            assert key is not None  # only values that parse are pending
-            add(key, times)
-        self._pending.clear()
 
     def _classified(self, raw: str) -> tuple[Kind | None, int | None]:
         """classify_lastmod's answer, remembered for the site's most recent 4,096 values."""
@@ -496,11 +481,7 @@ class SitemapChecks:
             known = classify_lastmod(raw, self.now_key)
             if len(self._lastmod_memo) >= 4096:
                 self._lastmod_memo.clear()
-                self._fine_lastmods.clear()
-                self._fine_lastmods.add(None)
             self._lastmod_memo[raw] = known
-            if known[0] is None:
-                self._fine_lastmods.add(raw)
         return known
 
     def entry(
@@ -580,10 +561,7 @@ class SitemapChecks:
         if problem is not None:
             self.tally.add(problem, line, raw.strip(_XML_SPACE))
         if key is not None:
-            pending = self._pending
-            if raw not in pending and len(pending) >= _MAX_PENDING:
-                self._flush()
-            pending[raw] += 1
+            self._stats.add(key)
 
     def _news(self, tags: frozenset[str], date: str | None, line: int, loc: str) -> None:
         missing = news_missing(tags)
