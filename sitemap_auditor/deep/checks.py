@@ -371,8 +371,13 @@ class SiteChecks:
         self.robots_host = robots_host
         # rules.allowed for Googlebot as one function, when the rules offer one (RobotsRules).
         checker = getattr(rules, "checker", None)
+        # None where no URL can be disallowed: robots.txt is not asked per URL then.
         self.allows: Callable[[str], bool] | None = (
-            None if rules is None else checker() if checker is not None else rules.allowed
+            None
+            if rules is None or getattr(rules, "allows_all", lambda: False)()
+            else checker()
+            if checker is not None
+            else rules.allowed
         )
         # The same for many paths at once, one a line, when the rules offer it: True when all
         # are allowed, False when some may not be (each is then asked of allows).

@@ -436,6 +436,12 @@ class RobotsRules:
         search = re.compile(f"\n{re.escape(prefix)}(?:{any_rule})", re.MULTILINE).search
         return lambda lines: search("\n" + lines) is None
 
+    def allows_all(self, agent: str = "Googlebot") -> bool:
+        """True when no URL can be disallowed for the agent: its rules (the ones `allowed`
+        obeys) are Allow rules only, or none (`Allow: /`, an empty `Disallow:`). A shortcut of
+        `allowed`, which then answers True for every URL; tests/property holds them equal."""
+        return all(rule.allow for tier in self._tiers(agent) for rule in tier.rules())
+
     def checker(self, agent: str = "Googlebot") -> Callable[[str], bool]:
         """`allowed(url, agent)` as one function of the URL, for the deep audit's millions: the
         agent's rules are looked up once, and a robots.txt with no rule for it answers at once."""

@@ -62,3 +62,34 @@ def test_a_robots_txt_of_many_rules_is_checked_without_the_one_expression(count:
     for url in ("/p7/x", "/p7/ok", "/p7/okay", "/q/", "/p299/", "/p3000/"):
         full = "https://www.example.com" + url
         assert allowed(full) is rules.allowed(full), url
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["*", "Googlebot", "Bingbot"]),
+            st.lists(
+                st.tuples(st.sampled_from(["Allow", "Disallow"]), _PATTERN | st.just("")),
+                max_size=4,
+            ),
+        ),
+        min_size=1,
+        max_size=3,
+    ),
+    st.lists(_PATH, min_size=1, max_size=8),
+)
+def test_allows_all_is_true_only_where_allowed_answers_true_for_every_url(
+    groups: list[tuple[str, list[tuple[str, str]]]], paths: list[str]
+) -> None:
+    # The shortcut that spares the per-URL match: when it says all are allowed, each is.
+    rules = RobotsRules.parse(_robots(groups))
+    urls = ["https://www.example.com/" + p.lstrip("/") for p in paths]
+    if rules.allows_all("Googlebot"):
+        assert all(rules.allowed(u, "Googlebot") for u in urls)
+
+
+def test_allows_all_is_false_where_one_rule_disallows() -> None:
+    assert RobotsRules.parse(b"User-agent: *\nAllow: /\nDisallow:\n").allows_all()
+    assert not RobotsRules.parse(b"User-agent: *\nAllow: /\nDisallow: /private/\n").allows_all()
+    assert RobotsRules.parse(b"User-agent: bingbot\nDisallow: /\n").allows_all()  # not ours
