@@ -685,7 +685,7 @@ def render(report: Report) -> str:
         "and imports included, the auditor's modules compiled to bytecode first, as installing "
         "a package compiles the peers'); CPU is user + system time, the processes it started "
         "included (wait4); peak RSS is the kernel's high-water mark (wait4) plus that of any "
-        "process it started (VmHWM, sampled every 50 ms: the deep audit's duplicate helper), "
+        "process it started (VmHWM, sampled every 50 ms), "
         "a sum of peaks, so never less than the peak of the sum; RSS was sampled every quarter "
         "second, a helper's with it. Each ran several times (last column); the figures are the "
         "fastest run's.\n",
