@@ -316,7 +316,7 @@ def _rss_mib(pid: int, field: str = "VmRSS") -> float | None:
 
 
 def _children(pid: int) -> list[int]:
-    """The processes pid started that are still running (the deep audit's duplicate helper)."""
+    """The processes pid started that are still running (a peer's workers, say)."""
     found: list[int] = []
     try:
         for task in Path(f"/proc/{pid}/task").iterdir():
@@ -687,8 +687,8 @@ def render(report: Report) -> str:
         "included (wait4); peak RSS is the kernel's high-water mark (wait4) plus that of any "
         "process it started (VmHWM, sampled every 50 ms), "
         "a sum of peaks, so never less than the peak of the sum; RSS was sampled every quarter "
-        "second, a helper's with it. Each ran several times (last column); the figures are the "
-        "fastest run's.\n",
+        "second, a started process's with it. Each ran several times (last column); the figures "
+        "are the fastest run's.\n",
         *runs_table(report.runs, site.urls),
         "",
     ]
