@@ -1,4 +1,4 @@
-"""The deep audit's JSON document, version 1: the one interface of its reports (text, CSV, HTML).
+"""The deep audit's JSON document, version 2: the one interface of its reports (text, CSV, HTML).
 
 Pure: a finished walk in, a dict of JSON values out. Keys are camelCase and always present.
 """
@@ -17,7 +17,7 @@ from sitemap_auditor.deep.walk import SitemapRecord, Walk
 __all__ = ["FORMAT", "VERSION", "build", "severity_counts", "worst_severity"]
 
 FORMAT = "sitemap-auditor-deep"
-VERSION = 1
+VERSION = 2
 
 
 def _time(moment: datetime) -> str:
@@ -75,6 +75,7 @@ def _finding(f: Finding) -> dict[str, Any]:
         "kind": f.kind.value,
         "severity": info.severity.value,
         "title": info.title,
+        "source": info.source.value,
         "sitemap": f.sitemap,
         "line": f.line,
         "count": f.count,

@@ -1,13 +1,14 @@
-"""The one table of the deep audit's finding kinds: kind, severity, Search Console's title, the
-sentence a site owner reads, and the fix. Everything else (the JSON document, the reports, the
-exit status, the README's list) is derived from it."""
+"""The one table of the deep audit's finding kinds: kind, severity, whose rule it is, its title
+(Search Console's words where it has some), the sentence a site owner reads, and the fix.
+Everything else (the JSON document, the reports, the exit status, the README's list) is derived
+from it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["KINDS", "SEVERITY_ORDER", "Kind", "KindInfo", "Severity"]
+__all__ = ["KINDS", "SEVERITY_ORDER", "SOURCE_NAMES", "Kind", "KindInfo", "Severity", "Source"]
 
 
 class Severity(StrEnum):
@@ -16,6 +17,24 @@ class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
     NOTICE = "notice"
+
+
+class Source(StrEnum):
+    """Whose rule a finding applies: a search engine's report, the protocol, or this tool's own
+    judgement (a heuristic: a sign that something is likely wrong, not a rule anyone enforces)."""
+
+    SEARCH_CONSOLE = "search-console"
+    BING = "bing"
+    SITEMAPS_ORG = "sitemaps.org"
+    TOOL = "tool"
+
+
+SOURCE_NAMES = {
+    Source.SEARCH_CONSOLE: "Search Console",
+    Source.BING: "Bing Webmaster Tools",
+    Source.SITEMAPS_ORG: "sitemaps.org",
+    Source.TOOL: "this tool's heuristic",
+}
 
 
 # Worst first, as the document sorts findings.
@@ -68,6 +87,8 @@ class KindInfo:
     fix: str
     # The sentence when {count} is 1, for a kind that can be found once (`message_for`).
     one: str = ""
+    # Whose rule it is: Search Console reports most kinds by these titles.
+    source: Source = Source.SEARCH_CONSOLE
 
     def message_for(self, count: int, detail: str = "") -> str:
         """The sentence for a finding of this kind seen count times."""
@@ -76,6 +97,7 @@ class KindInfo:
 
 
 _E, _W, _N = Severity.ERROR, Severity.WARNING, Severity.NOTICE
+_TOOL = Source.TOOL
 
 KINDS: dict[Kind, KindInfo] = {
     Kind.COULDNT_FETCH: KindInfo(
@@ -206,13 +228,16 @@ KINDS: dict[Kind, KindInfo] = {
         "{count} <lastmod> values are in the future, so search engines distrust the dates.",
         "Write the date the page last changed, never a future or placeholder date.",
         "1 <lastmod> value is in the future, so search engines distrust the dates.",
+        source=_TOOL,
     ),
     Kind.IDENTICAL_LASTMODS: KindInfo(
         _W,
         "Identical lastmods",
-        "{count} entries share at most two distinct <lastmod> days: the dates look generated, "
-        "and search engines ignore dates that do not track real changes.",
+        "{count} entries share one <lastmod> value, 90 % or more of the file's dated entries: "
+        "the dates look generated, and search engines ignore dates that do not track real "
+        "changes.",
         "Set each <lastmod> to the day its page's content last changed (not the build's date).",
+        source=_TOOL,
     ),
     Kind.PARTIAL_LASTMOD: KindInfo(
         _N,
@@ -220,6 +245,7 @@ KINDS: dict[Kind, KindInfo] = {
         "{count} entries have no <lastmod> while others do.",
         "Give every entry the date its page last changed.",
         "1 entry has no <lastmod> while others do.",
+        source=_TOOL,
     ),
     Kind.DUPLICATE_URL: KindInfo(
         _W,
@@ -227,6 +253,7 @@ KINDS: dict[Kind, KindInfo] = {
         "{count} URLs are listed more than once ({detail}).",
         "List each URL once, in one sitemap.",
         "1 URL is listed more than once ({detail}).",
+        source=_TOOL,
     ),
     Kind.BLOCKED_BY_ROBOTS: KindInfo(
         _W,
@@ -279,11 +306,13 @@ KINDS: dict[Kind, KindInfo] = {
         "and make every alternate link back.",
         "1 alternate-language link is wrong ({detail}), so search engines may ignore the whole "
         "set.",
+        source=_TOOL,
     ),
     Kind.LIMIT_REACHED: KindInfo(
         _N,
         "A limit was reached",
         "The audit reached a limit ({detail}); the findings cover what it read and checked.",
         "Raise the limit (see --help) to read and check the rest.",
+        source=_TOOL,
     ),
 }

@@ -67,6 +67,7 @@ class Finding(TypedDict):
     kind: str
     severity: str
     title: str
+    source: str
     sitemap: str | None
     line: int | None
     count: int
@@ -149,6 +150,7 @@ def finding(
     examples: Iterable[tuple[int | None, str]] = (),
     message: str = "",
     fix: str = "",
+    source: str = "search-console",
 ) -> Finding:
     """One finding; its `line` is that of its first example."""
     listed = [Example(line=line, value=value[:200]) for line, value in examples][:5]
@@ -156,6 +158,7 @@ def finding(
         "kind": kind,
         "severity": severity,
         "title": title,
+        "source": source,
         "sitemap": sitemap,
         "line": listed[0]["line"] if listed else None,
         "count": count,
@@ -181,7 +184,7 @@ def document(
     lines = sum(1 for s in sitemaps if s["source"] == "robots")
     return {
         "format": "sitemap-auditor-deep",
-        "version": 1,
+        "version": 2,
         "auditedUrl": f"{site}/",
         "siteBase": site,
         "robotsTxt": {

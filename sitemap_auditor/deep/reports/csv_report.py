@@ -41,6 +41,7 @@ FINDING_COLUMNS = (
     "severity",
     "kind",
     "title",
+    "source",
     "sitemap",
     "line",
     "count",

@@ -33,6 +33,7 @@ from html import escape
 from math import isfinite
 from typing import Any
 
+from sitemap_auditor.deep.kinds import SOURCE_NAMES
 from sitemap_auditor.deep.reports import charts
 
 __all__ = [
@@ -333,6 +334,7 @@ class _Group:
     listed: list[tuple[int, Mapping[str, Any]]]
     files: set[str]
     shown: bool = True
+    source: str = ""
 
 
 def _cost(item: Mapping[str, Any]) -> int:
@@ -347,6 +349,11 @@ def _cost(item: Mapping[str, Any]) -> int:
     )
 
 
+def _source_name(value: Any) -> str:
+    """Whose rule a finding's source names, in words (an unknown one is not shown)."""
+    return SOURCE_NAMES.get(value, "") if isinstance(value, str) else ""  # type: ignore[call-overload]
+
+
 def _groups(document: Mapping[str, Any]) -> list[_Group]:
     groups: dict[str, _Group] = {}
     listed = spent = 0
@@ -357,6 +364,7 @@ def _groups(document: Mapping[str, Any]) -> list[_Group]:
         if group is None:
             title = _text(item.get("title"), 120) or kind
             group = groups[kind] = _Group(len(groups), kind, title, 3, 0, [], [], set())
+            group.source = _source_name(item.get("source"))
         group.rank = min(group.rank, _severity(item.get("severity")))
         group.count += max(_int(item.get("count")) or 1, 1)
         group.findings.append((index, item))
@@ -558,7 +566,8 @@ def _findings_section(groups: list[_Group], tree: _Tree, left: list[str]) -> str
     )
     parts = [
         '<section id="findings" aria-labelledby="findings-h"><h2 id="findings-h">Findings</h2>',
-        '<p class="hint">Worst first. Each finding uses Search Console\'s name for it, says what '
+        '<p class="hint">Worst first. Each finding says whose rule it is (Search Console, Bing, '
+        "sitemaps.org, or this tool's heuristic: a sign that something is likely wrong), what "
         "it means and what to do, with examples from the files.</p>",
         '<div class="controls" hidden><label>Filter findings <input type="search" '
         'data-filter="findings-table" autocomplete="off"></label></div>',
@@ -587,7 +596,7 @@ def _findings_section(groups: list[_Group], tree: _Tree, left: list[str]) -> str
             f"{_sev_name(g.rank)}</span> "
             f"{escape(g.title)} <code>{escape(g.kind)}</code></h3>"
             f'<p class="count">{_n(g.count)} time{"" if g.count == 1 else "s"} in '
-            f"{where}</p>"
+            f"{where}{'. Rule: ' + escape(g.source) if g.source else ''}</p>"
         )
         if one_message and next(iter(messages)):
             parts.append(

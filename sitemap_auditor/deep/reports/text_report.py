@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from sitemap_auditor.deep.kinds import SOURCE_NAMES
+
 __all__ = ["MAX_TREE_LINES", "render"]
 
 # A site with 50,000 sitemaps gets the first ones in its tree and a count of the rest.
@@ -109,6 +111,9 @@ def render(document: Mapping[str, Any], colour: bool = False) -> str:
             f"  {paint(sev, _MARKS[sev] + ' ' + sev.upper())}  {f['title']} ({f['kind']})"
             f"  x{f['count']:,}  in {where}{line}"
         )
+        source = SOURCE_NAMES.get(f.get("source"))
+        if source:
+            out.append(f"      rule: {source}")
         out.append(f"      {f['message']}")
         for e in f["examples"]:
             at = f"line {e['line']}: " if e["line"] is not None else ""
