@@ -8,11 +8,13 @@ import json
 import os
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from typing import IO, Any, NoReturn
 
 from sitemap_auditor.core.credentials import Credentials
 from sitemap_auditor.core.text import valid_text
+from sitemap_auditor.core.urls import strip_userinfo
 from sitemap_auditor.deep.kinds import Severity
 
 __all__ = ["EPILOG", "EXIT_CODES", "build_parser", "main"]
@@ -182,6 +184,34 @@ def _password(user: str, parser: argparse.ArgumentParser) -> str:
         parser.error("no password given")
 
 
+# --- Request and address options (issue 35) --------------------------------------------------
+
+
+def private_address(url: str, resolver: Any = None) -> str | None:
+    """Why url's host is an address the audit refuses without --allow-private-networks (a
+    loopback or private one), or None: the guard's own check, run once before the walk so that
+    such a site is a usage error, not a page of findings about files never fetched."""
+    from sitemap_auditor.core import urls
+    from sitemap_auditor.core.errors import FetchError, FetchErrorKind
+    from sitemap_auditor.fetching.guard import Guard, system_resolver
+
+    try:
+        where = urls.read(valid_text(url))
+    except ValueError:
+        return None  # the walk says why the URL cannot be audited
+    guard = Guard(time.monotonic() + 10.0, 10.0, resolver or system_resolver)
+    try:
+        guard.checked_addresses(where.host, where.port)
+    except FetchError as e:
+        return e.detail if e.kind is FetchErrorKind.BLOCKED else None
+    except OSError:
+        return None  # a name that does not resolve: the walk reports it
+    return None
+
+
+# --- End of the request and address options ---------------------------------------------------
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `sitemap-auditor deep`; return the exit status."""
     from sitemap_auditor.deep import document as documents
@@ -196,6 +226,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--demo audits the embedded demo site and takes no URL")
     if not demo and args.url is None:
         parser.error("no URL given (name one, or use --demo)")
+    if not demo and not args.allow_private_networks:
+        refused = private_address(args.url)
+        if refused is not None:
+            parser.error(
+                f"{strip_userinfo(args.url)} is refused: {refused}; add "
+                "--allow-private-networks to audit a private or loopback address (local "
+                "development only)"
+            )
     try:
         limits = Limits(
             max_sitemaps=args.max_sitemaps,

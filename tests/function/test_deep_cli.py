@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from support.deep import SITEMAPS_NS, urlset_of
 
+import sitemap_auditor
 from harness.servers import Site, drip, reply
 from sitemap_auditor.cli import main as cli
 
@@ -240,3 +241,42 @@ def test_html_is_written_by_the_html_report_when_there_is_one(
         assert not page.exists()
     else:
         assert page.read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html")
+
+
+# --- Command-line manners (issue 35) ------------------------------------------------------------
+
+
+def test_the_main_help_lists_the_subcommands_and_version_answers() -> None:
+    shown = subprocess.run(
+        [sys.executable, "-m", "sitemap_auditor", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert shown.returncode == 0
+    assert "sitemap-auditor deep URL" in shown.stdout
+    assert "sitemap-auditor demo" in shown.stdout
+    version = subprocess.run(
+        [sys.executable, "-m", "sitemap_auditor", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert version.returncode == 0
+    assert version.stdout.strip() == f"sitemap-auditor {sitemap_auditor.__version__}"
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "user:s3cr3t@10.0.0.1"])
+def test_a_private_address_without_the_option_is_a_usage_error_naming_it(
+    site: Site, host: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _site(site, urlset_of([f"<loc>{site.url('/a')}</loc>"]))
+    url = f"http://{host}:{site.port}/" if "@" not in host else f"http://{host}/"
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["deep", url])
+    assert stopped.value.code == 64
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "--allow-private-networks" in captured.err
+    assert "s3cr3t" not in captured.err  # no password echoed
+    assert site.seen == []  # nothing was fetched
