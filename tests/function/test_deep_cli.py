@@ -58,10 +58,17 @@ def test_json_csv_and_urls(site: Site, capsys: pytest.CaptureFixture[str], tmp_p
     assert [x["url"] for x in lines] == [site.url(f"/p{i}") for i in range(3)]
     assert lines[0] == {"url": site.url("/p0"), "sitemap": site.url("/s.xml"), "line": 3,
                         "lastmod": "2026-13-00"}  # fmt: skip
-    with (tmp_path / "csv" / "findings.csv").open() as f:
+    for name in ("findings.csv", "sitemaps.csv"):
+        # A UTF-8 byte order mark first: Excel then opens non-Latin URLs right.
+        assert (tmp_path / "csv" / name).read_bytes().startswith(b"\xef\xbb\xbf")
+    with (tmp_path / "csv" / "findings.csv").open(encoding="utf-8-sig") as f:
         rows = list(csv.DictReader(f))
     assert rows[0]["kind"] == "invalid-date" and rows[0]["count"] == "3"
-    with (tmp_path / "csv" / "sitemaps.csv").open() as f:
+    assert rows[0]["source"] == "search-console"
+    # The examples one a line, no JSON in a cell.
+    assert rows[0]["examples"].splitlines()[0] == "line 3: 2026-13-00"
+    assert not any(cell.lstrip().startswith(("[", "{")) for row in rows for cell in row.values())
+    with (tmp_path / "csv" / "sitemaps.csv").open(encoding="utf-8-sig") as f:
         (row,) = list(csv.DictReader(f))
     assert row["url"] == site.url("/s.xml") and row["entries"] == "3" and row["errors"] == "1"
 
