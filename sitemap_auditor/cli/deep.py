@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import IO, Any, NoReturn
 
 from sitemap_auditor.core.credentials import Credentials
+from sitemap_auditor.core.request_headers import ExtraHeaders
 from sitemap_auditor.core.text import valid_text
 from sitemap_auditor.core.urls import strip_userinfo
 from sitemap_auditor.deep.kinds import Severity
@@ -141,6 +142,7 @@ def build_parser(prog: str = "sitemap-auditor deep") -> argparse.ArgumentParser:
         action="store_true",
         help="allow loopback and private addresses (local development only)",
     )
+    _add_request_options(p)
     return p
 
 
@@ -185,6 +187,41 @@ def _password(user: str, parser: argparse.ArgumentParser) -> str:
 
 
 # --- Request and address options (issue 35) --------------------------------------------------
+
+
+def _add_request_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--user-agent",
+        metavar="TEXT",
+        help="the User-Agent of every request, robots.txt's and every sitemap's "
+        "(e.g. --user-agent 'Mozilla/5.0 (compatible; Googlebot/2.1)'; default 37AuditsBot)",
+    )
+    p.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="NAME:VALUE",
+        help="a header added to every request, repeatable (e.g. --header 'Accept-Language: "
+        "fr'); Authorization and Cookie go to the site's own origin only",
+    )
+
+
+def request_headers(args: argparse.Namespace, parser: argparse.ArgumentParser) -> ExtraHeaders:
+    """The headers --user-agent and --header give, checked; a usage error when one is wrong."""
+    from sitemap_auditor.core.request_headers import parse_header
+
+    pairs: list[tuple[str, str]] = []
+    try:
+        for text in args.header:
+            pairs.append(parse_header(text))
+        if args.user_agent is not None:
+            pairs.append(parse_header("User-Agent:" + args.user_agent))
+        headers = ExtraHeaders.of(pairs)
+    except ValueError as e:
+        parser.error(f"--header: {e}")
+    if args.user is not None and headers.has("Authorization"):
+        parser.error("give --user or an Authorization header, not both")
+    return headers
 
 
 def private_address(url: str, resolver: Any = None) -> str | None:
@@ -247,6 +284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(e))
     if args.max_age_days is not None and args.max_age_days < 1:
         parser.error("--max-age-days must be at least 1")
+    headers = request_headers(args, parser)
     creds = None
     if args.user is not None:
         creds = Credentials(args.user, _password(args.user, parser))
@@ -271,6 +309,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         limits=limits,
         credentials=creds,
         allow_private_networks=args.allow_private_networks or demo,
+        headers=headers,
         max_age_days=args.max_age_days or 7,
         on_url=on_url if urls_out is not None else None,
         on_progress=progress,

@@ -37,6 +37,7 @@ from sitemap_auditor.core.parser import (
     Rejected,
     SitemapParser,
 )
+from sitemap_auditor.core.request_headers import ExtraHeaders
 from sitemap_auditor.core.urls import strip_userinfo
 from sitemap_auditor.deep import checks
 from sitemap_auditor.deep.checks import (
@@ -142,6 +143,9 @@ class Options:
     allow_private_networks: bool = False
     resolver: Resolver = system_resolver
     max_age_days: int = config.DEFAULT_MAX_AGE_DAYS
+    # Headers added to every request (--user-agent, --header); credential ones (Authorization,
+    # Cookie) go to the site's own origin only.
+    headers: ExtraHeaders = field(default_factory=ExtraHeaders)
     # Called with every listed URL, from the walk's threads one at a time (never concurrently).
     on_url: Callable[[UrlRecord], None] | None = None
     on_progress: Callable[[Progress], None] | None = None
@@ -242,6 +246,7 @@ class _Walker:
             allow_private_networks=options.allow_private_networks,
             resolver=options.resolver,
             budget_deadline=self.deadline,
+            extra_headers=options.headers,
         )
         self.now = options.now()
         self.now_key = checks.instant_key(self.now)
@@ -258,7 +263,11 @@ class _Walker:
         self.site_tally = Tally()
         self.done = 0
         self.tallies: list[tuple[SitemapRecord, Tally]] = []  # read once the walk is over
-        self.secrets = options.credentials.secrets() if options.credentials else ()
+        secrets = options.credentials.secrets() if options.credentials else ()
+        # Longest first, as redaction needs (a header before the token inside it).
+        self.secrets = tuple(
+            sorted(dict.fromkeys(secrets + options.headers.secrets()), key=len, reverse=True)
+        )
         on_url = options.on_url
         if on_url is not None and self.secrets:
             secrets = self.secrets
@@ -695,6 +704,7 @@ def _verdict(site: sites.SiteBase, url: str, options: Options, deadline: float) 
             allow_private_networks=options.allow_private_networks,
             resolver=options.resolver,
             budget_deadline=deadline,
+            extra_headers=options.headers,
         )
     )
     try:
