@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from support.deep import SITEMAPS_NS, urlset_of
+from support.deep_schema import validated
 
 import sitemap_auditor
 from harness.servers import Site, drip, reply
@@ -51,7 +52,7 @@ def test_json_csv_and_urls(site: Site, capsys: pytest.CaptureFixture[str], tmp_p
     urls = tmp_path / "urls.jsonl"
     status = _deep("--json", "--csv", str(tmp_path / "csv"), "--urls", str(urls), site.url("/"))
     assert status == 2
-    doc = json.loads(capsys.readouterr().out)
+    doc = validated(json.loads(capsys.readouterr().out))
     assert doc["format"] == "sitemap-auditor-deep" and doc["version"] == 2
     assert doc["findings"][0]["kind"] == "invalid-date"
     lines = [json.loads(x) for x in urls.read_text().splitlines()]
@@ -90,7 +91,7 @@ def test_a_large_file_read_in_runs_streams_the_same_urls_and_findings(
     _site(site, body)
     urls = tmp_path / "urls.jsonl"
     status = _deep("--json", "--urls", str(urls), site.url("/"))
-    doc = json.loads(capsys.readouterr().out)
+    doc = validated(json.loads(capsys.readouterr().out))
     assert status == 2  # leading white space is an error: search engines refuse the file
     lines = [json.loads(x) for x in urls.read_text().splitlines()]
     assert len(lines) == 3000
@@ -124,7 +125,7 @@ def test_demo_audits_the_embedded_demo_site(
     # No --allow-private-networks: the demo site is served on 127.0.0.1, which --demo allows.
     report = tmp_path / "demo.html"
     assert cli.main(["deep", "--demo", "--json", "--html", str(report)]) == 0
-    doc = json.loads(capsys.readouterr().out)
+    doc = validated(json.loads(capsys.readouterr().out))
     assert doc["verdict"]["status"] == "SUCCESS" and doc["complete"] is True
     assert doc["auditedUrl"].startswith("http://127.0.0.1:")
     (sitemap,) = doc["sitemaps"]
@@ -209,7 +210,7 @@ def test_the_command_leaves_its_outputs_whole_and_its_status(site: Site, tmp_pat
         timeout=60,
     )
     assert done.returncode == 1, done.stderr
-    document = json.loads(done.stdout)
+    document = validated(json.loads(done.stdout))
     assert document["totals"]["urls"] == 2010
     lines = urls.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 2010 and json.loads(lines[-1])["url"] == site.url("/p9")

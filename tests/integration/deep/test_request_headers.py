@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 from support.deep import SITEMAPS_NS, local_only, urlset_of
+from support.deep_schema import validated
 
 from harness.servers import Site, redirect, reply
 from sitemap_auditor import deep
@@ -58,7 +59,7 @@ def test_every_request_carries_the_headers_and_credentials_stay_on_the_origin(
 ) -> None:
     _serve(site, elsewhere)
     options = deep.Options(allow_private_networks=True, resolver=local_only, headers=_headers())
-    document = deep.audit(site.url("/"), options=options)
+    document = validated(deep.audit(site.url("/"), options=options))
     on_site = {s.path for s in site.seen}
     assert {"/robots.txt", "/index.xml", "/a.xml", "/moved.xml"} <= on_site
     assert {s.path for s in elsewhere.seen} >= {"/b.xml", "/c.xml"}

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from support.deep import SITEMAPS_NS, local_only, serve_listed, urlset_of
+from support.deep_schema import validated
 
 from harness.servers import Site
 from sitemap_auditor import deep
@@ -138,7 +139,7 @@ def _audit(url: str, helper_from: int | None) -> dict[str, Any]:
         resolver=local_only,
         dedupe_helper_from=helper_from,
     )
-    doc = deep.audit(url, options=options)
+    doc = validated(deep.audit(url, options=options))
     for key in ("startedAt", "finishedAt", "seconds"):
         doc.pop(key)
     for record in doc["sitemaps"]:
