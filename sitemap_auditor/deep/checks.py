@@ -479,6 +479,7 @@ class SitemapChecks:
         self.without_lastmod = 0
         self.images = self.videos = self.news = self.alternates = 0
         self.news_entries = 0
+        self.is_news = False  # an entry with <news:news> was read: a news sitemap
         self.children: list[tuple[str, int]] = []  # an index's valid sitemap URLs, with lines
         # classify_lastmod's answers, and the values among them that raise no finding (so that
         # a run's can be tested at once): the site's, as its files share a generator's dates.
@@ -530,6 +531,8 @@ class SitemapChecks:
     ) -> None:
         """Check one entry (the parser's EntryCallback)."""
         self.entries += 1
+        if ext is not None and ext.news:
+            self.is_news = True  # before its <loc> is looked up as a duplicate
         if not loc:
             self.tally.add(
                 Kind.MISSING_TAG, line, "<loc> missing" if loc is None else "<loc> empty"
@@ -660,6 +663,10 @@ class SitemapChecks:
 
     def _repeat(self, line: int | None, loc: str, again: int) -> None:
         # The duplicate table's report of a URL seen before (now, or a little later).
+        if again != 1 and self.is_news:
+            # A news sitemap repeats recent articles of the regular ones, as publishers must.
+            self.tally.add(Kind.ALSO_IN_NEWS, line, loc)
+            return
         where = "within this file" if again == 1 else "also in another file"
         self.tally.add(Kind.DUPLICATE_URL, line, loc, where)
 

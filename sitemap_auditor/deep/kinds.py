@@ -67,6 +67,7 @@ class Kind(StrEnum):
     IDENTICAL_LASTMODS = "identical-lastmods"
     PARTIAL_LASTMOD = "partial-lastmod"
     DUPLICATE_URL = "duplicate-url"
+    ALSO_IN_NEWS = "also-in-news-sitemap"
     BLOCKED_BY_ROBOTS = "blocked-by-robots"
     NEWS_TOO_MANY = "news-too-many"
     NEWS_TOO_OLD = "news-too-old"
@@ -253,6 +254,17 @@ KINDS: dict[Kind, KindInfo] = {
         "{count} URLs are listed more than once ({detail}).",
         "List each URL once, in one sitemap.",
         "1 URL is listed more than once ({detail}).",
+        source=_TOOL,
+    ),
+    Kind.ALSO_IN_NEWS: KindInfo(
+        _N,
+        "In more than one sitemap",
+        "{count} URLs of this news sitemap are also in another sitemap: expected, as a news "
+        "sitemap lists recent articles that the site's regular sitemaps list too.",
+        "Nothing to do: Google News reads the news sitemap, search the regular one; removing "
+        "either listing loses the articles there.",
+        "1 URL of this news sitemap is also in another sitemap: expected, as a news sitemap "
+        "lists recent articles that the site's regular sitemaps list too.",
         source=_TOOL,
     ),
     Kind.BLOCKED_BY_ROBOTS: KindInfo(

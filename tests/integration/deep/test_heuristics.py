@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from support.deep import corpus_file, kinds_of, run, serve_listed
+from support.deep import SITEMAPS_NS, corpus_file, kinds_of, run, serve_listed, urlset_of
 
 from harness.servers import Site
 
@@ -46,3 +46,36 @@ def test_distinct_timestamps_within_two_days_are_not_identical(site: Site) -> No
     assert doc["sitemaps"][0]["entries"] == 117
     assert doc["sitemaps"][0]["lastmod"]["distinctDays"] <= 2
     assert "identical-lastmods" not in kinds_of(doc)
+
+
+def _news_and_main(site: Site) -> tuple[bytes, bytes]:
+    # The real news sitemap, moved to this site, and a main sitemap listing the same articles
+    # (the normal publisher setup), plus a repeat within the main sitemap itself.
+    news = corpus_file(NEWS).replace(b"https://ozarks.cgnnews.net", site.base.encode())
+    locs = list(dict.fromkeys(re.findall(rb"<loc>([^<]*)</loc>", news)))
+    assert len(locs) > 100
+    entries = [f"<loc>{u.decode()}</loc>" for u in locs] + [f"<loc>{locs[0].decode()}</loc>"]
+    return news, urlset_of(entries)
+
+
+def test_a_news_sitemap_repeating_the_main_one_is_a_notice_not_a_duplicate(site: Site) -> None:
+    news, main = _news_and_main(site)
+    index = (
+        f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">'
+        f"<sitemap><loc>{site.url('/post-sitemap.xml')}</loc></sitemap>"
+        f"<sitemap><loc>{site.url('/news-sitemap.xml')}</loc></sitemap></sitemapindex>"
+    ).encode()
+    serve_listed(
+        site, {"/sitemap_index.xml": index, "/post-sitemap.xml": main, "/news-sitemap.xml": news}
+    )
+    doc = run(site.url("/"), concurrency=1)
+    in_news = kinds_of(doc, site.url("/news-sitemap.xml"))
+    assert "duplicate-url" not in in_news
+    also = in_news["also-in-news-sitemap"]
+    assert also["severity"] == "notice" and also["source"] == "tool"
+    assert also["count"] == 117
+    assert "expected" in also["message"]
+    # A repeat within one file stays a warning, and says so.
+    dup = kinds_of(doc, site.url("/post-sitemap.xml"))["duplicate-url"]
+    assert dup["count"] == 1 and dup["severity"] == "warning"
+    assert "within this file" in dup["message"]
