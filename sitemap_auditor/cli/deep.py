@@ -204,6 +204,24 @@ def _add_request_options(p: argparse.ArgumentParser) -> None:
         help="a header added to every request, repeatable (e.g. --header 'Accept-Language: "
         "fr'); Authorization and Cookie go to the site's own origin only",
     )
+    p.add_argument(
+        "--compare",
+        metavar="OLD.json",
+        help="compare with an earlier --json document of the site: findings new, resolved and "
+        "changed, URL counts per sitemap (e.g. --compare last-month.json)",
+    )
+
+
+def previous_document(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Any:
+    """The --compare document, read before the walk; a usage error when it cannot be used."""
+    if args.compare is None:
+        return None
+    from sitemap_auditor.deep.compare import load_previous
+
+    try:
+        return load_previous(args.compare)
+    except ValueError as e:
+        parser.error(f"--compare {args.compare}: {e}")
 
 
 def request_headers(args: argparse.Namespace, parser: argparse.ArgumentParser) -> ExtraHeaders:
@@ -285,6 +303,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.max_age_days is not None and args.max_age_days < 1:
         parser.error("--max-age-days must be at least 1")
     headers = request_headers(args, parser)
+    previous = previous_document(args, parser)
     creds = None
     if args.user is not None:
         creds = Credentials(args.user, _password(args.user, parser))
@@ -335,6 +354,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             urls_out.close()
     progress.erase()
     doc = documents.build(found)
+    if previous is not None:
+        from sitemap_auditor.deep.compare import compare
+
+        doc["comparison"] = compare(previous, doc)
     if args.csv:
         from sitemap_auditor.deep.reports import csv_report
 

@@ -119,4 +119,46 @@ def render(document: Mapping[str, Any], colour: bool = False) -> str:
             at = f"line {e['line']}: " if e["line"] is not None else ""
             out.append(f"        e.g. {at}{e['value']}")
         out.append(f"      fix: {f['fix']}")
+    comparison = d.get("comparison")
+    if isinstance(comparison, Mapping):
+        out.append("")
+        out.extend(_comparison(comparison))
     return "\n".join(out)
+
+
+def _finding_line(f: Mapping[str, Any]) -> str:
+    where = f.get("sitemap") or "the site"
+    return f"{f.get('severity') or '?'} {f.get('kind')} in {where}"
+
+
+def _comparison(c: Mapping[str, Any]) -> list[str]:
+    """What changed since the document given to --compare."""
+    before = c["previous"].get("startedAt") or "the earlier audit"
+    counts = c["counts"]
+    out = [
+        f"Since {before}: {_plural(counts['new'], 'new finding')}, "
+        f"{_plural(counts['resolved'], 'resolved finding')}, "
+        f"{_plural(counts['changed'], 'changed count')}, "
+        f"{_plural(counts['sitemapsChanged'], 'sitemap')} with other URL counts"
+    ]
+    if c.get("urlsBefore") != c.get("urlsAfter"):
+        out.append(f"  URLs listed: {c.get('urlsBefore')} then {c.get('urlsAfter')}")
+    for f in c["newFindings"]:
+        out.append(f"  new       {_finding_line(f)} (x{f.get('count')})")
+    for f in c["resolvedFindings"]:
+        out.append(f"  resolved  {_finding_line(f)}")
+    for f in c["changedFindings"]:
+        out.append(f"  changed   {_finding_line(f)}: x{f['countBefore']} then x{f['countAfter']}")
+    for s in c["sitemaps"]:
+        was = (
+            "not listed or not read"
+            if s["entriesBefore"] is None
+            else f"{s['entriesBefore']:,} entries"
+        )
+        now = (
+            "not listed or not read"
+            if s["entriesAfter"] is None
+            else f"{s['entriesAfter']:,} entries"
+        )
+        out.append(f"  sitemap   {s['url']}: {was} then {now}")
+    return out
