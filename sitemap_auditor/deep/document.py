@@ -76,6 +76,7 @@ def _finding(f: Finding) -> dict[str, Any]:
         "severity": info.severity.value,
         "title": info.title,
         "source": info.source.value,
+        "impact": info.impact.value,
         "sitemap": f.sitemap,
         "line": f.line,
         "count": f.count,

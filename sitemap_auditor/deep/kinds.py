@@ -8,7 +8,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["KINDS", "SEVERITY_ORDER", "SOURCE_NAMES", "Kind", "KindInfo", "Severity", "Source"]
+__all__ = [
+    "IMPACT_ORDER",
+    "KINDS",
+    "SEVERITY_ORDER",
+    "SOURCE_NAMES",
+    "Impact",
+    "Kind",
+    "KindInfo",
+    "Severity",
+    "Source",
+]
 
 
 class Severity(StrEnum):
@@ -35,6 +45,20 @@ SOURCE_NAMES = {
     Source.SITEMAPS_ORG: "sitemaps.org",
     Source.TOOL: "this tool's heuristic",
 }
+
+
+class Impact(StrEnum):
+    """What a finding costs the site, the first key of the findings' order: a file search
+    engines cannot read at all, then URLs they drop, then what makes them trust the listing
+    less (dates, duplicates, alternates), then what the audit itself could not do."""
+
+    FILE_UNREAD = "file-unread"
+    URLS_LOST = "urls-lost"
+    URLS_AFFECTED = "urls-affected"
+    AUDIT = "audit"
+
+
+IMPACT_ORDER = (Impact.FILE_UNREAD, Impact.URLS_LOST, Impact.URLS_AFFECTED, Impact.AUDIT)
 
 
 # Worst first, as the document sorts findings.
@@ -90,6 +114,8 @@ class KindInfo:
     one: str = ""
     # Whose rule it is: Search Console reports most kinds by these titles.
     source: Source = Source.SEARCH_CONSOLE
+    # What a finding of this kind costs the site: the first key of the findings' order.
+    impact: Impact = Impact.URLS_AFFECTED
 
     def message_for(self, count: int, detail: str = "") -> str:
         """The sentence for a finding of this kind seen count times."""
@@ -99,6 +125,7 @@ class KindInfo:
 
 _E, _W, _N = Severity.ERROR, Severity.WARNING, Severity.NOTICE
 _TOOL = Source.TOOL
+_UNREAD, _LOST = Impact.FILE_UNREAD, Impact.URLS_LOST
 
 KINDS: dict[Kind, KindInfo] = {
     Kind.COULDNT_FETCH: KindInfo(
@@ -106,12 +133,14 @@ KINDS: dict[Kind, KindInfo] = {
         "Couldn't fetch",
         "The sitemap could not be downloaded: {detail}.",
         "Make the URL answer 200 with the sitemap, or remove it from robots.txt and the index.",
+        impact=_UNREAD,
     ),
     Kind.BLOCKED: KindInfo(
         _E,
         "Couldn't fetch",
         "The sitemap is there but a firewall or CDN hides it from crawlers ({detail}).",
         "Let crawlers through to sitemap URLs (allow-list them in the firewall or bot protection).",
+        impact=_UNREAD,
     ),
     Kind.SITEMAP_IS_HTML: KindInfo(
         _E,
@@ -119,30 +148,35 @@ KINDS: dict[Kind, KindInfo] = {
         "The URL answers with an HTML page, not a sitemap.",
         "Serve the XML sitemap at this URL (often a route of the app catches it), "
         "or list the real sitemap's URL.",
+        impact=_UNREAD,
     ),
     Kind.LEADING_WHITESPACE: KindInfo(
         _E,
         "Leading whitespace",
         "White space comes before the XML declaration, which makes the file invalid XML.",
         "Remove the blank lines or spaces before <?xml (often an included file or template).",
+        impact=_UNREAD,
     ),
     Kind.INVALID_XML: KindInfo(
         _E,
         "Invalid XML",
         "The file is not well-formed XML, so search engines stop reading it there: {detail}.",
         "Escape & as &amp; (and < as &lt;) in URLs, and close every tag; validate the file.",
+        impact=_UNREAD,
     ),
     Kind.INCORRECT_NAMESPACE: KindInfo(
         _E,
         "Incorrect namespace",
         "The root element's namespace is {detail}, not http://www.sitemaps.org/schemas/sitemap/0.9.",
         'Write xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" on the root element.',
+        impact=_UNREAD,
     ),
     Kind.UNKNOWN_FORMAT: KindInfo(
         _E,
         "Unsupported file format",
         "The file is not a sitemap in any format search engines read: {detail}.",
         "Serve an XML sitemap (<urlset> or <sitemapindex>), an RSS or Atom feed, or a text list.",
+        impact=_UNREAD,
     ),
     Kind.MISSING_TAG: KindInfo(
         _E,
@@ -150,6 +184,7 @@ KINDS: dict[Kind, KindInfo] = {
         "{count} entries have no <loc>, so they list nothing.",
         "Give every <url> and <sitemap> a <loc> with the page's absolute URL.",
         "1 entry has no <loc>, so it lists nothing.",
+        impact=_LOST,
     ),
     Kind.INVALID_URL: KindInfo(
         _E,
@@ -157,6 +192,7 @@ KINDS: dict[Kind, KindInfo] = {
         "{count} <loc> values are not absolute http(s) URLs that search engines can read.",
         "Write full URLs (https://host/path), percent-encode spaces, keep them under 2,048 chars.",
         "1 <loc> value is not an absolute http(s) URL that search engines can read.",
+        impact=_LOST,
     ),
     Kind.URL_NOT_ALLOWED: KindInfo(
         _E,
@@ -165,6 +201,7 @@ KINDS: dict[Kind, KindInfo] = {
         "List only URLs of the sitemap's own host and scheme, in its folder or below; "
         "or move the sitemap to the site root.",
         "1 URL is on another host or scheme, or above the sitemap's folder.",
+        impact=_LOST,
     ),
     Kind.PATH_MISMATCH: KindInfo(
         _E,
@@ -172,18 +209,21 @@ KINDS: dict[Kind, KindInfo] = {
         "{count} URLs differ from the sitemap's host by www.",
         "Use the same host (with or without www) in the sitemap's URL and in every <loc>.",
         "1 URL differs from the sitemap's host by www.",
+        impact=_LOST,
     ),
     Kind.TOO_MANY_URLS: KindInfo(
         _E,
         "Too many URLs",
         "The sitemap lists {count} URLs; search engines read at most 50,000 per file.",
         "Split it into files of at most 50,000 URLs listed by a sitemap index.",
+        impact=_LOST,
     ),
     Kind.FILE_TOO_LARGE: KindInfo(
         _E,
         "Sitemap file size error",
         "The sitemap is larger than 50 MB (52,428,800 bytes) uncompressed, the protocol's limit.",
         "Split it into smaller files listed by a sitemap index.",
+        impact=_UNREAD,
     ),
     Kind.EMPTY_SITEMAP: KindInfo(
         _W,
@@ -196,18 +236,21 @@ KINDS: dict[Kind, KindInfo] = {
         "Nested indexes",
         "A sitemap index lists another sitemap index; search engines do not follow those.",
         "List the child sitemaps directly in the top-level index.",
+        impact=_LOST,
     ),
     Kind.TOO_MANY_SITEMAPS: KindInfo(
         _E,
         "Too many sitemaps",
         "The index lists {count} sitemaps; an index may list at most 50,000.",
         "Split the index into several indexes, each submitted or listed in robots.txt.",
+        impact=_LOST,
     ),
     Kind.COMPRESSION_ERROR: KindInfo(
         _E,
         "Compression error",
         "The file could not be decompressed: {detail}.",
         "Serve a complete gzip file (gzip -t checks one), or the plain XML.",
+        impact=_UNREAD,
     ),
     Kind.INVALID_DATE: KindInfo(
         _E,
@@ -273,12 +316,14 @@ KINDS: dict[Kind, KindInfo] = {
         "{count} listed URLs are disallowed for Googlebot by robots.txt.",
         "Remove them from the sitemap, or allow them in robots.txt.",
         "1 listed URL is disallowed for Googlebot by robots.txt.",
+        impact=_LOST,
     ),
     Kind.NEWS_TOO_MANY: KindInfo(
         _E,
         "Too many news URLs",
         "The news sitemap lists {count} articles; Google News reads at most 1,000 per file.",
         "Keep the last two days' articles only, at most 1,000 a file.",
+        impact=_LOST,
     ),
     Kind.NEWS_TOO_OLD: KindInfo(
         _W,
@@ -326,5 +371,6 @@ KINDS: dict[Kind, KindInfo] = {
         "The audit reached a limit ({detail}); the findings cover what it read and checked.",
         "Raise the limit (see --help) to read and check the rest.",
         source=_TOOL,
+        impact=Impact.AUDIT,
     ),
 }

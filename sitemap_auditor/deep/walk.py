@@ -843,7 +843,7 @@ def _site_findings(walker: _Walker, source: str, stopped: str | None, depth_cut:
 
 
 def _merge(findings: list[Finding]) -> list[Finding]:
-    """One finding per kind and sitemap, worst first, then by count."""
+    """One finding per kind and sitemap, in the order of their impact."""
     merged: dict[tuple[Kind, str | None], Finding] = {}
     for f in findings:
         key = (f.kind, f.sitemap)
@@ -860,10 +860,20 @@ def _merge(findings: list[Finding]) -> list[Finding]:
             (old.examples + f.examples)[: checks.MAX_EXAMPLES],
             details,
         )
-    from sitemap_auditor.deep.kinds import KINDS, SEVERITY_ORDER
+    from sitemap_auditor.deep.kinds import IMPACT_ORDER, KINDS, SEVERITY_ORDER
 
+    # Impact first (a file search engines cannot read, then URLs lost), then severity, then
+    # count; the kind's place in the table and the sitemap's URL settle ties, so that the order
+    # never depends on which fetch finished first.
+    impact = {x: i for i, x in enumerate(IMPACT_ORDER)}
     rank = {s: i for i, s in enumerate(SEVERITY_ORDER)}
-    return sorted(merged.values(), key=lambda f: (rank[KINDS[f.kind].severity], -f.count))
+    table = {k: i for i, k in enumerate(KINDS)}
+
+    def order(f: Finding) -> tuple[int, int, int, int, str]:
+        info = KINDS[f.kind]
+        return (impact[info.impact], rank[info.severity], -f.count, table[f.kind], f.sitemap or "")
+
+    return sorted(merged.values(), key=order)
 
 
 def _walk_order(records: list[SitemapRecord]) -> list[SitemapRecord]:

@@ -68,6 +68,7 @@ class Finding(TypedDict):
     severity: str
     title: str
     source: str
+    impact: str
     sitemap: str | None
     line: int | None
     count: int
@@ -151,6 +152,7 @@ def finding(
     message: str = "",
     fix: str = "",
     source: str = "search-console",
+    impact: str = "urls-affected",
 ) -> Finding:
     """One finding; its `line` is that of its first example."""
     listed = [Example(line=line, value=value[:200]) for line, value in examples][:5]
@@ -159,6 +161,7 @@ def finding(
         "severity": severity,
         "title": title,
         "source": source,
+        "impact": impact,
         "sitemap": sitemap,
         "line": listed[0]["line"] if listed else None,
         "count": count,

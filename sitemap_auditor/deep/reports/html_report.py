@@ -33,7 +33,7 @@ from html import escape
 from math import isfinite
 from typing import Any
 
-from sitemap_auditor.deep.kinds import SOURCE_NAMES
+from sitemap_auditor.deep.kinds import IMPACT_ORDER, SOURCE_NAMES
 from sitemap_auditor.deep.reports import charts
 
 __all__ = [
@@ -323,6 +323,10 @@ _Task = tuple[str, list[int], int, bool]
 # --- Findings: grouped by kind, what is listed ------------------------------------------------
 
 
+# A finding's impact as its place in the order (an unknown one last).
+_IMPACTS = {x.value: i for i, x in enumerate(IMPACT_ORDER)}
+
+
 @dataclass(slots=True)
 class _Group:
     number: int
@@ -335,6 +339,7 @@ class _Group:
     files: set[str]
     shown: bool = True
     source: str = ""
+    impact: int = len(_IMPACTS)  # the place of its worst impact in _IMPACTS; unknown last
 
 
 def _cost(item: Mapping[str, Any]) -> int:
@@ -366,6 +371,7 @@ def _groups(document: Mapping[str, Any]) -> list[_Group]:
             group = groups[kind] = _Group(len(groups), kind, title, 3, 0, [], [], set())
             group.source = _source_name(item.get("source"))
         group.rank = min(group.rank, _severity(item.get("severity")))
+        group.impact = min(group.impact, _IMPACTS.get(_text(item.get("impact"), 20), len(_IMPACTS)))
         group.count += max(_int(item.get("count")) or 1, 1)
         group.findings.append((index, item))
         sitemap = item.get("sitemap")
@@ -376,7 +382,8 @@ def _groups(document: Mapping[str, Any]) -> list[_Group]:
                 group.listed.append((index, item))
                 listed += 1
                 spent += cost
-    ordered = sorted(groups.values(), key=lambda g: (g.rank, g.number))
+    # Impact first (unreadable files, then URLs lost), then severity, then the document's order.
+    ordered = sorted(groups.values(), key=lambda g: (g.impact, g.rank, g.number))
     for group in ordered[MAX_KINDS:]:
         group.shown = False
         group.listed = []
