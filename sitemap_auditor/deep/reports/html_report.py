@@ -459,6 +459,25 @@ def _header(doc: Mapping[str, Any], site: str) -> str:
     )
 
 
+def _outcome(
+    doc: Mapping[str, Any], severities: Mapping[str, Any], groups: list[_Group]
+) -> tuple[str, str, str]:
+    """The headline: the deep audit's own outcome (its CSS, its words, its worst finding)."""
+    errors, warnings = _int(severities.get("error")) or 0, _int(severities.get("warning")) or 0
+    if not _list(doc.get("sitemaps")):
+        return "err", "No sitemap found", "No sitemap was found, so none could be checked."
+    parts = [f"{_n(n)} {word}{'' if n == 1 else 's'}" for n, word in ((errors, "error"),
+             (warnings, "warning")) if n]  # fmt: skip
+    worst = next((g for g in groups if g.rank <= 1), None)
+    if worst is None:
+        return "ok", "No errors or warnings", "Every sitemap read passes every check that counts."
+    detail = (
+        f'<span class="worst">Worst finding: <a href="#k-{worst.number}">'
+        f"{escape(worst.title)}</a> ({_n(worst.count)})</span>"
+    )
+    return ("err" if errors else "warn"), " and ".join(parts), detail
+
+
 def _glance(doc: Mapping[str, Any], verdict: Mapping[str, Any], groups: list[_Group]) -> str:
     status = _text(verdict.get("status"), 20)
     css = _VERDICT_CSS.get(status, "note")
@@ -501,6 +520,12 @@ def _glance(doc: Mapping[str, Any], verdict: Mapping[str, Any], groups: list[_Gr
             + (f" ({seconds:,.1f} s)" if seconds is not None else ""),
         ),
         ("The walk", walk),
+        (
+            "Freshness",
+            f'<span class="pill p-{css}">{escape(status) or "no verdict"}</span> '
+            f'{_h(verdict.get("message"))} <span class="hint">(the Lambda auditor\'s verdict: '
+            "is there a sitemap, and is its latest &lt;lastmod&gt; recent?)</span>",
+        ),
     ]
     checks = [_map(c) for c in _list(verdict.get("checks"))[:MAX_CHECKS]]
     check_rows = "".join(
@@ -509,25 +534,14 @@ def _glance(doc: Mapping[str, Any], verdict: Mapping[str, Any], groups: list[_Gr
         f"{_h(c.get('status'), 20)}</span></td><td>{_h(c.get('message'))}</td></tr>"
         for c in checks
     )
-    worst = groups[0] if groups and groups[0].rank <= 1 else None
-    if worst:
-        headline = (
-            f'<p class="worst">Worst finding: <a href="#k-{worst.number}">'
-            f"{escape(worst.title)}</a> ({_n(worst.count)})</p>"
-        )
-    elif _list(doc.get("sitemaps")):
-        headline = '<p class="worst">No errors or warnings in the sitemaps.</p>'
-    else:
-        headline = '<p class="worst">No sitemap was found, so none could be checked.</p>'
-
+    outcome_css, outcome, detail = _outcome(doc, severities, groups)
     return (
         '<section id="glance" aria-labelledby="glance-h"><h2 id="glance-h">At a glance</h2>'
-        f'<div class="verdict v-{css}"><p class="vlabel">The Sitemap Auditor\'s verdict '
-        "(is there a sitemap, and is it fresh?)</p>"
-        f'<p class="vstatus">{escape(status) or "no verdict"}</p>'
-        f'<p class="vmsg">{_h(verdict.get("message"))}</p></div>'
-        '<p class="tiles-h">What the deep audit found in every sitemap:</p>'
-        f'<ul class="tiles" aria-label="Findings and totals">{"".join(tiles)}</ul>{headline}'
+        f'<div class="verdict v-{outcome_css}"><p class="vlabel">What the deep audit found in '
+        "every sitemap</p>"
+        f'<p class="vstatus">{outcome}</p>'
+        f'<p class="vmsg">{detail}</p></div>'
+        f'<ul class="tiles" aria-label="Findings and totals">{"".join(tiles)}</ul>'
         f'<dl class="facts">{"".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows)}</dl>'
         "<!--left-out-->"
         + (
@@ -573,9 +587,10 @@ def _findings_section(groups: list[_Group], tree: _Tree, left: list[str]) -> str
     )
     parts = [
         '<section id="findings" aria-labelledby="findings-h"><h2 id="findings-h">Findings</h2>',
-        '<p class="hint">Worst first. Each finding says whose rule it is (Search Console, Bing, '
-        "sitemaps.org, or this tool's heuristic: a sign that something is likely wrong), what "
-        "it means and what to do, with examples from the files.</p>",
+        '<p class="hint">By impact: files search engines cannot read first, then URLs lost, '
+        "then the rest, each by severity. Each finding says whose rule it is (Search Console, "
+        "Bing, sitemaps.org, or this tool's heuristic: a sign that something is likely wrong), "
+        "what it means and what to do, with examples from the files.</p>",
         '<div class="controls" hidden><label>Filter findings <input type="search" '
         'data-filter="findings-table" autocomplete="off"></label></div>',
         '<div class="scroll"><table class="sortable" id="findings-table"><caption>Findings by '
