@@ -205,11 +205,176 @@ def _add_request_options(p: argparse.ArgumentParser) -> None:
         "fr'); Authorization and Cookie go to the site's own origin only",
     )
     p.add_argument(
+        "--input",
+        metavar="FILE",
+        help="audit every site of FILE (one URL a line, blank lines and # comments ignored; "
+        "'-' for standard input): one JSON Lines document a site with --json, one folder a "
+        "site under --csv DIR, one page a site in the folder --html DIR",
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help=f"with --input, sites audited at once (default 1, at most {MAX_JOBS}); the sites "
+        "of one host are audited one after another",
+    )
+    p.add_argument(
         "--compare",
         metavar="OLD.json",
         help="compare with an earlier --json document of the site: findings new, resolved and "
         "changed, URL counts per sitemap (e.g. --compare last-month.json)",
     )
+
+
+MAX_JOBS = 16
+MAX_INPUT_SITES = 100_000
+
+
+def _input_urls(path: str, stdin: IO[str]) -> list[str]:
+    """The URLs of an --input file, in order, each once; raises OSError or ValueError."""
+    found: dict[str, None] = {}
+    with open(path, encoding="utf-8-sig") if path != "-" else _kept_open(stdin) as f:
+        for number, raw in enumerate(f, 1):
+            line = raw.strip()
+            if line and not line.startswith("#"):
+                found.setdefault(valid_text(line))
+                if len(found) > MAX_INPUT_SITES:
+                    raise ValueError(f"more than {MAX_INPUT_SITES:,} sites (line {number})")
+    return list(found)
+
+
+class _kept_open:  # noqa: N801 -- used as a context manager like open()
+    """Standard input as a context manager that does not close it."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+
+    def __enter__(self) -> IO[str]:
+        return self.stream
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _site_name(url: str, taken: set[str]) -> str:
+    """A file name for a site's outputs: its host and port, then -2, -3 ... when taken."""
+    from sitemap_auditor.core import urls
+
+    try:
+        where = urls.read(url)
+        default = 443 if where.scheme == "https" else 80
+        base = where.host + (f"_{where.port}" if where.port != default else "")
+    except ValueError:
+        base = "site"
+    base = "".join(c if c.isalnum() or c in ".-_" else "_" for c in base)[:100] or "site"
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}-{n}"
+    taken.add(name)
+    return name
+
+
+def run_many(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """`deep --input FILE [--jobs N]`: every site of FILE, one document each; the exit status
+    is the worst of them."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sitemap_auditor.core import urls
+    from sitemap_auditor.deep import document as documents
+    from sitemap_auditor.deep.reports import csv_report, html_report, text_report
+    from sitemap_auditor.deep.walk import Limits, Options, walk
+
+    if args.url is not None or args.demo:
+        parser.error("--input names the sites: give no URL (nor --demo) beside it")
+    for option in ("urls", "compare"):
+        if getattr(args, option) is not None:
+            parser.error(f"--{option} audits one site: not with --input")
+    if not 1 <= args.jobs <= MAX_JOBS:
+        parser.error(f"--jobs must be between 1 and {MAX_JOBS}")
+    try:
+        sites = _input_urls(args.input, sys.stdin)
+        limits = Limits(
+            max_sitemaps=args.max_sitemaps,
+            max_depth=args.max_depth,
+            max_bytes=args.max_bytes,
+            max_seconds=args.max_seconds,
+            concurrency=args.concurrency,
+            max_dedupe_urls=args.max_dedupe_urls,
+        )
+    except OSError as e:
+        parser.error(f"--input {args.input}: {e.strerror or e}")
+    except ValueError as e:
+        parser.error(f"--input {args.input}: {e}")
+    if not sites:
+        parser.error(f"--input {args.input} names no site")
+    if args.max_age_days is not None and args.max_age_days < 1:
+        parser.error("--max-age-days must be at least 1")
+    if not args.allow_private_networks:
+        for url in sites:
+            refused = private_address(url)
+            if refused is not None:
+                parser.error(
+                    f"{strip_userinfo(url)} is refused: {refused}; add "
+                    "--allow-private-networks to audit a private or loopback address (local "
+                    "development only)"
+                )
+    creds = Credentials(args.user, _password(args.user, parser)) if args.user else None
+    options = Options(
+        limits=limits,
+        credentials=creds,
+        allow_private_networks=args.allow_private_networks,
+        headers=request_headers(args, parser),
+        max_age_days=args.max_age_days or 7,
+    )
+    taken: set[str] = set()
+    names = {url: _site_name(url, taken) for url in sites}
+    # Polite per host: the sites of one host run one after another, in the file's order.
+    by_host: dict[str, list[str]] = {}
+    for url in sites:
+        try:
+            host = urls.read(url).host
+        except ValueError:
+            host = url
+        by_host.setdefault(host, []).append(url)
+    lock = threading.Lock()
+    worst = 0
+    stdout, stderr = sys.stdout, sys.stderr
+
+    def one(url: str) -> None:
+        nonlocal worst
+        try:
+            doc = documents.build(walk(url, options))
+        except ValueError as e:
+            with lock:
+                stderr.write(f"{parser.prog}: {strip_userinfo(url)!r}: {e}\n")
+                worst = max(worst, EXIT_USAGE)
+            return
+        name = names[url]
+        if args.csv:
+            csv_report.write(doc, os.path.join(args.csv, name))
+        if args.html:
+            os.makedirs(args.html, exist_ok=True)
+            with open(os.path.join(args.html, name + ".html"), "w", encoding="utf-8") as f:
+                f.write(html_report.render(doc))
+        status = EXIT_CODES[documents.worst_severity(doc)]
+        with lock:
+            if args.json:
+                stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+            else:
+                stdout.write(text_report.render(doc, False) + "\n\n")
+            stdout.flush()
+            worst = max(worst, status)
+
+    def host_in_turn(group: list[str]) -> None:
+        for url in group:
+            one(url)
+
+    with ThreadPoolExecutor(max_workers=args.jobs, thread_name_prefix="site") as pool:
+        for done in [pool.submit(host_in_turn, g) for g in by_host.values()]:
+            done.result()
+    return worst
 
 
 def previous_document(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Any:
@@ -275,6 +440,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.input is not None:
+        return run_many(args, parser)
     stdout, stderr = sys.stdout, sys.stderr
     demo = args.demo or args.url == "demo"
     if demo and args.url not in (None, "demo"):
