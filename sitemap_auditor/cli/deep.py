@@ -31,13 +31,19 @@ examples:
   sitemap-auditor deep https://www.example.com/
       read every sitemap of the site and print the tree and the findings, worst first
   sitemap-auditor deep --json https://www.example.com/ > audit.json
-      the JSON document (format sitemap-auditor-deep, version 1)
+      the JSON document (format sitemap-auditor-deep, version 2)
   sitemap-auditor deep --csv out/ --urls urls.jsonl --html report.html https://www.example.com/
       also sitemaps.csv and findings.csv in out/, every listed URL as JSON Lines, an HTML page
   sitemap-auditor deep --max-sitemaps 20000 --max-seconds 3600 https://www.example.com/
       raise the walk's limits
   sitemap-auditor deep --demo --html report.html
       serve the embedded demo site on 127.0.0.1 and audit it
+  sitemap-auditor deep --user-agent 'Mozilla/5.0 (compatible; Audit/1.0)' https://www.example.com/
+      send this User-Agent (and any --header NAME:VALUE) with every request
+  sitemap-auditor deep --compare last-month.json https://www.example.com/
+      findings new, resolved and changed since an earlier --json document
+  sitemap-auditor deep --input sites.txt --jobs 4 --json > audits.jsonl
+      every site of sites.txt, 4 at a time, one JSON document a line
 
 exit status: 0 no finding above a notice, 1 a warning, 2 an error, 64 usage error,
 130 interrupted (what was read is reported first).
