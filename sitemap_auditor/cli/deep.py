@@ -160,13 +160,16 @@ class _ProgressLine:
         self.enabled = hasattr(stream, "isatty") and stream.isatty()
         self._lock = threading.Lock()
         self._width = 0
+        self._started = time.monotonic()
 
     def __call__(self, p: Any) -> None:
         if not self.enabled:
             return
+        elapsed = int(time.monotonic() - self._started)
         text = (
-            f"{p.done:,} sitemaps done, {p.queued:,} queued, {p.urls:,} URLs, "
-            f"{p.bytes / 1e6:,.1f} MB"
+            f"{elapsed // 60}:{elapsed % 60:02d}  "
+            f"{p.done:,} sitemap{'' if p.done == 1 else 's'} done, {p.queued:,} queued, "
+            f"{p.urls:,} URL{'' if p.urls == 1 else 's'}, {p.bytes / 1e6:,.1f} MB"
         )
         with self._lock:
             self.stream.write("\r" + text.ljust(self._width))
