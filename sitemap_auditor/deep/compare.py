@@ -56,6 +56,14 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _started(document: Mapping[str, Any]) -> str | None:
+    # Version 2 keeps the time in its run block; version 1 at the top.
+    run = document.get("run")
+    if isinstance(run, Mapping) and _str(run.get("startedAt")):
+        return _str(run.get("startedAt"))
+    return _str(document.get("startedAt"))
+
+
 def _findings(document: Mapping[str, Any]) -> dict[_Key, Mapping[str, Any]]:
     found: dict[_Key, Mapping[str, Any]] = {}
     for item in _list(document.get("findings")):
@@ -111,7 +119,7 @@ def compare(previous: Mapping[str, Any], current: Mapping[str, Any]) -> dict[str
     return {
         "previous": {
             "auditedUrl": _str(previous.get("auditedUrl")),
-            "startedAt": _str(previous.get("startedAt")),
+            "startedAt": _started(previous),
             "version": _int(previous.get("version")),
         },
         "urlsBefore": _int(totals_before.get("urls")) if isinstance(totals_before, dict) else None,

@@ -52,7 +52,6 @@ class Sitemap(TypedDict):
     wireBytes: int | None
     bytes: int | None
     entries: int
-    seconds: float | None
     lastmod: Lastmod
     extensions: dict[str, int]
     findings: Counts
@@ -83,9 +82,6 @@ class Document(TypedDict):
     auditedUrl: str
     siteBase: str
     robotsTxt: dict[str, Any]
-    startedAt: str
-    finishedAt: str
-    seconds: float
     verdict: dict[str, Any]
     complete: bool
     stoppedBy: str | None
@@ -93,6 +89,7 @@ class Document(TypedDict):
     totals: dict[str, Any]
     sitemaps: list[Sitemap]
     findings: list[Finding]
+    run: dict[str, Any]
 
 
 def sitemap(
@@ -127,7 +124,6 @@ def sitemap(
         "wireBytes": size // 6 if size and compression else size,
         "bytes": size,
         "entries": entries,
-        "seconds": 0.05,
         "lastmod": {
             "count": dated,
             "share": dated / entries if entries else None,
@@ -195,9 +191,6 @@ def document(
             "httpStatus": robots_status,
             "sitemapLines": lines,
         },
-        "startedAt": "2026-12-01T20:00:00Z",
-        "finishedAt": "2026-12-01T20:00:03Z",
-        "seconds": 3.2,
         "verdict": {
             "status": status,
             "message": message,
@@ -226,6 +219,12 @@ def document(
         },
         "sitemaps": list(sitemaps),
         "findings": ordered,
+        "run": {
+            "startedAt": "2026-12-01T20:00:00Z",
+            "finishedAt": "2026-12-01T20:00:03Z",
+            "seconds": 3.2,
+            "sitemapSeconds": {s["url"]: 0.05 for s in sitemaps},
+        },
     }
 
 
@@ -355,7 +354,7 @@ def hostile_document() -> Document:
     doc["robotsTxt"]["url"] = "javascript:alert('robots')"
     doc["stoppedBy"] = bad
     doc["complete"] = False
-    doc["startedAt"] = bad
+    doc["run"]["startedAt"] = bad
     doc["verdict"]["checks"] = [{"code": bad, "status": bad, "message": bad}]
     doc["format"] = bad
     return doc

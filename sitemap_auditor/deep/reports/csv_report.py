@@ -63,11 +63,12 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def _sitemap_row(s: Mapping[str, Any]) -> list[Any]:
+def _sitemap_row(s: Mapping[str, Any], seconds: Mapping[str, Any]) -> list[Any]:
     lm = s["lastmod"] or {}
     ext = s["extensions"]
     f = s["findings"]
-    values = [s[c] for c in SITEMAP_COLUMNS[:12]]
+    # A fetch's seconds are in the document's run block, with what else varies from run to run.
+    values = [seconds.get(s["url"]) if c == "seconds" else s[c] for c in SITEMAP_COLUMNS[:12]]
     values += [
         lm.get("count"),
         lm.get("share"),
@@ -103,7 +104,8 @@ def write(document: Mapping[str, Any], directory: str | Path) -> tuple[Path, Pat
     with sitemaps.open("w", newline="", encoding="utf-8-sig") as out:
         w = csv.writer(out)
         w.writerow(SITEMAP_COLUMNS)
-        w.writerows(_sitemap_row(s) for s in document["sitemaps"])
+        seconds = document["run"]["sitemapSeconds"]
+        w.writerows(_sitemap_row(s, seconds) for s in document["sitemaps"])
     with findings.open("w", newline="", encoding="utf-8-sig") as out:
         w = csv.writer(out)
         w.writerow(FINDING_COLUMNS)

@@ -395,7 +395,7 @@ def _groups(document: Mapping[str, Any]) -> list[_Group]:
 
 def render(document: Mapping[str, Any]) -> str:
     """The whole self-contained HTML page for a deep audit's JSON document (v1)."""
-    doc = _map(document)
+    doc = _with_run(_map(document))
     files = _files(doc)
     tree = _tree(files)
     groups = _groups(doc)
@@ -445,6 +445,20 @@ def render(document: Mapping[str, Any]) -> str:
             f"<script>{_SCRIPT}</script></body></html>\n",
         ]
     )
+
+
+def _with_run(doc: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The document with its run block's times where the page shows them: the audit's start,
+    end and seconds at the top, each fetch's seconds in its sitemap."""
+    run = _map(doc.get("run"))
+    timed = _map(run.get("sitemapSeconds"))
+    sitemaps: list[Any] = []
+    for raw in _list(doc.get("sitemaps")):
+        item = _map(raw)
+        url = item.get("url")
+        sitemaps.append({**item, "seconds": timed.get(url) if isinstance(url, str) else None})
+    times = {k: run.get(k) for k in ("startedAt", "finishedAt", "seconds")}
+    return {**doc, **times, "sitemaps": sitemaps}
 
 
 def _header(doc: Mapping[str, Any], site: str) -> str:

@@ -91,7 +91,7 @@ def render(document: Mapping[str, Any], colour: bool = False) -> str:
     out.append(
         f"  read {_plural(totals['fetched'], 'sitemap')} of {totals['sitemaps']:,} found, "
         f"{_plural(totals['urls'], 'URL')}, {_size(totals['bytes'])} "
-        f"({_size(totals['wireBytes'])} on the wire) in {d['seconds']:.1f} s"
+        f"({_size(totals['wireBytes'])} on the wire) in {d['run']['seconds']:.1f} s"
     )
     if d["stoppedBy"] is not None:
         out.append(f"  stopped by {d['stoppedBy']}: not every sitemap was read")

@@ -54,3 +54,14 @@ def test_the_same_site_gives_the_same_findings_in_the_same_order(site: Site) -> 
         assert [
             (f["kind"], f["sitemap"], f["count"], f["examples"]) for f in doc["findings"]
         ] == first
+
+
+def test_two_documents_of_an_unchanged_site_are_equal_outside_the_run_block(site: Site) -> None:
+    _serve(site)
+    first, second = run(site.url("/")), run(site.url("/"))
+    assert first["run"]["startedAt"] and set(first["run"]["sitemapSeconds"]) == {
+        s["url"] for s in first["sitemaps"]
+    }
+    first.pop("run")
+    second.pop("run")
+    assert first == second
