@@ -8,13 +8,15 @@ import json
 import os
 import sys
 import threading
+import time
 from collections.abc import Sequence
-from types import ModuleType
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from sitemap_auditor.core.credentials import Credentials
 from sitemap_auditor.core.interrupts import Interrupt
+from sitemap_auditor.core.request_headers import ExtraHeaders
 from sitemap_auditor.core.text import valid_text
+from sitemap_auditor.core.urls import strip_userinfo
 from sitemap_auditor.deep.kinds import Severity
 
 if TYPE_CHECKING:
@@ -33,13 +35,19 @@ examples:
   sitemap-auditor deep https://www.example.com/
       read every sitemap of the site and print the tree and the findings, worst first
   sitemap-auditor deep --json https://www.example.com/ > audit.json
-      the JSON document (format sitemap-auditor-deep, version 1)
+      the JSON document (format sitemap-auditor-deep, version 2)
   sitemap-auditor deep --csv out/ --urls urls.jsonl --html report.html https://www.example.com/
       also sitemaps.csv and findings.csv in out/, every listed URL as JSON Lines, an HTML page
   sitemap-auditor deep --max-sitemaps 20000 --max-seconds 3600 https://www.example.com/
       raise the walk's limits
   sitemap-auditor deep --demo --html report.html
       serve the embedded demo site on 127.0.0.1 and audit it
+  sitemap-auditor deep --user-agent 'Mozilla/5.0 (compatible; Audit/1.0)' https://www.example.com/
+      send this User-Agent (and any --header NAME:VALUE) with every request
+  sitemap-auditor deep --compare last-month.json https://www.example.com/
+      findings new, resolved and changed since an earlier --json document
+  sitemap-auditor deep --input sites.txt --jobs 4 --json > audits.jsonl
+      every site of sites.txt, 4 at a time, one JSON document a line
 
 exit status: 0 no finding above a notice, 1 a warning, 2 an error, 64 usage error,
 130 interrupted by Ctrl-C or SIGINT, 143 by SIGTERM (what was read is reported first).
@@ -144,6 +152,7 @@ def build_parser(prog: str = "sitemap-auditor deep") -> argparse.ArgumentParser:
         action="store_true",
         help="allow loopback and private addresses (local development only)",
     )
+    _add_request_options(p)
     return p
 
 
@@ -155,13 +164,16 @@ class _ProgressLine:
         self.enabled = hasattr(stream, "isatty") and stream.isatty()
         self._lock = threading.Lock()
         self._width = 0
+        self._started = time.monotonic()
 
     def __call__(self, p: Any) -> None:
         if not self.enabled:
             return
+        elapsed = int(time.monotonic() - self._started)
         text = (
-            f"{p.done:,} sitemaps done, {p.queued:,} queued, {p.urls:,} URLs, "
-            f"{p.bytes / 1e6:,.1f} MB"
+            f"{elapsed // 60}:{elapsed % 60:02d}  "
+            f"{p.done:,} sitemap{'' if p.done == 1 else 's'} done, {p.queued:,} queued, "
+            f"{p.urls:,} URL{'' if p.urls == 1 else 's'}, {p.bytes / 1e6:,.1f} MB"
         )
         with self._lock:
             self.stream.write("\r" + text.ljust(self._width))
@@ -187,21 +199,284 @@ def _password(user: str, parser: argparse.ArgumentParser) -> str:
         parser.error("no password given")
 
 
+# --- Request and address options (issue 35) --------------------------------------------------
+
+
+def _add_request_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--user-agent",
+        metavar="TEXT",
+        help="the User-Agent of every request, robots.txt's and every sitemap's "
+        "(e.g. --user-agent 'Mozilla/5.0 (compatible; Googlebot/2.1)'; default 37AuditsBot)",
+    )
+    p.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="NAME:VALUE",
+        help="a header added to every request, repeatable (e.g. --header 'Accept-Language: "
+        "fr'); Authorization and Cookie go to the site's own origin only",
+    )
+    p.add_argument(
+        "--input",
+        metavar="FILE",
+        help="audit every site of FILE (one URL a line, blank lines and # comments ignored; "
+        "'-' for standard input): one JSON Lines document a site with --json, one folder a "
+        "site under --csv DIR, one page a site in the folder --html DIR",
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help=f"with --input, sites audited at once (default 1, at most {MAX_JOBS}); the sites "
+        "of one host are audited one after another",
+    )
+    p.add_argument(
+        "--compare",
+        metavar="OLD.json",
+        help="compare with an earlier --json document of the site: findings new, resolved and "
+        "changed, URL counts per sitemap (e.g. --compare last-month.json)",
+    )
+
+
+MAX_JOBS = 16
+MAX_INPUT_SITES = 100_000
+
+
+def _input_urls(path: str, stdin: IO[str]) -> list[str]:
+    """The URLs of an --input file, in order, each once; raises OSError or ValueError."""
+    found: dict[str, None] = {}
+    with open(path, encoding="utf-8-sig") if path != "-" else _kept_open(stdin) as f:
+        for number, raw in enumerate(f, 1):
+            line = raw.strip()
+            if line and not line.startswith("#"):
+                found.setdefault(valid_text(line))
+                if len(found) > MAX_INPUT_SITES:
+                    raise ValueError(f"more than {MAX_INPUT_SITES:,} sites (line {number})")
+    return list(found)
+
+
+class _kept_open:  # noqa: N801 -- used as a context manager like open()
+    """Standard input as a context manager that does not close it."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+
+    def __enter__(self) -> IO[str]:
+        return self.stream
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _site_name(url: str, taken: set[str]) -> str:
+    """A file name for a site's outputs: its host and port, then -2, -3 ... when taken."""
+    from sitemap_auditor.core import urls
+
+    try:
+        where = urls.read(url)
+        default = 443 if where.scheme == "https" else 80
+        base = where.host + (f"_{where.port}" if where.port != default else "")
+    except ValueError:
+        base = "site"
+    base = "".join(c if c.isalnum() or c in ".-_" else "_" for c in base)[:100] or "site"
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}-{n}"
+    taken.add(name)
+    return name
+
+
+def run_many(
+    args: argparse.Namespace, parser: argparse.ArgumentParser, interrupt: Interrupt | None = None
+) -> int:
+    """`deep --input FILE [--jobs N]`: every site of FILE, one document each; the exit status
+    is the worst of them. After SIGINT or SIGTERM, the walks running stop with their partial
+    documents, no other site is begun, and the status is 130 or 143."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sitemap_auditor.core import urls
+    from sitemap_auditor.deep import document as documents
+    from sitemap_auditor.deep.reports import csv_report, html_report, text_report
+    from sitemap_auditor.deep.walk import Limits, Options, walk
+
+    if args.url is not None or args.demo:
+        parser.error("--input names the sites: give no URL (nor --demo) beside it")
+    for option in ("urls", "compare"):
+        if getattr(args, option) is not None:
+            parser.error(f"--{option} audits one site: not with --input")
+    if not 1 <= args.jobs <= MAX_JOBS:
+        parser.error(f"--jobs must be between 1 and {MAX_JOBS}")
+    try:
+        sites = _input_urls(args.input, sys.stdin)
+        limits = Limits(
+            max_sitemaps=args.max_sitemaps,
+            max_depth=args.max_depth,
+            max_bytes=args.max_bytes,
+            max_seconds=args.max_seconds,
+            concurrency=args.concurrency,
+            max_dedupe_urls=args.max_dedupe_urls,
+        )
+    except OSError as e:
+        parser.error(f"--input {args.input}: {e.strerror or e}")
+    except ValueError as e:
+        parser.error(f"--input {args.input}: {e}")
+    if not sites:
+        parser.error(f"--input {args.input} names no site")
+    if args.max_age_days is not None and args.max_age_days < 1:
+        parser.error("--max-age-days must be at least 1")
+    if not args.allow_private_networks:
+        for url in sites:
+            refused = private_address(url)
+            if refused is not None:
+                parser.error(
+                    f"{strip_userinfo(url)} is refused: {refused}; add "
+                    "--allow-private-networks to audit a private or loopback address (local "
+                    "development only)"
+                )
+    creds = Credentials(args.user, _password(args.user, parser)) if args.user else None
+    options = Options(
+        limits=limits,
+        credentials=creds,
+        allow_private_networks=args.allow_private_networks,
+        headers=request_headers(args, parser),
+        max_age_days=args.max_age_days or 7,
+        interrupt=interrupt,
+    )
+    taken: set[str] = set()
+    names = {url: _site_name(url, taken) for url in sites}
+    # Polite per host: the sites of one host run one after another, in the file's order.
+    by_host: dict[str, list[str]] = {}
+    for url in sites:
+        try:
+            host = urls.read(url).host
+        except ValueError:
+            host = url
+        by_host.setdefault(host, []).append(url)
+    lock = threading.Lock()
+    worst = 0
+    stdout, stderr = sys.stdout, sys.stderr
+
+    def one(url: str) -> None:
+        nonlocal worst
+        if interrupt is not None and interrupt.requested.is_set():
+            return  # stopped: no other site is begun
+        try:
+            doc = documents.build(walk(url, options))
+        except ValueError as e:
+            with lock:
+                stderr.write(f"{parser.prog}: {strip_userinfo(url)!r}: {e}\n")
+                worst = max(worst, EXIT_USAGE)
+            return
+        name = names[url]
+        if args.csv:
+            csv_report.write(doc, os.path.join(args.csv, name))
+        if args.html:
+            os.makedirs(args.html, exist_ok=True)
+            with open(os.path.join(args.html, name + ".html"), "w", encoding="utf-8") as f:
+                f.write(html_report.render(doc))
+        status = EXIT_CODES[documents.worst_severity(doc)]
+        with lock:
+            if args.json:
+                stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+            else:
+                stdout.write(text_report.render(doc, False) + "\n\n")
+            stdout.flush()
+            worst = max(worst, status)
+
+    def host_in_turn(group: list[str]) -> None:
+        for url in group:
+            one(url)
+
+    with ThreadPoolExecutor(max_workers=args.jobs, thread_name_prefix="site") as pool:
+        for done in [pool.submit(host_in_turn, g) for g in by_host.values()]:
+            done.result()
+    if interrupt is not None and interrupt.exit_status is not None:
+        stderr.write("stopped: interrupted; the documents cover what was read\n")
+        return interrupt.exit_status
+    return worst
+
+
+def previous_document(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Any:
+    """The --compare document, read before the walk; a usage error when it cannot be used."""
+    if args.compare is None:
+        return None
+    from sitemap_auditor.deep.compare import load_previous
+
+    try:
+        return load_previous(args.compare)
+    except ValueError as e:
+        parser.error(f"--compare {args.compare}: {e}")
+
+
+def request_headers(args: argparse.Namespace, parser: argparse.ArgumentParser) -> ExtraHeaders:
+    """The headers --user-agent and --header give, checked; a usage error when one is wrong."""
+    from sitemap_auditor.core.request_headers import parse_header
+
+    pairs: list[tuple[str, str]] = []
+    try:
+        for text in args.header:
+            pairs.append(parse_header(text))
+        if args.user_agent is not None:
+            pairs.append(parse_header("User-Agent:" + args.user_agent))
+        headers = ExtraHeaders.of(pairs)
+    except ValueError as e:
+        parser.error(f"--header: {e}")
+    if args.user is not None and headers.has("Authorization"):
+        parser.error("give --user or an Authorization header, not both")
+    return headers
+
+
+def private_address(url: str, resolver: Any = None) -> str | None:
+    """Why url's host is an address the audit refuses without --allow-private-networks (a
+    loopback or private one), or None: the guard's own check, run once before the walk so that
+    such a site is a usage error, not a page of findings about files never fetched."""
+    from sitemap_auditor.core import urls
+    from sitemap_auditor.core.errors import FetchError, FetchErrorKind
+    from sitemap_auditor.fetching.guard import Guard, system_resolver
+
+    try:
+        where = urls.read(valid_text(url))
+    except ValueError:
+        return None  # the walk says why the URL cannot be audited
+    guard = Guard(time.monotonic() + 10.0, 10.0, resolver or system_resolver)
+    try:
+        guard.checked_addresses(where.host, where.port)
+    except FetchError as e:
+        return e.detail if e.kind is FetchErrorKind.BLOCKED else None
+    except OSError:
+        return None  # a name that does not resolve: the walk reports it
+    return None
+
+
+# --- End of the request and address options ---------------------------------------------------
+
+
 def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) -> int:
     """Run `sitemap-auditor deep`; return the exit status. interrupt: signal handling the
     caller installed already (and holds); without it, it is installed here."""
-    from sitemap_auditor.deep import document as documents
-    from sitemap_auditor.deep.reports import text_report
     from sitemap_auditor.deep.walk import Limits, Options, UrlRecord, walk
 
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.input is not None:
+        return run_many(args, parser, interrupt)
     stderr = sys.stderr
     demo = args.demo or args.url == "demo"
     if demo and args.url not in (None, "demo"):
         parser.error("--demo audits the embedded demo site and takes no URL")
     if not demo and args.url is None:
         parser.error("no URL given (name one, or use --demo)")
+    if not demo and not args.allow_private_networks:
+        refused = private_address(args.url)
+        if refused is not None:
+            parser.error(
+                f"{strip_userinfo(args.url)} is refused: {refused}; add "
+                "--allow-private-networks to audit a private or loopback address (local "
+                "development only)"
+            )
     try:
         limits = Limits(
             max_sitemaps=args.max_sitemaps,
@@ -215,6 +490,8 @@ def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) 
         parser.error(str(e))
     if args.max_age_days is not None and args.max_age_days < 1:
         parser.error("--max-age-days must be at least 1")
+    headers = request_headers(args, parser)
+    previous = previous_document(args, parser)
     creds = None
     if args.user is not None:
         creds = Credentials(args.user, _password(args.user, parser))
@@ -246,6 +523,7 @@ def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) 
         limits=limits,
         credentials=creds,
         allow_private_networks=args.allow_private_networks or demo,
+        headers=headers,
         max_age_days=args.max_age_days or 7,
         on_url=on_url if urls_out is not None else None,
         on_progress=progress,
@@ -264,7 +542,7 @@ def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) 
         finally:
             if urls_out is not None:
                 urls_out.close()
-        return _report(args, found, documents, text_report, interrupt, progress)
+        return _report(args, found, previous, interrupt, progress)
     except ValueError as e:
         stderr.write(f"{parser.prog}: {args.url!r}: {e}\n")
         return EXIT_USAGE
@@ -276,15 +554,22 @@ def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) 
 def _report(
     args: argparse.Namespace,
     found: Walk,
-    documents: ModuleType,
-    text_report: ModuleType,
+    previous: Any,
     interrupt: Interrupt,
     progress: _ProgressLine,
 ) -> int:
-    """Write the document in the forms asked for; the exit status."""
+    """Write the document in the forms asked for (compared with previous, an earlier document,
+    when given); the exit status."""
+    from sitemap_auditor.deep import document as documents
+    from sitemap_auditor.deep.reports import text_report
+
     stdout, stderr = sys.stdout, sys.stderr
     progress.erase()
     doc = documents.build(found)
+    if previous is not None:
+        from sitemap_auditor.deep.compare import compare
+
+        doc["comparison"] = compare(previous, doc)
     if args.csv:
         from sitemap_auditor.deep.reports import csv_report
 

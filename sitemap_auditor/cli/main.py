@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
+from sitemap_auditor import __version__
 from sitemap_auditor.core.codes import Status
 from sitemap_auditor.core.errors import FetchErrorKind
 from sitemap_auditor.core.issues import Issue, Kind
@@ -55,6 +56,14 @@ _COLOURS = {
     "INFORMATION": "36",
 }
 _MARKS = {"SUCCESS": "✓", "WARNING": "!", "FAIL": "✗", "ERROR": "✗", "INFORMATION": "i"}
+
+COMMANDS = """\
+commands:
+  sitemap-auditor deep URL   read every sitemap of a site and report its
+                             findings, per file and line (see deep --help)
+  sitemap-auditor demo       serve the embedded demo site on 127.0.0.1 and
+                             audit it
+"""
 
 EPILOG = """\
 examples:
@@ -106,7 +115,9 @@ def build_parser(prog: str = "sitemap-auditor") -> argparse.ArgumentParser:
             "Find a site's XML sitemap (robots.txt, then the usual paths), parse it and check "
             "that its latest <lastmod> is recent, as the 37Audits Sitemap Auditor does.",
             78,
-        ),
+        )
+        + "\n\n"
+        + COMMANDS,
         epilog=EPILOG,
         formatter_class=_Formatter,
     )
@@ -117,6 +128,7 @@ def build_parser(prog: str = "sitemap-auditor") -> argparse.ArgumentParser:
         help="URLs to audit (e.g. https://www.example.com/); '-' reads them from standard input; "
         "'demo' alone audits the embedded demo site",
     )
+    p.add_argument("-V", "--version", action="version", version=f"sitemap-auditor {__version__}")
     p.add_argument(
         "--demo",
         action="store_true",

@@ -54,7 +54,11 @@ class Interrupt:
 
     @contextmanager
     def deferred(self) -> Iterator[None]:
-        """A section of the main thread a signal does not break into: it is taken after."""
+        """A section of the main thread a signal does not break into: it is taken after. (A
+        signal never breaks into another thread: there it changes nothing.)"""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
         self._deferred += 1
         try:
             yield
@@ -64,7 +68,13 @@ class Interrupt:
     @contextmanager
     def opened(self) -> Iterator[None]:
         """A section where a signal stops the main thread at once (where it waits, say): a
-        signal received before it is taken on entry."""
+        signal received before it is taken on entry. In another thread (a walk of `deep
+        --input`), only that: the walk looks at `requested` between its steps."""
+        if threading.current_thread() is not threading.main_thread():
+            if self.requested.is_set():
+                raise KeyboardInterrupt
+            yield
+            return
         depth, self._deferred = self._deferred, 0
         try:
             if self.requested.is_set():

@@ -66,8 +66,10 @@ MAX_URL_CHARS = 2048
 MAX_ENTRIES = 50_000
 MAX_NEWS = 1000
 NEWS_MAX_AGE_US = 2 * 86_400 * 1_000_000
+# identical-lastmods: one <lastmod> value on at least 90 % of 20 or more dated entries of a
+# sitemap of URLs (an index's values are its children's file times: equal ones are right).
 IDENTICAL_MIN_ENTRIES = 20
-IDENTICAL_MAX_DAYS = 2
+IDENTICAL_MIN_SHARE = 0.9
 # A future date is one past the moment by more than the widest time zone (a date alone) or
 # than a clock's skew (a time).
 _DATE_SLACK_US = 14 * 3600 * 1_000_000
@@ -330,6 +332,10 @@ class LastmodStats:
         self.latest: int | None = None
         self.days: set[int] = set()
         self.months: dict[str, int] = {}
+        # How many entries hold each distinct value (at most MAX_DISTINCT_DAYS values; past
+        # them, a new value is not counted: the most common one is still known, as one that
+        # holds 90 % of the entries is among the first values seen or holds them itself).
+        self.values: dict[int, int] = {}
 
     def add(self, key: int, times: int = 1) -> None:
         """Count a parsable value, seen `times` times."""
@@ -338,6 +344,11 @@ class LastmodStats:
             self.earliest = key
         if self.latest is None or key > self.latest:
             self.latest = key
+        values = self.values
+        if key in values:
+            values[key] += times
+        elif len(values) < MAX_DISTINCT_DAYS:
+            values[key] = times
         day = key // _US_PER_DAY
         if len(self.days) < MAX_DISTINCT_DAYS:
             self.days.add(day)
@@ -465,6 +476,7 @@ class SitemapChecks:
         # xhtml:link alternates counted but not kept (past MAX_ENTRY_EXTENSIONS in one entry).
         self.alternates_dropped = 0
         self.news_entries = 0
+        self.is_news = False  # an entry with <news:news> was read: a news sitemap
         self.children: list[tuple[str, int]] = []  # an index's valid sitemap URLs, with lines
         # classify_lastmod's answers: the site's, as its files share a generator's dates.
         self._lastmod_memo = site.lastmod_memo(now_key)
@@ -494,6 +506,8 @@ class SitemapChecks:
     ) -> None:
         """Check one entry (the parser's EntryCallback)."""
         self.entries += 1
+        if ext is not None and ext.news:
+            self.is_news = True  # before its <loc> is looked up as a duplicate
         if not loc:
             self.tally.add(
                 Kind.MISSING_TAG, line, "<loc> missing" if loc is None else "<loc> empty"
@@ -557,6 +571,10 @@ class SitemapChecks:
 
     def _repeat(self, line: int | None, loc: str, again: int) -> None:
         # The duplicate table's report of a URL seen before (now, or a little later).
+        if again != 1 and self.is_news:
+            # A news sitemap repeats recent articles of the regular ones, as publishers must.
+            self.tally.add(Kind.ALSO_IN_NEWS, line, loc)
+            return
         where = "within this file" if again == 1 else "also in another file"
         self.tally.add(Kind.DUPLICATE_URL, line, loc, where)
 
@@ -606,12 +624,10 @@ class SitemapChecks:
         dated = self.stats.count
         if dated > 0 and self.without_lastmod:
             tally.set_count(Kind.PARTIAL_LASTMOD, self.without_lastmod)
-        if (
-            dated >= IDENTICAL_MIN_ENTRIES
-            and len(self.stats.days) <= IDENTICAL_MAX_DAYS
-            and not self.news_entries
-        ):
-            tally.set_count(Kind.IDENTICAL_LASTMODS, dated)
+        if dated >= IDENTICAL_MIN_ENTRIES and not self.is_index and not self.news_entries:
+            most = max(self.stats.values.values(), default=0)
+            if most >= IDENTICAL_MIN_SHARE * dated:
+                tally.set_count(Kind.IDENTICAL_LASTMODS, most)
         if self.news_entries > MAX_NEWS:
             tally.set_count(Kind.NEWS_TOO_MANY, self.news_entries)
 

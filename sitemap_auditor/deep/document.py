@@ -1,4 +1,4 @@
-"""The deep audit's JSON document, version 1: the one interface of its reports (text, CSV, HTML).
+"""The deep audit's JSON document, version 2: the one interface of its reports (text, CSV, HTML).
 
 Pure: a finished walk in, a dict of JSON values out. Keys are camelCase and always present.
 """
@@ -17,7 +17,7 @@ from sitemap_auditor.deep.walk import SitemapRecord, Walk
 __all__ = ["FORMAT", "VERSION", "build", "severity_counts", "worst_severity"]
 
 FORMAT = "sitemap-auditor-deep"
-VERSION = 1
+VERSION = 2
 
 
 def _time(moment: datetime) -> str:
@@ -62,7 +62,6 @@ def _record(r: SitemapRecord, findings: list[Finding]) -> dict[str, Any]:
         "wireBytes": r.wire_bytes,
         "bytes": r.bytes,
         "entries": r.entries,
-        "seconds": r.seconds,
         "lastmod": _lastmod(r.lastmod, r.entries),
         "extensions": dict(r.extensions),
         "findings": severity_counts(findings),
@@ -75,6 +74,8 @@ def _finding(f: Finding) -> dict[str, Any]:
         "kind": f.kind.value,
         "severity": info.severity.value,
         "title": info.title,
+        "source": info.source.value,
+        "impact": info.impact.value,
         "sitemap": f.sitemap,
         "line": f.line,
         "count": f.count,
@@ -112,9 +113,6 @@ def build(walk: Walk) -> dict[str, Any]:
             "httpStatus": walk.robots_status,
             "sitemapLines": walk.robots_sitemap_lines,
         },
-        "startedAt": _time(walk.started),
-        "finishedAt": _time(walk.finished),
-        "seconds": walk.seconds,
         "verdict": _verdict(walk.verdict),
         "complete": walk.complete,
         "stoppedBy": walk.stopped_by,
@@ -136,6 +134,14 @@ def build(walk: Walk) -> dict[str, Any]:
         },
         "sitemaps": [_record(r, by_sitemap.get(r.url, [])) for r in walk.records],
         "findings": [_finding(f) for f in walk.findings],
+        # What differs between two audits of an unchanged site, and nothing else: two documents
+        # of one site compare equal without this block.
+        "run": {
+            "startedAt": _time(walk.started),
+            "finishedAt": _time(walk.finished),
+            "seconds": walk.seconds,
+            "sitemapSeconds": {r.url: r.seconds for r in walk.records},
+        },
     }
     if walk.secrets:
         # A site may echo the credentials back (in a <loc>, a lastmod): none reaches a report.

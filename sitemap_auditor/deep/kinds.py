@@ -1,13 +1,24 @@
-"""The one table of the deep audit's finding kinds: kind, severity, Search Console's title, the
-sentence a site owner reads, and the fix. Everything else (the JSON document, the reports, the
-exit status, the README's list) is derived from it."""
+"""The one table of the deep audit's finding kinds: kind, severity, whose rule it is, its title
+(Search Console's words where it has some), the sentence a site owner reads, and the fix.
+Everything else (the JSON document, the reports, the exit status, the README's list) is derived
+from it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["KINDS", "SEVERITY_ORDER", "Kind", "KindInfo", "Severity"]
+__all__ = [
+    "IMPACT_ORDER",
+    "KINDS",
+    "SEVERITY_ORDER",
+    "SOURCE_NAMES",
+    "Impact",
+    "Kind",
+    "KindInfo",
+    "Severity",
+    "Source",
+]
 
 
 class Severity(StrEnum):
@@ -16,6 +27,38 @@ class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
     NOTICE = "notice"
+
+
+class Source(StrEnum):
+    """Whose rule a finding applies: a search engine's report, the protocol, or this tool's own
+    judgement (a heuristic: a sign that something is likely wrong, not a rule anyone enforces)."""
+
+    SEARCH_CONSOLE = "search-console"
+    BING = "bing"
+    SITEMAPS_ORG = "sitemaps.org"
+    TOOL = "tool"
+
+
+SOURCE_NAMES = {
+    Source.SEARCH_CONSOLE: "Search Console",
+    Source.BING: "Bing Webmaster Tools",
+    Source.SITEMAPS_ORG: "sitemaps.org",
+    Source.TOOL: "this tool's heuristic",
+}
+
+
+class Impact(StrEnum):
+    """What a finding costs the site, the first key of the findings' order: a file search
+    engines cannot read at all, then URLs they drop, then what makes them trust the listing
+    less (dates, duplicates, alternates), then what the audit itself could not do."""
+
+    FILE_UNREAD = "file-unread"
+    URLS_LOST = "urls-lost"
+    URLS_AFFECTED = "urls-affected"
+    AUDIT = "audit"
+
+
+IMPACT_ORDER = (Impact.FILE_UNREAD, Impact.URLS_LOST, Impact.URLS_AFFECTED, Impact.AUDIT)
 
 
 # Worst first, as the document sorts findings.
@@ -49,6 +92,7 @@ class Kind(StrEnum):
     IDENTICAL_LASTMODS = "identical-lastmods"
     PARTIAL_LASTMOD = "partial-lastmod"
     DUPLICATE_URL = "duplicate-url"
+    ALSO_IN_NEWS = "also-in-news-sitemap"
     BLOCKED_BY_ROBOTS = "blocked-by-robots"
     NEWS_TOO_MANY = "news-too-many"
     NEWS_TOO_OLD = "news-too-old"
@@ -69,6 +113,10 @@ class KindInfo:
     fix: str
     # The sentence when {count} is 1, for a kind that can be found once (`message_for`).
     one: str = ""
+    # Whose rule it is: Search Console reports most kinds by these titles.
+    source: Source = Source.SEARCH_CONSOLE
+    # What a finding of this kind costs the site: the first key of the findings' order.
+    impact: Impact = Impact.URLS_AFFECTED
 
     def message_for(self, count: int, detail: str = "") -> str:
         """The sentence for a finding of this kind seen count times."""
@@ -77,6 +125,8 @@ class KindInfo:
 
 
 _E, _W, _N = Severity.ERROR, Severity.WARNING, Severity.NOTICE
+_TOOL = Source.TOOL
+_UNREAD, _LOST = Impact.FILE_UNREAD, Impact.URLS_LOST
 
 KINDS: dict[Kind, KindInfo] = {
     Kind.COULDNT_FETCH: KindInfo(
@@ -84,12 +134,14 @@ KINDS: dict[Kind, KindInfo] = {
         "Couldn't fetch",
         "The sitemap could not be downloaded: {detail}.",
         "Make the URL answer 200 with the sitemap, or remove it from robots.txt and the index.",
+        impact=_UNREAD,
     ),
     Kind.BLOCKED: KindInfo(
         _E,
         "Couldn't fetch",
         "The sitemap is there but a firewall or CDN hides it from crawlers ({detail}).",
         "Let crawlers through to sitemap URLs (allow-list them in the firewall or bot protection).",
+        impact=_UNREAD,
     ),
     Kind.SITEMAP_IS_HTML: KindInfo(
         _E,
@@ -97,30 +149,35 @@ KINDS: dict[Kind, KindInfo] = {
         "The URL answers with an HTML page, not a sitemap.",
         "Serve the XML sitemap at this URL (often a route of the app catches it), "
         "or list the real sitemap's URL.",
+        impact=_UNREAD,
     ),
     Kind.LEADING_WHITESPACE: KindInfo(
         _E,
         "Leading whitespace",
         "White space comes before the XML declaration, which makes the file invalid XML.",
         "Remove the blank lines or spaces before <?xml (often an included file or template).",
+        impact=_UNREAD,
     ),
     Kind.INVALID_XML: KindInfo(
         _E,
         "Invalid XML",
         "The file is not well-formed XML, so search engines stop reading it there: {detail}.",
         "Escape & as &amp; (and < as &lt;) in URLs, and close every tag; validate the file.",
+        impact=_UNREAD,
     ),
     Kind.INCORRECT_NAMESPACE: KindInfo(
         _E,
         "Incorrect namespace",
         "The root element's namespace is {detail}, not http://www.sitemaps.org/schemas/sitemap/0.9.",
         'Write xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" on the root element.',
+        impact=_UNREAD,
     ),
     Kind.UNKNOWN_FORMAT: KindInfo(
         _E,
         "Unsupported file format",
         "The file is not a sitemap in any format search engines read: {detail}.",
         "Serve an XML sitemap (<urlset> or <sitemapindex>), an RSS or Atom feed, or a text list.",
+        impact=_UNREAD,
     ),
     Kind.MISSING_TAG: KindInfo(
         _E,
@@ -128,6 +185,7 @@ KINDS: dict[Kind, KindInfo] = {
         "{count} entries have no <loc>, so they list nothing.",
         "Give every <url> and <sitemap> a <loc> with the page's absolute URL.",
         "1 entry has no <loc>, so it lists nothing.",
+        impact=_LOST,
     ),
     Kind.INVALID_URL: KindInfo(
         _E,
@@ -135,6 +193,7 @@ KINDS: dict[Kind, KindInfo] = {
         "{count} <loc> values are not absolute http(s) URLs that search engines can read.",
         "Write full URLs (https://host/path), percent-encode spaces, keep them under 2,048 chars.",
         "1 <loc> value is not an absolute http(s) URL that search engines can read.",
+        impact=_LOST,
     ),
     Kind.URL_NOT_ALLOWED: KindInfo(
         _E,
@@ -143,6 +202,7 @@ KINDS: dict[Kind, KindInfo] = {
         "List only URLs of the sitemap's own host and scheme, in its folder or below; "
         "or move the sitemap to the site root.",
         "1 URL is on another host or scheme, or above the sitemap's folder.",
+        impact=_LOST,
     ),
     Kind.PATH_MISMATCH: KindInfo(
         _E,
@@ -150,18 +210,21 @@ KINDS: dict[Kind, KindInfo] = {
         "{count} URLs differ from the sitemap's host by www.",
         "Use the same host (with or without www) in the sitemap's URL and in every <loc>.",
         "1 URL differs from the sitemap's host by www.",
+        impact=_LOST,
     ),
     Kind.TOO_MANY_URLS: KindInfo(
         _E,
         "Too many URLs",
         "The sitemap lists {count} URLs; search engines read at most 50,000 per file.",
         "Split it into files of at most 50,000 URLs listed by a sitemap index.",
+        impact=_LOST,
     ),
     Kind.FILE_TOO_LARGE: KindInfo(
         _E,
         "Sitemap file size error",
         "The sitemap is larger than 50 MB (52,428,800 bytes) uncompressed, the protocol's limit.",
         "Split it into smaller files listed by a sitemap index.",
+        impact=_UNREAD,
     ),
     Kind.EMPTY_SITEMAP: KindInfo(
         _W,
@@ -174,6 +237,7 @@ KINDS: dict[Kind, KindInfo] = {
         "Nested indexes",
         "A sitemap index lists another sitemap index; search engines do not follow those.",
         "List the child sitemaps directly in the top-level index.",
+        impact=_LOST,
     ),
     Kind.DUPLICATE_SITEMAP: KindInfo(
         _N,
@@ -183,18 +247,22 @@ KINDS: dict[Kind, KindInfo] = {
         "List each sitemap once, with one spelling of its URL.",
         "1 entry lists a sitemap listed before, under this or another spelling of its URL; it "
         "was read once.",
+        source=_TOOL,
+        impact=Impact.AUDIT,
     ),
     Kind.TOO_MANY_SITEMAPS: KindInfo(
         _E,
         "Too many sitemaps",
         "The index lists {count} sitemaps; an index may list at most 50,000.",
         "Split the index into several indexes, each submitted or listed in robots.txt.",
+        impact=_LOST,
     ),
     Kind.COMPRESSION_ERROR: KindInfo(
         _E,
         "Compression error",
         "The file could not be decompressed: {detail}.",
         "Serve a complete gzip file (gzip -t checks one), or the plain XML.",
+        impact=_UNREAD,
     ),
     Kind.INVALID_DATE: KindInfo(
         _E,
@@ -216,13 +284,16 @@ KINDS: dict[Kind, KindInfo] = {
         "{count} <lastmod> values are in the future, so search engines distrust the dates.",
         "Write the date the page last changed, never a future or placeholder date.",
         "1 <lastmod> value is in the future, so search engines distrust the dates.",
+        source=_TOOL,
     ),
     Kind.IDENTICAL_LASTMODS: KindInfo(
         _W,
         "Identical lastmods",
-        "{count} entries share at most two distinct <lastmod> days: the dates look generated, "
-        "and search engines ignore dates that do not track real changes.",
+        "{count} entries share one <lastmod> value, 90 % or more of the file's dated entries: "
+        "the dates look generated, and search engines ignore dates that do not track real "
+        "changes.",
         "Set each <lastmod> to the day its page's content last changed (not the build's date).",
+        source=_TOOL,
     ),
     Kind.PARTIAL_LASTMOD: KindInfo(
         _N,
@@ -230,6 +301,7 @@ KINDS: dict[Kind, KindInfo] = {
         "{count} entries have no <lastmod> while others do.",
         "Give every entry the date its page last changed.",
         "1 entry has no <lastmod> while others do.",
+        source=_TOOL,
     ),
     Kind.DUPLICATE_URL: KindInfo(
         _W,
@@ -237,6 +309,18 @@ KINDS: dict[Kind, KindInfo] = {
         "{count} URLs are listed more than once ({detail}).",
         "List each URL once, in one sitemap.",
         "1 URL is listed more than once ({detail}).",
+        source=_TOOL,
+    ),
+    Kind.ALSO_IN_NEWS: KindInfo(
+        _N,
+        "In more than one sitemap",
+        "{count} URLs of this news sitemap are also in another sitemap: expected, as a news "
+        "sitemap lists recent articles that the site's regular sitemaps list too.",
+        "Nothing to do: Google News reads the news sitemap, search the regular one; removing "
+        "either listing loses the articles there.",
+        "1 URL of this news sitemap is also in another sitemap: expected, as a news sitemap "
+        "lists recent articles that the site's regular sitemaps list too.",
+        source=_TOOL,
     ),
     Kind.BLOCKED_BY_ROBOTS: KindInfo(
         _W,
@@ -244,12 +328,14 @@ KINDS: dict[Kind, KindInfo] = {
         "{count} listed URLs are disallowed for Googlebot by robots.txt.",
         "Remove them from the sitemap, or allow them in robots.txt.",
         "1 listed URL is disallowed for Googlebot by robots.txt.",
+        impact=_LOST,
     ),
     Kind.NEWS_TOO_MANY: KindInfo(
         _E,
         "Too many news URLs",
         "The news sitemap lists {count} articles; Google News reads at most 1,000 per file.",
         "Keep the last two days' articles only, at most 1,000 a file.",
+        impact=_LOST,
     ),
     Kind.NEWS_TOO_OLD: KindInfo(
         _W,
@@ -289,11 +375,14 @@ KINDS: dict[Kind, KindInfo] = {
         "and make every alternate link back.",
         "1 alternate-language link is wrong ({detail}), so search engines may ignore the whole "
         "set.",
+        source=_TOOL,
     ),
     Kind.LIMIT_REACHED: KindInfo(
         _N,
         "A limit was reached",
         "The audit reached a limit ({detail}); the findings cover what it read and checked.",
         "Raise the limit (see --help) to read and check the rest.",
+        source=_TOOL,
+        impact=Impact.AUDIT,
     ),
 }

@@ -31,6 +31,7 @@ from sitemap_auditor.core.errors import FetchError, FetchErrorKind
 from sitemap_auditor.core.interrupts import Interrupt
 from sitemap_auditor.core.issues import Kind as IssueKind
 from sitemap_auditor.core.parser import ParsedSitemap, Rejected, SitemapParser
+from sitemap_auditor.core.request_headers import ExtraHeaders
 from sitemap_auditor.core.urls import strip_userinfo
 from sitemap_auditor.deep import checks
 from sitemap_auditor.deep.checks import (
@@ -143,6 +144,9 @@ class Options:
     allow_private_networks: bool = False
     resolver: Resolver = system_resolver
     max_age_days: int = config.DEFAULT_MAX_AGE_DAYS
+    # Headers added to every request (--user-agent, --header); credential ones (Authorization,
+    # Cookie) go to the site's own origin only.
+    headers: ExtraHeaders = field(default_factory=ExtraHeaders)
     # Called with every listed URL, from the walk's threads one at a time (never concurrently).
     on_url: Callable[[UrlRecord], None] | None = None
     on_progress: Callable[[Progress], None] | None = None
@@ -250,6 +254,7 @@ class _Walker:
             allow_private_networks=options.allow_private_networks,
             resolver=options.resolver,
             budget_deadline=self.deadline,
+            extra_headers=options.headers,
         )
         self.now = options.now()
         self.now_key = checks.instant_key(self.now)
@@ -272,7 +277,11 @@ class _Walker:
         self.site_tally = Tally()
         self.done = 0
         self.tallies: list[tuple[SitemapRecord, Tally]] = []  # read once the walk is over
-        self.secrets = options.credentials.secrets() if options.credentials else ()
+        secrets = options.credentials.secrets() if options.credentials else ()
+        # Longest first, as redaction needs (a header before the token inside it).
+        self.secrets = tuple(
+            sorted(dict.fromkeys(secrets + options.headers.secrets()), key=len, reverse=True)
+        )
         on_url = options.on_url
         if on_url is not None and self.secrets:
             secrets = self.secrets
@@ -761,6 +770,7 @@ def _verdict(site: sites.SiteBase, url: str, options: Options, deadline: float) 
             allow_private_networks=options.allow_private_networks,
             resolver=options.resolver,
             budget_deadline=deadline,
+            extra_headers=options.headers,
         )
     )
     try:
@@ -919,7 +929,7 @@ def _site_findings(walker: _Walker, source: str, stopped: str | None, depth_cut:
 
 
 def _merge(findings: list[Finding]) -> list[Finding]:
-    """One finding per kind and sitemap, worst first, then by count."""
+    """One finding per kind and sitemap, in the order of their impact."""
     merged: dict[tuple[Kind, str | None], Finding] = {}
     for f in findings:
         key = (f.kind, f.sitemap)
@@ -936,10 +946,20 @@ def _merge(findings: list[Finding]) -> list[Finding]:
             (old.examples + f.examples)[: checks.MAX_EXAMPLES],
             details,
         )
-    from sitemap_auditor.deep.kinds import KINDS, SEVERITY_ORDER
+    from sitemap_auditor.deep.kinds import IMPACT_ORDER, KINDS, SEVERITY_ORDER
 
+    # Impact first (a file search engines cannot read, then URLs lost), then severity, then
+    # count; the kind's place in the table and the sitemap's URL settle ties, so that the order
+    # never depends on which fetch finished first.
+    impact = {x: i for i, x in enumerate(IMPACT_ORDER)}
     rank = {s: i for i, s in enumerate(SEVERITY_ORDER)}
-    return sorted(merged.values(), key=lambda f: (rank[KINDS[f.kind].severity], -f.count))
+    table = {k: i for i, k in enumerate(KINDS)}
+
+    def order(f: Finding) -> tuple[int, int, int, int, str]:
+        info = KINDS[f.kind]
+        return (impact[info.impact], rank[info.severity], -f.count, table[f.kind], f.sitemap or "")
+
+    return sorted(merged.values(), key=order)
 
 
 def _walk_order(records: list[SitemapRecord]) -> list[SitemapRecord]:

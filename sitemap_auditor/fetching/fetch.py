@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from sitemap_auditor.core import errors, urls
 from sitemap_auditor.core.credentials import Credentials
 from sitemap_auditor.core.errors import FetchError, FetchErrorKind
+from sitemap_auditor.core.request_headers import NO_EXTRA_HEADERS, ExtraHeaders
 from sitemap_auditor.core.urls import UnfetchableURLError, WebURL
 from sitemap_auditor.core.validators import NO_VALIDATORS, Validators
 from sitemap_auditor.fetching import decoding
@@ -68,6 +69,8 @@ class FetchPolicy:
     deadline_s: float = REQUEST_DEADLINE_S
     # A time.monotonic() value after which no fetch may run on (the Lambda's own time limit).
     budget_deadline: float | None = None
+    # Headers the user adds (the deep audit's --user-agent, --header); none for the Lambda.
+    extra_headers: ExtraHeaders = NO_EXTRA_HEADERS
 
 
 def transient_status(status: int) -> bool:
@@ -155,7 +158,8 @@ class Fetcher:
         return self.policy.budget_deadline - time.monotonic()
 
     def headers_for(self, url: str | WebURL, validators: Validators) -> dict[str, str]:
-        """The headers a GET of url carries: Basic Auth only on the site's own origin."""
+        """The headers a GET of url carries: Basic Auth, and any credential header the user
+        added (Authorization, Cookie), only on the site's own origin."""
         headers = {
             "User-Agent": USER_AGENT,
             "Accept": "*/*",
@@ -164,8 +168,17 @@ class Fetcher:
             "Connection": "close",
         }
         creds = self.policy.credentials
-        if creds is not None and _origin(url) == self.policy.origin:
+        extra = self.policy.extra_headers
+        same_origin = False
+        if creds is not None or extra.items:
+            same_origin = _origin(url) == self.policy.origin
+        if creds is not None and same_origin:
             headers["Authorization"] = creds.header()
+        if extra.items:
+            for name, value in extra.for_origin(same_origin).items():
+                for known in [k for k in headers if k.lower() == name.lower()]:
+                    del headers[known]  # the user's User-Agent or Accept replaces the default
+                headers[name] = value
         headers.update(validators.headers())
         return headers
 

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 from support.deep import SITEMAPS_NS, urlset_of
+from support.deep_schema import validated
 
+import sitemap_auditor
 from harness.servers import Site, drip, reply
 from sitemap_auditor.cli import main as cli
 
@@ -50,17 +52,24 @@ def test_json_csv_and_urls(site: Site, capsys: pytest.CaptureFixture[str], tmp_p
     urls = tmp_path / "urls.jsonl"
     status = _deep("--json", "--csv", str(tmp_path / "csv"), "--urls", str(urls), site.url("/"))
     assert status == 2
-    doc = json.loads(capsys.readouterr().out)
-    assert doc["format"] == "sitemap-auditor-deep" and doc["version"] == 1
+    doc = validated(json.loads(capsys.readouterr().out))
+    assert doc["format"] == "sitemap-auditor-deep" and doc["version"] == 2
     assert doc["findings"][0]["kind"] == "invalid-date"
     lines = [json.loads(x) for x in urls.read_text().splitlines()]
     assert [x["url"] for x in lines] == [site.url(f"/p{i}") for i in range(3)]
     assert lines[0] == {"url": site.url("/p0"), "sitemap": site.url("/s.xml"), "line": 3,
                         "lastmod": "2026-13-00"}  # fmt: skip
-    with (tmp_path / "csv" / "findings.csv").open() as f:
+    for name in ("findings.csv", "sitemaps.csv"):
+        # A UTF-8 byte order mark first: Excel then opens non-Latin URLs right.
+        assert (tmp_path / "csv" / name).read_bytes().startswith(b"\xef\xbb\xbf")
+    with (tmp_path / "csv" / "findings.csv").open(encoding="utf-8-sig") as f:
         rows = list(csv.DictReader(f))
     assert rows[0]["kind"] == "invalid-date" and rows[0]["count"] == "3"
-    with (tmp_path / "csv" / "sitemaps.csv").open() as f:
+    assert rows[0]["source"] == "search-console"
+    # The examples one a line, no JSON in a cell.
+    assert rows[0]["examples"].splitlines()[0] == "line 3: 2026-13-00"
+    assert not any(cell.lstrip().startswith(("[", "{")) for row in rows for cell in row.values())
+    with (tmp_path / "csv" / "sitemaps.csv").open(encoding="utf-8-sig") as f:
         (row,) = list(csv.DictReader(f))
     assert row["url"] == site.url("/s.xml") and row["entries"] == "3" and row["errors"] == "1"
 
@@ -82,7 +91,7 @@ def test_a_large_file_read_in_runs_streams_the_same_urls_and_findings(
     _site(site, body)
     urls = tmp_path / "urls.jsonl"
     status = _deep("--json", "--urls", str(urls), site.url("/"))
-    doc = json.loads(capsys.readouterr().out)
+    doc = validated(json.loads(capsys.readouterr().out))
     assert status == 2  # leading white space is an error: search engines refuse the file
     lines = [json.loads(x) for x in urls.read_text().splitlines()]
     assert len(lines) == 3000
@@ -116,7 +125,7 @@ def test_demo_audits_the_embedded_demo_site(
     # No --allow-private-networks: the demo site is served on 127.0.0.1, which --demo allows.
     report = tmp_path / "demo.html"
     assert cli.main(["deep", "--demo", "--json", "--html", str(report)]) == 0
-    doc = json.loads(capsys.readouterr().out)
+    doc = validated(json.loads(capsys.readouterr().out))
     assert doc["verdict"]["status"] == "SUCCESS" and doc["complete"] is True
     assert doc["auditedUrl"].startswith("http://127.0.0.1:")
     (sitemap,) = doc["sitemaps"]
@@ -201,7 +210,7 @@ def test_the_command_leaves_its_outputs_whole_and_its_status(site: Site, tmp_pat
         timeout=60,
     )
     assert done.returncode == 1, done.stderr
-    document = json.loads(done.stdout)
+    document = validated(json.loads(done.stdout))
     assert document["totals"]["urls"] == 2010
     lines = urls.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 2010 and json.loads(lines[-1])["url"] == site.url("/p9")
@@ -220,7 +229,7 @@ def test_the_progress_line_is_for_a_terminal_only() -> None:
     line = _ProgressLine(shown)
     line(Progress(done=3, queued=17, urls=25_000, bytes=5_000_000))
     line.erase()
-    assert shown.getvalue().startswith("\r3 sitemaps done, 17 queued, 25,000 URLs, 5.0 MB")
+    assert shown.getvalue().startswith("\r0:00  3 sitemaps done, 17 queued, 25,000 URLs, 5.0 MB")
     assert shown.getvalue().endswith("\r")
     piped = io.StringIO()
     _ProgressLine(piped)(Progress(done=1, queued=0, urls=1, bytes=1))
@@ -240,3 +249,55 @@ def test_html_is_written_by_the_html_report_when_there_is_one(
         assert not page.exists()
     else:
         assert page.read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html")
+
+
+# --- Command-line manners (issue 35) ------------------------------------------------------------
+
+
+def test_the_main_help_lists_the_subcommands_and_version_answers() -> None:
+    shown = subprocess.run(
+        [sys.executable, "-m", "sitemap_auditor", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert shown.returncode == 0
+    assert "sitemap-auditor deep URL" in shown.stdout
+    assert "sitemap-auditor demo" in shown.stdout
+    version = subprocess.run(
+        [sys.executable, "-m", "sitemap_auditor", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert version.returncode == 0
+    assert version.stdout.strip() == f"sitemap-auditor {sitemap_auditor.__version__}"
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "user:s3cr3t@10.0.0.1"])
+def test_a_private_address_without_the_option_is_a_usage_error_naming_it(
+    site: Site, host: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _site(site, urlset_of([f"<loc>{site.url('/a')}</loc>"]))
+    url = f"http://{host}:{site.port}/" if "@" not in host else f"http://{host}/"
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["deep", url])
+    assert stopped.value.code == 64
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "--allow-private-networks" in captured.err
+    assert "s3cr3t" not in captured.err  # no password echoed
+    assert site.seen == []  # nothing was fetched
+
+
+def test_the_progress_line_shows_the_time_and_says_one_sitemap() -> None:
+    from sitemap_auditor.cli.deep import _ProgressLine
+    from sitemap_auditor.deep.walk import Progress
+
+    screen = _Terminal()
+    line = _ProgressLine(screen)
+    line(Progress(done=1, queued=0, urls=1, bytes=2_000_000))
+    line(Progress(done=2, queued=3, urls=1200, bytes=3_500_000))
+    first, second = screen.getvalue().split("\r")[1:]
+    assert first.startswith("0:00  1 sitemap done, 0 queued, 1 URL, 2.0 MB")
+    assert second.startswith("0:00  2 sitemaps done, 3 queued, 1,200 URLs, 3.5 MB")

@@ -8,6 +8,7 @@ from typing import Any
 
 from harness.servers import Site, reply
 from sitemap_auditor import deep
+from support.deep_schema import validated
 from support.shared import CORPUS as SHARED_CORPUS
 
 __all__ = [
@@ -58,7 +59,7 @@ def run(url: str, **limits: Any) -> dict[str, Any]:
     options = deep.Options(
         allow_private_networks=True, resolver=local_only, limits=deep.Limits(**limits)
     )
-    return deep.audit(url, options=options)
+    return validated(deep.audit(url, options=options))
 
 
 def kinds_of(document: dict[str, Any], sitemap: str | None = None) -> dict[str, dict[str, Any]]:

@@ -52,7 +52,6 @@ class Sitemap(TypedDict):
     wireBytes: int | None
     bytes: int | None
     entries: int
-    seconds: float | None
     lastmod: Lastmod
     extensions: dict[str, int]
     findings: Counts
@@ -67,6 +66,8 @@ class Finding(TypedDict):
     kind: str
     severity: str
     title: str
+    source: str
+    impact: str
     sitemap: str | None
     line: int | None
     count: int
@@ -81,9 +82,6 @@ class Document(TypedDict):
     auditedUrl: str
     siteBase: str
     robotsTxt: dict[str, Any]
-    startedAt: str
-    finishedAt: str
-    seconds: float
     verdict: dict[str, Any]
     complete: bool
     stoppedBy: str | None
@@ -91,6 +89,7 @@ class Document(TypedDict):
     totals: dict[str, Any]
     sitemaps: list[Sitemap]
     findings: list[Finding]
+    run: dict[str, Any]
 
 
 def sitemap(
@@ -125,7 +124,6 @@ def sitemap(
         "wireBytes": size // 6 if size and compression else size,
         "bytes": size,
         "entries": entries,
-        "seconds": 0.05,
         "lastmod": {
             "count": dated,
             "share": dated / entries if entries else None,
@@ -134,7 +132,14 @@ def sitemap(
             "distinctDays": distinct_days if distinct_days is not None else len(months) * 20,
             "byMonth": months,
         },
-        "extensions": {"image": 0, "video": 0, "news": 0, "alternates": 0, **(extensions or {})},
+        "extensions": {
+            "image": 0,
+            "video": 0,
+            "news": 0,
+            "alternates": 0,
+            "alternatesDropped": 0,
+            **(extensions or {}),
+        },
         "findings": {"error": findings[0], "warning": findings[1], "notice": findings[2]},
     }
 
@@ -149,6 +154,8 @@ def finding(
     examples: Iterable[tuple[int | None, str]] = (),
     message: str = "",
     fix: str = "",
+    source: str = "search-console",
+    impact: str = "urls-affected",
 ) -> Finding:
     """One finding; its `line` is that of its first example."""
     listed = [Example(line=line, value=value[:200]) for line, value in examples][:5]
@@ -156,6 +163,8 @@ def finding(
         "kind": kind,
         "severity": severity,
         "title": title,
+        "source": source,
+        "impact": impact,
         "sitemap": sitemap,
         "line": listed[0]["line"] if listed else None,
         "count": count,
@@ -181,7 +190,7 @@ def document(
     lines = sum(1 for s in sitemaps if s["source"] == "robots")
     return {
         "format": "sitemap-auditor-deep",
-        "version": 1,
+        "version": 2,
         "auditedUrl": f"{site}/",
         "siteBase": site,
         "robotsTxt": {
@@ -189,9 +198,6 @@ def document(
             "httpStatus": robots_status,
             "sitemapLines": lines,
         },
-        "startedAt": "2026-12-01T20:00:00Z",
-        "finishedAt": "2026-12-01T20:00:03Z",
-        "seconds": 3.2,
         "verdict": {
             "status": status,
             "message": message,
@@ -220,6 +226,12 @@ def document(
         },
         "sitemaps": list(sitemaps),
         "findings": ordered,
+        "run": {
+            "startedAt": "2026-12-01T20:00:00Z",
+            "finishedAt": "2026-12-01T20:00:03Z",
+            "seconds": 3.2,
+            "sitemapSeconds": {s["url"]: 0.05 for s in sitemaps},
+        },
     }
 
 
@@ -349,7 +361,7 @@ def hostile_document() -> Document:
     doc["robotsTxt"]["url"] = "javascript:alert('robots')"
     doc["stoppedBy"] = bad
     doc["complete"] = False
-    doc["startedAt"] = bad
+    doc["run"]["startedAt"] = bad
     doc["verdict"]["checks"] = [{"code": bad, "status": bad, "message": bad}]
     doc["format"] = bad
     return doc

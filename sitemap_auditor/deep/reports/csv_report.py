@@ -1,10 +1,12 @@
 """The deep audit as two CSV files, rendered from the JSON document alone: sitemaps.csv (one row
-a sitemap) and findings.csv (one row a finding, its examples joined)."""
+a sitemap) and findings.csv (one row a finding, its examples one a line in their cell).
+
+Each file starts with a UTF-8 byte order mark, which is how Excel knows the file is UTF-8 (without
+it, Persian, Vietnamese or Arabic URLs open garbled); no cell holds JSON."""
 
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -41,6 +43,7 @@ FINDING_COLUMNS = (
     "severity",
     "kind",
     "title",
+    "source",
     "sitemap",
     "line",
     "count",
@@ -60,11 +63,12 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def _sitemap_row(s: Mapping[str, Any]) -> list[Any]:
+def _sitemap_row(s: Mapping[str, Any], seconds: Mapping[str, Any]) -> list[Any]:
     lm = s["lastmod"] or {}
     ext = s["extensions"]
     f = s["findings"]
-    values = [s[c] for c in SITEMAP_COLUMNS[:12]]
+    # A fetch's seconds are in the document's run block, with what else varies from run to run.
+    values = [seconds.get(s["url"]) if c == "seconds" else s[c] for c in SITEMAP_COLUMNS[:12]]
     values += [
         lm.get("count"),
         lm.get("share"),
@@ -82,9 +86,14 @@ def _sitemap_row(s: Mapping[str, Any]) -> list[Any]:
     return [_cell(v) for v in values]
 
 
+def _example(e: Mapping[str, Any]) -> str:
+    return f"line {e['line']}: {e['value']}" if e.get("line") is not None else str(e["value"])
+
+
 def _finding_row(f: Mapping[str, Any]) -> list[Any]:
-    examples = json.dumps(f["examples"], ensure_ascii=False)
-    return [_cell(f[c]) for c in FINDING_COLUMNS[:-1]] + [_cell(examples)]
+    # One example a line; each line escaped on its own, as a spreadsheet may split the cell.
+    examples = "\n".join(str(_cell(_example(e))) for e in f["examples"])
+    return [_cell(f[c]) for c in FINDING_COLUMNS[:-1]] + [examples]
 
 
 def write(document: Mapping[str, Any], directory: str | Path) -> tuple[Path, Path]:
@@ -92,11 +101,12 @@ def write(document: Mapping[str, Any], directory: str | Path) -> tuple[Path, Pat
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     sitemaps, findings = folder / "sitemaps.csv", folder / "findings.csv"
-    with sitemaps.open("w", newline="", encoding="utf-8") as out:
+    with sitemaps.open("w", newline="", encoding="utf-8-sig") as out:
         w = csv.writer(out)
         w.writerow(SITEMAP_COLUMNS)
-        w.writerows(_sitemap_row(s) for s in document["sitemaps"])
-    with findings.open("w", newline="", encoding="utf-8") as out:
+        seconds = document["run"]["sitemapSeconds"]
+        w.writerows(_sitemap_row(s, seconds) for s in document["sitemaps"])
+    with findings.open("w", newline="", encoding="utf-8-sig") as out:
         w = csv.writer(out)
         w.writerow(FINDING_COLUMNS)
         w.writerows(_finding_row(f) for f in document["findings"])

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from sitemap_auditor.deep.reports import charts, html_assets
+from sitemap_auditor.deep.kinds import IMPACT_ORDER, SOURCE_NAMES
+from sitemap_auditor.deep.reports import charts, html_assets, html_frame
 from sitemap_auditor.deep.reports import html_values as v
 
 __all__ = [
@@ -58,6 +59,7 @@ FILE_FINDINGS = 8
 SMALL_SITE = 5
 LARGEST_FILES_DRAWN = 20
 URL_LIMIT = 50_000
+v.BIG = 10**18
 
 _SEVERITIES = ("error", "warning", "notice")
 _RANK = {"error": 0, "warning": 1, "notice": 2}
@@ -227,6 +229,10 @@ _Task = tuple[str, list[int], int, bool]
 # --- Findings: grouped by kind, what is listed ------------------------------------------------
 
 
+# A finding's impact as its place in the order (an unknown one last).
+_IMPACTS = {x.value: i for i, x in enumerate(IMPACT_ORDER)}
+
+
 @dataclass(slots=True)
 class _Group:
     number: int
@@ -238,6 +244,8 @@ class _Group:
     listed: list[tuple[int, Mapping[str, Any]]]
     files: set[str]
     shown: bool = True
+    source: str = ""
+    impact: int = len(_IMPACTS)  # the place of its worst impact in _IMPACTS; unknown last
 
 
 def _cost(item: Mapping[str, Any]) -> int:
@@ -252,6 +260,11 @@ def _cost(item: Mapping[str, Any]) -> int:
     )
 
 
+def _source_name(value: Any) -> str:
+    """Whose rule a finding's source names, in words (an unknown one is not shown)."""
+    return SOURCE_NAMES.get(value, "") if isinstance(value, str) else ""  # type: ignore[call-overload]
+
+
 def _groups(document: Mapping[str, Any]) -> list[_Group]:
     groups: dict[str, _Group] = {}
     listed = spent = 0
@@ -262,7 +275,11 @@ def _groups(document: Mapping[str, Any]) -> list[_Group]:
         if group is None:
             title = v.text(item.get("title"), 120) or kind
             group = groups[kind] = _Group(len(groups), kind, title, 3, 0, [], [], set())
+            group.source = _source_name(item.get("source"))
         group.rank = min(group.rank, v.severity_rank(item.get("severity")))
+        group.impact = min(
+            group.impact, _IMPACTS.get(v.text(item.get("impact"), 20), len(_IMPACTS))
+        )
         group.count += max(v.as_int(item.get("count")) or 1, 1)
         group.findings.append((index, item))
         sitemap = item.get("sitemap")
@@ -273,7 +290,8 @@ def _groups(document: Mapping[str, Any]) -> list[_Group]:
                 group.listed.append((index, item))
                 listed += 1
                 spent += cost
-    ordered = sorted(groups.values(), key=lambda g: (g.rank, g.number))
+    # Impact first (unreadable files, then URLs lost), then severity, then the document's order.
+    ordered = sorted(groups.values(), key=lambda g: (g.impact, g.rank, g.number))
     for group in ordered[MAX_KINDS:]:
         group.shown = False
         group.listed = []
@@ -285,7 +303,7 @@ def _groups(document: Mapping[str, Any]) -> list[_Group]:
 
 def render(document: Mapping[str, Any]) -> str:
     """The whole self-contained HTML page for a deep audit's JSON document (v1)."""
-    doc = v.as_map(document)
+    doc = html_frame.with_run(v.as_map(document))
     files = _files(doc)
     tree = _tree(files)
     groups = _groups(doc)
@@ -303,12 +321,12 @@ def render(document: Mapping[str, Any]) -> str:
     status = v.text(verdict.get("status"), 20) or "no verdict"
     left_out: list[str] = []
     body = [
-        _header(doc, site),
+        html_frame.header(doc, site),
         _glance(doc, verdict, groups),
         _charts_section(files, groups, month),
         _findings_section(groups, tree, left_out),
         _tree_section(tree, by_sitemap, finding_anchor, month, left_out),
-        _footer(doc),
+        html_frame.footer(doc),
     ]
     # What was left out is known only once every section is drawn: it goes in its place now.
     notes = "".join(f"<li>{note}</li>" for note in left_out)
@@ -337,16 +355,26 @@ def render(document: Mapping[str, Any]) -> str:
     )
 
 
-def _header(doc: Mapping[str, Any], site: str) -> str:
-    return (
-        '<header class="top"><p class="eyebrow">Sitemap audit</p>'
-        f"<h1>{v.link(doc.get('siteBase'), escape(site))}</h1>"
-        f'<p class="sub">Audited URL: {v.link(doc.get("auditedUrl"))} · '
-        f"{v.time_of(doc.get('startedAt'))}</p>"
-        '<nav aria-label="Contents"><ul><li><a href="#glance">At a glance</a></li>'
-        '<li><a href="#charts">Charts</a></li><li><a href="#findings">Findings</a></li>'
-        '<li><a href="#tree">Sitemaps</a></li></ul></nav></header><main>'
+def _outcome(
+    doc: Mapping[str, Any], severities: Mapping[str, Any], groups: list[_Group]
+) -> tuple[str, str, str]:
+    """The headline: the deep audit's own outcome (its CSS, its words, its worst finding)."""
+    errors, warnings = (
+        v.as_int(severities.get("error")) or 0,
+        v.as_int(severities.get("warning")) or 0,
     )
+    if not v.as_list(doc.get("sitemaps")):
+        return "err", "No sitemap found", "No sitemap was found, so none could be checked."
+    parts = [f"{v.count(n)} {word}{'' if n == 1 else 's'}" for n, word in ((errors, "error"),
+             (warnings, "warning")) if n]  # fmt: skip
+    worst = next((g for g in groups if g.rank <= 1), None)
+    if worst is None:
+        return "ok", "No errors or warnings", "Every sitemap read passes every check that counts."
+    detail = (
+        f'<span class="worst">Worst finding: <a href="#k-{worst.number}">'
+        f"{escape(worst.title)}</a> ({v.count(worst.count)})</span>"
+    )
+    return ("err" if errors else "warn"), " and ".join(parts), detail
 
 
 def _glance(doc: Mapping[str, Any], verdict: Mapping[str, Any], groups: list[_Group]) -> str:
@@ -392,6 +420,12 @@ def _glance(doc: Mapping[str, Any], verdict: Mapping[str, Any], groups: list[_Gr
             + (f" ({seconds:,.1f} s)" if seconds is not None else ""),
         ),
         ("The walk", walk),
+        (
+            "Freshness",
+            f'<span class="pill p-{css}">{escape(status) or "no verdict"}</span> '
+            f'{v.h(verdict.get("message"))} <span class="hint">(the Lambda auditor\'s verdict: '
+            "is there a sitemap, and is its latest &lt;lastmod&gt; recent?)</span>",
+        ),
     ]
     checks = [v.as_map(c) for c in v.as_list(verdict.get("checks"))[:MAX_CHECKS]]
     check_rows = "".join(
@@ -400,25 +434,14 @@ def _glance(doc: Mapping[str, Any], verdict: Mapping[str, Any], groups: list[_Gr
         f"{v.h(c.get('status'), 20)}</span></td><td>{v.h(c.get('message'))}</td></tr>"
         for c in checks
     )
-    worst = groups[0] if groups and groups[0].rank <= 1 else None
-    if worst:
-        headline = (
-            f'<p class="worst">Worst finding: <a href="#k-{worst.number}">'
-            f"{escape(worst.title)}</a> ({v.count(worst.count)})</p>"
-        )
-    elif v.as_list(doc.get("sitemaps")):
-        headline = '<p class="worst">No errors or warnings in the sitemaps.</p>'
-    else:
-        headline = '<p class="worst">No sitemap was found, so none could be checked.</p>'
-
+    outcome_css, outcome, detail = _outcome(doc, severities, groups)
     return (
         '<section id="glance" aria-labelledby="glance-h"><h2 id="glance-h">At a glance</h2>'
-        f'<div class="verdict v-{css}"><p class="vlabel">The Sitemap Auditor\'s verdict '
-        "(is there a sitemap, and is it fresh?)</p>"
-        f'<p class="vstatus">{escape(status) or "no verdict"}</p>'
-        f'<p class="vmsg">{v.h(verdict.get("message"))}</p></div>'
-        '<p class="tiles-h">What the deep audit found in every sitemap:</p>'
-        f'<ul class="tiles" aria-label="Findings and totals">{"".join(tiles)}</ul>{headline}'
+        f'<div class="verdict v-{outcome_css}"><p class="vlabel">What the deep audit found in '
+        "every sitemap</p>"
+        f'<p class="vstatus">{outcome}</p>'
+        f'<p class="vmsg">{detail}</p></div>'
+        f'<ul class="tiles" aria-label="Findings and totals">{"".join(tiles)}</ul>'
         f'<dl class="facts">{"".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows)}</dl>'
         "<!--left-out-->"
         + (
@@ -464,8 +487,10 @@ def _findings_section(groups: list[_Group], tree: _Tree, left: list[str]) -> str
     )
     parts = [
         '<section id="findings" aria-labelledby="findings-h"><h2 id="findings-h">Findings</h2>',
-        '<p class="hint">Worst first. Each finding uses Search Console\'s name for it, says what '
-        "it means and what to do, with examples from the files.</p>",
+        '<p class="hint">By impact: files search engines cannot read first, then URLs lost, '
+        "then the rest, each by severity. Each finding says whose rule it is (Search Console, "
+        "Bing, sitemaps.org, or this tool's heuristic: a sign that something is likely wrong), "
+        "what it means and what to do, with examples from the files.</p>",
         '<div class="controls" hidden><label>Filter findings <input type="search" '
         'data-filter="findings-table" autocomplete="off"></label></div>',
         '<div class="scroll"><table class="sortable" id="findings-table"><caption>Findings by '
@@ -493,7 +518,7 @@ def _findings_section(groups: list[_Group], tree: _Tree, left: list[str]) -> str
             f"{v.severity_name(g.rank)}</span> "
             f"{escape(g.title)} <code>{escape(g.kind)}</code></h3>"
             f'<p class="count">{v.count(g.count)} time{"" if g.count == 1 else "s"} in '
-            f"{where}</p>"
+            f"{where}{'. Rule: ' + escape(g.source) if g.source else ''}</p>"
         )
         if one_message and next(iter(messages)):
             parts.append(
@@ -938,39 +963,3 @@ def _node(
     written = "".join(parts)
     room.written += len(written)
     return written
-
-
-def _footer(doc: Mapping[str, Any]) -> str:
-    limits = v.as_map(doc.get("limits"))
-    described = (
-        ("maxSitemaps", "sitemaps"),
-        ("maxDepth", "levels of indexes"),
-        ("maxBytes", "read"),
-        ("maxSeconds", "seconds"),
-        ("concurrency", "fetches at once"),
-        ("maxDedupeUrls", "URLs looked through for duplicates"),
-    )
-    shown = []
-    for key, label in described:
-        # A limit may be written 600 or 600.0: a whole number either way is shown as one.
-        number = v.as_float(limits.get(key))
-        if number is None:
-            continue
-        whole = int(number) if number.is_integer() else None
-        value = (
-            v.size(whole)
-            if key == "maxBytes"
-            else v.count(whole)
-            if whole is not None
-            else f"{number:,.1f}"
-        )
-        shown.append(f"{value} {label}")
-    text = ", ".join(shown)
-    version = v.as_int(doc.get("version"))
-    return (
-        "</main><footer><p>The deep audit's limits: " + (text or "not given") + ". "
-        f"Rendered from the deep audit's document (<code>{v.h(doc.get('format'), 40)}</code> "
-        f"version {v.count(version)}) by the Sitemap Auditor. This page loads nothing from "
-        f"any host; "
-        "the links open the files on the audited site.</p></footer>"
-    )

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from sitemap_auditor.deep.kinds import SOURCE_NAMES
+
 __all__ = ["MAX_TREE_LINES", "render"]
 
 # A site with 50,000 sitemaps gets the first ones in its tree and a count of the rest.
@@ -91,7 +93,7 @@ def render(document: Mapping[str, Any], colour: bool = False) -> str:
     out.append(
         f"  read {_plural(totals['fetched'], 'sitemap')} of {totals['sitemaps']:,} found, "
         f"{_plural(totals['urls'], 'URL')}, {_size(totals['bytes'])} "
-        f"({_size(totals['wireBytes'])} on the wire) in {d['seconds']:.1f} s"
+        f"({_size(totals['wireBytes'])} on the wire) in {d['run']['seconds']:.1f} s"
     )
     if d["stoppedBy"] == "interrupted":
         out.append("  stopped: interrupted; the report covers what was read")
@@ -113,9 +115,54 @@ def render(document: Mapping[str, Any], colour: bool = False) -> str:
             f"  {paint(sev, _MARKS[sev] + ' ' + sev.upper())}  {f['title']} ({f['kind']})"
             f"  x{f['count']:,}  in {where}{line}"
         )
+        source = SOURCE_NAMES.get(f.get("source"))
+        if source:
+            out.append(f"      rule: {source}")
         out.append(f"      {f['message']}")
         for e in f["examples"]:
             at = f"line {e['line']}: " if e["line"] is not None else ""
             out.append(f"        e.g. {at}{e['value']}")
         out.append(f"      fix: {f['fix']}")
+    comparison = d.get("comparison")
+    if isinstance(comparison, Mapping):
+        out.append("")
+        out.extend(_comparison(comparison))
     return "\n".join(out)
+
+
+def _finding_line(f: Mapping[str, Any]) -> str:
+    where = f.get("sitemap") or "the site"
+    return f"{f.get('severity') or '?'} {f.get('kind')} in {where}"
+
+
+def _comparison(c: Mapping[str, Any]) -> list[str]:
+    """What changed since the document given to --compare."""
+    before = c["previous"].get("startedAt") or "the earlier audit"
+    counts = c["counts"]
+    out = [
+        f"Since {before}: {_plural(counts['new'], 'new finding')}, "
+        f"{_plural(counts['resolved'], 'resolved finding')}, "
+        f"{_plural(counts['changed'], 'changed count')}, "
+        f"{_plural(counts['sitemapsChanged'], 'sitemap')} with other URL counts"
+    ]
+    if c.get("urlsBefore") != c.get("urlsAfter"):
+        out.append(f"  URLs listed: {c.get('urlsBefore')} then {c.get('urlsAfter')}")
+    for f in c["newFindings"]:
+        out.append(f"  new       {_finding_line(f)} (x{f.get('count')})")
+    for f in c["resolvedFindings"]:
+        out.append(f"  resolved  {_finding_line(f)}")
+    for f in c["changedFindings"]:
+        out.append(f"  changed   {_finding_line(f)}: x{f['countBefore']} then x{f['countAfter']}")
+    for s in c["sitemaps"]:
+        was = (
+            "not listed or not read"
+            if s["entriesBefore"] is None
+            else f"{s['entriesBefore']:,} entries"
+        )
+        now = (
+            "not listed or not read"
+            if s["entriesAfter"] is None
+            else f"{s['entriesAfter']:,} entries"
+        )
+        out.append(f"  sitemap   {s['url']}: {was} then {now}")
+    return out

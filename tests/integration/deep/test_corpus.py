@@ -18,12 +18,12 @@ FILES = sorted(
     for p in (SHARED_CORPUS / folder).iterdir()
 )
 KEYS = {
-    "format", "version", "auditedUrl", "siteBase", "robotsTxt", "startedAt", "finishedAt",
-    "seconds", "verdict", "complete", "stoppedBy", "limits", "totals", "sitemaps", "findings",
+    "format", "version", "auditedUrl", "siteBase", "robotsTxt", "verdict", "complete",
+    "stoppedBy", "limits", "totals", "sitemaps", "findings", "run",
 }  # fmt: skip
 RECORD_KEYS = {
     "url", "parent", "depth", "source", "type", "httpStatus", "contentType", "compression",
-    "wireBytes", "bytes", "entries", "seconds", "lastmod", "extensions", "findings",
+    "wireBytes", "bytes", "entries", "lastmod", "extensions", "findings",
 }  # fmt: skip
 
 

@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 from support.deep import SITEMAPS_NS, kinds_of, local_only, run, urlset_of
+from support.deep_schema import validated
 
 import sitemap_auditor.fetching.addresses as ng
 from harness.servers import Site, drip, redirect, reply, send, stream
@@ -69,7 +70,7 @@ def test_a_child_redirecting_inside_aws_is_refused(site: Site, host: str) -> Non
     _index(site, "/meta.xml")
     site.route("/meta.xml", redirect(f"http://{host}/latest/meta-data/"))
     options = deep.Options(allow_private_networks=False, resolver=local_only)
-    doc = deep.audit(site.url("/"), options=options)
+    doc = validated(deep.audit(site.url("/"), options=options))
     f = kinds_of(doc, site.url("/meta.xml"))["couldnt-fetch"]
     assert "blocked address" in f["message"]
     assert doc["sitemaps"][0]["type"] == "sitemapindex"
@@ -91,7 +92,7 @@ def test_children_refused_or_unanswered_are_unfetched_not_unknown(site: Site) ->
     site.route("/robots.txt", reply(f"Sitemap: {site.url('/index.xml')}\n"))
     site.route("/index.xml", reply(f'<sitemapindex xmlns="{SITEMAPS_NS}">{entries}</sitemapindex>'))
     options = deep.Options(allow_private_networks=False, resolver=local_only)
-    doc = deep.audit(site.url("/"), options=options)
+    doc = validated(deep.audit(site.url("/"), options=options))
     by_url = {s["url"]: s for s in doc["sitemaps"]}
     for url in (refused, unanswered):
         assert (by_url[url]["type"], by_url[url]["httpStatus"]) == ("unfetched", None)
@@ -119,7 +120,7 @@ def test_credentials_go_to_the_origin_only_and_are_never_echoed(
     options = deep.Options(
         credentials=Credentials("u", secret), allow_private_networks=True, resolver=local_only
     )
-    doc = deep.audit(site.url("/"), options=options)
+    doc = validated(deep.audit(site.url("/"), options=options))
     assert secret not in json.dumps(doc)
     assert doc["totals"]["fetched"] == 3, doc["sitemaps"]
     assert all("authorization" in s.headers for s in site.seen)

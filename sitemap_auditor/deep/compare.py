@@ -1,0 +1,137 @@
+"""What changed between two deep-audit documents of a site (`deep --compare OLD.json`): findings
+new, resolved and changed, and URL counts per sitemap.
+
+Pure: two documents (dicts) in, the `comparison` block of the newer one out. A finding is known
+by its kind and its sitemap (`null` for the site); a sitemap by its URL. The older document is
+the user's own file but is read as hostile all the same: any value of the wrong type is taken as
+absent, and what the block lists is bounded.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from sitemap_auditor.deep.document import FORMAT
+
+__all__ = ["MAX_LISTED", "MAX_PREVIOUS_BYTES", "compare", "load_previous"]
+
+# The older document is read whole (it is JSON): at most this many bytes.
+MAX_PREVIOUS_BYTES = 256 * 1024 * 1024
+# Each list of the block holds at most this many items; its totals count all of them.
+MAX_LISTED = 10_000
+
+_Key = tuple[str, str | None]
+
+
+def load_previous(path: str | Path) -> dict[str, Any]:
+    """The older document at path; raises ValueError saying why it cannot be compared with."""
+    file = Path(path)
+    try:
+        size = file.stat().st_size
+        if size > MAX_PREVIOUS_BYTES:
+            raise ValueError(f"it is larger than {MAX_PREVIOUS_BYTES:,} bytes")
+        with file.open("rb") as f:
+            loaded = json.loads(f.read(MAX_PREVIOUS_BYTES + 1))
+    except OSError as e:
+        raise ValueError(e.strerror or str(e)) from None
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
+        raise ValueError(f"it is not JSON ({str(e)[:80]})") from None
+    if not isinstance(loaded, dict) or loaded.get("format") != FORMAT:
+        raise ValueError(f"it is not a document of sitemap-auditor deep --json (format {FORMAT})")
+    return loaded
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _started(document: Mapping[str, Any]) -> str | None:
+    # Version 2 keeps the time in its run block; version 1 at the top.
+    run = document.get("run")
+    if isinstance(run, Mapping) and _str(run.get("startedAt")):
+        return _str(run.get("startedAt"))
+    return _str(document.get("startedAt"))
+
+
+def _findings(document: Mapping[str, Any]) -> dict[_Key, Mapping[str, Any]]:
+    found: dict[_Key, Mapping[str, Any]] = {}
+    for item in _list(document.get("findings")):
+        if isinstance(item, Mapping) and _str(item.get("kind")):
+            key = (str(item["kind"]), _str(item.get("sitemap")))
+            found.setdefault(key, item)
+    return found
+
+
+def _entries(document: Mapping[str, Any]) -> dict[str, int | None]:
+    found: dict[str, int | None] = {}
+    for item in _list(document.get("sitemaps")):
+        if isinstance(item, Mapping) and _str(item.get("url")):
+            found.setdefault(str(item["url"]), _int(item.get("entries")))
+    return found
+
+
+def _brief(key: _Key, item: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "kind": key[0],
+        "sitemap": key[1],
+        "severity": _str(item.get("severity")),
+        "count": _int(item.get("count")),
+    }
+
+
+def _bounded(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return items[:MAX_LISTED]
+
+
+def compare(previous: Mapping[str, Any], current: Mapping[str, Any]) -> dict[str, Any]:
+    """The comparison block: what `current` found that `previous` did not, and the reverse."""
+    old, new = _findings(previous), _findings(current)
+    added = [_brief(k, v) for k, v in new.items() if k not in old]
+    resolved = [_brief(k, v) for k, v in old.items() if k not in new]
+    changed = []
+    for key, item in new.items():
+        before = old.get(key)
+        if before is None:
+            continue
+        was, now = _int(before.get("count")), _int(item.get("count"))
+        if was != now:
+            changed.append({**_brief(key, item), "countBefore": was, "countAfter": now})
+    old_entries, new_entries = _entries(previous), _entries(current)
+    sitemaps = [
+        {"url": url, "entriesBefore": old_entries.get(url), "entriesAfter": new_entries.get(url)}
+        for url in {**new_entries, **old_entries}
+        if old_entries.get(url) != new_entries.get(url)
+        or (url in old_entries) != (url in new_entries)
+    ]
+    totals_before = previous.get("totals")
+    totals_after = current.get("totals")
+    return {
+        "previous": {
+            "auditedUrl": _str(previous.get("auditedUrl")),
+            "startedAt": _started(previous),
+            "version": _int(previous.get("version")),
+        },
+        "urlsBefore": _int(totals_before.get("urls")) if isinstance(totals_before, dict) else None,
+        "urlsAfter": _int(totals_after.get("urls")) if isinstance(totals_after, dict) else None,
+        "counts": {
+            "new": len(added),
+            "resolved": len(resolved),
+            "changed": len(changed),
+            "sitemapsChanged": len(sitemaps),
+        },
+        "newFindings": _bounded(added),
+        "resolvedFindings": _bounded(resolved),
+        "changedFindings": _bounded(changed),
+        "sitemaps": _bounded(sitemaps),
+    }

@@ -1,0 +1,113 @@
+"""deep --compare OLD.json: an unchanged site compares as unchanged; a site that changed between
+two runs shows its new, resolved and changed findings and its sitemaps' URL counts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from support.deep import SITEMAPS_NS, urlset_of
+from support.deep_schema import validated
+
+from harness.servers import Site, reply
+from sitemap_auditor.cli import deep as deep_cli
+
+
+def _serve(site: Site, main: bytes, extra: bytes | None) -> None:
+    children = ["/main.xml"] + (["/extra.xml"] if extra is not None else [])
+    index = (
+        f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">'
+        + "".join(f"<sitemap><loc>{site.url(c)}</loc></sitemap>" for c in children)
+        + "</sitemapindex>"
+    ).encode()
+    site.routes.clear()
+    site.route(
+        "/robots.txt", reply(f"Sitemap: {site.url('/index.xml')}\n", content_type="text/plain")
+    )
+    site.route("/index.xml", reply(index))
+    site.route("/main.xml", reply(main))
+    if extra is not None:
+        site.route("/extra.xml", reply(extra))
+
+
+def _audit(site: Site, capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
+    deep_cli.main(["--allow-private-networks", "--json", *args, site.url("/")])
+    document: dict[str, object] = validated(json.loads(capsys.readouterr().out))
+    return document
+
+
+def test_compare_shows_new_resolved_and_changed_findings(
+    site: Site, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    loc = site.url
+    before = urlset_of(
+        [f"<loc>{loc(f'/p{i}')}</loc><lastmod>2026-13-01</lastmod>" for i in range(3)]
+        + [f"<loc>{loc('/p0')}</loc>"]
+    )
+    _serve(site, before, urlset_of([f"<loc>{loc('/x')}</loc><lastmod>2099-01-01</lastmod>"]))
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(_audit(site, capsys)), encoding="utf-8")
+
+    # A month later: one invalid date fixed (count 3 -> 2), the repeat gone (resolved), the
+    # extra sitemap gone (its future date resolved), two URLs added.
+    after = urlset_of(
+        [f"<loc>{loc(f'/p{i}')}</loc><lastmod>2026-13-01</lastmod>" for i in range(2)]
+        + [f"<loc>{loc(f'/p{i}')}</loc><lastmod>2026-11-01</lastmod>" for i in range(2, 5)]
+    )
+    _serve(site, after, None)
+    doc = _audit(site, capsys, "--compare", str(old))
+    c = doc["comparison"]
+    assert isinstance(c, dict)
+    assert c["counts"] == {"new": 0, "resolved": 2, "changed": 1, "sitemapsChanged": 3}
+    assert {(f["kind"], f["sitemap"]) for f in c["resolvedFindings"]} == {
+        ("duplicate-url", loc("/main.xml")),
+        ("future-lastmod", loc("/extra.xml")),
+    }
+    (changed,) = c["changedFindings"]
+    assert (changed["kind"], changed["countBefore"], changed["countAfter"]) == (
+        "invalid-date",
+        3,
+        2,
+    )
+    assert {s["url"]: (s["entriesBefore"], s["entriesAfter"]) for s in c["sitemaps"]} == {
+        loc("/index.xml"): (2, 1),
+        loc("/main.xml"): (4, 5),
+        loc("/extra.xml"): (1, None),
+    }
+    assert (c["urlsBefore"], c["urlsAfter"]) == (5, 5)
+
+    # The same in the readable report.
+    deep_cli.main(["--allow-private-networks", "--compare", str(old), site.url("/")])
+    text = capsys.readouterr().out
+    assert "2 resolved findings, 1 changed count, 3 sitemaps with other URL counts" in text
+    assert f"changed   error invalid-date in {loc('/main.xml')}: x3 then x2" in text
+
+
+def test_an_unchanged_site_compares_as_unchanged(
+    site: Site, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    body = urlset_of([f"<loc>{site.url('/a')}</loc>", f"<loc>{site.url('/a')}</loc>"])
+    _serve(site, body, None)
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(_audit(site, capsys)), encoding="utf-8")
+    c = _audit(site, capsys, "--compare", str(old))["comparison"]
+    assert isinstance(c, dict)
+    assert c["counts"] == {"new": 0, "resolved": 0, "changed": 0, "sitemapsChanged": 0}
+
+
+@pytest.mark.parametrize("content", ["not json", '{"format": "other"}', "[1, 2]"])
+def test_a_file_that_is_no_document_is_a_usage_error(tmp_path: Path, content: str) -> None:
+    old = tmp_path / "old.json"
+    old.write_text(content, encoding="utf-8")
+    with pytest.raises(SystemExit) as stopped:
+        deep_cli.main(["--allow-private-networks", "--compare", str(old), "http://127.0.0.1:9/"])
+    assert stopped.value.code == 64
+
+
+def test_a_missing_file_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        deep_cli.main(
+            ["--allow-private-networks", "--compare", str(tmp_path / "nope.json"), "http://x/"]
+        )
+    assert stopped.value.code == 64

@@ -1,0 +1,56 @@
+"""docs/deep-document.schema.json is in step with the code, and it rejects what it must."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from support.deep_documents import document, finding, sitemap
+from support.deep_schema import schema, validated
+
+from sitemap_auditor.deep import document as documents
+from sitemap_auditor.deep.kinds import KINDS, Severity, Source
+
+
+def test_the_schema_names_every_kind_source_and_the_version() -> None:
+    s = schema()
+    finding_props = s["$defs"]["finding"]["properties"]
+    assert finding_props["kind"]["enum"] == [k.value for k in KINDS]
+    assert finding_props["source"]["enum"] == [x.value for x in Source]
+    assert finding_props["severity"]["enum"] == [x.value for x in Severity]
+    assert s["properties"]["version"]["const"] == documents.VERSION
+    assert s["properties"]["format"]["const"] == documents.FORMAT
+
+
+def _good() -> dict[str, Any]:
+    url = "https://www.example.com/sitemap.xml"
+    doc: dict[str, Any] = dict(
+        document(
+            [sitemap(url, entries=3, by_month={"2026-11": 3}, findings=(1, 0, 0))],
+            [finding("invalid-date", "error", "Invalid date", url, examples=[(3, "x")])],
+        )
+    )
+    return doc
+
+
+def test_a_well_formed_document_passes() -> None:
+    validated(_good())
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        lambda d: d["findings"][0].pop("source"),
+        lambda d: d["findings"][0].update(source="google"),
+        lambda d: d["findings"][0].update(kind="made-up"),
+        lambda d: d.update(version=1),
+        lambda d: d.update(extra=1),
+        lambda d: d["findings"][0].update(examples=[{"line": 1, "value": "v"}] * 6),
+    ],
+)
+def test_a_spoiled_document_fails(spoil: Any) -> None:
+    doc = copy.deepcopy(_good())
+    spoil(doc)
+    with pytest.raises(AssertionError):
+        validated(doc)

@@ -1,0 +1,50 @@
+"""The HTML report's headline is the deep audit's own outcome; the Lambda's freshness verdict is
+one fact among the others."""
+
+from __future__ import annotations
+
+import re
+
+from support.deep_documents import document, finding, sitemap
+
+from sitemap_auditor.deep.reports.html_report import render
+
+BASE = "https://www.example.com"
+
+
+def _headline(page: str) -> tuple[str, str]:
+    found = re.search(r'<div class="verdict v-(\w+)">.*?<p class="vstatus">(.*?)</p>', page)
+    assert found, page[:2000]
+    return found.group(1), found.group(2)
+
+
+def test_a_clean_index_with_a_stale_verdict_is_headed_by_no_errors() -> None:
+    # WordPress core's normal index: nothing wrong in the files, but its dates are old, so the
+    # Lambda's verdict is WARNING. The headline says what the deep audit found.
+    maps = [sitemap(f"{BASE}/wp-sitemap.xml", type="sitemapindex", entries=3)]
+    stale = "The latest <lastmod> is 1,710 days old."
+    page = render(document(maps, [], status="WARNING", message=stale))
+    assert _headline(page) == ("ok", "No errors or warnings")
+    facts = page.split('<dl class="facts">', 1)[1].split("</dl>", 1)[0]
+    assert "<dt>Freshness</dt>" in facts and "WARNING" in facts
+    assert "1,710 days old" in facts
+
+
+def test_errors_head_the_page_with_the_worst_finding() -> None:
+    url = f"{BASE}/sitemap.xml"
+    found = [
+        finding("invalid-date", "error", "Invalid date", url, count=4),
+        finding("sitemap-is-html", "error", "Sitemap is HTML", url, impact="file-unread"),
+        finding("future-lastmod", "warning", "Future date", url, count=2),
+    ]
+    maps = [sitemap(url, entries=10, findings=(2, 1, 0))]
+    page = render(document(maps, found, status="SUCCESS", message="The sitemap is fresh."))
+    assert _headline(page) == ("err", "2 errors and 1 warning")
+    worst = page.split('class="worst">Worst finding: ', 1)[1][:200]
+    assert "Sitemap is HTML" in worst  # by impact, not by count
+    assert page.index("The sitemap is fresh.") > page.index('class="vstatus"')
+
+
+def test_no_sitemap_heads_the_page_as_such() -> None:
+    page = render(document([], [], status="FAIL", message="No sitemap", robots_status=404))
+    assert _headline(page) == ("err", "No sitemap found")
