@@ -141,8 +141,11 @@ class Fetcher:
         policy: FetchPolicy,
         on_fetch: Callable[[FetchStats], None] | None = None,
         transport: Transport | None = None,
+        user_agent: str = USER_AGENT,
     ) -> None:
         self.policy = policy
+        # The deep audit's page check may name itself otherwise; the Lambda never does.
+        self.user_agent = user_agent
         self._on_fetch = on_fetch
         # Set when a fetch was cut by the audit's own time budget rather than by the site: the
         # audit's facts are then incomplete (docs/contract.md §7).
@@ -168,7 +171,7 @@ class Fetcher:
     def headers_for(self, url: str | WebURL, validators: Validators) -> dict[str, str]:
         """The headers a GET of url carries: Basic Auth only on the site's own origin."""
         headers = {
-            "User-Agent": USER_AGENT,
+            "User-Agent": self.user_agent,
             "Accept": "*/*",
             "Accept-Encoding": "gzip, deflate",
             # One connection per hop: a pooled socket would escape this fetch's watchdog.
