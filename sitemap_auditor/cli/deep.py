@@ -38,7 +38,7 @@ examples:
 
 exit status: 0 no finding above a notice, 1 a warning, 2 an error, 64 usage error,
 130 interrupted (what was read is reported first).
-It reads sitemaps and robots.txt only: the pages the sitemaps list are not fetched.
+It reads sitemaps and robots.txt only; with --pages, it also requests each listed page once.
 """
 
 
@@ -139,7 +139,86 @@ def build_parser(prog: str = "sitemap-auditor deep") -> argparse.ArgumentParser:
         action="store_true",
         help="allow loopback and private addresses (local development only)",
     )
+    _page_options(p)
     return p
+
+
+# --- the page check (`--pages`, deep/pages/) ------------------------------------------------------
+
+
+def _page_options(p: argparse.ArgumentParser) -> None:
+    """The page check's options; --concurrency and --max-seconds bound it too."""
+    from sitemap_auditor.deep.pages.check import DEFAULT_MAX_PAGES
+
+    g = p.add_argument_group("the pages the sitemaps list (--pages)")
+    g.add_argument(
+        "--pages",
+        action="store_true",
+        help="request every listed URL once and say which ones search engines will not index",
+    )
+    g.add_argument(
+        "--max-pages",
+        type=int,
+        default=DEFAULT_MAX_PAGES,
+        metavar="N",
+        help=f"pages checked at most, an even sample past it (default {DEFAULT_MAX_PAGES:,}; "
+        "0: no limit)",
+    )
+    g.add_argument("--rate", type=float, metavar="R", help="page requests per second, at most")
+    g.add_argument(
+        "--pages-out", metavar="FILE", help="write one JSON line per page to FILE as it is checked"
+    )
+    g.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --pages-out: check only the URLs not yet in FILE, and count those that are",
+    )
+
+
+def _page_check(args: argparse.Namespace, found: Any, spool: Any, stderr: IO[str]) -> Any:
+    """Run the page check over the walk's URLs; the `pages` key of the document."""
+    from sitemap_auditor.deep.pages.check import PageOptions, check_pages
+    from sitemap_auditor.fetching.fetch import FetchPolicy
+
+    shown = stderr.isatty()
+
+    def progress(done: int, total: int, seconds: float) -> None:
+        if shown:
+            rate = done / seconds if seconds > 0 else 0.0
+            left = (total - done) / rate if rate > 0 else 0.0
+            stderr.write(f"\r\x1b[Kpages {done:,}/{total:,}, {rate:.0f}/s, {left:.0f} s left")
+            stderr.flush()
+
+    options = PageOptions(
+        max_pages=args.max_pages,
+        concurrency=args.concurrency,
+        rate=args.rate,
+        max_seconds=args.max_seconds,
+        pages_out=args.pages_out,
+        resume=args.resume,
+        on_progress=progress,
+    )
+    policy = FetchPolicy(
+        origin=found.site.origin(),
+        credentials=args.credentials,
+        allow_private_networks=args.allow_private_networks or args.demo_site,
+    )
+    summary = check_pages(spool, found.site.url, policy, options)
+    if shown:
+        stderr.write("\r\x1b[K")
+    return summary
+
+
+def _pages_after(args: argparse.Namespace, found: Any, spool: Any, stderr: IO[str]) -> Any:
+    """The `pages` key when --pages was given and the walk was not interrupted; else None."""
+    if spool is None:
+        return None
+    try:
+        if found.stopped_by == "interrupted":
+            return None
+        return _page_check(args, found, spool, stderr).document()
+    finally:
+        spool.close()
 
 
 class _ProgressLine:
@@ -212,12 +291,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     creds = None
     if args.user is not None:
         creds = Credentials(args.user, _password(args.user, parser))
+    args.credentials, args.demo_site = creds, demo
+    if args.max_pages < 0 or (args.rate is not None and args.rate <= 0):
+        parser.error("--max-pages must be >= 0 and --rate > 0")
+    if (args.pages_out or args.resume) and not args.pages:
+        parser.error("--pages-out and --resume go with --pages")
+    if args.resume and not args.pages_out:
+        parser.error("--resume needs --pages-out FILE")
+    spool = None
+    if args.pages:
+        from sitemap_auditor.deep.pages.spool import UrlSpool
+
+        spool = UrlSpool()
 
     urls_out: IO[str] | None = None
     lock = threading.Lock()
 
     def on_url(u: UrlRecord) -> None:
-        assert urls_out is not None
+        if spool is not None:
+            spool.add(u.url, u.sitemap, u.lastmod)
+        if urls_out is None:
+            return
         line = {"url": u.url, "sitemap": u.sitemap, "line": u.line, "lastmod": u.lastmod}
         with lock:
             urls_out.write(json.dumps(line, ensure_ascii=False) + "\n")
@@ -234,7 +328,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         credentials=creds,
         allow_private_networks=args.allow_private_networks or demo,
         max_age_days=args.max_age_days or 7,
-        on_url=on_url if urls_out is not None else None,
+        on_url=on_url if urls_out is not None or spool is not None else None,
         on_progress=progress,
     )
     try:
@@ -243,8 +337,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             with demo_site.serve() as base:
                 found = walk(base + "/", options)
+                pages = _pages_after(args, found, spool, stderr)
         else:
             found = walk(valid_text(args.url), options)
+            pages = _pages_after(args, found, spool, stderr)
     except ValueError as e:
         stderr.write(f"{parser.prog}: {args.url!r}: {e}\n")
         return EXIT_USAGE
@@ -258,6 +354,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             urls_out.close()
     progress.erase()
     doc = documents.build(found)
+    if pages is not None:
+        doc["pages"] = pages
     if args.csv:
         from sitemap_auditor.deep.reports import csv_report
 
@@ -272,8 +370,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         colour = "NO_COLOR" not in os.environ and stdout.isatty()
         stdout.write(text_report.render(doc, colour) + "\n")
+        if pages is not None:
+            from sitemap_auditor.deep.pages import summary as pages_summary
+
+            stdout.write(pages_summary.text(pages) + "\n")
     stdout.flush()
-    if found.stopped_by == "interrupted":
+    if found.stopped_by == "interrupted" or (pages or {}).get("stoppedBy") == "interrupted":
         stderr.write("interrupted: the report covers what was read\n")
         stderr.flush()
         os._exit(EXIT_INTERRUPTED)  # fetches still running would hold the exit
