@@ -7,6 +7,7 @@ import getpass
 import json
 import os
 import sys
+import tempfile
 import threading
 from collections.abc import Sequence
 from typing import IO, Any, NoReturn
@@ -72,7 +73,11 @@ def build_parser(prog: str = "sitemap-auditor deep") -> argparse.ArgumentParser:
         help="audit the embedded demo site, served on 127.0.0.1 (same as 'demo'; takes no URL)",
     )
     p.add_argument("--json", action="store_true", help="print the JSON document, not the report")
-    p.add_argument("--csv", metavar="DIR", help="write sitemaps.csv and findings.csv into DIR")
+    p.add_argument(
+        "--csv",
+        metavar="DIR",
+        help="write sitemaps.csv and findings.csv (and pages.csv, with --pages) into DIR",
+    )
     p.add_argument(
         "--urls", metavar="FILE", help="write every listed URL to FILE as JSON Lines, as read"
     )
@@ -194,7 +199,7 @@ def _page_check(args: argparse.Namespace, found: Any, spool: Any, stderr: IO[str
         concurrency=args.concurrency,
         rate=args.rate,
         max_seconds=args.max_seconds,
-        pages_out=args.pages_out,
+        pages_out=args.pages_file,
         resume=args.resume,
         on_progress=progress,
     )
@@ -303,6 +308,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sitemap_auditor.deep.pages.spool import UrlSpool
 
         spool = UrlSpool()
+    args.pages_file = args.pages_out
+    scratch = None
+    if args.pages and args.csv and not args.pages_out:
+        fd, scratch = tempfile.mkstemp(prefix="pages-", suffix=".jsonl")  # pages.csv's rows
+        os.close(fd)
+        args.pages_file = scratch
 
     urls_out: IO[str] | None = None
     lock = threading.Lock()
@@ -360,6 +371,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sitemap_auditor.deep.reports import csv_report
 
         csv_report.write(doc, args.csv)
+        if pages is not None and args.pages_file:
+            from sitemap_auditor.deep.reports import pages_csv
+
+            pages_csv.write(args.pages_file, args.csv)
+    if scratch is not None:
+        os.unlink(scratch)
     if args.html:
         from sitemap_auditor.deep.reports import html_report
 

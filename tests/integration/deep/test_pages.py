@@ -3,6 +3,7 @@ build them, the limits as the server counts them, Retry-After, Crawl-delay, resu
 
 from __future__ import annotations
 
+import csv
 import itertools
 import json
 import signal
@@ -315,3 +316,42 @@ def test_resume_after_a_kill_checks_only_what_is_left(site: Site, tmp_path: Path
     assert doc["pages"]["checked"] == 30 and doc["pages"]["indexable"] == 30
     page_requests = sum(1 for p in site.paths() if p.startswith("/k"))
     assert page_requests <= 30 + 1  # at most the one in flight at the kill asked twice
+
+
+def test_the_command_writes_pages_csv_and_the_documents_pages_key(
+    site: Site, tmp_path: Path
+) -> None:
+    site.route(
+        "/robots.txt", reply(f"Sitemap: {site.url('/sitemap.xml')}\n", content_type="text/plain")
+    )
+    site.route("/linen", html(wp("/linen", site)))
+    site.route("/moved", redirect("/linen", 308))
+    listed = [f"<loc>{site.url(p)}</loc>" for p in ("/linen", "/moved", "/gone", "/linen")]
+    site.route("/sitemap.xml", reply(urlset_of(listed)))
+    assert SCRIPT is not None
+    argv = [
+        SCRIPT,
+        "deep",
+        site.base + "/",
+        "--pages",
+        "--csv",
+        str(tmp_path),
+        "--allow-private-networks",
+        "--json",
+    ]
+    done = subprocess.run(argv, env=env(), capture_output=True, timeout=60)
+    pages = json.loads(done.stdout)["pages"]
+    assert (pages["checked"], pages["indexable"]) == (3, 1)  # the repeated URL checked once
+    assert pages["byReason"] == {"page-not-found": 1, "page-redirect": 1}
+    assert [f["title"] for f in pages["findings"]] == ["Not found (404)", "Page with redirect"]
+    rows = list(csv.DictReader((tmp_path / "pages.csv").open(encoding="utf-8-sig")))
+    assert sorted((r["url"], r["reason"]) for r in rows) == sorted(
+        [
+            (site.url("/linen"), ""),
+            (site.url("/moved"), "page-redirect"),
+            (site.url("/gone"), "page-not-found"),
+        ]
+    )
+    by_url = {r["url"]: r for r in rows}
+    assert by_url[site.url("/moved")]["redirects"] == "308 /linen"
+    assert by_url[site.url("/linen")]["indexable"] == "true"
