@@ -256,3 +256,33 @@ def test_the_summary_counts_per_sitemap_and_keeps_few_examples() -> None:
     }
     (finding,) = doc["findings"]
     assert finding["title"] == "Not found (404)" and len(finding["examples"]) == 5
+
+
+def test_the_html_pages_section_draws_shares_and_escapes_what_sites_wrote() -> None:
+    from sitemap_auditor.deep.reports import html_report, pages_html
+
+    s = Summary()
+    s.add(
+        {
+            "url": "https://a.example/<script>",
+            "sitemap": "https://a.example/s.xml",
+            "indexable": False,
+            "reason": "page-noindex",
+            "noindex": "meta",
+        }
+    )
+    for _ in range(3):
+        s.add(
+            {
+                "url": "https://a.example/ok",
+                "sitemap": "https://a.example/s.xml",
+                "indexable": True,
+                "reason": None,
+            }
+        )
+    html = pages_html.section(s.document())
+    assert "4 listed pages checked: 3 indexable, 1 not" in html
+    assert "Excluded by &#x27;noindex&#x27; tag" in html and "<script>" not in html
+    assert ">75<" in html or "75%" in html
+    assert pages_html.section(None) == ""
+    assert 'id="pages"' not in html_report.render({"sitemaps": [], "findings": []})

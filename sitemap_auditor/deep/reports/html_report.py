@@ -33,7 +33,7 @@ from html import escape
 from math import isfinite
 from typing import Any
 
-from sitemap_auditor.deep.reports import charts
+from sitemap_auditor.deep.reports import charts, pages_html
 
 __all__ = [
     "MAX_FILES_LISTED",
@@ -402,6 +402,7 @@ def render(document: Mapping[str, Any]) -> str:
         _glance(doc, verdict, groups),
         _charts_section(files, groups, month),
         _findings_section(groups, tree, left_out),
+        pages_html.section(doc.get("pages")),  # the listed pages, when --pages checked them
         _tree_section(tree, by_sitemap, finding_anchor, month, left_out),
         _footer(doc),
     ]
