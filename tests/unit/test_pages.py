@@ -158,6 +158,8 @@ def test_redirect_to_an_indexable_page_and_soft_404() -> None:
     assert v.reason == "page-redirect"
     assert judge(head=head(title="Page not found \u2013 Shop")).reason == "page-soft-404"
     assert judge(head=head(title=None), body=0).reason == "page-soft-404"
+    assert judge(head=head(title="404 \u2013 Shop")).reason == "page-soft-404"
+    assert judge(head=head(title="Page 404 of the archive")).indexable  # a number, no error
 
 
 def test_failures_redirect_error_or_unreachable() -> None:

@@ -3,8 +3,8 @@ hops, its headers and its head. No I/O: check.py gathers the facts, this module 
 
 The most restrictive reason wins, in this order: a redirect that fails, a final status that is not
 2xx, `noindex` (header or meta; `none` and a past `unavailable_after` count), a canonical naming
-another URL, a soft 404 (this tool's own hint: a 2xx HTML page whose <title> says 404 or "not
-found", or an empty body).
+another URL, a soft 404 (this tool's own hint: a 2xx HTML page whose <title> starts with 404 or
+says "not found", or an empty body).
 """
 
 from __future__ import annotations
@@ -55,7 +55,8 @@ _REDIRECT_ERRORS = frozenset(
 )
 # Names that are directives with a value, not a user agent's prefix.
 _VALUED = frozenset({"unavailable_after", "max-snippet", "max-image-preview", "max-video-preview"})
-_SOFT_404_WORDS = ("404", "not found", "page not found", "no longer available")
+# The soft 404 hint's words in a <title> (a bare "404" is a page's number as often as an error).
+_SOFT_404_WORDS = ("not found", "404 error", "error 404", "no longer available")
 
 
 @dataclass(frozen=True)
@@ -182,7 +183,7 @@ def _soft_404(head: HeadFacts | None, html: bool, body_bytes: int) -> bool:
     if head is None or head.title is None:
         return False
     title = head.title.lower()
-    return any(word in title for word in _SOFT_404_WORDS)
+    return title.startswith("404") or any(word in title for word in _SOFT_404_WORDS)
 
 
 def judge(
