@@ -120,7 +120,8 @@ def serve(pages: int) -> None:
                 self._send(500, b"error", html)
                 return
             if kind == "301":
-                self._send(301, b"", {"Location": f"/p/{n - n % 100}"})  # to a listed, indexable page
+                # To a listed, indexable page (advertools gives the redirecting URL no row).
+                self._send(301, b"", {"Location": f"/p/{n - n % 100}"})
                 return
             robots = "noindex, follow" if kind == "noindex" else "index, follow"
             canonical = f"{base}/p/0" if kind == "canonical" else own
