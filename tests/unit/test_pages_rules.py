@@ -288,3 +288,16 @@ def test_the_html_pages_section_draws_shares_and_escapes_what_sites_wrote() -> N
     assert ">75<" in html or "75%" in html
     assert pages_html.section(None) == ""
     assert 'id="pages"' not in html_report.render({"sitemaps": [], "findings": []})
+
+
+def test_the_digest_set_holds_each_key_once_through_growth() -> None:
+    from sitemap_auditor.deep.pages.store import DigestSet, url_key
+
+    s = DigestSet(4)
+    keys = [url_key(f"https://a.example/{i}") for i in range(5000)] + [0, 1]
+    assert all(s.add(k) for k in keys[:-1])  # 0 is kept as 1
+    assert not s.add(1) and not any(s.add(k) for k in keys)
+    assert len(s) == 5001 and keys[17] in s and url_key("https://b.example/") not in s
+    copy = s.copy()
+    assert copy.add(url_key("https://b.example/")) and len(s) == 5001 and len(copy) == 5002
+    assert sorted(s) == sorted({k or 1 for k in keys})

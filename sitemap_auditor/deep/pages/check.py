@@ -20,7 +20,7 @@ from sitemap_auditor.core.errors import FetchError
 from sitemap_auditor.deep.pages import verdict
 from sitemap_auditor.deep.pages.head import READ_LIMIT, HeadFacts, HeadReader
 from sitemap_auditor.deep.pages.pacing import Pacer, crawl_delay, retry_after_seconds
-from sitemap_auditor.deep.pages.store import PagesFile, url_key
+from sitemap_auditor.deep.pages.store import DigestSet, PagesFile, url_key
 from sitemap_auditor.deep.pages.summary import Summary
 from sitemap_auditor.fetching.fetch import USER_AGENT, Fetcher, FetchPolicy, Hop
 
@@ -57,17 +57,15 @@ class PageOptions:
             raise ValueError("rate must be > 0")
 
 
-def _distinct(listed: Iterable[Listed], skip: set[int]) -> Iterator[Listed]:
-    seen = set(skip)
+def _distinct(listed: Iterable[Listed], skip: DigestSet) -> Iterator[Listed]:
+    seen = skip.copy()
     for item in listed:
-        key = url_key(item[0])
-        if key not in seen:
-            seen.add(key)
+        if seen.add(url_key(item[0])):
             yield item
 
 
 def _chosen(
-    listed: Callable[[], Iterable[Listed]], done: set[int], max_pages: int
+    listed: Callable[[], Iterable[Listed]], done: DigestSet, max_pages: int
 ) -> tuple[Iterator[Listed], int, bool]:
     """The URLs to check, how many, and whether they are a sample: an even stride through the
     walk's order (so every sitemap gives its share) when there are more than max_pages."""
@@ -217,7 +215,7 @@ def check_pages(
 
     listed gives the walk's URLs afresh each time it is called (it may be called twice)."""
     summary = Summary()
-    done: set[int] = set()
+    done = DigestSet()
     if options.resume and options.pages_out:
         for row in PagesFile.rows(options.pages_out):
             done.add(url_key(row["url"]))
