@@ -7,6 +7,7 @@ import getpass
 import json
 import os
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Sequence
@@ -51,7 +52,7 @@ examples:
 
 exit status: 0 no finding above a notice, 1 a warning, 2 an error, 64 usage error,
 130 interrupted by Ctrl-C or SIGINT, 143 by SIGTERM (what was read is reported first).
-It reads sitemaps and robots.txt only: the pages the sitemaps list are not fetched.
+It reads sitemaps and robots.txt only; with --pages, it also requests each listed page once.
 """
 
 
@@ -85,7 +86,11 @@ def build_parser(prog: str = "sitemap-auditor deep") -> argparse.ArgumentParser:
         help="audit the embedded demo site, served on 127.0.0.1 (same as 'demo'; takes no URL)",
     )
     p.add_argument("--json", action="store_true", help="print the JSON document, not the report")
-    p.add_argument("--csv", metavar="DIR", help="write sitemaps.csv and findings.csv into DIR")
+    p.add_argument(
+        "--csv",
+        metavar="DIR",
+        help="write sitemaps.csv and findings.csv (and pages.csv, with --pages) into DIR",
+    )
     p.add_argument(
         "--urls", metavar="FILE", help="write every listed URL to FILE as JSON Lines, as read"
     )
@@ -153,7 +158,100 @@ def build_parser(prog: str = "sitemap-auditor deep") -> argparse.ArgumentParser:
         help="allow loopback and private addresses (local development only)",
     )
     _add_request_options(p)
+    _page_options(p)
     return p
+
+
+# --- the page check (`--pages`, deep/pages/) ------------------------------------------------------
+
+
+def _page_options(p: argparse.ArgumentParser) -> None:
+    """The page check's options; --concurrency and --max-seconds bound it too."""
+    from sitemap_auditor.deep.pages.check import DEFAULT_MAX_PAGES
+
+    g = p.add_argument_group("the pages the sitemaps list (--pages)")
+    g.add_argument(
+        "--pages",
+        action="store_true",
+        help="request every listed URL once and say which ones search engines will not index",
+    )
+    g.add_argument(
+        "--max-pages",
+        type=int,
+        default=DEFAULT_MAX_PAGES,
+        metavar="N",
+        help=f"pages checked at most, an even sample past it (default {DEFAULT_MAX_PAGES:,}; "
+        "0: no limit)",
+    )
+    g.add_argument("--rate", type=float, metavar="R", help="page requests per second, at most")
+    g.add_argument(
+        "--pages-out", metavar="FILE", help="write one JSON line per page to FILE as it is checked"
+    )
+    g.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --pages-out: check only the URLs not yet in FILE, and count those that are",
+    )
+
+
+def _page_check(args: argparse.Namespace, found: Any, spool: Any, stderr: IO[str]) -> Any:
+    """Run the page check over the walk's URLs; the `pages` key of the document."""
+    from sitemap_auditor.deep.pages.check import PageOptions, check_pages
+    from sitemap_auditor.fetching.fetch import FetchPolicy
+
+    shown = stderr.isatty()
+
+    def progress(done: int, total: int, seconds: float) -> None:
+        if shown:
+            rate = done / seconds if seconds > 0 else 0.0
+            left = (total - done) / rate if rate > 0 else 0.0
+            stderr.write(f"\r\x1b[Kpages {done:,}/{total:,}, {rate:.0f}/s, {left:.0f} s left")
+            stderr.flush()
+
+    options = PageOptions(
+        max_pages=args.max_pages,
+        concurrency=args.concurrency,
+        rate=args.rate,
+        max_seconds=args.max_seconds,
+        pages_out=args.pages_file,
+        resume=args.resume,
+        on_progress=progress,
+        **({"user_agent": args.user_agent} if args.user_agent else {}),
+    )
+    policy = FetchPolicy(
+        origin=found.site.origin(),
+        credentials=args.credentials,
+        allow_private_networks=args.allow_private_networks or args.demo_site,
+        extra_headers=args.extra_headers,
+    )
+    summary = check_pages(spool, found.site.url, policy, options)
+    if shown:
+        stderr.write("\r\x1b[K")
+    return summary
+
+
+def _pages_in(
+    interrupt: Interrupt, args: argparse.Namespace, found: Any, spool: Any, stderr: IO[str]
+) -> Any:
+    """_pages_after with the signals let in (core/interrupts.py): the page check keeps what it
+    checked when one comes; None when it stops before it began."""
+    try:
+        with interrupt.opened():
+            return _pages_after(args, found, spool, stderr)
+    except KeyboardInterrupt:
+        return None
+
+
+def _pages_after(args: argparse.Namespace, found: Any, spool: Any, stderr: IO[str]) -> Any:
+    """The `pages` key when --pages was given and the walk was not interrupted; else None."""
+    if spool is None:
+        return None
+    try:
+        if found.stopped_by == "interrupted":
+            return None
+        return _page_check(args, found, spool, stderr).document()
+    finally:
+        spool.close()
 
 
 class _ProgressLine:
@@ -307,6 +405,8 @@ def run_many(
     for option in ("urls", "compare"):
         if getattr(args, option) is not None:
             parser.error(f"--{option} audits one site: not with --input")
+    if args.pages:
+        parser.error("--pages checks one site's pages: not with --input")
     if not 1 <= args.jobs <= MAX_JOBS:
         parser.error(f"--jobs must be between 1 and {MAX_JOBS}")
     try:
@@ -491,16 +591,38 @@ def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) 
     if args.max_age_days is not None and args.max_age_days < 1:
         parser.error("--max-age-days must be at least 1")
     headers = request_headers(args, parser)
+    args.extra_headers = headers
     previous = previous_document(args, parser)
     creds = None
     if args.user is not None:
         creds = Credentials(args.user, _password(args.user, parser))
+    args.credentials, args.demo_site = creds, demo
+    if args.max_pages < 0 or (args.rate is not None and args.rate <= 0):
+        parser.error("--max-pages must be >= 0 and --rate > 0")
+    if (args.pages_out or args.resume) and not args.pages:
+        parser.error("--pages-out and --resume go with --pages")
+    if args.resume and not args.pages_out:
+        parser.error("--resume needs --pages-out FILE")
+    spool = None
+    if args.pages:
+        from sitemap_auditor.deep.pages.spool import UrlSpool
+
+        spool = UrlSpool()
+    args.pages_file = args.pages_out
+    scratch = None
+    if args.pages and args.csv and not args.pages_out:
+        fd, scratch = tempfile.mkstemp(prefix="pages-", suffix=".jsonl")  # pages.csv's rows
+        os.close(fd)
+        args.pages_file = scratch
 
     urls_out: IO[str] | None = None
     lock = threading.Lock()
 
     def on_url(u: UrlRecord) -> None:
-        assert urls_out is not None
+        if spool is not None:
+            spool.add(u.url, u.sitemap, u.lastmod)
+        if urls_out is None:
+            return
         line = {"url": u.url, "sitemap": u.sitemap, "line": u.line, "lastmod": u.lastmod}
         with lock:
             urls_out.write(json.dumps(line, ensure_ascii=False) + "\n")
@@ -525,7 +647,7 @@ def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) 
         allow_private_networks=args.allow_private_networks or demo,
         headers=headers,
         max_age_days=args.max_age_days or 7,
-        on_url=on_url if urls_out is not None else None,
+        on_url=on_url if urls_out is not None or spool is not None else None,
         on_progress=progress,
     )
     # SIGINT and SIGTERM stop the walk where it can stop cleanly (core/interrupts.py); once
@@ -537,12 +659,14 @@ def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) 
 
                 with demo_site.serve() as base:
                     found = walk(base + "/", options)
+                    pages = _pages_in(interrupt, args, found, spool, stderr)
             else:
                 found = walk(valid_text(args.url), options)
+                pages = _pages_in(interrupt, args, found, spool, stderr)
         finally:
             if urls_out is not None:
                 urls_out.close()
-        return _report(args, found, previous, interrupt, progress)
+        return _report(args, found, previous, interrupt, progress, pages, scratch)
     except ValueError as e:
         stderr.write(f"{parser.prog}: {args.url!r}: {e}\n")
         return EXIT_USAGE
@@ -557,15 +681,20 @@ def _report(
     previous: Any,
     interrupt: Interrupt,
     progress: _ProgressLine,
+    pages: Any = None,
+    scratch: str | None = None,
 ) -> int:
     """Write the document in the forms asked for (compared with previous, an earlier document,
-    when given); the exit status."""
+    when given; with the page check's `pages`, when it ran; scratch, a pages file made for
+    pages.csv alone, removed once read); the exit status."""
     from sitemap_auditor.deep import document as documents
     from sitemap_auditor.deep.reports import text_report
 
     stdout, stderr = sys.stdout, sys.stderr
     progress.erase()
     doc = documents.build(found)
+    if pages is not None:
+        doc["pages"] = pages
     if previous is not None:
         from sitemap_auditor.deep.compare import compare
 
@@ -574,6 +703,12 @@ def _report(
         from sitemap_auditor.deep.reports import csv_report
 
         csv_report.write(doc, args.csv)
+        if pages is not None and args.pages_file:
+            from sitemap_auditor.deep.reports import pages_csv
+
+            pages_csv.write(args.pages_file, args.csv)
+    if scratch is not None:
+        os.unlink(scratch)
     if args.html:
         from sitemap_auditor.deep.reports import html_report
 
@@ -584,8 +719,13 @@ def _report(
     else:
         colour = "NO_COLOR" not in os.environ and stdout.isatty()
         stdout.write(text_report.render(doc, colour) + "\n")
+        if pages is not None:
+            from sitemap_auditor.deep.pages import summary as pages_summary
+
+            stdout.write(pages_summary.text(pages) + "\n")
     stdout.flush()
-    if found.stopped_by == "interrupted" or interrupt.exit_status is not None:
+    stopped = found.stopped_by == "interrupted" or (pages or {}).get("stoppedBy") == "interrupted"
+    if stopped or interrupt.exit_status is not None:
         stderr.write("stopped: interrupted; the report covers what was read\n")
         stderr.flush()
         # Fetches still running in their threads would hold the exit: none may change what

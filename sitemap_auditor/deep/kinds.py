@@ -101,6 +101,19 @@ class Kind(StrEnum):
     IMAGE_MISSING_LOC = "image-missing-loc"
     HREFLANG_INVALID = "hreflang-invalid"
     LIMIT_REACHED = "limit-reached"
+    # The pages the sitemaps list (`deep --pages`): deep/pages/.
+    PAGE_NOT_FOUND = "page-not-found"
+    PAGE_UNAUTHORIZED = "page-unauthorized"
+    PAGE_FORBIDDEN = "page-forbidden"
+    PAGE_OTHER_4XX = "page-other-4xx"
+    PAGE_SERVER_ERROR = "page-server-error"
+    PAGE_REDIRECT = "page-redirect"
+    PAGE_REDIRECT_ERROR = "page-redirect-error"
+    PAGE_NOINDEX = "page-noindex"
+    PAGE_CANONICALISED = "page-canonicalised"
+    PAGE_UNREACHABLE = "page-unreachable"
+    PAGE_SOFT_404 = "page-soft-404"
+    LASTMOD_MISMATCH = "lastmod-mismatch"
 
 
 @dataclass(frozen=True)
@@ -384,5 +397,107 @@ KINDS: dict[Kind, KindInfo] = {
         "Raise the limit (see --help) to read and check the rest.",
         source=_TOOL,
         impact=Impact.AUDIT,
+    ),
+    # The pages the sitemaps list (`deep --pages`, deep/pages/verdict.py's rules).
+    Kind.PAGE_NOT_FOUND: KindInfo(
+        _E,
+        "Not found (404)",
+        "{count} listed pages answer 404 or 410.",
+        "Remove them from the sitemap, or restore the pages.",
+        "1 listed page answers 404 or 410.",
+        impact=_LOST,
+    ),
+    Kind.PAGE_UNAUTHORIZED: KindInfo(
+        _E,
+        "Blocked due to unauthorized request (401)",
+        "{count} listed pages ask for a login (401).",
+        "List only public pages, or let crawlers through.",
+        "1 listed page asks for a login (401).",
+        impact=_LOST,
+    ),
+    Kind.PAGE_FORBIDDEN: KindInfo(
+        _E,
+        "Blocked due to access forbidden (403)",
+        "{count} listed pages answer 403 Forbidden.",
+        "Let crawlers through (a firewall or bot protection often answers 403), or unlist them.",
+        "1 listed page answers 403 Forbidden.",
+        impact=_LOST,
+    ),
+    Kind.PAGE_OTHER_4XX: KindInfo(
+        _E,
+        "Blocked due to other 4xx issue",
+        "{count} listed pages answer another 4xx status ({detail}).",
+        "Make them answer 200, or remove them from the sitemap.",
+        "1 listed page answers another 4xx status ({detail}).",
+        impact=_LOST,
+    ),
+    Kind.PAGE_SERVER_ERROR: KindInfo(
+        _E,
+        "Server error (5xx)",
+        "{count} listed pages answer a server error (5xx), even after waiting and retrying.",
+        "Fix the server errors; persistent ones make search engines drop the URLs.",
+        "1 listed page answers a server error (5xx), even after waiting and retrying.",
+        impact=_LOST,
+    ),
+    Kind.PAGE_REDIRECT: KindInfo(
+        _W,
+        "Page with redirect",
+        "{count} listed pages redirect; search engines consider the target instead.",
+        "List the final URL (the redirect's target) instead of the redirecting one.",
+        "1 listed page redirects; search engines consider the target instead.",
+    ),
+    Kind.PAGE_REDIRECT_ERROR: KindInfo(
+        _E,
+        "Redirect error",
+        "{count} listed pages redirect in a loop, more than 10 times, or to an unusable "
+        "target ({detail}).",
+        "Make each redirect lead in one hop to a page that answers 200.",
+        "1 listed page redirects in a loop, more than 10 times, or to an unusable target "
+        "({detail}).",
+        impact=_LOST,
+    ),
+    Kind.PAGE_NOINDEX: KindInfo(
+        _E,
+        "Excluded by 'noindex' tag",
+        "{count} listed pages tell search engines not to index them (noindex).",
+        "Remove the noindex (meta robots or X-Robots-Tag) or remove the pages from the sitemap.",
+        "1 listed page tells search engines not to index it (noindex).",
+        impact=_LOST,
+    ),
+    Kind.PAGE_CANONICALISED: KindInfo(
+        _W,
+        "Alternate page with proper canonical tag",
+        "{count} listed pages name another URL as canonical.",
+        "List the canonical URL instead, or make the page canonical to itself.",
+        "1 listed page names another URL as canonical.",
+    ),
+    Kind.PAGE_UNREACHABLE: KindInfo(
+        _E,
+        "Submitted URL has crawl issue",
+        "{count} listed pages could not be fetched (timeout, DNS, refused or TLS).",
+        "Make the pages answer; check DNS, TLS and the firewall.",
+        "1 listed page could not be fetched ({detail}).",
+        impact=_LOST,
+    ),
+    Kind.PAGE_SOFT_404: KindInfo(
+        _W,
+        "Soft 404",
+        "{count} listed pages answer 200 but look like an error page (this tool's hint: a "
+        "title saying not found, or an empty body).",
+        "Answer 404 or 410 for missing pages, and unlist them.",
+        "1 listed page answers 200 but looks like an error page (this tool's hint: a title "
+        "saying not found, or an empty body).",
+        source=_TOOL,
+    ),
+    Kind.LASTMOD_MISMATCH: KindInfo(
+        _N,
+        "Lastmod not accurate",
+        "{count} listed pages state a modification time more than 24 hours from their "
+        "<lastmod> (this tool's hint).",
+        "Write the page's real last change in <lastmod>: Google uses it only when it is "
+        "consistently and verifiably accurate.",
+        "1 listed page states a modification time more than 24 hours from its <lastmod> "
+        "(this tool's hint).",
+        source=_TOOL,
     ),
 }

@@ -17,7 +17,7 @@ and urllib3 stay behind it), or any other, such as memory_transport.MemoryTransp
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 
@@ -41,6 +41,7 @@ __all__ = [
     "Answer",
     "FetchPolicy",
     "Fetcher",
+    "Hop",
     "transient_status",
 ]
 
@@ -73,6 +74,15 @@ class FetchPolicy:
     extra_headers: ExtraHeaders = NO_EXTRA_HEADERS
 
 
+@dataclass(frozen=True)
+class Hop:
+    """One redirect on the way to a final answer: the URL asked, its status, where it led."""
+
+    url: str
+    status: int
+    location: str
+
+
 def transient_status(status: int) -> bool:
     """True for an HTTP status that says the site could not answer now: 429 and 5xx."""
     return status == 429 or 500 <= status <= 599
@@ -94,6 +104,7 @@ class Answer:
         self.validators = Validators(
             _validator(raw.headers.get("ETag")), _validator(raw.headers.get("Last-Modified"))
         )
+        self.headers: Mapping[str, str] = raw.headers
         self.truncated = False
         self.wire_bytes = 0  # bytes of the body received so far
         self._raw = raw
@@ -133,8 +144,11 @@ class Fetcher:
         policy: FetchPolicy,
         on_fetch: Callable[[FetchStats], None] | None = None,
         transport: Transport | None = None,
+        user_agent: str = USER_AGENT,
     ) -> None:
         self.policy = policy
+        # The deep audit's page check may name itself otherwise; the Lambda never does.
+        self.user_agent = user_agent
         self._on_fetch = on_fetch
         # Set when a fetch was cut by the audit's own time budget rather than by the site: the
         # audit's facts are then incomplete (docs/contract.md §7).
@@ -161,7 +175,7 @@ class Fetcher:
         """The headers a GET of url carries: Basic Auth, and any credential header the user
         added (Authorization, Cookie), only on the site's own origin."""
         headers = {
-            "User-Agent": USER_AGENT,
+            "User-Agent": self.user_agent,
             "Accept": "*/*",
             "Accept-Encoding": "gzip, deflate",
             # One connection per hop: a pooled socket would escape this fetch's watchdog.
@@ -196,8 +210,15 @@ class Fetcher:
             budget_bound=budget_bound,
         )
 
-    def _follow(self, url: WebURL, validators: Validators, guard: Guard) -> tuple[WebURL, Reply]:
-        """The final URL and the head of its answer, after redirects; every other answer closed."""
+    def _follow(
+        self,
+        url: WebURL,
+        validators: Validators,
+        guard: Guard,
+        on_hop: Callable[[Hop], None] | None = None,
+    ) -> tuple[WebURL, Reply]:
+        """The final URL and the head of its answer, after redirects; every other answer closed.
+        on_hop hears of each redirect as it is met, before its target is read or refused."""
         current = url
         redirects = 0
         while True:
@@ -210,6 +231,8 @@ class Fetcher:
                 location = raw.headers.get("Location")
                 if raw.status not in _REDIRECTS or location is None:
                     return current, raw
+                if on_hop is not None:
+                    on_hop(Hop(current.href, raw.status, location))
                 if redirects >= MAX_REDIRECTS:
                     raise FetchError(
                         FetchErrorKind.TOO_MANY_REDIRECTS, f"more than {MAX_REDIRECTS}"
@@ -222,10 +245,16 @@ class Fetcher:
             redirects += 1
 
     @contextmanager
-    def open(self, url: str, validators: Validators = NO_VALIDATORS) -> Iterator[Answer]:
+    def open(
+        self,
+        url: str,
+        validators: Validators = NO_VALIDATORS,
+        on_hop: Callable[[Hop], None] | None = None,
+    ) -> Iterator[Answer]:
         """Fetch url, following redirects, and yield its final Answer; raises FetchError.
 
         With validators, the request is conditional: the final answer may then be a 304.
+        on_hop, when given, hears of each redirect followed (or refused) on the way.
         """
         start = time.monotonic()
         guard = self._guard(start)
@@ -234,7 +263,7 @@ class Fetcher:
         error: str | None = None
         try:
             with guard.watched():
-                final_url, raw = self._follow(_read(url), validators, guard)
+                final_url, raw = self._follow(_read(url), validators, guard, on_hop)
                 try:
                     status = raw.status
                     answer = Answer(final_url.href, raw, guard)

@@ -115,6 +115,10 @@ def test_no_module_imports_by_a_name_computed_at_run_time() -> None:
         ("sitemap_auditor.core.credentials", ("requests", "urllib3", "boto3")),
         # The one reading of URLs: ada, imported on first use.
         ("sitemap_auditor.core.urls", ("requests", "urllib3", "ada_url")),
+        # The page check's pure rules: no HTTP stack, no socket for the head's reading.
+        ("sitemap_auditor.deep.pages.head", ("requests", "urllib3", "boto3", "socket")),
+        ("sitemap_auditor.deep.pages.verdict", ("requests", "urllib3", "boto3")),
+        ("sitemap_auditor.deep.pages.pacing", ("requests", "urllib3", "boto3")),
         # The fetcher's transport is injected: importing it brings no HTTP stack.
         ("sitemap_auditor.fetching.fetch", ("requests", "urllib3")),
         ("sitemap_auditor.fetching.memory_transport", ("requests", "urllib3", "socket")),

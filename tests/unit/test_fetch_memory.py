@@ -296,3 +296,29 @@ def test_candidates_are_tried_in_turn_until_one_parses() -> None:
     assert [o.url for o in outcome] == [SITE + "/a.xml", SITE + "/b.xml", SITE + "/c.xml"]
     assert all(o.issue is not None for o in outcome[:2])
     assert outcome[0].validators == NO_VALIDATORS
+
+
+# --- each hop heard (the page check lists a redirect chain) --------------------------------------
+
+
+def test_each_hop_is_heard_in_order_with_its_status_and_location() -> None:
+    f = fetcher(
+        {
+            f"{SITE}/a": redirect("/b", 301),
+            f"{SITE}/b": redirect(f"{OTHER}/c", 308),
+            f"{OTHER}/c": Canned(200, {"X-Robots-Tag": "noindex"}, b"ok"),
+        }
+    )
+    hops: list[tuple[str, int, str]] = []
+    with f.open(f"{SITE}/a", on_hop=lambda h: hops.append((h.url, h.status, h.location))) as a:
+        assert (a.status, a.url, a.headers["x-robots-tag"]) == (200, f"{OTHER}/c", "noindex")
+    assert hops == [(f"{SITE}/a", 301, "/b"), (f"{SITE}/b", 308, f"{OTHER}/c")]
+
+
+def test_hops_heard_before_too_many_redirects_fails() -> None:
+    f = fetcher(lambda r: redirect(r.url.href + "x"))
+    hops: list[int] = []
+    with pytest.raises(FetchError) as e, f.open(f"{SITE}/a", on_hop=lambda h: hops.append(1)):
+        pass
+    assert e.value.kind is FetchErrorKind.TOO_MANY_REDIRECTS
+    assert len(hops) == MAX_REDIRECTS + 1

@@ -30,7 +30,7 @@ from html import escape
 from typing import Any
 
 from sitemap_auditor.deep.kinds import IMPACT_ORDER, SOURCE_NAMES
-from sitemap_auditor.deep.reports import charts, html_assets, html_frame
+from sitemap_auditor.deep.reports import charts, html_assets, html_frame, pages_html
 from sitemap_auditor.deep.reports import html_values as v
 
 __all__ = [
@@ -325,6 +325,7 @@ def render(document: Mapping[str, Any]) -> str:
         _glance(doc, verdict, groups),
         _charts_section(files, groups, month),
         _findings_section(groups, tree, left_out),
+        pages_html.section(doc.get("pages")),  # the listed pages, when --pages checked them
         _tree_section(tree, by_sitemap, finding_anchor, month, left_out),
         html_frame.footer(doc),
     ]

@@ -1,0 +1,338 @@
+"""The page check's I/O loop: each distinct listed URL requested once, through the project's one
+guarded fetcher (its address guard, credentials only to the site's own origin, deadline, each
+redirect hop heard), paced politely, judged by verdict.py, written to the pages file as it goes.
+
+Fed an iterator of (url, sitemap, lastmod), in walk order, read twice when a limit asks for a
+sample (once to count, once to check); only 64-bit digests of the URLs seen are held.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from sitemap_auditor.core.errors import FetchError
+from sitemap_auditor.deep.pages import verdict
+from sitemap_auditor.deep.pages.head import READ_LIMIT, HeadFacts, HeadReader
+from sitemap_auditor.deep.pages.pacing import Pacer, crawl_delay, retry_after_seconds
+from sitemap_auditor.deep.pages.store import DigestSet, PagesFile, url_key
+from sitemap_auditor.deep.pages.summary import Summary
+from sitemap_auditor.fetching.fetch import USER_AGENT, Fetcher, FetchPolicy, Hop
+
+__all__ = ["DEFAULT_MAX_PAGES", "Listed", "PageOptions", "check_pages"]
+
+DEFAULT_MAX_PAGES = 10_000
+MAX_RETRIES = 2  # a 429 or 503 is retried this many times before it is a finding
+MAX_RETRY_WAIT_S = 120.0  # a longer Retry-After is not waited out: the answer stands
+_HTML = ("text/html", "application/xhtml+xml")
+
+# One listed URL: (url, sitemap, lastmod).
+Listed = tuple[str, str, str | None]
+
+
+@dataclass(frozen=True)
+class PageOptions:
+    """How the page check runs."""
+
+    max_pages: int = DEFAULT_MAX_PAGES  # 0: no limit
+    concurrency: int = 4
+    rate: float | None = None  # requests per second, at most
+    max_seconds: float = 3600.0
+    pages_out: str | None = None
+    resume: bool = False
+    user_agent: str = USER_AGENT
+    robots_agent: str = "Googlebot"  # whose robots.txt rules decide what is not requested
+    on_progress: Callable[[int, int, float], None] | None = None  # done, to do, seconds
+    now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+
+    def __post_init__(self) -> None:
+        if self.max_pages < 0 or not 1 <= self.concurrency <= 64 or self.max_seconds <= 0:
+            raise ValueError("max_pages >= 0, concurrency 1 to 64, max_seconds > 0")
+        if self.rate is not None and self.rate <= 0:
+            raise ValueError("rate must be > 0")
+
+
+def _distinct(listed: Iterable[Listed], skip: DigestSet) -> Iterator[Listed]:
+    seen = skip.copy()
+    for item in listed:
+        if seen.add(url_key(item[0])):
+            yield item
+
+
+def _chosen(
+    listed: Callable[[], Iterable[Listed]], done: DigestSet, max_pages: int
+) -> tuple[Iterator[Listed], int, bool]:
+    """The URLs to check, how many, and whether they are a sample: an even stride through the
+    walk's order (so every sitemap gives its share) when there are more than max_pages."""
+    total = sum(1 for _ in _distinct(listed(), done))
+    if not max_pages or total <= max_pages:
+        return _distinct(listed(), done), total, False
+    step = total / max_pages
+
+    def sample() -> Iterator[Listed]:
+        taken = 0
+        for i, item in enumerate(_distinct(listed(), done)):
+            if taken < max_pages and i >= int(taken * step):
+                taken += 1
+                yield item
+
+    return sample(), max_pages, True
+
+
+class _Checker:
+    def __init__(self, policy: FetchPolicy, options: PageOptions, pacer: Pacer) -> None:
+        self.policy = policy
+        self.options = options
+        self.pacer = pacer
+        self.local = threading.local()
+        self.fetchers: list[Fetcher] = []
+        self.lock = threading.Lock()
+
+    def fetcher(self) -> Fetcher:
+        f: Fetcher | None = getattr(self.local, "fetcher", None)
+        if f is None:
+            f = Fetcher(self.policy, user_agent=self.options.user_agent)
+            self.local.fetcher = f
+            with self.lock:
+                self.fetchers.append(f)
+        return f
+
+    def wait(self, stop: threading.Event) -> None:
+        delay = self.pacer.reserve()
+        if delay > 0:
+            stop.wait(delay)
+
+    def check(self, item: Listed, stop: threading.Event) -> dict[str, Any]:
+        url, sitemap, lastmod = item
+        started = time.monotonic()
+        for attempt in range(MAX_RETRIES + 1):
+            self.wait(stop)
+            row, retry_in = self._once(url)
+            if retry_in is None or attempt == MAX_RETRIES or stop.is_set():
+                break
+            self.pacer.pause(retry_in)
+        modified = row.pop("_modified")
+        row.update(
+            sitemap=sitemap,
+            lastmod=lastmod,
+            pageModified=None if modified is None else modified.isoformat(),
+            lastmodMismatch=verdict.lastmod_disagrees(lastmod, modified),
+            ms=round((time.monotonic() - started) * 1000),
+        )
+        return {"url": url, **row}
+
+    def _once(self, url: str) -> tuple[dict[str, Any], float | None]:
+        """One request of url (redirects followed): its row, and seconds to wait before a retry
+        when the site asked to slow down (429, 503)."""
+        hops: list[Hop] = []
+        now = self.options.now()
+        retry_in: float | None = None
+        try:
+            with self.fetcher().open(url, on_hop=hops.append) as answer:
+                status, final, headers = answer.status, answer.url, answer.headers
+                content_type = (answer.content_type or "")[:200] or None
+                head: HeadFacts | None = None
+                body_bytes = 0
+                if 200 <= status <= 299 and (content_type or "").lower().startswith(_HTML):
+                    reader = HeadReader(content_type)
+                    for chunk in answer.body(limit=READ_LIMIT, truncate=True):
+                        body_bytes += len(chunk)
+                        reader.feed(chunk)
+                        if reader.done:
+                            break
+                    head = reader.facts()
+                if status in (429, 503):
+                    wait = retry_after_seconds(headers.get("Retry-After"), now)
+                    wait = 1.0 if wait is None else wait
+                    if wait <= MAX_RETRY_WAIT_S:
+                        retry_in = wait
+                found = verdict.judge(
+                    requested=url,
+                    final=final,
+                    status=status,
+                    redirected=bool(hops),
+                    headers=headers,
+                    head=head,
+                    body_bytes=body_bytes,
+                    now=now,
+                )
+                modified = verdict.page_modified(headers, head) if found.indexable else None
+        except FetchError as e:
+            found = verdict.failed(e.kind, bool(hops))
+            status, final, content_type, modified, head = 0, None, None, None, None
+            error: str | None = e.kind.label
+        else:
+            error = None
+        row: dict[str, Any] = {
+            "status": status or None,
+            "redirects": [{"status": h.status, "location": h.location} for h in hops],
+            "finalUrl": final,
+            "indexable": found.indexable,
+            "reason": found.reason,
+            "noindex": found.noindex,
+            "canonical": found.canonical,
+            "contentType": content_type,
+            "error": error,
+            "headCut": bool(head is not None and head.cut),
+            "_modified": modified,
+        }
+        return row, retry_in
+
+    def close(self) -> None:
+        for f in self.fetchers:
+            f.close()
+
+
+def _robots(policy: FetchPolicy, site_url: str, agent: str) -> tuple[Any, float | None]:
+    """robots.txt's rules and Crawl-delay for the page check (None, None when there is none)."""
+    from sitemap_auditor.deep.robots_rules import RobotsRules
+
+    fetcher = Fetcher(policy, user_agent=agent)
+    try:
+        with fetcher.open(site_url.rstrip("/") + "/robots.txt") as answer:
+            if answer.status != 200:
+                return None, None
+            body = b"".join(answer.body(limit=512 * 1024, truncate=True))
+    except FetchError:
+        return None, None
+    finally:
+        fetcher.close()
+    return RobotsRules.parse(body), crawl_delay(body, agent)
+
+
+def check_pages(
+    listed: Callable[[], Iterable[Listed]],
+    site_url: str,
+    policy: FetchPolicy,
+    options: PageOptions,
+) -> Summary:
+    """Check every distinct URL listed (up to max_pages); rows to options.pages_out; totals back.
+
+    listed gives the walk's URLs afresh each time it is called (it may be called twice)."""
+    summary = Summary()
+    done = DigestSet()
+    if options.resume and options.pages_out:
+        for row in PagesFile.rows(options.pages_out):
+            done.add(url_key(row["url"]))
+            summary.add(row, resumed=True)
+    start = time.monotonic()
+    policy = FetchPolicy(
+        origin=policy.origin,
+        credentials=policy.credentials,
+        allow_private_networks=policy.allow_private_networks,
+        resolver=policy.resolver,
+        deadline_s=policy.deadline_s,
+        budget_deadline=start + options.max_seconds,
+    )
+    rules, delay = _robots(policy, site_url, options.user_agent)
+    summary.crawl_delay = delay
+    allowed = rules.checker(options.robots_agent) if rules is not None else None
+    items, total, sampled = _chosen(listed, done, options.max_pages)
+    summary.to_check, summary.sampled = total, sampled
+    out = PagesFile(options.pages_out, options.resume) if options.pages_out else None
+    checker = _Checker(policy, options, Pacer(options.rate, delay, time.monotonic))
+    try:
+        summary.stopped_by = _run(items, allowed, checker, summary, out, start)
+    finally:
+        checker.close()
+        if out is not None:
+            out.close()
+    summary.seconds = round(time.monotonic() - start, 3)
+    return summary
+
+
+def _blocked_row(item: Listed) -> dict[str, Any]:
+    url, sitemap, lastmod = item
+    return {
+        "url": url,
+        "sitemap": sitemap,
+        "status": None,
+        "redirects": [],
+        "finalUrl": None,
+        "indexable": False,
+        "reason": "blocked-by-robots",
+        "noindex": None,
+        "canonical": None,
+        "contentType": None,
+        "error": None,
+        "headCut": False,
+        "lastmod": lastmod,
+        "pageModified": None,
+        "lastmodMismatch": False,
+        "ms": 0,
+    }
+
+
+def _run(
+    items: Iterator[Listed],
+    allowed: Callable[[str], bool] | None,
+    checker: _Checker,
+    summary: Summary,
+    out: PagesFile | None,
+    start: float,
+) -> str | None:
+    """Feed the workers; return why the run stopped early (None when every URL was checked)."""
+    options = checker.options
+    work: queue.Queue[Listed | None] = queue.Queue(maxsize=options.concurrency * 4)
+    stop = threading.Event()
+    lock = threading.Lock()
+
+    def record(row: dict[str, Any]) -> None:
+        if out is not None:
+            out.write(row)
+        with lock:
+            summary.add(row)
+            done = summary.checked_now
+        if options.on_progress is not None:
+            options.on_progress(done, summary.to_check, time.monotonic() - start)
+
+    def worker() -> None:
+        while True:
+            item = work.get()
+            if item is None:
+                return
+            if stop.is_set():
+                continue
+            try:
+                record(checker.check(item, stop))
+            except Exception:  # one page's unforeseen failure must not lose the others
+                stop.set()
+                raise
+
+    threads = [
+        threading.Thread(target=worker, daemon=True, name=f"page-{i}")
+        for i in range(options.concurrency)
+    ]
+    for t in threads:
+        t.start()
+    stopped: str | None = None
+    deadline = start + options.max_seconds
+    try:
+        for item in items:
+            if time.monotonic() >= deadline:
+                stopped = "max-seconds"
+                break
+            if stop.is_set():
+                stopped = "error"
+                break
+            if allowed is not None and not allowed(item[0]):
+                record(_blocked_row(item))
+                continue
+            work.put(item)
+        for _ in threads:
+            work.put(None)
+        for t in threads:
+            while t.is_alive():
+                t.join(0.2)
+                if time.monotonic() >= deadline + 5 and stopped is None:
+                    stopped = "max-seconds"
+                    stop.set()
+    except KeyboardInterrupt:
+        stop.set()
+        stopped = "interrupted"
+    return stopped

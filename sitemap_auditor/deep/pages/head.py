@@ -1,0 +1,168 @@
+"""The sans-I/O reading of an HTML page's head: meta robots, canonical, modification times.
+
+Fed the body in chunks, it stops at `</head>`, at the first tag of the body, or once it has read
+READ_LIMIT bytes (what Googlebot reads of an HTML file): a directive past that is invisible to
+Google, and `cut` says the limit was reached before the head ended.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+from dataclasses import dataclass
+from html.parser import HTMLParser
+
+__all__ = ["READ_LIMIT", "HeadFacts", "HeadReader"]
+
+READ_LIMIT = 2 * 1024 * 1024  # Google Search reads the first 2 MB of an HTML file
+_MAX_SCRIPT_CHARS = 256 * 1024  # one JSON-LD block read for dateModified
+_MAX_VALUES = 20  # meta robots tags kept: several may coexist, the most restrictive wins
+# Tags that may stand in a head; any other start tag means the body has begun.
+_HEAD_TAGS = frozenset(
+    {"html", "head", "meta", "link", "title", "script", "style", "base", "noscript", "template"}
+)
+
+
+@dataclass(frozen=True)
+class HeadFacts:
+    """What a page's head says about its indexing."""
+
+    robots: tuple[str, ...]  # content of <meta name="robots"> and <meta name="googlebot">
+    canonical: str | None  # the first rel=canonical href, as written
+    modified: str | None  # article:modified_time, or JSON-LD dateModified
+    title: str | None
+    cut: bool  # READ_LIMIT was reached before the head ended
+    ended: bool  # the head's end (or the body's start) was seen
+
+
+class _Parser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.robots: list[str] = []
+        self.canonical: str | None = None
+        self.modified: str | None = None
+        self.ld_modified: str | None = None
+        self.title: str | None = None
+        self.ended = False
+        self._in: str | None = None  # "title" or "ld" while inside one
+        self._text: list[str] = []
+        self._chars = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.ended:
+            return
+        if tag not in _HEAD_TAGS:
+            self.ended = True
+            return
+        a = {k.lower(): (v or "") for k, v in attrs}
+        if tag == "meta":
+            name = a.get("name", "").strip().lower()
+            if name in ("robots", "googlebot") and len(self.robots) < _MAX_VALUES:
+                self.robots.append(a.get("content", "")[:1000])
+            prop = a.get("property", "").strip().lower()
+            if prop == "article:modified_time" and self.modified is None:
+                self.modified = a.get("content", "").strip()[:100] or None
+        elif tag == "link" and self.canonical is None:
+            rels = a.get("rel", "").lower().split()
+            if "canonical" in rels and a.get("href", "").strip():
+                self.canonical = a["href"].strip()[:4096]
+        elif tag == "title" and self.title is None:
+            self._start("title")
+        elif tag == "script" and a.get("type", "").strip().lower() == "application/ld+json":
+            self._start("ld")
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+
+    def _start(self, what: str) -> None:
+        self._in, self._text, self._chars = what, [], 0
+
+    def handle_data(self, data: str) -> None:
+        if self._in is not None and self._chars < _MAX_SCRIPT_CHARS:
+            self._text.append(data)
+            self._chars += len(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.ended:
+            return
+        if tag in ("head", "html"):
+            self.ended = True
+        elif tag == "title" and self._in == "title":
+            self.title = " ".join("".join(self._text).split())[:300]
+            self._in = None
+        elif tag == "script" and self._in == "ld":
+            if self.ld_modified is None and self._chars < _MAX_SCRIPT_CHARS:
+                self.ld_modified = _date_modified("".join(self._text))
+            self._in = None
+
+
+def _date_modified(text: str) -> str | None:
+    """dateModified of the first object of a JSON-LD block that gives one (a @graph searched)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    stack = [data]
+    seen = 0
+    while stack and seen < 1000:
+        item = stack.pop(0)
+        seen += 1
+        if isinstance(item, dict):
+            value = item.get("dateModified")
+            if isinstance(value, str) and value.strip():
+                return value.strip()[:100]
+            stack.extend(v for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
+def _charset(content_type: str | None) -> str:
+    for part in (content_type or "").split(";")[1:]:
+        key, _, value = part.strip().partition("=")
+        if key.strip().lower() == "charset":
+            name = value.strip().strip("\"'")
+            try:
+                return codecs.lookup(name).name
+            except LookupError:
+                break
+    return "utf-8"
+
+
+class HeadReader:
+    """Feed a page's body chunk by chunk until `done`; then `facts()`."""
+
+    def __init__(self, content_type: str | None = None) -> None:
+        self._decoder = codecs.getincrementaldecoder(_charset(content_type))(errors="replace")
+        self._parser = _Parser()
+        self.read = 0
+        self.cut = False
+
+    @property
+    def done(self) -> bool:
+        """True once nothing more is to be read: the head ended, or the read limit is reached."""
+        return self._parser.ended or self.cut
+
+    def feed(self, chunk: bytes) -> None:
+        """Read one more chunk of the body (ignored once done)."""
+        if self.done:
+            return
+        room = READ_LIMIT - self.read
+        if len(chunk) >= room:
+            chunk, self.cut = chunk[:room], True
+        self.read += len(chunk)
+        self._parser.feed(self._decoder.decode(chunk, final=self.cut))
+
+    def facts(self) -> HeadFacts:
+        """What the head said, once fed (the parser's pending text flushed)."""
+        p = self._parser
+        if not p.ended:
+            p.feed(self._decoder.decode(b"", final=True))
+        return HeadFacts(
+            robots=tuple(p.robots),
+            canonical=p.canonical,
+            modified=p.modified or p.ld_modified,
+            title=p.title,
+            cut=self.cut and not p.ended,
+            ended=p.ended,
+        )

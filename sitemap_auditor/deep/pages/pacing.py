@@ -1,0 +1,95 @@
+"""Politeness as a pure pacer: a rate cap, robots.txt's Crawl-delay and Retry-After pauses, on an
+injected clock. Threads ask `reserve()` how long to wait before their next request."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from email.utils import parsedate_to_datetime
+
+__all__ = ["Pacer", "crawl_delay", "retry_after_seconds"]
+
+MAX_CRAWL_DELAY = 60.0  # a longer Crawl-delay is read as this (a day's delay would stop a run)
+
+
+class Pacer:
+    """Spaces requests at least `interval` seconds apart (the rate cap or Crawl-delay, whichever
+    is slower) and holds every request back during a pause the site asked for."""
+
+    def __init__(
+        self,
+        rate: float | None,
+        crawl_delay_s: float | None,
+        clock: Callable[[], float],
+    ) -> None:
+        spacing = [1.0 / rate] if rate else []
+        if crawl_delay_s:
+            spacing.append(min(crawl_delay_s, MAX_CRAWL_DELAY))
+        self.interval = max(spacing, default=0.0)
+        self._clock = clock
+        self._next = clock()
+        self._lock = threading.Lock()
+
+    def reserve(self) -> float:
+        """Take the next slot; return the seconds to wait before using it."""
+        with self._lock:
+            now = self._clock()
+            at = max(now, self._next)
+            self._next = at + self.interval
+            return at - now
+
+    def pause(self, seconds: float) -> None:
+        """No request before seconds from now (a 429 or 503 with Retry-After)."""
+        with self._lock:
+            self._next = max(self._next, self._clock() + seconds)
+
+
+def retry_after_seconds(value: str | None, now: datetime) -> float | None:
+    """Retry-After as seconds from now: delta-seconds or an HTTP date; None when unreadable."""
+    if value is None:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(min(int(value[:12]), 10**9))
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, (when - now).total_seconds())
+
+
+def crawl_delay(body: bytes, agent: str) -> float | None:
+    """The Crawl-delay robots.txt gives the group of agent (its product token), else of `*`.
+
+    Google ignores Crawl-delay; polite tools (and Bing) honour it, and so does the page check."""
+    token = agent.split("/", 1)[0].strip().lower()
+    found: dict[str, float] = {}
+    agents: list[str] = []
+    in_rules = False
+    for raw in body[: 512 * 1024].decode("utf-8", "replace").splitlines():
+        line = raw.split("#", 1)[0].strip()
+        key, colon, value = line.partition(":")
+        if not colon:
+            continue
+        key, value = key.strip().lower(), value.strip()
+        if key in ("user-agent", "useragent"):
+            if in_rules:
+                agents, in_rules = [], False
+            agents.append(value.lower())
+        elif key == "crawl-delay":
+            in_rules = True
+            try:
+                delay = float(value)
+            except ValueError:
+                continue
+            if delay >= 0:
+                for a in agents:
+                    found.setdefault(a, delay)
+        else:
+            in_rules = True
+    if token in found:
+        return found[token]
+    return found.get("*")

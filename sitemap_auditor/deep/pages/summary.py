@@ -1,0 +1,148 @@
+"""The page check's totals: checked, indexable, by reason, per sitemap, with a few examples each.
+Bounded: counts per sitemap (the walk bounds the sitemaps) and MAX_EXAMPLES rows per reason."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from sitemap_auditor.deep.kinds import KINDS, Kind
+
+__all__ = ["MAX_EXAMPLES", "Summary"]
+
+MAX_EXAMPLES = 5
+
+
+@dataclass
+class _Sitemap:
+    checked: int = 0
+    indexable: int = 0
+    reasons: Counter[str] = field(default_factory=Counter)
+    lastmod_mismatch: int = 0
+
+
+@dataclass
+class Summary:
+    """What the page check found, built one row at a time."""
+
+    checked: int = 0  # rows, this run's and a resumed file's
+    checked_now: int = 0  # rows of this run
+    indexable: int = 0
+    reasons: Counter[str] = field(default_factory=Counter)
+    lastmod_mismatch: int = 0
+    sitemaps: dict[str, _Sitemap] = field(default_factory=dict)
+    examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    to_check: int = 0
+    sampled: bool = False
+    stopped_by: str | None = None
+    crawl_delay: float | None = None
+    seconds: float = 0.0
+
+    def add(self, row: dict[str, Any], resumed: bool = False) -> None:
+        """Count one page row."""
+        self.checked += 1
+        if not resumed:
+            self.checked_now += 1
+        per = self.sitemaps.setdefault(str(row.get("sitemap")), _Sitemap())
+        per.checked += 1
+        reason = row.get("reason")
+        if row.get("indexable"):
+            self.indexable += 1
+            per.indexable += 1
+        elif isinstance(reason, str):
+            self.reasons[reason] += 1
+            per.reasons[reason] += 1
+            self._example(reason, row)
+        if row.get("lastmodMismatch"):
+            self.lastmod_mismatch += 1
+            per.lastmod_mismatch += 1
+            self._example("lastmod-mismatch", row)
+
+    def _example(self, kind: str, row: dict[str, Any]) -> None:
+        shown = self.examples.setdefault(kind, [])
+        if len(shown) < MAX_EXAMPLES:
+            keep = ("url", "sitemap", "status", "finalUrl", "noindex", "canonical", "error")
+            example = {k: row.get(k) for k in keep}
+            if kind == "lastmod-mismatch":
+                example.update(lastmod=row.get("lastmod"), pageModified=row.get("pageModified"))
+            if kind in ("page-redirect", "page-redirect-error"):
+                example["redirects"] = row.get("redirects")
+            shown.append(example)
+
+    def document(self) -> dict[str, Any]:
+        """The JSON document's `pages` key."""
+        return {
+            "checked": self.checked,
+            "indexable": self.indexable,
+            "notIndexable": self.checked - self.indexable,
+            "byReason": dict(sorted(self.reasons.items())),
+            "lastmodMismatch": self.lastmod_mismatch,
+            "sampled": self.sampled,
+            "toCheck": self.to_check,
+            "stoppedBy": self.stopped_by,
+            "complete": self.stopped_by is None and not self.sampled,
+            "crawlDelay": self.crawl_delay,
+            "seconds": self.seconds,
+            "sitemaps": [
+                {
+                    "sitemap": url,
+                    "checked": s.checked,
+                    "indexable": s.indexable,
+                    "byReason": dict(sorted(s.reasons.items())),
+                    "lastmodMismatch": s.lastmod_mismatch,
+                }
+                for url, s in self.sitemaps.items()
+            ],
+            "findings": self.findings(),
+        }
+
+    def findings(self) -> list[dict[str, Any]]:
+        """One finding per reason found, worst first, with its examples."""
+        found = [*self.reasons.items()]
+        if self.lastmod_mismatch:
+            found.append(("lastmod-mismatch", self.lastmod_mismatch))
+        order = {k: i for i, k in enumerate(KINDS)}
+        rows = []
+        for name, count in sorted(found, key=lambda kc: order.get(Kind(kc[0]), 0)):
+            kind = Kind(name)
+            info = KINDS[kind]
+            examples = self.examples.get(name, [])
+            rows.append(
+                {
+                    "kind": name,
+                    "severity": info.severity.value,
+                    "title": info.title,
+                    "count": count,
+                    "message": info.message_for(count, _detail(name, examples)),
+                    "fix": info.fix,
+                    "examples": examples,
+                }
+            )
+        return rows
+
+
+def _detail(kind: str, examples: list[dict[str, Any]]) -> str:
+    """The {detail} of a finding's sentence, from its examples."""
+    if kind == "page-other-4xx":
+        return ", ".join(sorted({str(e.get("status")) for e in examples}))
+    if kind in ("page-redirect-error", "page-unreachable"):
+        return ", ".join(sorted({str(e.get("error") or e.get("status")) for e in examples}))
+    return ""
+
+
+def text(pages: dict[str, Any]) -> str:
+    """The page check's part of the text report, from the document's `pages` key."""
+    checked, indexable = pages["checked"], pages["indexable"]
+    lines = [f"Pages: {checked:,} checked, {indexable:,} indexable, {checked - indexable:,} not."]
+    if pages["sampled"]:
+        lines.append(f"  An even sample of {pages['toCheck']:,} listed URLs (--max-pages).")
+    if pages["stoppedBy"]:
+        lines.append(f"  Stopped early ({pages['stoppedBy']}): the counts cover what was checked.")
+    for f in pages["findings"]:
+        lines.append(f"  {f['severity']:<7} {f['kind']}: {f['message']}")
+        for e in f["examples"][:3]:
+            final = e.get("finalUrl") if e.get("finalUrl") != e["url"] else None
+            more = e.get("canonical") or final or e.get("error") or e.get("status")
+            lines.append(f"          {e['url']}" + (f" -> {more}" if more else ""))
+    return "\n".join(lines)

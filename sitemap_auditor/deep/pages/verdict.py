@@ -1,0 +1,248 @@
+"""Indexability, read as Google documents it: pure rules from a page's final status, the redirect
+hops, its headers and its head. No I/O: check.py gathers the facts, this module judges them.
+
+The most restrictive reason wins, in this order: a redirect that fails, a final status that is not
+2xx, `noindex` (header or meta; `none` and a past `unavailable_after` count), a canonical naming
+another URL, a soft 404 (this tool's own hint: a 2xx HTML page whose <title> starts with 404 or
+says "not found", or an empty body).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from email.utils import parsedate_to_datetime
+
+from sitemap_auditor.core import urls
+from sitemap_auditor.core.errors import FetchErrorKind
+from sitemap_auditor.core.lastmod import parse_lastmod
+from sitemap_auditor.deep.pages.head import HeadFacts
+
+__all__ = [
+    "LASTMOD_TOLERANCE",
+    "REASONS",
+    "Verdict",
+    "canonical_of",
+    "failed",
+    "judge",
+    "lastmod_disagrees",
+    "page_modified",
+    "robots_noindex",
+]
+
+# Reasons a listed page is not indexable, as the page rows and findings name them.
+REASONS = (
+    "blocked-by-robots",
+    "page-not-found",
+    "page-unauthorized",
+    "page-forbidden",
+    "page-other-4xx",
+    "page-server-error",
+    "page-redirect",
+    "page-redirect-error",
+    "page-noindex",
+    "page-canonicalised",
+    "page-unreachable",
+    "page-soft-404",
+)
+# A page's own time and its <lastmod> may differ this much before they are said to disagree.
+LASTMOD_TOLERANCE = timedelta(days=1)
+# A Last-Modified this close to the answer's Date is the time of the response, not of the page.
+_RESPONSE_TIME = timedelta(seconds=60)
+_REDIRECT_ERRORS = frozenset(
+    {FetchErrorKind.TOO_MANY_REDIRECTS, FetchErrorKind.OTHER_SCHEME, FetchErrorKind.INVALID_URL}
+)
+# Names that are directives with a value, not a user agent's prefix.
+_VALUED = frozenset({"unavailable_after", "max-snippet", "max-image-preview", "max-video-preview"})
+# The soft 404 hint's words in a <title> (a bare "404" is a page's number as often as an error).
+_SOFT_404_WORDS = ("not found", "404 error", "error 404", "no longer available")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a page may be indexed, and if not, why."""
+
+    indexable: bool
+    reason: str | None
+    noindex: str | None  # "header" or "meta"
+    canonical: str | None  # the canonical URL as resolved, when one is given
+
+
+def _instant(text: str) -> datetime | None:
+    text = text.strip()
+    found = parse_lastmod(text)
+    if found is not None:
+        return found
+    try:
+        got = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        pass
+    else:
+        return got if got.tzinfo is not None else None
+    try:
+        got = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return got if got.tzinfo is not None else None
+
+
+def _applies(agent: str | None) -> bool:
+    return agent is None or agent in ("googlebot", "robots")
+
+
+def _noindex_in(tokens: Sequence[str], now: datetime, prefixed: bool) -> bool:
+    """Whether comma-split directives say noindex for Googlebot; prefixed: header `bot: ...`."""
+    agent: str | None = None
+    i = 0
+    while i < len(tokens):
+        token = tokens[i].strip()
+        i += 1
+        name, colon, rest = token.partition(":")
+        name = name.strip().lower()
+        if prefixed and colon and name not in _VALUED and " " not in name and name:
+            agent, token = name, rest.strip()
+            name, colon, rest = token.partition(":")
+            name = name.strip().lower()
+        if not _applies(agent):
+            continue
+        if name in ("noindex", "none"):
+            return True
+        if name == "unavailable_after" and colon:
+            when = _instant(rest)
+            if when is None and i < len(tokens):  # a date with a comma: "Friday, 25-Jun-2010"
+                when = _instant(rest + "," + tokens[i])
+            if when is not None and when < now:
+                return True
+    return False
+
+
+def robots_noindex(header: str | None, meta: Sequence[str], now: datetime) -> str | None:
+    """ "header" when X-Robots-Tag says noindex to Googlebot, else "meta" when a meta tag does."""
+    if header and _noindex_in(header.split(","), now, prefixed=True):
+        return "header"
+    if any(_noindex_in(m.split(","), now, prefixed=False) for m in meta):
+        return "meta"
+    return None
+
+
+def _link_canonical(link: str | None) -> str | None:
+    """The target of a `Link: <url>; rel="canonical"` header, if one is given."""
+    if not link:
+        return None
+    for part in link.split(",")[:50]:
+        target, _, params = part.strip().partition(";")
+        target = target.strip()
+        if not (target.startswith("<") and target.endswith(">")):
+            continue
+        for param in params.split(";"):
+            key, _, value = param.strip().partition("=")
+            if key.strip().lower() == "rel" and "canonical" in value.strip("\"' ").lower().split():
+                return target[1:-1].strip()
+    return None
+
+
+def canonical_of(headers: Mapping[str, str], head: HeadFacts | None, page: str) -> str | None:
+    """The page's canonical URL, resolved against it (the head's first, then a Link header)."""
+    written = head.canonical if head is not None and head.canonical else None
+    written = written or _link_canonical(headers.get("Link"))
+    if written is None:
+        return None
+    try:
+        return urls.read(written, page).href.split("#", 1)[0]
+    except urls.UnfetchableURLError:
+        return None
+
+
+def _same(a: str, b: str) -> bool:
+    try:
+        return urls.read(a).href.split("#", 1)[0] == urls.read(b).href.split("#", 1)[0]
+    except urls.UnfetchableURLError:
+        return a == b
+
+
+def _status_reason(status: int) -> str | None:
+    if status in (404, 410):
+        return "page-not-found"
+    if status == 401:
+        return "page-unauthorized"
+    if status == 403:
+        return "page-forbidden"
+    if 400 <= status <= 499:
+        return "page-other-4xx"
+    if status >= 500:
+        return "page-server-error"
+    if not 200 <= status <= 299:
+        return "page-redirect-error"  # a 3xx without a Location, or a 1xx
+    return None
+
+
+def _soft_404(head: HeadFacts | None, html: bool, body_bytes: int) -> bool:
+    if html and body_bytes == 0:
+        return True
+    if head is None or head.title is None:
+        return False
+    title = head.title.lower()
+    return title.startswith("404") or any(word in title for word in _SOFT_404_WORDS)
+
+
+def judge(
+    *,
+    requested: str,
+    final: str,
+    status: int,
+    redirected: bool,
+    headers: Mapping[str, str],
+    head: HeadFacts | None,
+    body_bytes: int,
+    now: datetime,
+) -> Verdict:
+    """The verdict on one listed URL from its final answer (after redirected hops, if any)."""
+    canonical = canonical_of(headers, head, final) if 200 <= status <= 299 else None
+    reason = _status_reason(status)
+    noindex = None
+    if reason is None:
+        meta = head.robots if head is not None else ()
+        noindex = robots_noindex(headers.get("X-Robots-Tag"), meta, now)
+        html = head is not None
+        if noindex is not None:
+            reason = "page-noindex"
+        elif canonical is not None and not _same(canonical, final):
+            reason = "page-canonicalised"
+        elif _soft_404(head, html, body_bytes):
+            reason = "page-soft-404"
+        elif redirected and not _same(requested, final):
+            reason = "page-redirect"
+    return Verdict(reason is None, reason, noindex, canonical)
+
+
+def failed(kind: FetchErrorKind, redirected: bool) -> Verdict:
+    """The verdict on a URL whose fetch failed: a redirect error, or unreachable."""
+    if kind in _REDIRECT_ERRORS or (redirected and kind is FetchErrorKind.BLOCKED):
+        return Verdict(False, "page-redirect-error", None, None)
+    return Verdict(False, "page-unreachable", None, None)
+
+
+def page_modified(headers: Mapping[str, str], head: HeadFacts | None) -> datetime | None:
+    """When the page says it last changed: its head's time, or a Last-Modified that is not simply
+    the time of the response."""
+    if head is not None and head.modified:
+        found = _instant(head.modified)
+        if found is not None:
+            return found
+    last = headers.get("Last-Modified")
+    if not last:
+        return None
+    when = _instant(last)
+    date = _instant(headers.get("Date") or "")
+    if when is None or (date is not None and abs(date - when) <= _RESPONSE_TIME):
+        return None
+    return when
+
+
+def lastmod_disagrees(lastmod: str | None, modified: datetime | None) -> bool:
+    """Whether a sitemap's <lastmod> and the page's own time differ by more than the tolerance."""
+    if lastmod is None or modified is None:
+        return False
+    listed = parse_lastmod(lastmod)
+    return listed is not None and abs(listed - modified) > LASTMOD_TOLERANCE

@@ -1,0 +1,84 @@
+"""The HTML report's pages section, from the document's `pages` key alone: the indexable share per
+sitemap as a chart, the reasons with Search Console's titles, a few examples each (the full list
+is pages.csv). Every string the site wrote is escaped and cut."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from html import escape
+
+from sitemap_auditor.deep.reports import charts
+
+__all__ = ["section"]
+
+MAX_SITEMAPS_DRAWN = 30
+_TONE = {"error": "err", "warning": "warn", "notice": "note"}
+
+
+def _t(value: object, cap: int = 300) -> str:
+    text = value if isinstance(value, str) else ("" if value is None else str(value))
+    return escape(text[:cap] + ("…" if len(text) > cap else ""))
+
+
+def _int(value: object) -> int:
+    return value if type(value) is int and value >= 0 else 0
+
+
+def section(pages: object) -> str:
+    """The section, or "" when the audit did not check the pages."""
+    if not isinstance(pages, Mapping):
+        return ""
+    checked, indexable = _int(pages.get("checked")), _int(pages.get("indexable"))
+    parts = [
+        '<section id="pages" aria-labelledby="pages-h"><h2 id="pages-h">Listed pages</h2>',
+        f"<p>{checked:,} listed pages checked: {indexable:,} indexable, "
+        f"{checked - indexable:,} not. The full list is in pages.csv.</p>",
+    ]
+    if pages.get("sampled"):
+        parts.append(f"<p>An even sample of {_int(pages.get('toCheck')):,} listed URLs.</p>")
+    if pages.get("stoppedBy"):
+        parts.append(f"<p>Stopped early ({_t(pages.get('stoppedBy'), 40)}).</p>")
+    sitemaps = [s for s in pages.get("sitemaps") or [] if isinstance(s, Mapping)]
+    bars = [
+        charts.Bar(
+            str(s.get("sitemap"))[:300],
+            round(100 * _int(s.get("indexable")) / max(1, _int(s.get("checked")))),
+            "bar",
+            f" % of {_int(s.get('checked')):,}",
+            keep_end=True,
+        )
+        for s in sitemaps[:MAX_SITEMAPS_DRAWN]
+    ]
+    if bars:
+        desc = "; ".join(f"{b.label}: {b.value}%" for b in bars)
+        chart = charts.horizontal_bars("ch-pages", "Indexable share", desc, bars)
+        parts.append(
+            "<figure><figcaption><h3>Indexable share per sitemap</h3><p>The percentage of each "
+            "sitemap's checked pages that search engines may index.</p></figcaption>"
+            f'<div class="chart">{chart}</div></figure>'
+        )
+    rows = []
+    for f in pages.get("findings") or []:
+        if not isinstance(f, Mapping):
+            continue
+        examples = "".join(
+            f"<li>{_t(e.get('url'))}"
+            + (f" → {_t(e.get('canonical') or e.get('finalUrl'))}" if e.get("canonical") else "")
+            + "</li>"
+            for e in (f.get("examples") or [])[:5]
+            if isinstance(e, Mapping)
+        )
+        tone = _TONE.get(str(f.get("severity")), "note")
+        rows.append(
+            f'<tr><td class="{tone}">{_t(f.get("severity"), 20)}</td>'
+            f"<td>{_t(f.get('title'))}<br><code>{_t(f.get('kind'), 40)}</code></td>"
+            f"<td>{_int(f.get('count')):,}</td><td>{_t(f.get('message'))}"
+            f"<ul>{examples}</ul></td></tr>"
+        )
+    if rows:
+        parts.append(
+            "<table><thead><tr><th>severity</th><th>reason</th><th>pages</th><th>what it means"
+            "</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
+        )
+    parts.append("</section>")
+    return "".join(parts)

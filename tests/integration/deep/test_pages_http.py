@@ -1,0 +1,358 @@
+"""The page check on real HTTP servers on 127.0.0.1: each reason from a page built as real sites
+build them, the limits as the server counts them, Retry-After, Crawl-delay, resume after a kill."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.cli import SCRIPT, env
+from support.deep import urlset_of
+
+from harness.servers import Site, free_port, redirect, reply, send, slow_headers, stream
+from sitemap_auditor.deep.pages.check import PageOptions, check_pages
+from sitemap_auditor.deep.pages.store import PagesFile
+from sitemap_auditor.fetching.fetch import FetchPolicy
+
+WP_HEAD = """<!DOCTYPE html>
+<html lang="en-US">
+<head>
+<meta charset="UTF-8" />
+<meta name="viewport" content="width=device-width, initial-scale=1" />
+<meta name='robots' content='{robots}' />
+<title>{title} &#8211; Beige Brown</title>
+<link rel="canonical" href="{canonical}" />
+<meta property="og:type" content="article" />
+<meta property="article:modified_time" content="2026-11-02T09:14:11+00:00" />
+<link rel='stylesheet' id='wp-block-library-css' href='/wp-includes/css/style.min.css' />
+</head>
+<body class="page-template-default page">
+<div id="page" class="site">{body}</div>
+</body>
+</html>
+"""
+
+SHOPIFY_VARIANT = """<!doctype html>
+<html class="no-js" lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta http-equiv="X-UA-Compatible" content="IE=edge">
+    <link rel="canonical" href="https://beigebrown.example/products/linen-shirt">
+    <title>Linen shirt - Blue / M &ndash; Beige Brown</title>
+    <script>var Shopify = Shopify || {};</script>
+  </head>
+  <body id="linen-shirt" class="template-product"></body>
+</html>
+"""
+
+
+def wp(
+    path: str,
+    site: Site,
+    robots: str = "index, follow, max-image-preview:large",
+    title: str = "Linen",
+    canonical: str | None = None,
+    body: str = "",
+) -> bytes:
+    html = WP_HEAD.format(
+        robots=robots, title=title, canonical=canonical or site.url(path), body=body
+    )
+    return html.encode()
+
+
+def html(page: bytes, headers: dict[str, str] | None = None) -> Any:
+    return reply(page, content_type="text/html; charset=UTF-8", headers=headers)
+
+
+@pytest.fixture
+def site() -> Iterator[Site]:
+    s = Site().start()
+    yield s
+    s.stop()
+
+
+def check(
+    site: Site, paths: list[str], tmp_path: Path, **options: Any
+) -> dict[str, dict[str, Any]]:
+    out = str(tmp_path / "pages.jsonl")
+    listed = [(site.url(p), site.url("/sitemap.xml"), None) for p in paths]
+    policy = FetchPolicy(
+        origin=("http", "127.0.0.1", site.port), allow_private_networks=True, deadline_s=2.0
+    )
+    summary = check_pages(
+        lambda: iter(listed), site.base + "/", policy, PageOptions(pages_out=out, **options)
+    )
+    rows = {r["url"].removeprefix(site.base): r for r in PagesFile.rows(out)}
+    assert summary.checked == len(rows)
+    return rows
+
+
+def test_each_reason_from_pages_built_like_real_ones(site: Site, tmp_path: Path) -> None:
+    closed = free_port("127.0.0.1")
+    site.route("/robots.txt", reply("User-agent: *\nDisallow: /cart\n", content_type="text/plain"))
+    site.route("/linen", html(wp("/linen", site)))
+    site.route("/hidden", html(wp("/hidden", site, robots="noindex, follow")))
+    site.route("/variant", html(SHOPIFY_VARIANT.encode()))
+    site.route("/gone", reply(b"gone", 410, "text/html"))
+    site.route("/login", reply(b"", 401, "text/html"))
+    site.route("/private", reply(b"", 403, "text/html"))
+    site.route("/teapot", reply(b"", 418, "text/html"))
+    site.route("/broken", reply(b"", 500, "text/html"))
+    site.route("/moved", redirect("/linen", 301))
+    site.route("/loop", redirect("/loop2"))
+    site.route("/loop2", redirect("/loop"))
+    site.route("/away", redirect(f"http://127.0.0.1:{closed}/x", 302))
+    site.route(
+        "/white-paper.pdf",
+        reply(
+            b"%PDF-1.7",
+            content_type="application/pdf",
+            headers={
+                "X-Robots-Tag": "googlebot: noindex",
+                "Link": f'<{site.url("/white-paper")}>; rel="canonical"',
+            },
+        ),
+    )
+    site.route(
+        "/brochure.pdf",
+        reply(
+            b"%PDF-1.7",
+            content_type="application/pdf",
+            headers={"X-Robots-Tag": "otherbot: noindex"},
+        ),
+    )
+    site.route(
+        "/doc.pdf",
+        reply(
+            b"%PDF-1.7",
+            content_type="application/pdf",
+            headers={"Link": f'<{site.url("/doc")}>; rel="canonical"'},
+        ),
+    )
+    site.route("/missing", html(wp("/missing", site, title="Page not found")))
+    site.route("/cart", html(wp("/cart", site)))
+    site.route("/never", slow_headers(0.5, 10))
+    paths = [
+        "/linen",
+        "/hidden",
+        "/variant",
+        "/gone",
+        "/login",
+        "/private",
+        "/teapot",
+        "/broken",
+        "/moved",
+        "/loop",
+        "/away",
+        "/white-paper.pdf",
+        "/brochure.pdf",
+        "/doc.pdf",
+        "/missing",
+        "/cart",
+        "/never",
+        "/nowhere",
+    ]
+    rows = check(site, paths, tmp_path, concurrency=4)
+    reasons = {p: rows[p]["reason"] for p in paths}
+    assert reasons == {
+        "/linen": None,
+        "/hidden": "page-noindex",
+        "/variant": "page-canonicalised",
+        "/gone": "page-not-found",
+        "/login": "page-unauthorized",
+        "/private": "page-forbidden",
+        "/teapot": "page-other-4xx",
+        "/broken": "page-server-error",
+        "/moved": "page-redirect",
+        "/loop": "page-redirect-error",
+        "/away": "page-unreachable",  # a target that refuses: its hop is listed
+        "/white-paper.pdf": "page-noindex",
+        "/brochure.pdf": None,
+        "/doc.pdf": "page-canonicalised",
+        "/missing": "page-soft-404",
+        "/cart": "blocked-by-robots",
+        "/never": "page-unreachable",
+        "/nowhere": "page-not-found",
+    }
+    assert rows["/hidden"]["noindex"] == "meta" and rows["/white-paper.pdf"]["noindex"] == "header"
+    assert rows["/variant"]["canonical"] == "https://beigebrown.example/products/linen-shirt"
+    assert rows["/moved"]["redirects"] == [{"status": 301, "location": "/linen"}]
+    assert rows["/moved"]["finalUrl"] == site.url("/linen")
+    assert len(rows["/loop"]["redirects"]) == 11
+    assert rows["/away"]["redirects"][0]["status"] == 302
+    assert "/cart" not in site.paths()  # disallowed: never requested
+    assert rows["/linen"]["pageModified"] == "2026-11-02T09:14:11+00:00"
+    # Each 500 is asked more than once only if it says to slow down: 500 is not 503.
+    assert site.paths().count("/broken") == 1
+
+
+def test_a_gigabyte_page_is_read_only_to_its_head(site: Site, tmp_path: Path) -> None:
+    sent = [0]
+    head = wp("/big", site, robots="noindex").split(b"<body")[0]
+    site.route(
+        "/big",
+        stream(
+            itertools.chain([head], _counted(b"<p>x</p>" * 8192, 1 << 30, sent)),
+            content_type="text/html",
+        ),
+    )
+    rows = check(site, ["/big"], tmp_path)
+    assert rows["/big"]["reason"] == "page-noindex"
+    assert sent[0] < 64 << 20  # far from the gigabyte the server would have sent
+
+
+def _counted(chunk: bytes, limit: int, sent: list[int]) -> Iterator[bytes]:
+    while sent[0] < limit:
+        sent[0] += len(chunk)
+        yield chunk
+
+
+def _timed(site: Site, path: str, log: list[float], gauge: list[int], pause: float = 0.0) -> None:
+    lock = threading.Lock()
+    body = wp(path, site)
+
+    def route(h: Any) -> None:
+        with lock:
+            log.append(time.monotonic())
+            gauge[0] += 1
+            gauge[1] = max(gauge[1], gauge[0])
+        time.sleep(pause)
+        with lock:
+            gauge[0] -= 1
+        send(h, 200, body, {"Content-Type": "text/html"})
+
+    site.route(path, route)
+
+
+def test_concurrency_as_the_server_counts_it(site: Site, tmp_path: Path) -> None:
+    log: list[float] = []
+    gauge = [0, 0]
+    paths = [f"/p{i}" for i in range(24)]
+    for p in paths:
+        _timed(site, p, log, gauge, pause=0.15)
+    rows = check(site, paths, tmp_path, concurrency=3)
+    assert all(r["indexable"] for r in rows.values()) and len(rows) == 24
+    assert 2 <= gauge[1] <= 3
+
+
+def test_the_rate_cap_and_crawl_delay_space_requests(site: Site, tmp_path: Path) -> None:
+    log: list[float] = []
+    gauge = [0, 0]
+    paths = [f"/r{i}" for i in range(6)]
+    for p in paths:
+        _timed(site, p, log, gauge)
+    check(site, paths, tmp_path, concurrency=4, rate=10.0)
+    assert log[-1] - log[0] >= 5 * 0.1 * 0.9
+    log.clear()
+    site.route("/robots.txt", reply("User-agent: *\nCrawl-delay: 0.4\n", content_type="text/plain"))
+    check(site, paths[:4], tmp_path, concurrency=4)
+    assert log[-1] - log[0] >= 3 * 0.4 * 0.9
+
+
+def test_retry_after_is_waited_out_then_the_page_is_judged(site: Site, tmp_path: Path) -> None:
+    times: list[float] = []
+    page = wp("/busy", site)
+
+    def route(h: Any) -> None:
+        times.append(time.monotonic())
+        if len(times) == 1:
+            send(h, 429, b"slow down", {"Retry-After": "1", "Content-Type": "text/plain"})
+        else:
+            send(h, 200, page, {"Content-Type": "text/html"})
+
+    site.route("/busy", route)
+    site.route("/down", reply(b"", 503, "text/html", headers={"Retry-After": "0"}))
+    rows = check(site, ["/busy", "/down"], tmp_path)
+    assert rows["/busy"]["indexable"] and len(times) == 2 and times[1] - times[0] >= 0.9
+    assert rows["/down"]["reason"] == "page-server-error"
+    assert site.paths().count("/down") == 3  # retried twice, then a finding
+
+
+def test_resume_after_a_kill_checks_only_what_is_left(site: Site, tmp_path: Path) -> None:
+    log: list[float] = []
+    gauge = [0, 0]
+    paths = [f"/k{i}" for i in range(30)]
+    for p in paths:
+        _timed(site, p, log, gauge, pause=0.1)
+    site.route(
+        "/robots.txt", reply(f"Sitemap: {site.url('/sitemap.xml')}\n", content_type="text/plain")
+    )
+    site.route("/sitemap.xml", reply(urlset_of(f"<loc>{site.url(p)}</loc>" for p in paths)))
+    out = tmp_path / "pages.jsonl"
+    assert SCRIPT is not None
+    argv = [
+        SCRIPT,
+        "deep",
+        site.base + "/",
+        "--pages",
+        "--pages-out",
+        str(out),
+        "--allow-private-networks",
+        "--concurrency",
+        "1",
+        "--json",
+    ]
+    first = subprocess.Popen(argv, env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while (not out.exists() or out.read_text().count("\n") < 5) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    before = [r["url"] for r in PagesFile.rows(str(out))]
+    assert 5 <= len(before) < 30
+    done = subprocess.run([*argv, "--resume"], env=env(), capture_output=True, timeout=60)
+    doc = json.loads(done.stdout)
+    urls = [r["url"] for r in PagesFile.rows(str(out))]
+    assert sorted(urls) == sorted(site.url(p) for p in paths)  # each once
+    assert doc["pages"]["checked"] == 30 and doc["pages"]["indexable"] == 30
+    page_requests = sum(1 for p in site.paths() if p.startswith("/k"))
+    assert page_requests <= 30 + 1  # at most the one in flight at the kill asked twice
+
+
+def test_the_command_writes_pages_csv_and_the_documents_pages_key(
+    site: Site, tmp_path: Path
+) -> None:
+    site.route(
+        "/robots.txt", reply(f"Sitemap: {site.url('/sitemap.xml')}\n", content_type="text/plain")
+    )
+    site.route("/linen", html(wp("/linen", site)))
+    site.route("/moved", redirect("/linen", 308))
+    listed = [f"<loc>{site.url(p)}</loc>" for p in ("/linen", "/moved", "/gone", "/linen")]
+    site.route("/sitemap.xml", reply(urlset_of(listed)))
+    assert SCRIPT is not None
+    argv = [
+        SCRIPT,
+        "deep",
+        site.base + "/",
+        "--pages",
+        "--csv",
+        str(tmp_path),
+        "--allow-private-networks",
+        "--json",
+    ]
+    done = subprocess.run(argv, env=env(), capture_output=True, timeout=60)
+    pages = json.loads(done.stdout)["pages"]
+    assert (pages["checked"], pages["indexable"]) == (3, 1)  # the repeated URL checked once
+    assert pages["byReason"] == {"page-not-found": 1, "page-redirect": 1}
+    assert [f["title"] for f in pages["findings"]] == ["Not found (404)", "Page with redirect"]
+    with (tmp_path / "pages.csv").open(encoding="utf-8-sig") as f:
+        rows = list(csv.DictReader(f))
+    assert sorted((r["url"], r["reason"]) for r in rows) == sorted(
+        [
+            (site.url("/linen"), ""),
+            (site.url("/moved"), "page-redirect"),
+            (site.url("/gone"), "page-not-found"),
+        ]
+    )
+    by_url = {r["url"]: r for r in rows}
+    assert by_url[site.url("/moved")]["redirects"] == "308 /linen"
+    assert by_url[site.url("/linen")]["indexable"] == "true"

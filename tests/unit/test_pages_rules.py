@@ -1,0 +1,303 @@
+"""The page check's pure parts: a page's head, the indexability verdict, pacing, the pages file."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sitemap_auditor.core.errors import FetchErrorKind
+from sitemap_auditor.deep.pages import verdict
+from sitemap_auditor.deep.pages.head import READ_LIMIT, HeadFacts, HeadReader
+from sitemap_auditor.deep.pages.pacing import Pacer, crawl_delay, retry_after_seconds
+from sitemap_auditor.deep.pages.store import PagesFile
+from sitemap_auditor.deep.pages.summary import Summary
+
+NOW = datetime(2026, 12, 4, tzinfo=UTC)
+PAGE = "https://shop.example/products/hat"
+
+WORDPRESS_HEAD = b"""<!DOCTYPE html>
+<html lang="en-US">
+<head>
+<meta charset="UTF-8">
+<meta name='robots' content='noindex, follow' />
+<title>Hat &#8211; Shop</title>
+<link rel="canonical" href="https://shop.example/hat/" />
+<meta property="article:modified_time" content="2026-11-02T09:14:11+00:00" />
+<script type="application/ld+json" class="yoast-schema-graph">{"@context":"https://schema.org",
+"@graph":[{"@type":"WebPage","dateModified":"2026-11-01T08:00:00+00:00"}]}</script>
+</head>
+<body class="home"><meta name="robots" content="noindex"></body></html>"""
+
+
+def read(body: bytes, chunk: int = 7, content_type: str | None = "text/html") -> HeadFacts:
+    reader = HeadReader(content_type)
+    for i in range(0, len(body), chunk):
+        reader.feed(body[i : i + chunk])
+        if reader.done:
+            break
+    return reader.facts()
+
+
+def test_a_wordpress_head_read_in_small_chunks() -> None:
+    facts = read(WORDPRESS_HEAD)
+    assert facts.robots == ("noindex, follow",)
+    assert facts.canonical == "https://shop.example/hat/"
+    assert facts.modified == "2026-11-02T09:14:11+00:00"
+    assert facts.title == "Hat \u2013 Shop"
+    assert facts.ended and not facts.cut
+
+
+def test_json_ld_date_modified_when_no_meta_gives_one() -> None:
+    body = WORDPRESS_HEAD.replace(b"article:modified_time", b"og:updated")
+    assert read(body).modified == "2026-11-01T08:00:00+00:00"
+
+
+def test_a_meta_in_the_body_is_not_read() -> None:
+    body = b"<html><head><title>x</title></head><body><meta name=robots content=noindex>"
+    assert read(body).robots == ()
+
+
+def test_the_body_starting_without_a_head_end_stops_the_reading() -> None:
+    body = b"<html><title>x</title><div><meta name=googlebot content=noindex></div>"
+    facts = read(body)
+    assert facts.ended and facts.robots == ()
+
+
+def test_a_noindex_past_two_megabytes_is_invisible_and_said_so() -> None:
+    body = b"<html><head><style>" + b"x" * READ_LIMIT + b"</style>"
+    body += b'<meta name="robots" content="noindex"></head>'
+    reader = HeadReader("text/html")
+    for i in range(0, len(body), 65536):
+        reader.feed(body[i : i + 65536])
+    facts = reader.facts()
+    assert reader.read == READ_LIMIT and facts.cut and facts.robots == ()
+
+
+def test_a_charset_from_the_content_type_is_used() -> None:
+    body = "<head><title>Caf\u00e9</title></head>".encode("latin-1")
+    assert read(body, content_type="text/html; charset=ISO-8859-1").title == "Caf\u00e9"
+
+
+def judge(
+    status: int = 200,
+    headers: dict[str, str] | None = None,
+    head: HeadFacts | None = None,
+    final: str = PAGE,
+    redirected: bool = False,
+    body: int = 100,
+) -> verdict.Verdict:
+    return verdict.judge(
+        requested=PAGE,
+        final=final,
+        status=status,
+        redirected=redirected,
+        headers=headers or {},
+        head=head,
+        body_bytes=body,
+        now=NOW,
+    )
+
+
+def head(
+    robots: tuple[str, ...] = (), canonical: str | None = None, title: str | None = "Hat"
+) -> HeadFacts:
+    return HeadFacts(robots, canonical, None, title, cut=False, ended=True)
+
+
+def test_statuses_give_search_consoles_reasons() -> None:
+    got = {s: judge(s).reason for s in (200, 404, 410, 401, 403, 418, 429, 500, 503, 300)}
+    assert got == {
+        200: None,
+        404: "page-not-found",
+        410: "page-not-found",
+        401: "page-unauthorized",
+        403: "page-forbidden",
+        418: "page-other-4xx",
+        429: "page-other-4xx",
+        500: "page-server-error",
+        503: "page-server-error",
+        300: "page-redirect-error",
+    }
+
+
+def test_noindex_from_the_header_with_and_without_googlebots_prefix() -> None:
+    assert judge(headers={"X-Robots-Tag": "noindex"}).noindex == "header"
+    assert judge(headers={"X-Robots-Tag": "googlebot: noindex, nofollow"}).noindex == "header"
+    assert judge(headers={"X-Robots-Tag": "none"}).reason == "page-noindex"
+    assert judge(headers={"X-Robots-Tag": "otherbot: noindex"}).indexable
+    assert judge(headers={"X-Robots-Tag": "bingbot: noindex, googlebot: nofollow"}).indexable
+
+
+def test_unavailable_after_in_the_past_counts_as_noindex() -> None:
+    past = {"X-Robots-Tag": "unavailable_after: Friday, 25-Jun-2010 15:00:00 GMT"}
+    future = {"X-Robots-Tag": "unavailable_after: 2030-01-01T00:00:00+00:00"}
+    assert judge(headers=past).noindex == "header"
+    assert judge(headers=future).indexable
+
+
+def test_meta_robots_and_googlebot_most_restrictive_wins() -> None:
+    v = judge(head=head(robots=("index, follow", "NOINDEX")))
+    assert (v.indexable, v.reason, v.noindex) == (False, "page-noindex", "meta")
+    assert judge(head=head(robots=("max-snippet:-1, index",))).indexable
+
+
+def test_canonical_elsewhere_from_the_head_or_a_link_header() -> None:
+    v = judge(head=head(canonical="/hat-blue"))
+    assert (v.reason, v.canonical) == ("page-canonicalised", "https://shop.example/hat-blue")
+    link = {
+        "Link": "<https://cdn.example/a.css>; rel=preload, <https://shop.example/w.pdf>; "
+        'rel="canonical"'
+    }
+    assert judge(headers=link).canonical == "https://shop.example/w.pdf"
+    assert judge(head=head(canonical="HTTPS://SHOP.example:443/products/hat#top")).indexable
+
+
+def test_redirect_to_an_indexable_page_and_soft_404() -> None:
+    v = judge(final="https://shop.example/hats/hat", redirected=True, head=head())
+    assert v.reason == "page-redirect"
+    assert judge(head=head(title="Page not found \u2013 Shop")).reason == "page-soft-404"
+    assert judge(head=head(title=None), body=0).reason == "page-soft-404"
+    assert judge(head=head(title="404 \u2013 Shop")).reason == "page-soft-404"
+    assert judge(head=head(title="Page 404 of the archive")).indexable  # a number, no error
+
+
+def test_failures_redirect_error_or_unreachable() -> None:
+    assert verdict.failed(FetchErrorKind.TOO_MANY_REDIRECTS, True).reason == "page-redirect-error"
+    assert verdict.failed(FetchErrorKind.BLOCKED, True).reason == "page-redirect-error"
+    assert verdict.failed(FetchErrorKind.BLOCKED, False).reason == "page-unreachable"
+    assert verdict.failed(FetchErrorKind.TIMEOUT, False).reason == "page-unreachable"
+
+
+def test_page_modified_and_the_lastmod_tolerance() -> None:
+    same = {
+        "Last-Modified": "Fri, 04 Dec 2026 00:00:00 GMT",
+        "Date": "Fri, 04 Dec 2026 00:00:10 GMT",
+    }
+    assert verdict.page_modified(same, None) is None  # the time of the response
+    old = {
+        "Last-Modified": "Mon, 02 Nov 2026 09:00:00 GMT",
+        "Date": "Fri, 04 Dec 2026 00:00:10 GMT",
+    }
+    modified = verdict.page_modified(old, None)
+    assert modified == datetime(2026, 11, 2, 9, tzinfo=UTC)
+    assert not verdict.lastmod_disagrees("2026-11-02", modified)
+    assert verdict.lastmod_disagrees("2026-11-20", modified)
+    assert not verdict.lastmod_disagrees(None, modified)
+
+
+def test_the_pacer_spaces_requests_by_rate_or_crawl_delay_and_pauses() -> None:
+    t = [0.0]
+    p = Pacer(rate=2.0, crawl_delay_s=None, clock=lambda: t[0])
+    assert [p.reserve() for _ in range(3)] == [0.0, 0.5, 1.0]
+    slow = Pacer(rate=10.0, crawl_delay_s=3.0, clock=lambda: t[0])
+    assert [slow.reserve() for _ in range(2)] == [0.0, 3.0]
+    free = Pacer(rate=None, crawl_delay_s=None, clock=lambda: t[0])
+    free.pause(5.0)
+    assert free.reserve() == 5.0
+    t[0] = 10.0
+    assert free.reserve() == 0.0
+
+
+def test_crawl_delay_of_the_agents_group_else_stars() -> None:
+    body = (
+        b"User-agent: *\nCrawl-delay: 2\n\n"
+        b"User-agent: 37AuditsBot\nUser-agent: x\nCrawl-delay: 0.5\n"
+    )
+    assert crawl_delay(body, "37AuditsBot/1.0 (+https://x)") == 0.5
+    assert crawl_delay(body, "OtherBot/2") == 2.0
+    assert crawl_delay(b"User-agent: *\nDisallow: /\n", "a") is None
+
+
+def test_retry_after_seconds_or_a_date() -> None:
+    assert retry_after_seconds("7", NOW) == 7.0
+    assert retry_after_seconds("Fri, 04 Dec 2026 00:00:30 GMT", NOW) == 30.0
+    assert retry_after_seconds("soon", NOW) is None
+
+
+def test_the_pages_file_resumes_past_a_cut_last_line(tmp_path: Path) -> None:
+    path = str(tmp_path / "pages.jsonl")
+    out = PagesFile(path, resume=False)
+    out.write({"url": "https://a.example/1"})
+    out.write({"url": "https://a.example/2"})
+    out.close()
+    with open(path, "a", encoding="utf-8") as f:
+        f.write('{"url": "https://a.exa')  # killed mid-row
+    assert [r["url"] for r in PagesFile.rows(path)] == [
+        "https://a.example/1",
+        "https://a.example/2",
+    ]
+    again = PagesFile(path, resume=True)
+    again.write({"url": "https://a.example/3"})
+    again.close()
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    assert [json.loads(x)["url"] for x in lines][-1] == "https://a.example/3" and len(lines) == 3
+
+
+def test_the_summary_counts_per_sitemap_and_keeps_few_examples() -> None:
+    s = Summary()
+    for i in range(8):
+        s.add(
+            {
+                "url": f"u{i}",
+                "sitemap": "s1",
+                "indexable": False,
+                "reason": "page-not-found",
+                "status": 404,
+            }
+        )
+    s.add({"url": "ok", "sitemap": "s2", "indexable": True, "reason": None})
+    doc = s.document()
+    assert (doc["checked"], doc["indexable"], doc["byReason"]) == (9, 1, {"page-not-found": 8})
+    assert doc["sitemaps"][0] == {
+        "sitemap": "s1",
+        "checked": 8,
+        "indexable": 0,
+        "byReason": {"page-not-found": 8},
+        "lastmodMismatch": 0,
+    }
+    (finding,) = doc["findings"]
+    assert finding["title"] == "Not found (404)" and len(finding["examples"]) == 5
+
+
+def test_the_html_pages_section_draws_shares_and_escapes_what_sites_wrote() -> None:
+    from sitemap_auditor.deep.reports import html_report, pages_html
+
+    s = Summary()
+    s.add(
+        {
+            "url": "https://a.example/<script>",
+            "sitemap": "https://a.example/s.xml",
+            "indexable": False,
+            "reason": "page-noindex",
+            "noindex": "meta",
+        }
+    )
+    for _ in range(3):
+        s.add(
+            {
+                "url": "https://a.example/ok",
+                "sitemap": "https://a.example/s.xml",
+                "indexable": True,
+                "reason": None,
+            }
+        )
+    html = pages_html.section(s.document())
+    assert "4 listed pages checked: 3 indexable, 1 not" in html
+    assert "Excluded by &#x27;noindex&#x27; tag" in html and "<script>" not in html
+    assert ">75<" in html or "75%" in html
+    assert pages_html.section(None) == ""
+    assert 'id="pages"' not in html_report.render({"sitemaps": [], "findings": []})
+
+
+def test_the_digest_set_holds_each_key_once_through_growth() -> None:
+    from sitemap_auditor.deep.pages.store import DigestSet, url_key
+
+    s = DigestSet(4)
+    keys = [url_key(f"https://a.example/{i}") for i in range(5000)] + [0, 1]
+    assert all(s.add(k) for k in keys[:-1])  # 0 is kept as 1
+    assert not s.add(1) and not any(s.add(k) for k in keys)
+    assert len(s) == 5001 and keys[17] in s and url_key("https://b.example/") not in s
+    copy = s.copy()
+    assert copy.add(url_key("https://b.example/")) and len(s) == 5001 and len(copy) == 5002
+    assert sorted(s) == sorted({k or 1 for k in keys})
