@@ -420,7 +420,7 @@ class SitemapParser:
         assert self._decoder is not None
         state = self._decoder.getstate()
         try:
-            return self._decoder.decode(data, final).encode("utf-8"), False
+            text = self._decoder.decode(data, final)
         except UnicodeDecodeError as e:
             # What precedes the bad bytes still goes to expat, so that an error it finds there
             # comes first, as it would had the bytes arrived in smaller chunks.
@@ -431,6 +431,12 @@ class SitemapParser:
                 return good.encode("utf-8"), True
             except (UnicodeError, TypeError, ValueError):
                 return b"", True
+        try:
+            return text.encode("utf-8"), False
+        except UnicodeEncodeError as e:
+            # A lone surrogate the codec made (UTF-7 can): no character, so bytes that are not
+            # the codec's, as a decoding error would be, wherever the chunks were cut.
+            return text[: e.start].encode("utf-8"), True
 
     def _parse(self, data: bytes, final: bool) -> None:
         try:

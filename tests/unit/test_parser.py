@@ -279,3 +279,12 @@ def test_encodings_nobody_can_read_are_refused(encoding: str) -> None:
 
 
 _NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+
+
+def test_a_lone_surrogate_a_codec_makes_is_the_same_refusal_however_the_bytes_are_cut() -> None:
+    # UTF-7 can encode a lone surrogate, which is no character: refused as bytes that are not
+    # UTF-7, whole or a byte at a time (it was an unsupported encoding when whole).
+    body = b'<?xml version="1.0" encoding="UTF-7"?><urlset><url><loc>+2KI-</loc></url></urlset>'
+    whole = parse_bytes([body])
+    assert isinstance(whole, Rejected) and whole.kind is Kind.NOT_WELL_FORMED
+    assert parse_bytes([body[i : i + 1] for i in range(len(body))]) == whole
