@@ -441,9 +441,16 @@ def hedge(
     return takeover_done > budget_end
 
 
+# A lease's age is rebuilt from three stored floats (`Item.lease_renewed_s`): a renewal made
+# exactly on schedule can read back a few ulps early (23.499999999999996 for 23.5). Ages within
+# this of a scheduled renewal are that renewal, so a punctual holder is never judged late.
+RENEWAL_TOLERANCE_S = 1e-6
+
+
 def renewal_due_s(renewed_s: float) -> float:
     """The lease's age at which its holder renews it next, having last renewed it at this age
     (0: just taken): FIRST_RENEWAL_S, then the next whole LEASE_RENEW_S past the second."""
+    renewed_s += RENEWAL_TOLERANCE_S
     if renewed_s < FIRST_RENEWAL_S:
         return FIRST_RENEWAL_S
     return FIRST_RENEWAL_S + LEASE_RENEW_S * (

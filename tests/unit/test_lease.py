@@ -6,6 +6,7 @@ harness/fleet.py's discrete-event time, with its simulated DynamoDB.
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 
@@ -730,6 +731,17 @@ def test_the_first_renewal_comes_early_then_every_renewal_period() -> None:
         assert renewals(fetch_s) == int(fetch_s // lease.LEASE_RENEW_S)
     assert renewals(2.7) == 1 and renewals(5.6) == 2
     assert max(due(a) - a for a in (0.0, 2.5, 5.5, 8.5)) == lease.LEASE_RENEW_S
+
+
+def test_a_renewal_on_schedule_read_back_a_few_ulps_early_is_that_renewal() -> None:
+    # The age is rebuilt from three floats (until - LEASE_S - at): 23.5 can read back as
+    # 23.499999999999996, which must not make a punctual holder due again at 23.5 (late at 24.5).
+    for k in range(1, 40):
+        scheduled = lease.FIRST_RENEWAL_S + lease.LEASE_RENEW_S * (k - 1)
+        for read_back in (scheduled, math.nextafter(scheduled, 0.0), scheduled - 4e-15):
+            assert lease.renewal_due_s(read_back) == scheduled + lease.LEASE_RENEW_S
+            assert not lease.missed_renewal(read_back, scheduled + lease.LEASE_RENEW_S)
+    assert lease.renewal_due_s(23.499999999999996) == 26.5
 
 
 def test_a_holder_is_late_a_grace_after_a_renewal_it_missed() -> None:
