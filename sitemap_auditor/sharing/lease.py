@@ -73,6 +73,7 @@ __all__ = [
     "hedge",
     "hedge_local",
     "local_choice",
+    "may_take",
     "missed_renewal",
     "poll_base_s",
     "poll_s",
@@ -463,6 +464,46 @@ def missed_renewal(renewed_s: float, age_s: float) -> bool:
     it on time by the time the lease is `age_s` old: past its next renewal and LATE_GRACE_S (a
     renewal that the store throttles is retried well within it)."""
     return age_s > renewal_due_s(renewed_s) + LATE_GRACE_S
+
+
+def may_take(item: Item | None, owner: str, request: TakeLease) -> bool:
+    """True when the store writes `owner`'s lease as `request` asks: the one lease-write rule,
+    which every store applies (the in-memory ones call it; DynamoDB's condition expression is
+    held against it by a test).
+
+    Refused by a live lease of another audit (one ending further ahead than a lease runs, give or
+    take the clocks' skew, is no lease), unless it is the late holder's lease the request replaces,
+    exactly as read; by facts fetched at or after `request.due` that are not transient and not
+    from further ahead than the skew; by a lasting unshareable mark made at or after
+    `request.marked_since` (math.inf: none is heeded) and not from further ahead either.
+    """
+    if item is None:
+        return True
+    ahead = request.now + CLOCK_SKEW_S
+    until = item.lease_until
+    lease_free = (
+        item.lease_owner is None
+        or until is None
+        or until < request.now
+        or until > request.until + CLOCK_SKEW_S
+        or item.lease_owner == owner
+        or (item.lease_owner, until) == (request.over_owner, request.over_until)
+    )
+    stamp = item.stamp
+    facts_free = (
+        stamp is None
+        or stamp.transient
+        or stamp.fetched_at < request.due
+        or stamp.fetched_at > ahead
+    )
+    marked_at = item.unshareable_at
+    mark_free = (
+        not item.unshareable_lasting
+        or marked_at is None
+        or marked_at < request.marked_since
+        or marked_at > ahead
+    )
+    return lease_free and facts_free and mark_free
 
 
 def renewal_s(throttled_in_a_row: int, rng: random.Random) -> float:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import math
 import os
 import random
 import socket
@@ -811,3 +812,64 @@ def test_of_containers_racing_for_a_lease_exactly_one_wins(dynamo: str, table: s
     ]
     won = [json.loads(p.communicate(timeout=120)[0]) for p in racers]
     assert sorted(i for w in won for i in w) == list(range(40))
+
+
+def raw_item(key: str, item: lease.Item) -> dict[str, Any]:
+    """A site's item in the table's attributes, as the store writes them (facts by reference)."""
+    raw: dict[str, Any] = {"pk": {"S": key}}
+    if item.lease_owner is not None and item.lease_until is not None:
+        raw["lease_owner"] = {"S": item.lease_owner}
+        raw["lease_until"] = {"N": repr(item.lease_until)}
+    if item.stamp is not None:
+        raw["fetched_at"] = {"N": repr(item.stamp.fetched_at)}
+        raw["fetch_s"] = {"N": "1.0"}
+        raw["transient"] = {"BOOL": item.stamp.transient}
+        raw["facts_ref"] = {"S": "flight"}
+    if item.unshareable_at is not None:
+        raw["unshareable_flight"] = {"S": "marked"}
+        raw["unshareable_at"] = {"N": repr(item.unshareable_at)}
+        raw["unshareable_lasting"] = {"BOOL": item.unshareable_lasting}
+    return raw
+
+
+@pytest.mark.usefixtures("local_aws")
+def test_the_table_condition_takes_a_lease_exactly_when_may_take_says(table: str) -> None:
+    # The one lease-write rule is lease.may_take; the DynamoDB condition expression must agree
+    # with it on every item, boundaries included (equal times, the skew's edge, a late holder's
+    # lease as read, transient facts, lasting marks).
+    store = dynamostore.DynamoStore(table)
+    client = dynamostore._client()
+    now, skew = 1_764_800_000.25, lease.CLOCK_SKEW_S
+    until, due, marked_since = now + lease.LEASE_S, now - 30.0, now - 100.0
+    rng = random.Random(36)
+    lease_ends = [None, now - 1, now, now + 5, until, until + skew, until + skew + 1]
+    fetched = [None, due - 1, due, now, now + skew, now + skew + 1]
+    marks = [None, marked_since - 1, marked_since, now, now + skew + 1]
+    seen: set[bool] = set()
+    for case in range(160):
+        end = rng.choice(lease_ends)
+        at = rng.choice(fetched)
+        mark = rng.choice(marks)
+        item = lease.Item(
+            stamp=None if at is None else lease.Stamp(at, 1.0, rng.random() < 0.3),
+            lease_owner=None if end is None else rng.choice(["me", "other"]),
+            lease_until=end,
+            unshareable_at=mark,
+            unshareable_lasting=mark is not None and rng.random() < 0.7,
+        )
+        over = rng.choice([None, ("other", now + 5), ("other", until)])
+        since = rng.choice([None, marked_since])
+        request = lease.TakeLease(
+            until=until,
+            now=now,
+            due=due,
+            marked_since=math.inf if since is None else since,
+            over_owner=over[0] if over else None,
+            over_until=over[1] if over else None,
+        )
+        key = f"case-{case}"
+        client.put_item(TableName=table, Item=raw_item(key, item))
+        expected = lease.may_take(item, "me", request)
+        assert store.take_lease(key, "me", until, now, due, over, since) == expected, item
+        seen.add(expected)
+    assert seen == {True, False}

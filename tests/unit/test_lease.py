@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import random
 import statistics
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
@@ -843,3 +844,30 @@ def test_a_lease_of_unknown_taking_time_is_judged_by_its_end_alone() -> None:
     m = machine()
     action, t = wait_until_late(m, leased(until=NOW + lease.LEASE_S), NOW + lease.LEASE_S)
     assert isinstance(action, Sleep) and t >= NOW + lease.LEASE_S - 1.0
+
+
+def test_may_take_is_the_one_lease_write_rule() -> None:
+    until, due = NOW + lease.LEASE_S, NOW - 30.0
+    ask = TakeLease(until=until, now=NOW, due=due, marked_since=NOW - 100.0)
+    assert lease.may_take(None, "me", ask)
+    live = Item(lease_owner="other", lease_until=NOW + 5)
+    assert not lease.may_take(live, "me", ask)
+    assert lease.may_take(live, "other", ask)  # its own lease, from a write whose answer was lost
+    # A late holder's lease is replaced only exactly as read.
+    assert lease.may_take(live, "me", replace(ask, over_owner="other", over_until=NOW + 5))
+    assert not lease.may_take(live, "me", replace(ask, over_owner="other", over_until=NOW + 4))
+    # A lapsed lease, or one further ahead than a lease runs and the skew, is no lease.
+    assert lease.may_take(replace(live, lease_until=NOW - 0.001), "me", ask)
+    assert not lease.may_take(replace(live, lease_until=NOW), "me", ask)
+    assert lease.may_take(replace(live, lease_until=until + lease.CLOCK_SKEW_S + 1), "me", ask)
+    # Facts fetched since `due` refuse it, unless transient or from beyond the skew.
+    fresh = Item(stamp=Stamp(due))
+    assert not lease.may_take(fresh, "me", ask)
+    assert lease.may_take(Item(stamp=Stamp(due - 1)), "me", ask)
+    assert lease.may_take(Item(stamp=Stamp(due, transient=True)), "me", ask)
+    assert lease.may_take(Item(stamp=Stamp(NOW + lease.CLOCK_SKEW_S + 1)), "me", ask)
+    # A lasting mark since `marked_since` refuses it; math.inf heeds none.
+    marked = Item(unshareable_at=NOW - 1, unshareable_lasting=True)
+    assert not lease.may_take(marked, "me", ask)
+    assert lease.may_take(marked, "me", replace(ask, marked_since=math.inf))
+    assert lease.may_take(replace(marked, unshareable_lasting=False), "me", ask)
