@@ -37,6 +37,7 @@ from harness.environments import aws_environment, container_environment
 from harness.servers import LoopbackService, Site, reply, robots_with, send
 from sitemap_auditor import handler
 from sitemap_auditor.audit.config import Settings
+from sitemap_auditor.core.errors import StoreError
 from sitemap_auditor.fetching.fetch import REQUEST_DEADLINE_S, FetchPolicy
 from sitemap_auditor.sharing import dynamostore, lease
 
@@ -873,3 +874,26 @@ def test_the_table_condition_takes_a_lease_exactly_when_may_take_says(table: str
         assert store.take_lease(key, "me", until, now, due, over, since) == expected, item
         seen.add(expected)
     assert seen == {True, False}
+
+
+def test_a_lease_write_without_an_answer_costs_its_short_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A write tried again is safe (the owner's own lease), and DynamoDB answers writes within
+    # tens of ms: a lost answer costs LEASE_WRITE_READ_TIMEOUT_S per attempt, not READ_TIMEOUT_S.
+    fake = FakeAws("stall")
+    try:
+        for k, v in {**aws_environment(fake.url), "AWS_ENDPOINT_URL_DYNAMODB": fake.url}.items():
+            monkeypatch.setenv(k, v)
+        dynamostore.reset()
+        store = dynamostore.DynamoStore("facts")
+        now = time.time()
+        started = time.monotonic()
+        with pytest.raises(StoreError):
+            store.take_lease("k", "me", now + lease.LEASE_S, now, now - 30)
+        elapsed = time.monotonic() - started
+        assert fake.calls == dynamostore.MAX_ATTEMPTS
+        assert elapsed < dynamostore.MAX_ATTEMPTS * dynamostore.READ_TIMEOUT_S / 2
+    finally:
+        dynamostore.reset()
+        fake.stop()
