@@ -40,6 +40,7 @@ __all__ = [
     "LEASE_RENEW_S",
     "LEASE_S",
     "OVERDUE_FACTOR",
+    "TRANSITIONS",
     "UNKNOWN_FETCH_S",
     "UNSHAREABLE_HOLD_S",
     "Action",
@@ -53,6 +54,7 @@ __all__ = [
     "Local",
     "MarkUnshareable",
     "Observation",
+    "Phase",
     "Protocol",
     "Publish",
     "Read",
@@ -199,6 +201,58 @@ class Use(Enum):
     KNOWN = "known"  # those its process already held
     STORED = "stored"  # those of the item it read last
     OWN = "own"  # those of its own fetch
+
+
+class Phase(Enum):
+    """Where an audit is in the protocol: each action the machine asks for puts it in one."""
+
+    LOOKING = "looking"  # reading the item, no holder seen (the first phase; a throttled read's
+    # backoff too)
+    TAKING = "taking"  # its lease write asked for
+    WAITING = "waiting"  # polling for the facts of a holder's fetch
+    TAKEOVER_JITTER = "takeover-jitter"  # the holder is dead or late: a random pause first
+    TAKEOVER_CONFIRM = "takeover-confirm"  # a consistent read that the takeover writes on
+    HOLDING = "holding"  # the lease is its own: fetching, renewing it
+    PUBLISHING = "publishing"  # writing its facts, or the mark that they cannot be shared
+    ALONE = "alone"  # fetching by itself, without the store (the end)
+    DONE = "done"  # finished with facts in hand (the end)
+
+
+# Every move the machine makes from one phase to the next, and why (what it saw). The unit tests
+# check that each move a run makes is here; scripts/lease_diagram.py draws it into
+# docs/contract.md section 7.
+TRANSITIONS: dict[tuple[Phase, Phase], str] = {
+    (Phase.LOOKING, Phase.LOOKING): "throttled: back off, read again",
+    (Phase.LOOKING, Phase.TAKING): "no current facts, no live lease",
+    (Phase.LOOKING, Phase.WAITING): "a live lease of another audit",
+    (Phase.LOOKING, Phase.TAKEOVER_JITTER): "a live lease whose holder missed a renewal",
+    (Phase.LOOKING, Phase.HOLDING): "the lease read is its own (a lost answer)",
+    (Phase.LOOKING, Phase.ALONE): "store failed, lasting mark, hedge or budget",
+    (Phase.LOOKING, Phase.DONE): "current facts",
+    (Phase.TAKING, Phase.HOLDING): "lease taken",
+    (Phase.TAKING, Phase.LOOKING): "refused, or no answer: read again",
+    (Phase.TAKING, Phase.WAITING): "refused, throttled or no answer, a holder known: read again",
+    (Phase.TAKING, Phase.ALONE): "store failed, or refused too often",
+    (Phase.TAKING, Phase.DONE): "refresh refused: another refreshes",
+    (Phase.WAITING, Phase.WAITING): "holder renewing: poll again",
+    (Phase.WAITING, Phase.TAKING): "lease lapsed, facts due: refresh",
+    (Phase.WAITING, Phase.TAKEOVER_JITTER): "holder missed a renewal, or its lease lapsed",
+    (Phase.WAITING, Phase.HOLDING): "the lease read is its own (a lost answer)",
+    (Phase.WAITING, Phase.ALONE): "unshareable, hedge, store failed or budget",
+    (Phase.WAITING, Phase.DONE): "the awaited facts",
+    (Phase.TAKEOVER_JITTER, Phase.TAKEOVER_CONFIRM): "pause over",
+    (Phase.TAKEOVER_CONFIRM, Phase.TAKING): "still late, or lapsed: take over",
+    (Phase.TAKEOVER_CONFIRM, Phase.WAITING): "a new holder, or renewed",
+    (Phase.TAKEOVER_CONFIRM, Phase.TAKEOVER_JITTER): "late still, lease moved: pause again",
+    (Phase.TAKEOVER_CONFIRM, Phase.TAKEOVER_CONFIRM): "throttled: back off, read again",
+    (Phase.TAKEOVER_CONFIRM, Phase.HOLDING): "the lease read is its own (a lost answer)",
+    (Phase.TAKEOVER_CONFIRM, Phase.ALONE): "unshareable, hedge, store failed or budget",
+    (Phase.TAKEOVER_CONFIRM, Phase.DONE): "the awaited facts",
+    (Phase.HOLDING, Phase.PUBLISHING): "fetched",
+    (Phase.HOLDING, Phase.DONE): "fetched, mark written mid-fetch",
+    (Phase.PUBLISHING, Phase.PUBLISHING): "throttled: try again",
+    (Phase.PUBLISHING, Phase.DONE): "written, or given up",
+}
 
 
 @dataclass(frozen=True)
@@ -594,8 +648,10 @@ class Protocol:
         self._retry_deadline: float | None = None
         self._fetched: Stamp | None = None
         self._unshareable: Unshareable | None = None
-        # Taking over a lapsed lease: "jitter" (sleeping first), then "confirm" (reading again).
-        self._takeover: str | None = None
+        # Taking over a lapsed lease: TAKEOVER_JITTER (sleeping first), then TAKEOVER_CONFIRM
+        # (reading again); None otherwise.
+        self._takeover: Phase | None = None
+        self.phase = Phase.LOOKING  # its first action, `start`, is a read
         self._best: Use | None = None  # in a refresh, which current facts are in hand
         self.failed_writes = 0
         # A lease write was just asked for: a failure now may be a write the table applied but
@@ -624,6 +680,29 @@ class Protocol:
 
     def step(self, seen: Observation, now: float) -> Action:
         """The next thing to do, given what came of the last one, at this time."""
+        action = self._step(seen, now)
+        self.phase = self._phase_of(action)
+        return action
+
+    def _phase_of(self, action: Action) -> Phase:
+        """The phase that asking for this action puts the audit in."""
+        if isinstance(action, (Read, Sleep)):
+            if self._takeover is not None:
+                return self._takeover
+            if isinstance(action, Sleep) and self._fetched is not None:
+                return Phase.PUBLISHING  # a throttled publish or mark, tried again
+            return Phase.WAITING if self.waiting_for is not None else Phase.LOOKING
+        phases: dict[type, Phase] = {
+            TakeLease: Phase.TAKING,
+            FetchHolding: Phase.HOLDING,
+            Publish: Phase.PUBLISHING,
+            MarkUnshareable: Phase.PUBLISHING,
+            FetchAlone: Phase.ALONE,
+            Finish: Phase.DONE,
+        }
+        return phases[type(action)]
+
+    def _step(self, seen: Observation, now: float) -> Action:
         taking, self._taking = self._taking, False
         if isinstance(seen, StoreFailed):
             return self._failed(seen, now, taking)
@@ -647,8 +726,8 @@ class Protocol:
             if self._retry is not None:
                 retry, self._retry = self._retry, None
                 return retry
-            if self._takeover == "jitter":
-                self._takeover = "confirm"
+            if self._takeover is Phase.TAKEOVER_JITTER:
+                self._takeover = Phase.TAKEOVER_CONFIRM
                 # Consistent: the takeover writes on what this read shows.
                 return Read(consistent=True)
             # Polls are eventually consistent: they look for the holder's facts or the end of its
@@ -724,7 +803,7 @@ class Protocol:
             return FetchAlone(Reason.UNSHAREABLE)
         if item is not None and item.lease_live(now):
             assert item.lease_owner is not None
-            confirming = self._takeover == "confirm"
+            confirming = self._takeover is Phase.TAKEOVER_CONFIRM
             self._takeover = None
             assert item.lease_until is not None
             if self.waiting_for != item.lease_owner:
@@ -752,13 +831,13 @@ class Protocol:
                 # lease being unchanged (a renewal meanwhile, or another's takeover, refuses it).
                 if confirming and item.lease_until == self._lease_until:
                     return self._take(now, item)
-                self._takeover = "jitter"
+                self._takeover = Phase.TAKEOVER_JITTER
                 return self._sleep(now + self.rng.uniform(0.0, TAKEOVER_JITTER_S), now)
             return self._sleep(now + poll_s(now - (self.waited_since or now), self.rng), now)
-        if self.waiting_for is not None and self._takeover != "confirm":
+        if self.waiting_for is not None and self._takeover is not Phase.TAKEOVER_CONFIRM:
             # The lease this audit waited on lapsed without facts: its holder died. Take over,
             # after a jitter that lets one waiter's new lease be seen by the others first.
-            self._takeover = "jitter"
+            self._takeover = Phase.TAKEOVER_JITTER
             return self._sleep(now + self.rng.uniform(0.0, TAKEOVER_JITTER_S), now)
         self._takeover = None
         return self._take(now)

@@ -9,12 +9,15 @@ from __future__ import annotations
 import math
 import random
 import statistics
+from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support.phases import checked_moves
 
+from harness import lease_diagram
 from harness.fleet import START, Fleet, SiteModel
 from sitemap_auditor.fetching.fetch import REQUEST_DEADLINE_S
 from sitemap_auditor.sharing import lease
@@ -44,6 +47,13 @@ from sitemap_auditor.sharing.lease import (
     Unshareable,
     Use,
 )
+
+
+@pytest.fixture(autouse=True)
+def _moves_in_the_table(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    # Every move of the machine in these tests is one of lease.TRANSITIONS.
+    yield from checked_moves(monkeypatch)
+
 
 NOW = 1_000_000.0
 WINDOW = 60.0
@@ -871,3 +881,13 @@ def test_may_take_is_the_one_lease_write_rule() -> None:
     assert not lease.may_take(marked, "me", ask)
     assert lease.may_take(marked, "me", replace(ask, marked_since=math.inf))
     assert lease.may_take(replace(marked, unshareable_lasting=False), "me", ask)
+
+
+def test_the_contract_draws_the_machine_from_its_transition_table() -> None:
+    text = lease_diagram.CONTRACT.read_text(encoding="utf-8")
+    assert lease_diagram.drawn_into(text) == text, "run: python -m harness.lease_diagram"
+    # Every phase is in the drawing, and only the two ends leave the machine.
+    drawn = lease_diagram.draw()
+    assert all(f" {phase.name} " in drawn for phase in lease.Phase)
+    ends = {a for a, _ in lease.TRANSITIONS} ^ set(lease.Phase)
+    assert ends == {lease.Phase.ALONE, lease.Phase.DONE}

@@ -8,13 +8,22 @@ model the rows rest on: the table's partitions, the containers' clocks.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import pytest
+from support.phases import checked_moves
 
 from harness.fleet import READ_UNITS_PER_S, START, SimDynamo
 from harness.realfleet import LEASE_WRITE_READ_TIMEOUT_S, RealFleet, SimTable, Site, VirtualTime
 from sitemap_auditor.sharing import lease
 from sitemap_auditor.sharing.driver import StoredItem
+
+
+@pytest.fixture(autouse=True)
+def _moves_in_the_table(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    # Every move of the machine in these tests is one of lease.TRANSITIONS.
+    yield from checked_moves(monkeypatch)
+
 
 N = 100
 

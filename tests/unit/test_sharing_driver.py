@@ -9,10 +9,12 @@ from __future__ import annotations
 import math
 import random
 import threading
+from collections.abc import Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
 
 import pytest
+from support.phases import checked_moves
 
 from sitemap_auditor.core import facts
 from sitemap_auditor.core.errors import InvalidItemError
@@ -33,6 +35,13 @@ from sitemap_auditor.sharing.driver import (
     StoreError,
     stamp_of,
 )
+
+
+@pytest.fixture(autouse=True)
+def _moves_in_the_table(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    # Every move of the machine in these tests is one of lease.TRANSITIONS.
+    yield from checked_moves(monkeypatch)
+
 
 SITE = "https://www.example.com"
 
