@@ -244,29 +244,16 @@ class SimDynamo:
     ) -> bool | None:
         """True taken, False refused, None throttled."""
         s = self.state(key)
-        held = s is not None and s.item.lease_live(now) and s.item.lease_owner != owner
-        if held and over is not None and s is not None:
-            # As dynamostore's condition: a late holder's lease, unchanged since it was read.
-            held = (s.item.lease_owner, s.item.lease_until) != over
-        # As dynamostore's condition: a lasting unshareable mark made since `marked_since` (and
-        # not from further ahead than the skew allows) refuses the write.
-        marked_at = s.item.unshareable_at if s is not None else None
-        held = held or (
-            marked_since is not None
-            and s is not None
-            and s.item.unshareable_lasting
-            and marked_at is not None
-            and marked_since <= marked_at <= now + lease.CLOCK_SKEW_S
+        request = lease.TakeLease(
+            until=until,
+            now=now,
+            due=due,
+            marked_since=math.inf if marked_since is None else marked_since,
+            over_owner=over[0] if over is not None else None,
+            over_until=over[1] if over is not None else None,
         )
-        stamp = s.item.stamp if s is not None else None
-        # As dynamostore's condition: facts further ahead of the writer's clock than the skew
-        # allows are no facts (a clock off by more than lease.CLOCK_SKEW_S wrote them).
-        fresh = (
-            stamp is not None
-            and due <= stamp.fetched_at <= now + lease.CLOCK_SKEW_S
-            and not stamp.transient
-        )
-        if held or fresh:
+        refused = not lease.may_take(s.item if s is not None else None, owner, request)
+        if refused:
             if not self._admit("write", key, 1.0, at):
                 return None
             self.failed_conditional_writes += 1

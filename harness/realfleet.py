@@ -37,7 +37,7 @@ from harness.fleet import (
 from sitemap_auditor.core import facts as site_facts
 from sitemap_auditor.core.errors import StoreError
 from sitemap_auditor.core.issues import Kind, issue
-from sitemap_auditor.sharing import lease
+from sitemap_auditor.sharing import dynamostore, lease
 from sitemap_auditor.sharing.driver import (
     FETCHED,
     LocalStore,
@@ -48,7 +48,9 @@ from sitemap_auditor.sharing.driver import (
     StoredItem,
 )
 
-READ_TIMEOUT_S = 2.0  # dynamostore.READ_TIMEOUT_S: a lost answer is known this late
+# A lost answer is known this late: a lease write's, and any other call's (as dynamostore's).
+LEASE_WRITE_READ_TIMEOUT_S = dynamostore.LEASE_WRITE_READ_TIMEOUT_S
+READ_TIMEOUT_S = dynamostore.READ_TIMEOUT_S
 MAX_SHARED_BYTES = 16 * 1024  # dynamostore.MAX_ITEM_BYTES
 AUDIT_CPU_S = 0.02
 
@@ -216,7 +218,13 @@ class SimTable:
         self.lost = 0
         self.refused = 0  # items read as no item: a time in them ahead of the reader's clock
 
-    def _call(self, op: str, attempt: Callable[[float], object | None], median: float) -> object:
+    def _call(
+        self,
+        op: str,
+        attempt: Callable[[float], object | None],
+        median: float,
+        timeout_s: float = READ_TIMEOUT_S,
+    ) -> object:
         for n in range(SDK_ATTEMPTS):
             latency = self.db.latency(median)
             lost = median == WRITE_LATENCY_S and self.rng.random() < self.lost_writes
@@ -224,7 +232,7 @@ class SimTable:
                 # Applied at the table, the answer never comes back: a timeout.
                 self.clock.sleep(latency)
                 answer = attempt(self.clock.now)
-                self.clock.sleep(READ_TIMEOUT_S - latency)
+                self.clock.sleep(max(timeout_s - latency, 0.0))
                 if answer is not None:
                     self.lost += 1
                     raise StoreError(op, "ReadTimeoutError", False)
@@ -283,7 +291,7 @@ class SimTable:
         def take(t: float) -> object | None:
             return self.db.take_lease(key, owner, until, now, due, t, over, marked_since)
 
-        return bool(self._call("update_item", take, WRITE_LATENCY_S))
+        return bool(self._call("update_item", take, WRITE_LATENCY_S, LEASE_WRITE_READ_TIMEOUT_S))
 
     def renew_lease(self, key: str, owner: str, until: float) -> None:
         def renew(t: float) -> object | None:

@@ -79,6 +79,11 @@ _NUMBER = re.compile(r"-?[0-9]{1,40}(?:\.[0-9]{1,40})?(?:[eE][+-]?[0-9]{1,3})?")
 # (boto3's defaults are 60 s reads and several retries).
 CONNECT_TIMEOUT_S = 1.0
 READ_TIMEOUT_S = 2.0
+# A lease write has a read timeout of its own, far shorter: DynamoDB answers a write within tens
+# of milliseconds (p99.9), and a write tried again is safe (the audit's own lease token makes the
+# second write succeed over the first). A lost answer then costs every audit that takes the lease
+# this, not READ_TIMEOUT_S, before the retry or the consistent read that finds its own lease.
+LEASE_WRITE_READ_TIMEOUT_S = 0.3
 MAX_ATTEMPTS = 2  # in all, the first included (botocore's `total_max_attempts`)
 # What DynamoDB answers when it throttles: the store answered, later (section 7: a waiter keeps
 # waiting, with backoff). Every other failure is a store that did not answer usefully.
@@ -96,23 +101,23 @@ _clients: dict[str, Any] = {}
 _clients_lock = threading.Lock()
 
 
-def _client() -> Any:
-    # One client per process; the endpoint and region come from the environment as boto3 reads
-    # them (AWS_ENDPOINT_URL_DYNAMODB, AWS_REGION).
+def _client(lease_writes: bool = False) -> Any:
+    # One client per process, and one for lease writes (a shorter read timeout); the endpoint
+    # and region come from the environment as boto3 reads them (AWS_ENDPOINT_URL_DYNAMODB,
+    # AWS_REGION).
+    name = "dynamodb-lease" if lease_writes else "dynamodb"
     with _clients_lock:
-        client = _clients.get("dynamodb")
+        client = _clients.get(name)
         if client is None:
             import boto3
             from botocore.config import Config
 
             config = Config(
                 connect_timeout=CONNECT_TIMEOUT_S,
-                read_timeout=READ_TIMEOUT_S,
+                read_timeout=LEASE_WRITE_READ_TIMEOUT_S if lease_writes else READ_TIMEOUT_S,
                 retries={"total_max_attempts": MAX_ATTEMPTS, "mode": "standard"},
             )
-            client = _clients["dynamodb"] = boto3.session.Session().client(
-                "dynamodb", config=config
-            )
+            client = _clients[name] = boto3.session.Session().client("dynamodb", config=config)
         return client
 
 
@@ -120,6 +125,7 @@ def warm() -> None:
     """Import boto3 and build the client now (at start-up), so that no audit pays for it."""
     try:
         _client()
+        _client(lease_writes=True)
     except Exception:  # noqa: BLE001 -- the first audit meets the same failure as a StoreError
         reset()
 
@@ -152,9 +158,9 @@ class DynamoStore:
         self._on_rejected = on_rejected  # told why each item read was refused
         self._wall = wall
 
-    def _call(self, op: str, **kwargs: Any) -> Any:
+    def _call(self, op: str, lease_write: bool = False, **kwargs: Any) -> Any:
         try:
-            return getattr(_client(), op)(TableName=self.table, **kwargs)
+            return getattr(_client(lease_write), op)(TableName=self.table, **kwargs)
         except Exception as e:  # noqa: BLE001 -- botocore's many errors are all a store failure
             code = _code(e)
             if code == "ConditionalCheckFailedException":
@@ -239,6 +245,7 @@ class DynamoStore:
         try:
             self._call(
                 "update_item",
+                lease_write=True,
                 Key={"pk": {"S": key}},
                 UpdateExpression="SET lease_owner = :o, lease_until = :u, lease_at = :now, "
                 "expires_at = if_not_exists(expires_at, :ttl)",

@@ -40,6 +40,7 @@ __all__ = [
     "LEASE_RENEW_S",
     "LEASE_S",
     "OVERDUE_FACTOR",
+    "TRANSITIONS",
     "UNKNOWN_FETCH_S",
     "UNSHAREABLE_HOLD_S",
     "Action",
@@ -53,6 +54,7 @@ __all__ = [
     "Local",
     "MarkUnshareable",
     "Observation",
+    "Phase",
     "Protocol",
     "Publish",
     "Read",
@@ -73,6 +75,7 @@ __all__ = [
     "hedge",
     "hedge_local",
     "local_choice",
+    "may_take",
     "missed_renewal",
     "poll_base_s",
     "poll_s",
@@ -198,6 +201,58 @@ class Use(Enum):
     KNOWN = "known"  # those its process already held
     STORED = "stored"  # those of the item it read last
     OWN = "own"  # those of its own fetch
+
+
+class Phase(Enum):
+    """Where an audit is in the protocol: each action the machine asks for puts it in one."""
+
+    LOOKING = "looking"  # reading the item, no holder seen (the first phase; a throttled read's
+    # backoff too)
+    TAKING = "taking"  # its lease write asked for
+    WAITING = "waiting"  # polling for the facts of a holder's fetch
+    TAKEOVER_JITTER = "takeover-jitter"  # the holder is dead or late: a random pause first
+    TAKEOVER_CONFIRM = "takeover-confirm"  # a consistent read that the takeover writes on
+    HOLDING = "holding"  # the lease is its own: fetching, renewing it
+    PUBLISHING = "publishing"  # writing its facts, or the mark that they cannot be shared
+    ALONE = "alone"  # fetching by itself, without the store (the end)
+    DONE = "done"  # finished with facts in hand (the end)
+
+
+# Every move the machine makes from one phase to the next, and why (what it saw). The unit tests
+# check that each move a run makes is here; scripts/lease_diagram.py draws it into
+# docs/contract.md section 7.
+TRANSITIONS: dict[tuple[Phase, Phase], str] = {
+    (Phase.LOOKING, Phase.LOOKING): "throttled: back off, read again",
+    (Phase.LOOKING, Phase.TAKING): "no current facts, no live lease",
+    (Phase.LOOKING, Phase.WAITING): "a live lease of another audit",
+    (Phase.LOOKING, Phase.TAKEOVER_JITTER): "a live lease whose holder missed a renewal",
+    (Phase.LOOKING, Phase.HOLDING): "the lease read is its own (a lost answer)",
+    (Phase.LOOKING, Phase.ALONE): "store failed, lasting mark, hedge or budget",
+    (Phase.LOOKING, Phase.DONE): "current facts",
+    (Phase.TAKING, Phase.HOLDING): "lease taken",
+    (Phase.TAKING, Phase.LOOKING): "refused, or no answer: read again",
+    (Phase.TAKING, Phase.WAITING): "refused, throttled or no answer, a holder known: read again",
+    (Phase.TAKING, Phase.ALONE): "store failed, or refused too often",
+    (Phase.TAKING, Phase.DONE): "refresh refused: another refreshes",
+    (Phase.WAITING, Phase.WAITING): "holder renewing: poll again",
+    (Phase.WAITING, Phase.TAKING): "lease lapsed, facts due: refresh",
+    (Phase.WAITING, Phase.TAKEOVER_JITTER): "holder missed a renewal, or its lease lapsed",
+    (Phase.WAITING, Phase.HOLDING): "the lease read is its own (a lost answer)",
+    (Phase.WAITING, Phase.ALONE): "unshareable, hedge, store failed or budget",
+    (Phase.WAITING, Phase.DONE): "the awaited facts",
+    (Phase.TAKEOVER_JITTER, Phase.TAKEOVER_CONFIRM): "pause over",
+    (Phase.TAKEOVER_CONFIRM, Phase.TAKING): "still late, or lapsed: take over",
+    (Phase.TAKEOVER_CONFIRM, Phase.WAITING): "a new holder, or renewed",
+    (Phase.TAKEOVER_CONFIRM, Phase.TAKEOVER_JITTER): "late still, lease moved: pause again",
+    (Phase.TAKEOVER_CONFIRM, Phase.TAKEOVER_CONFIRM): "throttled: back off, read again",
+    (Phase.TAKEOVER_CONFIRM, Phase.HOLDING): "the lease read is its own (a lost answer)",
+    (Phase.TAKEOVER_CONFIRM, Phase.ALONE): "unshareable, hedge, store failed or budget",
+    (Phase.TAKEOVER_CONFIRM, Phase.DONE): "the awaited facts",
+    (Phase.HOLDING, Phase.PUBLISHING): "fetched",
+    (Phase.HOLDING, Phase.DONE): "fetched, mark written mid-fetch",
+    (Phase.PUBLISHING, Phase.PUBLISHING): "throttled: try again",
+    (Phase.PUBLISHING, Phase.DONE): "written, or given up",
+}
 
 
 @dataclass(frozen=True)
@@ -441,9 +496,16 @@ def hedge(
     return takeover_done > budget_end
 
 
+# A lease's age is rebuilt from three stored floats (`Item.lease_renewed_s`): a renewal made
+# exactly on schedule can read back a few ulps early (23.499999999999996 for 23.5). Ages within
+# this of a scheduled renewal are that renewal, so a punctual holder is never judged late.
+RENEWAL_TOLERANCE_S = 1e-6
+
+
 def renewal_due_s(renewed_s: float) -> float:
     """The lease's age at which its holder renews it next, having last renewed it at this age
     (0: just taken): FIRST_RENEWAL_S, then the next whole LEASE_RENEW_S past the second."""
+    renewed_s += RENEWAL_TOLERANCE_S
     if renewed_s < FIRST_RENEWAL_S:
         return FIRST_RENEWAL_S
     return FIRST_RENEWAL_S + LEASE_RENEW_S * (
@@ -456,6 +518,46 @@ def missed_renewal(renewed_s: float, age_s: float) -> bool:
     it on time by the time the lease is `age_s` old: past its next renewal and LATE_GRACE_S (a
     renewal that the store throttles is retried well within it)."""
     return age_s > renewal_due_s(renewed_s) + LATE_GRACE_S
+
+
+def may_take(item: Item | None, owner: str, request: TakeLease) -> bool:
+    """True when the store writes `owner`'s lease as `request` asks: the one lease-write rule,
+    which every store applies (the in-memory ones call it; DynamoDB's condition expression is
+    held against it by a test).
+
+    Refused by a live lease of another audit (one ending further ahead than a lease runs, give or
+    take the clocks' skew, is no lease), unless it is the late holder's lease the request replaces,
+    exactly as read; by facts fetched at or after `request.due` that are not transient and not
+    from further ahead than the skew; by a lasting unshareable mark made at or after
+    `request.marked_since` (math.inf: none is heeded) and not from further ahead either.
+    """
+    if item is None:
+        return True
+    ahead = request.now + CLOCK_SKEW_S
+    until = item.lease_until
+    lease_free = (
+        item.lease_owner is None
+        or until is None
+        or until < request.now
+        or until > request.until + CLOCK_SKEW_S
+        or item.lease_owner == owner
+        or (item.lease_owner, until) == (request.over_owner, request.over_until)
+    )
+    stamp = item.stamp
+    facts_free = (
+        stamp is None
+        or stamp.transient
+        or stamp.fetched_at < request.due
+        or stamp.fetched_at > ahead
+    )
+    marked_at = item.unshareable_at
+    mark_free = (
+        not item.unshareable_lasting
+        or marked_at is None
+        or marked_at < request.marked_since
+        or marked_at > ahead
+    )
+    return lease_free and facts_free and mark_free
 
 
 def renewal_s(throttled_in_a_row: int, rng: random.Random) -> float:
@@ -546,8 +648,10 @@ class Protocol:
         self._retry_deadline: float | None = None
         self._fetched: Stamp | None = None
         self._unshareable: Unshareable | None = None
-        # Taking over a lapsed lease: "jitter" (sleeping first), then "confirm" (reading again).
-        self._takeover: str | None = None
+        # Taking over a lapsed lease: TAKEOVER_JITTER (sleeping first), then TAKEOVER_CONFIRM
+        # (reading again); None otherwise.
+        self._takeover: Phase | None = None
+        self.phase = Phase.LOOKING  # its first action, `start`, is a read
         self._best: Use | None = None  # in a refresh, which current facts are in hand
         self.failed_writes = 0
         # A lease write was just asked for: a failure now may be a write the table applied but
@@ -576,6 +680,29 @@ class Protocol:
 
     def step(self, seen: Observation, now: float) -> Action:
         """The next thing to do, given what came of the last one, at this time."""
+        action = self._step(seen, now)
+        self.phase = self._phase_of(action)
+        return action
+
+    def _phase_of(self, action: Action) -> Phase:
+        """The phase that asking for this action puts the audit in."""
+        if isinstance(action, (Read, Sleep)):
+            if self._takeover is not None:
+                return self._takeover
+            if isinstance(action, Sleep) and self._fetched is not None:
+                return Phase.PUBLISHING  # a throttled publish or mark, tried again
+            return Phase.WAITING if self.waiting_for is not None else Phase.LOOKING
+        phases: dict[type, Phase] = {
+            TakeLease: Phase.TAKING,
+            FetchHolding: Phase.HOLDING,
+            Publish: Phase.PUBLISHING,
+            MarkUnshareable: Phase.PUBLISHING,
+            FetchAlone: Phase.ALONE,
+            Finish: Phase.DONE,
+        }
+        return phases[type(action)]
+
+    def _step(self, seen: Observation, now: float) -> Action:
         taking, self._taking = self._taking, False
         if isinstance(seen, StoreFailed):
             return self._failed(seen, now, taking)
@@ -599,8 +726,8 @@ class Protocol:
             if self._retry is not None:
                 retry, self._retry = self._retry, None
                 return retry
-            if self._takeover == "jitter":
-                self._takeover = "confirm"
+            if self._takeover is Phase.TAKEOVER_JITTER:
+                self._takeover = Phase.TAKEOVER_CONFIRM
                 # Consistent: the takeover writes on what this read shows.
                 return Read(consistent=True)
             # Polls are eventually consistent: they look for the holder's facts or the end of its
@@ -676,7 +803,7 @@ class Protocol:
             return FetchAlone(Reason.UNSHAREABLE)
         if item is not None and item.lease_live(now):
             assert item.lease_owner is not None
-            confirming = self._takeover == "confirm"
+            confirming = self._takeover is Phase.TAKEOVER_CONFIRM
             self._takeover = None
             assert item.lease_until is not None
             if self.waiting_for != item.lease_owner:
@@ -704,13 +831,13 @@ class Protocol:
                 # lease being unchanged (a renewal meanwhile, or another's takeover, refuses it).
                 if confirming and item.lease_until == self._lease_until:
                     return self._take(now, item)
-                self._takeover = "jitter"
+                self._takeover = Phase.TAKEOVER_JITTER
                 return self._sleep(now + self.rng.uniform(0.0, TAKEOVER_JITTER_S), now)
             return self._sleep(now + poll_s(now - (self.waited_since or now), self.rng), now)
-        if self.waiting_for is not None and self._takeover != "confirm":
+        if self.waiting_for is not None and self._takeover is not Phase.TAKEOVER_CONFIRM:
             # The lease this audit waited on lapsed without facts: its holder died. Take over,
             # after a jitter that lets one waiter's new lease be seen by the others first.
-            self._takeover = "jitter"
+            self._takeover = Phase.TAKEOVER_JITTER
             return self._sleep(now + self.rng.uniform(0.0, TAKEOVER_JITTER_S), now)
         self._takeover = None
         return self._take(now)

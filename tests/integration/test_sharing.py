@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import math
 import os
 import random
 import socket
@@ -36,6 +37,7 @@ from harness.environments import aws_environment, container_environment
 from harness.servers import LoopbackService, Site, reply, robots_with, send
 from sitemap_auditor import handler
 from sitemap_auditor.audit.config import Settings
+from sitemap_auditor.core.errors import StoreError
 from sitemap_auditor.fetching.fetch import REQUEST_DEADLINE_S, FetchPolicy
 from sitemap_auditor.sharing import dynamostore, lease
 
@@ -811,3 +813,87 @@ def test_of_containers_racing_for_a_lease_exactly_one_wins(dynamo: str, table: s
     ]
     won = [json.loads(p.communicate(timeout=120)[0]) for p in racers]
     assert sorted(i for w in won for i in w) == list(range(40))
+
+
+def raw_item(key: str, item: lease.Item) -> dict[str, Any]:
+    """A site's item in the table's attributes, as the store writes them (facts by reference)."""
+    raw: dict[str, Any] = {"pk": {"S": key}}
+    if item.lease_owner is not None and item.lease_until is not None:
+        raw["lease_owner"] = {"S": item.lease_owner}
+        raw["lease_until"] = {"N": repr(item.lease_until)}
+    if item.stamp is not None:
+        raw["fetched_at"] = {"N": repr(item.stamp.fetched_at)}
+        raw["fetch_s"] = {"N": "1.0"}
+        raw["transient"] = {"BOOL": item.stamp.transient}
+        raw["facts_ref"] = {"S": "flight"}
+    if item.unshareable_at is not None:
+        raw["unshareable_flight"] = {"S": "marked"}
+        raw["unshareable_at"] = {"N": repr(item.unshareable_at)}
+        raw["unshareable_lasting"] = {"BOOL": item.unshareable_lasting}
+    return raw
+
+
+@pytest.mark.usefixtures("local_aws")
+def test_the_table_condition_takes_a_lease_exactly_when_may_take_says(table: str) -> None:
+    # The one lease-write rule is lease.may_take; the DynamoDB condition expression must agree
+    # with it on every item, boundaries included (equal times, the skew's edge, a late holder's
+    # lease as read, transient facts, lasting marks).
+    store = dynamostore.DynamoStore(table)
+    client = dynamostore._client()
+    now, skew = 1_764_800_000.25, lease.CLOCK_SKEW_S
+    until, due, marked_since = now + lease.LEASE_S, now - 30.0, now - 100.0
+    rng = random.Random(36)
+    lease_ends = [None, now - 1, now, now + 5, until, until + skew, until + skew + 1]
+    fetched = [None, due - 1, due, now, now + skew, now + skew + 1]
+    marks = [None, marked_since - 1, marked_since, now, now + skew + 1]
+    seen: set[bool] = set()
+    for case in range(160):
+        end = rng.choice(lease_ends)
+        at = rng.choice(fetched)
+        mark = rng.choice(marks)
+        item = lease.Item(
+            stamp=None if at is None else lease.Stamp(at, 1.0, rng.random() < 0.3),
+            lease_owner=None if end is None else rng.choice(["me", "other"]),
+            lease_until=end,
+            unshareable_at=mark,
+            unshareable_lasting=mark is not None and rng.random() < 0.7,
+        )
+        over = rng.choice([None, ("other", now + 5), ("other", until)])
+        since = rng.choice([None, marked_since])
+        request = lease.TakeLease(
+            until=until,
+            now=now,
+            due=due,
+            marked_since=math.inf if since is None else since,
+            over_owner=over[0] if over else None,
+            over_until=over[1] if over else None,
+        )
+        key = f"case-{case}"
+        client.put_item(TableName=table, Item=raw_item(key, item))
+        expected = lease.may_take(item, "me", request)
+        assert store.take_lease(key, "me", until, now, due, over, since) == expected, item
+        seen.add(expected)
+    assert seen == {True, False}
+
+
+def test_a_lease_write_without_an_answer_costs_its_short_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A write tried again is safe (the owner's own lease), and DynamoDB answers writes within
+    # tens of ms: a lost answer costs LEASE_WRITE_READ_TIMEOUT_S per attempt, not READ_TIMEOUT_S.
+    fake = FakeAws("stall")
+    try:
+        for k, v in {**aws_environment(fake.url), "AWS_ENDPOINT_URL_DYNAMODB": fake.url}.items():
+            monkeypatch.setenv(k, v)
+        dynamostore.reset()
+        store = dynamostore.DynamoStore("facts")
+        now = time.time()
+        started = time.monotonic()
+        with pytest.raises(StoreError):
+            store.take_lease("k", "me", now + lease.LEASE_S, now, now - 30)
+        elapsed = time.monotonic() - started
+        assert fake.calls == dynamostore.MAX_ATTEMPTS
+        assert elapsed < dynamostore.MAX_ATTEMPTS * dynamostore.READ_TIMEOUT_S / 2
+    finally:
+        dynamostore.reset()
+        fake.stop()

@@ -6,13 +6,18 @@ harness/fleet.py's discrete-event time, with its simulated DynamoDB.
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
+from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support.phases import checked_moves
 
+from harness import lease_diagram
 from harness.fleet import START, Fleet, SiteModel
 from sitemap_auditor.fetching.fetch import REQUEST_DEADLINE_S
 from sitemap_auditor.sharing import lease
@@ -42,6 +47,13 @@ from sitemap_auditor.sharing.lease import (
     Unshareable,
     Use,
 )
+
+
+@pytest.fixture(autouse=True)
+def _moves_in_the_table(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    # Every move of the machine in these tests is one of lease.TRANSITIONS.
+    yield from checked_moves(monkeypatch)
+
 
 NOW = 1_000_000.0
 WINDOW = 60.0
@@ -732,6 +744,17 @@ def test_the_first_renewal_comes_early_then_every_renewal_period() -> None:
     assert max(due(a) - a for a in (0.0, 2.5, 5.5, 8.5)) == lease.LEASE_RENEW_S
 
 
+def test_a_renewal_on_schedule_read_back_a_few_ulps_early_is_that_renewal() -> None:
+    # The age is rebuilt from three floats (until - LEASE_S - at): 23.5 can read back as
+    # 23.499999999999996, which must not make a punctual holder due again at 23.5 (late at 24.5).
+    for k in range(1, 40):
+        scheduled = lease.FIRST_RENEWAL_S + lease.LEASE_RENEW_S * (k - 1)
+        for read_back in (scheduled, math.nextafter(scheduled, 0.0), scheduled - 4e-15):
+            assert lease.renewal_due_s(read_back) == scheduled + lease.LEASE_RENEW_S
+            assert not lease.missed_renewal(read_back, scheduled + lease.LEASE_RENEW_S)
+    assert lease.renewal_due_s(23.499999999999996) == 26.5
+
+
 def test_a_holder_is_late_a_grace_after_a_renewal_it_missed() -> None:
     assert not lease.missed_renewal(0.0, 2.5 + lease.LATE_GRACE_S)
     assert lease.missed_renewal(0.0, 2.5 + lease.LATE_GRACE_S + 0.01)
@@ -831,3 +854,40 @@ def test_a_lease_of_unknown_taking_time_is_judged_by_its_end_alone() -> None:
     m = machine()
     action, t = wait_until_late(m, leased(until=NOW + lease.LEASE_S), NOW + lease.LEASE_S)
     assert isinstance(action, Sleep) and t >= NOW + lease.LEASE_S - 1.0
+
+
+def test_may_take_is_the_one_lease_write_rule() -> None:
+    until, due = NOW + lease.LEASE_S, NOW - 30.0
+    ask = TakeLease(until=until, now=NOW, due=due, marked_since=NOW - 100.0)
+    assert lease.may_take(None, "me", ask)
+    live = Item(lease_owner="other", lease_until=NOW + 5)
+    assert not lease.may_take(live, "me", ask)
+    assert lease.may_take(live, "other", ask)  # its own lease, from a write whose answer was lost
+    # A late holder's lease is replaced only exactly as read.
+    assert lease.may_take(live, "me", replace(ask, over_owner="other", over_until=NOW + 5))
+    assert not lease.may_take(live, "me", replace(ask, over_owner="other", over_until=NOW + 4))
+    # A lapsed lease, or one further ahead than a lease runs and the skew, is no lease.
+    assert lease.may_take(replace(live, lease_until=NOW - 0.001), "me", ask)
+    assert not lease.may_take(replace(live, lease_until=NOW), "me", ask)
+    assert lease.may_take(replace(live, lease_until=until + lease.CLOCK_SKEW_S + 1), "me", ask)
+    # Facts fetched since `due` refuse it, unless transient or from beyond the skew.
+    fresh = Item(stamp=Stamp(due))
+    assert not lease.may_take(fresh, "me", ask)
+    assert lease.may_take(Item(stamp=Stamp(due - 1)), "me", ask)
+    assert lease.may_take(Item(stamp=Stamp(due, transient=True)), "me", ask)
+    assert lease.may_take(Item(stamp=Stamp(NOW + lease.CLOCK_SKEW_S + 1)), "me", ask)
+    # A lasting mark since `marked_since` refuses it; math.inf heeds none.
+    marked = Item(unshareable_at=NOW - 1, unshareable_lasting=True)
+    assert not lease.may_take(marked, "me", ask)
+    assert lease.may_take(marked, "me", replace(ask, marked_since=math.inf))
+    assert lease.may_take(replace(marked, unshareable_lasting=False), "me", ask)
+
+
+def test_the_contract_draws_the_machine_from_its_transition_table() -> None:
+    text = lease_diagram.CONTRACT.read_text(encoding="utf-8")
+    assert lease_diagram.drawn_into(text) == text, "run: python -m harness.lease_diagram"
+    # Every phase is in the drawing, and only the two ends leave the machine.
+    drawn = lease_diagram.draw()
+    assert all(f" {phase.name} " in drawn for phase in lease.Phase)
+    ends = {a for a, _ in lease.TRANSITIONS} ^ set(lease.Phase)
+    assert ends == {lease.Phase.ALONE, lease.Phase.DONE}

@@ -6,12 +6,15 @@ it publishes, marks and hands back) and that the in-process single flight sits i
 
 from __future__ import annotations
 
+import math
 import random
 import threading
+from collections.abc import Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
 
 import pytest
+from support.phases import checked_moves
 
 from sitemap_auditor.core import facts
 from sitemap_auditor.core.errors import InvalidItemError
@@ -32,6 +35,13 @@ from sitemap_auditor.sharing.driver import (
     StoreError,
     stamp_of,
 )
+
+
+@pytest.fixture(autouse=True)
+def _moves_in_the_table(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    # Every move of the machine in these tests is one of lease.TRANSITIONS.
+    yield from checked_moves(monkeypatch)
+
 
 SITE = "https://www.example.com"
 
@@ -78,9 +88,13 @@ class MemoryStore:
         if isinstance(data, bytes):
             with suppress(InvalidItemError):
                 got = facts.decode(data)
-        stamp = raw.get("stamp") if got is not None else None
+        return StoredItem(self._item(raw, with_stamp=got is not None), got)
+
+    @staticmethod
+    def _item(raw: dict[str, object], with_stamp: bool = True) -> lease.Item:
+        stamp = raw.get("stamp") if with_stamp else None
         assert stamp is None or isinstance(stamp, lease.Stamp)
-        item = lease.Item(
+        return lease.Item(
             stamp=stamp,
             lease_owner=raw.get("owner"),  # type: ignore[arg-type]
             lease_until=raw.get("until"),  # type: ignore[arg-type]
@@ -88,7 +102,6 @@ class MemoryStore:
             unshareable_at=raw.get("marked_at"),  # type: ignore[arg-type]
             unshareable_lasting=bool(raw.get("lasting", False)),
         )
-        return StoredItem(item, got)
 
     def take_lease(
         self,
@@ -102,20 +115,15 @@ class MemoryStore:
     ) -> bool:
         self._maybe_fail("take")
         raw = self.items.setdefault(key, {})
-        until_now = raw.get("until")
-        held = raw.get("owner") not in (None, owner) and (raw.get("owner"), until_now) != over
-        if held and isinstance(until_now, float) and until_now >= now:
-            return False
-        marked_at = raw.get("marked_at")
-        if (
-            marked_since is not None
-            and raw.get("lasting")
-            and isinstance(marked_at, float)
-            and marked_at >= marked_since
-        ):
-            return False
-        stamp = raw.get("stamp")
-        if isinstance(stamp, lease.Stamp) and stamp.fetched_at >= due and not stamp.transient:
+        request = lease.TakeLease(
+            until=until,
+            now=now,
+            due=due,
+            marked_since=math.inf if marked_since is None else marked_since,
+            over_owner=over[0] if over is not None else None,
+            over_until=over[1] if over is not None else None,
+        )
+        if not lease.may_take(self._item(raw), owner, request):
             return False
         raw.update(owner=owner, until=until)
         return True
