@@ -428,15 +428,10 @@ class SitemapParser:
             try:
                 self._decoder.setstate((b"", state[1]))
                 good = self._decoder.decode((pending + data)[: e.start], False)
-                return good.encode("utf-8"), True
             except (UnicodeError, TypeError, ValueError):
                 return b"", True
-        try:
-            return text.encode("utf-8"), False
-        except UnicodeEncodeError as e:
-            # A lone surrogate the codec made (UTF-7 can): no character, so bytes that are not
-            # the codec's, as a decoding error would be, wherever the chunks were cut.
-            return text[: e.start].encode("utf-8"), True
+            return _utf8_until_surrogate(good)[0], True
+        return _utf8_until_surrogate(text)
 
     def _parse(self, data: bytes, final: bool) -> None:
         try:
@@ -573,6 +568,16 @@ class SitemapParser:
             )
             return
         self._names_checked = len(names)
+
+
+def _utf8_until_surrogate(text: str) -> tuple[bytes, bool]:
+    """text as UTF-8, and False; or, where a codec made a lone surrogate (UTF-7 can), which is
+    no character, what precedes it and True: bytes that are not the codec's, as a decoding
+    error is, wherever the chunks were cut."""
+    try:
+        return text.encode("utf-8"), False
+    except UnicodeEncodeError as e:
+        return text[: e.start].encode("utf-8"), True
 
 
 def _nothing() -> None:

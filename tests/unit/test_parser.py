@@ -288,3 +288,13 @@ def test_a_lone_surrogate_a_codec_makes_is_the_same_refusal_however_the_bytes_ar
     whole = parse_bytes([body])
     assert isinstance(whole, Rejected) and whole.kind is Kind.NOT_WELL_FORMED
     assert parse_bytes([body[i : i + 1] for i in range(len(body))]) == whole
+
+
+def test_what_precedes_bytes_that_do_not_decode_is_read_even_with_a_lone_surrogate() -> None:
+    # The root comes before a lone surrogate and a byte UTF-7 refuses: read whole or cut, the
+    # answer is the root's (here an unknown one), not the bytes'.
+    body = b'<?xml version="1.0" encoding="UTF-7"?><urnset>+2KI-\xff</urnset>'
+    whole = parse_bytes([body])
+    assert isinstance(whole, Rejected) and whole.kind is Kind.UNKNOWN_ROOT
+    for size in (1, 5, 13):
+        assert parse_bytes([body[i : i + size] for i in range(0, len(body), size)]) == whole
