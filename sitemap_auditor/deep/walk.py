@@ -69,7 +69,7 @@ __all__ = [
 ]
 
 MAX_SITEMAPS_CEILING = 50_000
-# 1.6 GB of duplicate table at 16 bytes a URL: past what a laptop lends a command.
+# 2.4 GB of duplicate table at 24 bytes a URL: past what a laptop lends a command.
 MAX_DEDUPE_URLS_CEILING = 100_000_000
 # Sitemaps listed past the limit are recorded as unfetched up to this many more, then counted.
 MAX_UNFETCHED_RECORDS = 1000
