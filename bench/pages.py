@@ -153,7 +153,7 @@ def run_ours(base: str, pages: int, concurrency: int) -> None:
     out = tempfile.mktemp(suffix=".jsonl")
     policy = FetchPolicy(origin=("http", "127.0.0.1", port), allow_private_networks=True)
     options = PageOptions(max_pages=0, concurrency=concurrency, max_seconds=3600, pages_out=out)
-    summary = check_pages(listed, base + "/", policy, options)
+    summary = check_pages(listed, base + "/robots.txt", policy, options)
     doc = summary.document()
     rows = _lines(out)
     print(json.dumps({"rows": rows, "indexable": doc["indexable"], "byReason": doc["byReason"]}))

@@ -224,7 +224,7 @@ def _page_check(args: argparse.Namespace, found: Any, spool: Any, stderr: IO[str
         allow_private_networks=args.allow_private_networks or args.demo_site,
         extra_headers=args.extra_headers,
     )
-    summary = check_pages(spool, found.site.url, policy, options)
+    summary = check_pages(spool, found.site.robots_txt_url, policy, options)
     if shown:
         stderr.write("\r\x1b[K")
     return summary
@@ -387,6 +387,23 @@ def _site_name(url: str, taken: set[str]) -> str:
     return name
 
 
+def _limits(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Any:
+    """The walk's limits the options give; a usage error when one is out of its range."""
+    from sitemap_auditor.deep.walk import Limits
+
+    try:
+        return Limits(
+            max_sitemaps=args.max_sitemaps,
+            max_depth=args.max_depth,
+            max_bytes=args.max_bytes,
+            max_seconds=args.max_seconds,
+            concurrency=args.concurrency,
+            max_dedupe_urls=args.max_dedupe_urls,
+        )
+    except ValueError as e:
+        parser.error(str(e))
+
+
 def run_many(
     args: argparse.Namespace, parser: argparse.ArgumentParser, interrupt: Interrupt | None = None
 ) -> int:
@@ -398,7 +415,7 @@ def run_many(
     from sitemap_auditor.core import urls
     from sitemap_auditor.deep import document as documents
     from sitemap_auditor.deep.reports import csv_report, html_report, text_report
-    from sitemap_auditor.deep.walk import Limits, Options, walk
+    from sitemap_auditor.deep.walk import Options, walk
 
     if args.url is not None or args.demo:
         parser.error("--input names the sites: give no URL (nor --demo) beside it")
@@ -409,16 +426,9 @@ def run_many(
         parser.error("--pages checks one site's pages: not with --input")
     if not 1 <= args.jobs <= MAX_JOBS:
         parser.error(f"--jobs must be between 1 and {MAX_JOBS}")
+    limits = _limits(args, parser)
     try:
         sites = _input_urls(args.input, sys.stdin)
-        limits = Limits(
-            max_sitemaps=args.max_sitemaps,
-            max_depth=args.max_depth,
-            max_bytes=args.max_bytes,
-            max_seconds=args.max_seconds,
-            concurrency=args.concurrency,
-            max_dedupe_urls=args.max_dedupe_urls,
-        )
     except OSError as e:
         parser.error(f"--input {args.input}: {e.strerror or e}")
     except ValueError as e:
@@ -557,7 +567,7 @@ def private_address(url: str, resolver: Any = None) -> str | None:
 def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) -> int:
     """Run `sitemap-auditor deep`; return the exit status. interrupt: signal handling the
     caller installed already (and holds); without it, it is installed here."""
-    from sitemap_auditor.deep.walk import Limits, Options, UrlRecord, walk
+    from sitemap_auditor.deep.walk import Options, UrlRecord, walk
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -577,17 +587,7 @@ def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) 
                 "--allow-private-networks to audit a private or loopback address (local "
                 "development only)"
             )
-    try:
-        limits = Limits(
-            max_sitemaps=args.max_sitemaps,
-            max_depth=args.max_depth,
-            max_bytes=args.max_bytes,
-            max_seconds=args.max_seconds,
-            concurrency=args.concurrency,
-            max_dedupe_urls=args.max_dedupe_urls,
-        )
-    except ValueError as e:
-        parser.error(str(e))
+    limits = _limits(args, parser)
     if args.max_age_days is not None and args.max_age_days < 1:
         parser.error("--max-age-days must be at least 1")
     headers = request_headers(args, parser)

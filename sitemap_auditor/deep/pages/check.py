@@ -12,7 +12,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -188,13 +188,13 @@ class _Checker:
             f.close()
 
 
-def _robots(policy: FetchPolicy, site_url: str, agent: str) -> tuple[Any, float | None]:
+def _robots(policy: FetchPolicy, robots_url: str, agent: str) -> tuple[Any, float | None]:
     """robots.txt's rules and Crawl-delay for the page check (None, None when there is none)."""
     from sitemap_auditor.deep.robots_rules import RobotsRules
 
     fetcher = Fetcher(policy, user_agent=agent)
     try:
-        with fetcher.open(site_url.rstrip("/") + "/robots.txt") as answer:
+        with fetcher.open(robots_url) as answer:
             if answer.status != 200:
                 return None, None
             body = b"".join(answer.body(limit=512 * 1024, truncate=True))
@@ -207,13 +207,14 @@ def _robots(policy: FetchPolicy, site_url: str, agent: str) -> tuple[Any, float 
 
 def check_pages(
     listed: Callable[[], Iterable[Listed]],
-    site_url: str,
+    robots_url: str,
     policy: FetchPolicy,
     options: PageOptions,
 ) -> Summary:
     """Check every distinct URL listed (up to max_pages); rows to options.pages_out; totals back.
 
-    listed gives the walk's URLs afresh each time it is called (it may be called twice)."""
+    listed gives the walk's URLs afresh each time it is called (it may be called twice);
+    robots_url is the site's robots.txt as the walk read its site (SiteBase.robots_txt_url)."""
     summary = Summary()
     done = DigestSet()
     if options.resume and options.pages_out:
@@ -221,15 +222,9 @@ def check_pages(
             done.add(url_key(row["url"]))
             summary.add(row, resumed=True)
     start = time.monotonic()
-    policy = FetchPolicy(
-        origin=policy.origin,
-        credentials=policy.credentials,
-        allow_private_networks=policy.allow_private_networks,
-        resolver=policy.resolver,
-        deadline_s=policy.deadline_s,
-        budget_deadline=start + options.max_seconds,
-    )
-    rules, delay = _robots(policy, site_url, options.user_agent)
+    # The caller's policy whole (its extra headers included), bounded by the page check's time.
+    policy = replace(policy, budget_deadline=start + options.max_seconds)
+    rules, delay = _robots(policy, robots_url, options.user_agent)
     summary.crawl_delay = delay
     allowed = rules.checker(options.robots_agent) if rules is not None else None
     items, total, sampled = _chosen(listed, done, options.max_pages)

@@ -89,7 +89,7 @@ def check(
         origin=("http", "127.0.0.1", site.port), allow_private_networks=True, deadline_s=2.0
     )
     summary = check_pages(
-        lambda: iter(listed), site.base + "/", policy, PageOptions(pages_out=out, **options)
+        lambda: iter(listed), site.url("/robots.txt"), policy, PageOptions(pages_out=out, **options)
     )
     rows = {r["url"].removeprefix(site.base): r for r in PagesFile.rows(out)}
     assert summary.checked == len(rows)
@@ -356,3 +356,22 @@ def test_the_command_writes_pages_csv_and_the_documents_pages_key(
     by_url = {r["url"]: r for r in rows}
     assert by_url[site.url("/moved")]["redirects"] == "308 /linen"
     assert by_url[site.url("/linen")]["indexable"] == "true"
+
+
+def test_the_audit_s_headers_reach_every_page_request(site: Site, tmp_path: Path) -> None:
+    # --header and --user-agent are the whole audit's: the page check's policy keeps them.
+    from sitemap_auditor.core.request_headers import ExtraHeaders
+
+    site.route("/robots.txt", reply("User-agent: *\nAllow: /\n", content_type="text/plain"))
+    site.route("/a", reply("<html><head><title>A</title></head></html>", content_type="text/html"))
+    policy = FetchPolicy(
+        origin=("http", "127.0.0.1", site.port),
+        allow_private_networks=True,
+        deadline_s=2.0,
+        extra_headers=ExtraHeaders.of([("X-Audit", "yes")]),
+    )
+    listed = [(site.url("/a"), site.url("/sitemap.xml"), None)]
+    out = str(tmp_path / "pages.jsonl")
+    check_pages(lambda: iter(listed), site.url("/robots.txt"), policy, PageOptions(pages_out=out))
+    asked = {s.path: s.headers.get("x-audit") for s in site.seen}
+    assert asked == {"/robots.txt": "yes", "/a": "yes"}
