@@ -23,7 +23,7 @@ from sitemap_auditor.deep.kinds import Severity
 if TYPE_CHECKING:
     from sitemap_auditor.deep.walk import Walk
 
-__all__ = ["EPILOG", "EXIT_CODES", "build_parser", "main"]
+__all__ = ["EPILOG", "EXIT_CODES", "ProgressLine", "build_parser", "main"]
 
 # Exit status by the worst finding (none above a notice: 0); 64 and 130 as the audit's own.
 EXIT_CODES = {None: 0, Severity.NOTICE: 0, Severity.WARNING: 1, Severity.ERROR: 2}
@@ -136,7 +136,7 @@ def build_parser(prog: str = "sitemap-auditor deep") -> argparse.ArgumentParser:
         type=int,
         default=d.max_dedupe_urls,
         metavar="N",
-        help=f"URLs looked through for duplicates, at most 24 bytes each past 12 MiB "
+        help=f"URLs looked through for duplicates, at most 32 bytes each past 16 MiB "
         f"(default {d.max_dedupe_urls:,})",
     )
     p.add_argument(
@@ -254,7 +254,7 @@ def _pages_after(args: argparse.Namespace, found: Any, spool: Any, stderr: IO[st
         spool.close()
 
 
-class _ProgressLine:
+class ProgressLine:
     """One line on standard error, rewritten as the walk goes: only on a terminal."""
 
     def __init__(self, stream: IO[str]) -> None:
@@ -633,7 +633,7 @@ def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) 
         except OSError as e:
             stderr.write(f"{parser.prog}: cannot write --urls {args.urls}: {e.strerror or e}\n")
             return EXIT_USAGE
-    progress = _ProgressLine(stderr)
+    progress = ProgressLine(stderr)
     restore = None
     if interrupt is None:
         interrupt = Interrupt()
@@ -680,7 +680,7 @@ def _report(
     found: Walk,
     previous: Any,
     interrupt: Interrupt,
-    progress: _ProgressLine,
+    progress: ProgressLine,
     pages: Any = None,
     scratch: str | None = None,
 ) -> int:

@@ -23,8 +23,8 @@ __all__ = [
     "format_instant",
     "key_to_instant",
     "lastmod_key",
-    "lastmod_key_fast",
     "parse_lastmod",
+    "zoned_key",
 ]
 
 # The W3C Datetime profile (https://www.w3.org/TR/NOTE-datetime) as docs/contract.md §5 extends
@@ -97,20 +97,21 @@ _TIMED_ZONED = re.compile(
 _ONE_US = timedelta(microseconds=1)
 
 
-def lastmod_key_fast(text: str) -> int | None:
-    """lastmod_key, faster on the shape most generators write.
+def zoned_key(text: str) -> int | None:
+    """The key of a text of the shape most generators write (a date, a time to the second,
+    perhaps a fraction, and a zone), -1 for such a text naming a day its month lacks, and None
+    for a text of any other shape (lastmod_key answers for those).
 
-    The rule it shortcuts is lastmod_key, which answers for every other text: a text of that
-    shape (and a year from 0002 to 9998, so that no zone moves it out of range) is read by
-    datetime.fromisoformat, in C, which reads the same fields the same way (a fraction cut to
-    microseconds, an impossible day refused). tests/property/test_lastmod_fast.py holds the two
-    equal."""
+    The rule it shortcuts is lastmod_key: a text of that shape (and a year from 0002 to 9998,
+    so that no zone moves it out of range) is read by datetime.fromisoformat, in C, which reads
+    the same fields the same way (a fraction cut to microseconds, an impossible day refused).
+    tests/property/test_lastmod_fast.py holds the two equal."""
     if _TIMED_ZONED.fullmatch(text) is None or not "0001" < text[:4] < "9999":
-        return lastmod_key(text)
+        return None
     try:
         instant = datetime.fromisoformat(text)
     except ValueError:  # a day the month lacks
-        return None
+        return -1
     return (instant - _EPOCH) // _ONE_US
 
 

@@ -21,7 +21,7 @@ from sitemap_auditor.core.lastmod import (
     format_instant,
     key_to_instant,
     lastmod_key,
-    lastmod_key_fast,
+    zoned_key,
 )
 from sitemap_auditor.core.urls import strip_userinfo
 from sitemap_auditor.deep.kinds import KINDS, Kind
@@ -130,7 +130,7 @@ class _Seen:
     count: int = 0
     line: int | None = None
     examples: list[Example] = field(default_factory=list)
-    details: dict[str, None] = field(default_factory=dict)
+    details: dict[str, int] = field(default_factory=dict)  # each with the first line it had
 
 
 _KIND_ORDER = {kind: i for i, kind in enumerate(KINDS)}
@@ -140,8 +140,21 @@ def _in_table_order(item: tuple[Kind, object]) -> int:
     return _KIND_ORDER[item[0]]
 
 
+def _example_order(e: Example) -> tuple[int, str]:
+    return (-1 if e.line is None else e.line, e.value)
+
+
+def _details_text(details: dict[str, int]) -> str:
+    # In the order of their first lines, then of their words.
+    return ", ".join(d for _, d in sorted((at, d) for d, at in details.items()))
+
+
 class Tally:
-    """Findings of one subject, kind by kind: a count, the first line, a few examples."""
+    """Findings of one subject, kind by kind: a count, the first line, a few examples.
+
+    What it keeps does not depend on the order the occurrences were counted in (a repeat may
+    be counted when another file is read): the first line, the examples of the lowest lines,
+    the details in the order of their first lines."""
 
     def __init__(self) -> None:
         self._kinds: dict[Kind, _Seen] = {}
@@ -151,20 +164,39 @@ class Tally:
         seen = self._kinds.get(kind)
         if seen is None:
             seen = self._kinds[kind] = _Seen(line=line)
+        elif line is not None and (seen.line is None or line < seen.line):
+            seen.line = line
         seen.count += 1
-        if len(seen.examples) < MAX_EXAMPLES and (value or line is not None):
-            if "@" in value:
-                value = strip_userinfo(value)  # no echoed URL carries userinfo
-            seen.examples.append(Example(line, value[:MAX_EXAMPLE_CHARS]))
-        if detail and len(seen.details) < 8:
-            seen.details.setdefault(detail[:MAX_EXAMPLE_CHARS])
+        if value or line is not None:
+            examples = seen.examples
+            if len(examples) < MAX_EXAMPLES or (
+                line is not None and examples[-1].line is not None and line < examples[-1].line
+            ):
+                if "@" in value:
+                    value = strip_userinfo(value)  # no echoed URL carries userinfo
+                example = Example(line, value[:MAX_EXAMPLE_CHARS])
+                if examples and _example_order(example) < _example_order(examples[-1]):
+                    examples.append(example)
+                    examples.sort(key=_example_order)
+                else:
+                    examples.append(example)
+                del examples[MAX_EXAMPLES:]
+        if detail:
+            details = seen.details
+            cut = detail[:MAX_EXAMPLE_CHARS]
+            at = -1 if line is None else line
+            if cut in details:
+                if at < details[cut]:
+                    details[cut] = at
+            elif len(details) < 8:
+                details[cut] = at
 
     def set_count(self, kind: Kind, count: int, line: int | None = None, detail: str = "") -> None:
         """Record a kind counted elsewhere (a file's total of entries, say)."""
         seen = self._kinds.setdefault(kind, _Seen(line=line))
         seen.count = count
         if detail:
-            seen.details.setdefault(detail[:MAX_EXAMPLE_CHARS])
+            seen.details.setdefault(detail[:MAX_EXAMPLE_CHARS], -1 if line is None else line)
 
     def __contains__(self, kind: Kind) -> bool:
         return kind in self._kinds
@@ -174,7 +206,14 @@ class Tally:
         # In the kinds' table's order, not the order they were first counted in: a repeat is
         # counted when the duplicate table answers, which may come later (seen.Duplicates).
         return [
-            Finding(kind, sitemap, s.line, s.count, tuple(s.examples), ", ".join(s.details))
+            Finding(
+                kind,
+                sitemap,
+                s.line,
+                s.count,
+                tuple(s.examples),
+                _details_text(s.details),
+            )
             for kind, s in sorted(self._kinds.items(), key=_in_table_order)
         ]
 
@@ -273,8 +312,14 @@ def _period_start(text: str, key: int) -> int:
 
 def classify_lastmod(raw: str, now_key: int) -> tuple[Kind | None, int | None]:
     """What is wrong with a <lastmod> (None: nothing), and its key when it parses."""
+    key = zoned_key(raw)
+    if key is not None:
+        # The shape most generators write: a time and a zone, so its period is its instant.
+        if key < 0:
+            return Kind.INVALID_DATE, None
+        return (Kind.FUTURE_LASTMOD if key > now_key + _TIME_SLACK_US else None), key
     text = raw.strip(_XML_SPACE)
-    key = lastmod_key_fast(text)
+    key = lastmod_key(text)
     if key is None:
         return Kind.INVALID_DATE, None
     timed = "T" in text
@@ -336,13 +381,17 @@ class LastmodStats:
         # them, a new value is not counted: the most common one is still known, as one that
         # holds 90 % of the entries is among the first values seen or holds them itself).
         self.values: dict[int, int] = {}
+        self._day = -1  # the last value's day, and its month (None: not counted)
+        self._month: str | None = None
 
     def add(self, key: int, times: int = 1) -> None:
         """Count a parsable value, seen `times` times."""
         self.count += times
-        if self.earliest is None or key < self.earliest:
+        earliest = self.earliest
+        if earliest is None or key < earliest:
             self.earliest = key
-        if self.latest is None or key > self.latest:
+        latest = self.latest
+        if latest is None or key > latest:
             self.latest = key
         values = self.values
         if key in values:
@@ -350,13 +399,21 @@ class LastmodStats:
         elif len(values) < MAX_DISTINCT_DAYS:
             values[key] = times
         day = key // _US_PER_DAY
-        if len(self.days) < MAX_DISTINCT_DAYS:
-            self.days.add(day)
-        month = _month_of(day)
-        if month in self.months:
-            self.months[month] += times
-        elif len(self.months) < MAX_MONTHS:
-            self.months[month] = times
+        if day != self._day:
+            # A file lists its URLs mostly by date: the day (and so its month) is often the
+            # last one's, known already.
+            self._day = day
+            if len(self.days) < MAX_DISTINCT_DAYS:
+                self.days.add(day)
+            month = _month_of(day)
+            months = self.months
+            if month in months or len(months) < MAX_MONTHS:
+                months.setdefault(month, 0)
+                self._month = month
+            else:
+                self._month = None  # past MAX_MONTHS months, a new one is not counted
+        if self._month is not None:
+            self.months[self._month] += times
 
 
 class Rules(Protocol):
@@ -484,7 +541,8 @@ class SitemapChecks:
         self._prefix = scope.prefix
         self._allows = site.allows if scope.host == site.robots_host else None
         self._seen = site.seen.add
-        self._report = self._repeat  # one object: the duplicate table batches by it
+        self._report = self.repeat
+        site.seen.register(number, self)
 
     @property
     def stats(self) -> LastmodStats:
@@ -569,8 +627,9 @@ class SitemapChecks:
         if allows is not None and problem is None and not allows(loc):
             self.tally.add(Kind.BLOCKED_BY_ROBOTS, line, loc)
 
-    def _repeat(self, line: int | None, loc: str, again: int) -> None:
-        # The duplicate table's report of a URL seen before (now, or a little later).
+    def repeat(self, line: int | None, loc: str, again: int) -> None:
+        """Count a repeat the duplicate table found: loc listed again on line (again: 1 when
+        this file lists it twice, 2 when another file keeps it; seen.Duplicates's rule)."""
         if again != 1 and self.is_news:
             # A news sitemap repeats recent articles of the regular ones, as publishers must.
             self.tally.add(Kind.ALSO_IN_NEWS, line, loc)

@@ -1,14 +1,23 @@
-"""Duplicate detection of the deep audit: which URLs were seen, and in which sitemap first.
+"""Duplicate detection of the deep audit: which URLs were seen, and where they are listed first.
 
 `SeenUrls` is the table, in the audit's own process: an open-addressing table of the URLs'
-64-bit hashes, with the number of the sitemap that listed each first beside it. `Duplicates` is
-what the checks ask: it tells the sitemap that lists a URL seen before, at once, under a lock.
+64-bit hashes, with the sitemap (its number) and the line of the listing that keeps each URL
+beside it. `Duplicates` is what the checks ask, under a lock: every listing of a URL but one is a
+repeat, and which one is kept follows a rule, not the order the files happened to be read in
+(several are read at once): a regular sitemap's listing before a news sitemap's (a news sitemap
+repeats recent articles, as publishers must), then the first in the walk's order (breadth first,
+each index's children in the order it lists them), then the first line. A repeat found in a file
+read earlier is reported to it when the file that keeps the URL is read, so the same site gives
+the same repeats, in the same files and lines, every run.
 
-Bounds. A slot is 12 bytes (8 of hash, 4 of sitemap number). The first table has
-`DEDUPE_FIRST_SLOTS` slots (12 MiB), or fewer when `max_urls` needs fewer; it grows by half once
-three quarters full, so past its first size it is always at least half full: at most 24 bytes a
+Bounds. A slot is 16 bytes: 8 of hash, 4 of line, 2 of the number of the sitemap that keeps the
+URL and 2 of the last other sitemap that repeated it (so that a second repeat in one file is
+"within this file" in whichever order the files are read; sitemap numbers stay below
+`MAX_FILE_NUMBER`, as the walk records at most 51,000 sitemaps). The first table has
+`DEDUPE_FIRST_SLOTS` slots (16 MiB), or fewer when `max_urls` needs fewer; it grows by half once
+three quarters full, so past its first size it is always at least half full: at most 32 bytes a
 URL (and, for the moment it grows, the old table beside the new one, 2.5 times that). Past
-`max_urls` URLs (`--max-dedupe-urls`, 5,000,000 by default: at most 120 MiB) no more are looked
+`max_urls` URLs (`--max-dedupe-urls`, 5,000,000 by default: at most 160 MiB) no more are looked
 for, and the audit says so in a notice.
 
 False duplicates. Two different URLs are taken for one when their 64-bit hashes are equal
@@ -22,27 +31,32 @@ from __future__ import annotations
 
 import threading
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from typing import Any, Protocol
 
 __all__ = [
     "DEDUPE_BYTES_PER_URL",
     "DEDUPE_FIRST_SLOTS",
     "DEFAULT_MAX_DEDUPE_URLS",
+    "MAX_FILE_NUMBER",
     "SLOT_BYTES",
     "Duplicates",
-    "Lines",
+    "Lister",
     "Report",
     "SeenUrls",
     "false_duplicate_pairs",
 ]
 
-SLOT_BYTES = 12  # an 8-byte hash and a 4-byte sitemap number
+SLOT_BYTES = 16  # an 8-byte hash, a 4-byte line, two 2-byte sitemap numbers
+MAX_FILE_NUMBER = 0xFFFE  # 0xFFFF: no sitemap
 # At most this many bytes a URL at rest once past the first table: slots at least half full.
 DEDUPE_BYTES_PER_URL = 2 * SLOT_BYTES
-DEDUPE_FIRST_SLOTS = 1 << 20  # 12 MiB: 786,432 URLs before the table first grows
+DEDUPE_FIRST_SLOTS = 1 << 20  # 16 MiB: 786,432 URLs before the table first grows
 DEFAULT_MAX_DEDUPE_URLS = 5_000_000
 
 _MASK = (1 << 64) - 1
+_MAX_LINE = (1 << 32) - 1  # a line past it is kept as this one
+_NONE = 0xFFFF
 
 
 def false_duplicate_pairs(urls: int) -> float:
@@ -51,32 +65,35 @@ def false_duplicate_pairs(urls: int) -> float:
 
 
 class SeenUrls:
-    """Which URLs were seen, and the number of the sitemap that listed each first.
+    """Which URLs were seen, and the sitemap and line of the listing that keeps each one.
 
     `add` runs for every listed URL: it is a closure over the table, not a method, as a
-    closure's cells cost less than attribute look-ups.
+    closure's cells cost less than attribute look-ups. Its answer, a slot, is good for `first`
+    and `move` until the next `add`.
     """
 
     def __init__(self, max_urls: int = DEFAULT_MAX_DEDUPE_URLS) -> None:
         self.max_urls = max_urls
         # The first table is large enough for most sites (growing it again and again costs
         # more than all the look-ups), and no larger than the bound needs.
-        first = max(1024, min(DEDUPE_FIRST_SLOTS, max_urls * 4 // 3 + 1))
-        keys = array("Q", [0]) * first  # 0: empty
-        files = array("L", [0]) * first
-        n = first
+        slots = max(1024, min(DEDUPE_FIRST_SLOTS, max_urls * 4 // 3 + 1))
+        keys = array("Q", [0]) * slots  # 0: empty
+        files = array("H", [0]) * slots
+        lasts = array("H", [0]) * slots
+        lines = array("L", [0]) * slots
+        n = slots
         size = 0
         full = False
 
-        def add(url_hash: int, file_number: int) -> int:
-            """-1 for a new URL, else the number of the sitemap that listed it first."""
+        def add(url_hash: int, file_number: int, line: int = 0) -> int:
+            """-1 for a new URL (kept as listed by file_number on line), else its slot."""
             nonlocal size, full
             h = url_hash & _MASK or 1  # 0 marks an empty slot
             i = h % n
             v = keys[i]
             while v:
                 if v == h:
-                    return files[i]
+                    return i
                 i += 1
                 if i == n:
                     i = 0
@@ -88,17 +105,32 @@ class SeenUrls:
                 return -1
             keys[i] = h
             files[i] = file_number
+            lasts[i] = _NONE
+            lines[i] = line if line <= _MAX_LINE else _MAX_LINE
             size += 1
             if size * 4 > n * 3:
                 grow()
             return -1
 
+        def first(slot: int) -> tuple[int, int, int]:
+            """The listing that keeps the URL (sitemap, line), and the last other sitemap that
+            repeated it (-1: none)."""
+            last = lasts[slot]
+            return files[slot], lines[slot], -1 if last == _NONE else last
+
+        def move(slot: int, file_number: int, line: int, last: int) -> None:
+            files[slot] = file_number
+            lines[slot] = line if line <= _MAX_LINE else _MAX_LINE
+            lasts[slot] = _NONE if last < 0 else last
+
         def grow() -> None:
-            nonlocal keys, files, n
-            old_keys, old_files = keys, files
+            nonlocal keys, files, lasts, lines, n
+            old_keys, old_files, old_lasts, old_lines = keys, files, lasts, lines
             n = m = len(old_keys) * 3 // 2
             keys = new_keys = array("Q", [0]) * m
-            files = new_files = array("L", [0]) * m
+            files = new_files = array("H", [0]) * m
+            lasts = new_lasts = array("H", [0]) * m
+            lines = new_lines = array("L", [0]) * m
             for j, v in enumerate(old_keys):
                 if v:
                     i = v % m
@@ -108,11 +140,15 @@ class SeenUrls:
                             i = 0
                     new_keys[i] = v
                     new_files[i] = old_files[j]
+                    new_lasts[i] = old_lasts[j]
+                    new_lines[i] = old_lines[j]
 
         def state() -> tuple[int, int, bool]:
             return n, size, full
 
-        self.add: Callable[[int, int], int] = add
+        self.add: Callable[..., int] = add
+        self.first: Callable[[int], tuple[int, int, int]] = first
+        self.move: Callable[[int, int, int, int], None] = move
         self._state = state
 
     @property
@@ -133,43 +169,74 @@ class SeenUrls:
 
 # report(line, url, again): again is 1 for a URL seen before in the same sitemap, 2 in another.
 Report = Callable[[int | None, str, int], None]
-Lines = Sequence[int | None] | Callable[[], Sequence[int | None]]
+
+
+class Lister(Protocol):
+    """A sitemap's checks, as the duplicate table sees them."""
+
+    @property
+    def is_news(self) -> bool:
+        """True once an entry with <news:news> was read."""
+
+    def repeat(self, line: int | None, url: str, again: int) -> None:
+        """Count a repeat of url on line (again: 1 within the file, 2 of another file's)."""
 
 
 class Duplicates:
-    """Duplicate detection for a walk: asked of each listed URL, it reports each one seen before,
-    before the call returns. Thread-safe: the walk's fetches ask from several threads."""
+    """Duplicate detection for a walk: asked of each listed URL, it reports each repeat (see the
+    module's rule), before the call returns. Thread-safe: the walk's fetches ask from several
+    threads (and a repeat reported to another file's checks is counted under the walk's lock,
+    which every parse holds)."""
 
-    def __init__(self, max_urls: int = DEFAULT_MAX_DEDUPE_URLS) -> None:
+    def __init__(
+        self,
+        max_urls: int = DEFAULT_MAX_DEDUPE_URLS,
+        order: Callable[[int], Any] | None = None,
+    ) -> None:
         self.max_urls = max_urls
         self._table = SeenUrls(max_urls)
         self._lock = threading.Lock()
+        # A sitemap's place in the walk's order, by number (the number itself by default).
+        self._order: Callable[[int], Any] = order if order is not None else _itself
+        self._listers: dict[int, Lister] = {}
+
+    def register(self, file_number: int, lister: Lister) -> None:
+        """Let repeats found elsewhere be reported to file_number's checks."""
+        if not 0 <= file_number <= MAX_FILE_NUMBER:
+            raise ValueError(f"sitemap number {file_number} past {MAX_FILE_NUMBER}")
+        self._listers[file_number] = lister
+
+    def _keeps(self, number: int, other: int) -> bool:
+        # True when sitemap `number`'s listing, rather than `other`'s, keeps a URL both list.
+        mine, theirs = self._listers.get(number), self._listers.get(other)
+        if mine is None or theirs is None:
+            return False  # one is not known: the listing seen first keeps it
+        if mine.is_news != theirs.is_news:
+            return theirs.is_news
+        return bool(self._order(number) < self._order(other))
+
+    def _found(
+        self, slot: int, url: str, file_number: int, line: int | None, report: Report
+    ) -> None:
+        # Called under the lock: url was seen before, in the listing the slot keeps.
+        kept, kept_line, last = self._table.first(slot)
+        if kept == file_number:
+            report(line, url, 1)
+        elif self._keeps(file_number, kept):
+            # This listing keeps it now; the one that did is a repeat, and a second listing in
+            # that file will be "within" it, as it would have been had this file been read later.
+            self._table.move(slot, file_number, line or 0, kept)
+            self._listers[kept].repeat(kept_line or None, url, 2)
+        else:
+            self._table.move(slot, kept, kept_line, file_number)
+            report(line, url, 1 if last == file_number else 2)
 
     def add(self, url: str, file_number: int, line: int | None, report: Report) -> None:
-        """Look for url; report(line, url, again) when it was seen before."""
+        """Look for url; report(line, url, again) when this listing is a repeat."""
         with self._lock:
-            first = self._table.add(hash(url), file_number)
-        if first >= 0:
-            report(line, url, 1 if first == file_number else 2)
-
-    def add_run(
-        self,
-        urls: Sequence[str],
-        file_number: int,
-        lines: Lines,
-        report: Report,
-    ) -> None:
-        """add for each of urls, listed on lines (or lines(), asked for only when one was seen
-        before)."""
-        add = self._table.add
-        with self._lock:
-            found = [first for first in map(add, map(hash, urls), [file_number] * len(urls))]
-        if max(found, default=-1) < 0:
-            return
-        at = lines() if callable(lines) else lines
-        for index, first in enumerate(found):
-            if first >= 0:
-                report(at[index], urls[index], 1 if first == file_number else 2)
+            slot = self._table.add(hash(url), file_number, line or 0)
+            if slot >= 0:
+                self._found(slot, url, file_number, line, report)
 
     @property
     def full(self) -> bool:
@@ -185,3 +252,7 @@ class Duplicates:
     def bytes(self) -> int:
         """The table's size in memory."""
         return self._table.bytes
+
+
+def _itself(number: int) -> int:
+    return number

@@ -69,7 +69,7 @@ __all__ = [
 ]
 
 MAX_SITEMAPS_CEILING = 50_000
-# 2.4 GB of duplicate table at 24 bytes a URL: past what a laptop lends a command.
+# 3.2 GB of duplicate table at 32 bytes a URL: past what a laptop lends a command.
 MAX_DEDUPE_URLS_CEILING = 100_000_000
 # Sitemaps listed past the limit are recorded as unfetched up to this many more, then counted.
 MAX_UNFETCHED_RECORDS = 1000
@@ -185,6 +185,9 @@ class SitemapRecord:
     )
     findings: list[Finding] = field(default_factory=list)
     children: list[int] = field(default_factory=list)
+    # Its place in the walk's order (breadth first, each index's children in the order it lists
+    # them), as a key: its depth, its parent's place, its rank among the parent's children.
+    place: tuple[Any, ...] = ()
     cut: bool = False  # its fetch was cut by the walk's own time limit
     # Its fetch was refused (the address guard, a URL that cannot be requested) or failed before
     # any answer: it stays `unfetched`, and its finding says why; no limit left it unread.
@@ -575,8 +578,13 @@ class _Walker:
         if len(self.records) >= self.limits.max_sitemaps + MAX_UNFETCHED_RECORDS:
             self.not_recorded += 1
             return None
-        depth = parent.depth + 1 if parent is not None else 0
-        rec = SitemapRecord(len(self.records), url, parent.url if parent else None, depth, source)
+        number = len(self.records)
+        if parent is None:
+            place: tuple[Any, ...] = (0, (), number)
+        else:
+            place = (parent.depth + 1, parent.place, len(parent.children))
+        rec = SitemapRecord(number, url, parent.url if parent else None, place[0], source)
+        rec.place = place
         self.records.append(rec)
         self.by_url[url] = rec
         if parent is not None:
@@ -831,7 +839,8 @@ def walk(url: str, options: Options | None = None) -> Walk:
         stopped = "interrupted"
     rules = load_rules(body) if body is not None else None
     max_dedupe = options.limits.max_dedupe_urls
-    seen = Duplicates(max_dedupe)
+    records = walker.records
+    seen = Duplicates(max_dedupe, order=lambda number: records[number].place)
     walker.site_checks = SiteChecks(rules, site.host, max_dedupe, seen)
     source = "robots" if listed else "fallback"
     try:

@@ -1,12 +1,17 @@
-"""lastmod_key_fast is lastmod_key, faster on the shape most generators write: equal on every
-text, those of that shape and near it above all."""
+"""zoned_key is lastmod_key, faster on the shape most generators write: equal on every text it
+answers for, those of that shape and near it above all; and classify_lastmod, which takes that
+shortcut, is the plain classification of a stripped value by lastmod_key."""
 
 from __future__ import annotations
+
+from datetime import UTC, datetime
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from sitemap_auditor.core.lastmod import lastmod_key, lastmod_key_fast
+from sitemap_auditor.core.lastmod import XML_SPACE, lastmod_key, zoned_key
+from sitemap_auditor.deep.checks import classify_lastmod, instant_key
+from sitemap_auditor.deep.kinds import Kind
 
 _DIGITS = st.text("0123456789", min_size=1, max_size=7)
 _ZONES = st.sampled_from(["Z", "+01:00", "-05:00", "+14:00", "-14:00", "+14:01", "+13:59",
@@ -34,10 +39,47 @@ def near_timestamps(draw: st.DrawFn) -> str:
 @example("0001-01-01T00:30:00+01:00")
 @example("9999-12-31T23:30:00-01:00")
 def test_equal_on_every_timestamp_near_the_shape(text: str) -> None:
-    assert lastmod_key_fast(text) == lastmod_key(text)
+    _same(text)
 
 
 @settings(max_examples=1000, deadline=None)
 @given(st.text(max_size=40) | st.from_regex(r"[0-9]{4}(-[0-9]{2}){0,2}", fullmatch=True))
 def test_equal_on_any_text(text: str) -> None:
-    assert lastmod_key_fast(text) == lastmod_key(text)
+    _same(text)
+
+
+def _same(text: str) -> None:
+    key = zoned_key(text)
+    if key is not None:
+        assert (None if key < 0 else key) == lastmod_key(text)
+
+
+_NOW = instant_key(datetime(2026, 6, 1, tzinfo=UTC))
+_HOUR_US = 3_600_000_000
+
+
+def _plain(raw: str, now_key: int) -> tuple[Kind | None, int | None]:
+    # The classification as docs/deep.md states it, through lastmod_key alone.
+    text = raw.strip(XML_SPACE)
+    key = lastmod_key(text)
+    if key is None:
+        return Kind.INVALID_DATE, None
+    if "T" not in text:
+        start = key - (_HOUR_US * 24 - 1_000_000) if len(text) == 10 else None
+        if start is None:  # YYYY or YYYY-MM
+            first = lastmod_key(text + "-01-01" if len(text) == 4 else text + "-01")
+            start = key if first is None else first - (_HOUR_US * 24 - 1_000_000)
+        return (Kind.FUTURE_LASTMOD if start > now_key + 14 * _HOUR_US else None), key
+    if not (text.endswith("Z") or text[-6] in "+-"):
+        return Kind.DATE_WITHOUT_TIMEZONE, key
+    return (Kind.FUTURE_LASTMOD if key > now_key + _HOUR_US else None), key
+
+
+_EDGES = ["2026-06-01T00:59:59Z", "2026-06-01T01:00:01Z", " 2026-06-01T01:00:01Z\n",
+          "2026-06-02", "2026-06-03", "2026-07", "2027", "2026-06-01T02:00"]  # fmt: skip
+
+
+@settings(max_examples=3000, deadline=None)
+@given(near_timestamps() | st.sampled_from(_EDGES))
+def test_classification_is_the_plain_one(text: str) -> None:
+    assert classify_lastmod(text, _NOW) == _plain(text, _NOW)

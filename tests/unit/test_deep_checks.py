@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import itertools
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 import pytest
 
 from sitemap_auditor.core.lastmod import lastmod_key
-from sitemap_auditor.deep import checks
+from sitemap_auditor.deep import checks, walk
 from sitemap_auditor.deep.checks import SitemapScope, Tally
 from sitemap_auditor.deep.kinds import KINDS, Kind, Severity
-from sitemap_auditor.deep.seen import SLOT_BYTES, Duplicates, SeenUrls, false_duplicate_pairs
+from sitemap_auditor.deep.seen import (
+    MAX_FILE_NUMBER,
+    SLOT_BYTES,
+    Duplicates,
+    SeenUrls,
+    false_duplicate_pairs,
+)
 
 NOW = lastmod_key("2026-12-01T12:00:00Z") or 0
 ROOT = SitemapScope.of("https://www.example.com/sitemap.xml", from_robots=True)
@@ -158,38 +166,79 @@ def test_a_tally_keeps_five_examples_cut_to_200_characters() -> None:
     assert len(f.examples) == 5 and all(len(e.value) == 200 for e in f.examples)
 
 
-def test_seen_urls_tell_the_sitemap_that_listed_a_url_first() -> None:
+def test_seen_urls_keep_the_sitemap_and_line_of_a_listing() -> None:
     seen = SeenUrls()
-    assert seen.add(hash("https://a/1"), 0) == -1
-    assert seen.add(hash("https://a/1"), 0) == 0
-    assert seen.add(hash("https://a/1"), 7) == 0  # still the first sitemap's
-    assert seen.add(hash("https://a/2"), 70_000) == -1  # sitemap numbers past 16 bits
-    assert seen.add(hash("https://a/2"), 3) == 70_000
+    assert seen.add(hash("https://a/1"), 0, 4) == -1
+    slot = seen.add(hash("https://a/1"), 7, 9)
+    assert slot >= 0 and seen.first(slot) == (0, 4, -1)  # still the first listing's
+    seen.move(slot, 7, 9, 0)
+    assert seen.first(seen.add(hash("https://a/1"), 1, 1)) == (7, 9, 0)
+    # Sitemap numbers up to the walk's most, huge lines.
+    assert seen.add(hash("https://a/2"), MAX_FILE_NUMBER, 2**40) == -1
+    assert seen.first(seen.add(hash("https://a/2"), 3, 1)) == (MAX_FILE_NUMBER, 2**32 - 1, -1)
     assert seen.size == 2
 
 
-def test_duplicates_report_repeats_within_and_across_sitemaps() -> None:
-    told: list[tuple[int | None, str, int]] = []
+def test_every_sitemap_the_walk_records_has_a_number_the_table_holds() -> None:
+    most = walk.MAX_SITEMAPS_CEILING + walk.MAX_UNFETCHED_RECORDS
+    assert most - 1 <= MAX_FILE_NUMBER
+    with pytest.raises(ValueError):
+        Duplicates().register(MAX_FILE_NUMBER + 1, _Lister())
+
+
+@dataclass
+class _Lister:
+    is_news: bool = False
+    told: list[tuple[int | None, str, int]] = field(default_factory=list)
+
+    def repeat(self, line: int | None, url: str, again: int) -> None:
+        self.told.append((line, url, again))
+
+
+def _listed(
+    order: list[tuple[int, int, str]], news: frozenset[int] = frozenset()
+) -> dict[int, list[tuple[int | None, str, int]]]:
+    # Lists (file, line, url) in the given order; what each file was told.
     d = Duplicates()
-    d.add("https://a/1", 0, 1, lambda *t: told.append(t))
-    d.add("https://a/1", 0, 2, lambda *t: told.append(t))
-    tell = lambda *t: told.append(t)  # noqa: E731
-    d.add_run(["https://a/3", "https://a/1", "https://a/3"], 1, [5, 6, 7], tell)
-    assert told == [(2, "https://a/1", 1), (6, "https://a/1", 2), (7, "https://a/3", 1)]
-    assert d.size == 2 and not d.full
+    files = {f: _Lister(is_news=f in news) for f, _, _ in order}
+    for number, lister in files.items():
+        d.register(number, lister)
+    for number, line, url in order:
+        d.add(url, number, line, files[number].repeat)
+    return {n: sorted(files[n].told) for n in sorted(files)}
 
 
-def test_a_run_without_repeats_never_asks_for_its_lines() -> None:
-    def lines() -> list[int | None]:
-        raise AssertionError("lines asked for")
+def test_duplicates_report_repeats_within_and_across_sitemaps() -> None:
+    told = _listed([(0, 1, "https://a/1"), (0, 2, "https://a/1"), (1, 5, "https://a/3"),
+                    (1, 6, "https://a/1"), (1, 7, "https://a/3")])  # fmt: skip
+    assert told == {0: [(2, "https://a/1", 1)], 1: [(6, "https://a/1", 2), (7, "https://a/3", 1)]}
 
-    Duplicates().add_run(["https://a/1", "https://a/2"], 0, lines, lambda *t: None)
+
+def test_which_file_a_repeat_is_counted_against_does_not_depend_on_the_reading_order() -> None:
+    # A URL in sitemaps 0, 1 and 2 and news sitemap 3: the regular file first in the walk's
+    # order keeps it, whatever order the four are read in; each other file is told its line.
+    listings = [(0, 10, "https://a/x"), (1, 20, "https://a/x"), (2, 30, "https://a/x"),
+                (3, 40, "https://a/x"), (2, 31, "https://a/y"), (1, 21, "https://a/y")]  # fmt: skip
+    answers = {
+        repr(_listed([listings[i] for i in order], news=frozenset({3})))
+        for order in itertools.permutations(range(len(listings)))
+    }
+    assert answers == {
+        repr(
+            {
+                0: [],
+                1: [(20, "https://a/x", 2)],
+                2: [(30, "https://a/x", 2), (31, "https://a/y", 2)],
+                3: [(40, "https://a/x", 2)],
+            }
+        )
+    }
 
 
 def test_seen_urls_stay_within_their_bytes_a_url_and_stop_at_their_bound() -> None:
     seen = SeenUrls(max_urls=100_000)
     for i in range(100_000):
-        assert seen.add(hash(f"https://example.com/p{i}"), 0) == -1
+        assert seen.add(hash(f"https://example.com/p{i}"), 0, i) == -1
     assert seen.bytes <= checks.DEDUPE_BYTES_PER_URL * 100_000
     assert not seen.full
     assert seen.add(hash("https://example.com/one-more"), 0) == -1
@@ -258,8 +307,8 @@ def test_a_count_of_one_reads_in_the_singular(kind: Kind) -> None:
     assert two == info.message.format(count="2", detail="why")
 
 
-def test_seen_urls_start_at_12_mib_or_what_their_bound_needs() -> None:
-    assert SeenUrls().bytes == SLOT_BYTES * checks.DEDUPE_FIRST_SLOTS == 12 * 1024 * 1024
+def test_seen_urls_start_at_16_mib_or_what_their_bound_needs() -> None:
+    assert SeenUrls().bytes == SLOT_BYTES * checks.DEDUPE_FIRST_SLOTS == 16 * 1024 * 1024
     assert SeenUrls(max_urls=150).bytes == SLOT_BYTES * 1024
     # 786,432 URLs fit in the first table: it grows only past them.
     seen = SeenUrls()
@@ -269,5 +318,6 @@ def test_seen_urls_start_at_12_mib_or_what_their_bound_needs() -> None:
     ]
     assert all(seen.add(u, 0) == -1 for u in urls[:-1]) and seen.bytes == first
     assert seen.add(urls[-1], 0) == -1 and seen.bytes == first * 3 // 2
-    assert seen.add(urls[5], 1) == 0 and seen.size == len(urls)
-    assert all(seen.add(u, 2) == 0 for u in urls)  # every one found again after the growth
+    assert seen.first(seen.add(urls[5], 1))[:2] == (0, 0) and seen.size == len(urls)
+    # Every one found again after the growth.
+    assert all(seen.first(seen.add(u, 2))[0] == 0 for u in urls)
