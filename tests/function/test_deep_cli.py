@@ -222,17 +222,17 @@ class _Terminal(io.StringIO):
 
 
 def test_the_progress_line_is_for_a_terminal_only() -> None:
-    from sitemap_auditor.cli.deep import _ProgressLine
+    from sitemap_auditor.cli.deep import ProgressLine
     from sitemap_auditor.deep.walk import Progress
 
     shown = _Terminal()
-    line = _ProgressLine(shown)
+    line = ProgressLine(shown)
     line(Progress(done=3, queued=17, urls=25_000, bytes=5_000_000))
     line.erase()
     assert shown.getvalue().startswith("\r0:00  3 sitemaps done, 17 queued, 25,000 URLs, 5.0 MB")
     assert shown.getvalue().endswith("\r")
     piped = io.StringIO()
-    _ProgressLine(piped)(Progress(done=1, queued=0, urls=1, bytes=1))
+    ProgressLine(piped)(Progress(done=1, queued=0, urls=1, bytes=1))
     assert piped.getvalue() == ""
 
 
@@ -291,11 +291,11 @@ def test_a_private_address_without_the_option_is_a_usage_error_naming_it(
 
 
 def test_the_progress_line_shows_the_time_and_says_one_sitemap() -> None:
-    from sitemap_auditor.cli.deep import _ProgressLine
+    from sitemap_auditor.cli.deep import ProgressLine
     from sitemap_auditor.deep.walk import Progress
 
     screen = _Terminal()
-    line = _ProgressLine(screen)
+    line = ProgressLine(screen)
     line(Progress(done=1, queued=0, urls=1, bytes=2_000_000))
     line(Progress(done=2, queued=3, urls=1200, bytes=3_500_000))
     first, second = screen.getvalue().split("\r")[1:]
