@@ -20,7 +20,7 @@ from sitemap_auditor.core import codes
 from sitemap_auditor.core.codes import Status
 from sitemap_auditor.core.errors import StoreError
 from sitemap_auditor.core.text import valid_text
-from sitemap_auditor.core.urls import strip_userinfo
+from sitemap_auditor.core.urls import echoed_url, strip_userinfo
 from sitemap_auditor.fetching.fetch_stats import FetchStats
 from sitemap_auditor.sharing.lease import Source
 
@@ -139,7 +139,7 @@ class Invocation:
         url = self._url
         logger.thread_safe_append_keys(
             run_id=self.run_id,
-            url=redact(strip_userinfo(url), self.secrets)[:2048] if isinstance(url, str) else None,
+            url=redact(echoed_url(url), self.secrets)[:2048] if isinstance(url, str) else None,
             cold_start=self._cold_start,
             # Matches these lines to the Lambda's own START/REPORT lines.
             request_id=self._request_id if isinstance(self._request_id, str) else None,

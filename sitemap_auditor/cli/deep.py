@@ -17,7 +17,7 @@ from sitemap_auditor.core.credentials import Credentials
 from sitemap_auditor.core.interrupts import Interrupt
 from sitemap_auditor.core.request_headers import ExtraHeaders
 from sitemap_auditor.core.text import valid_text
-from sitemap_auditor.core.urls import strip_userinfo
+from sitemap_auditor.core.urls import echoed_url
 from sitemap_auditor.deep.kinds import Severity
 
 if TYPE_CHECKING:
@@ -442,7 +442,7 @@ def run_many(
             refused = private_address(url)
             if refused is not None:
                 parser.error(
-                    f"{strip_userinfo(url)} is refused: {refused}; add "
+                    f"{echoed_url(url)} is refused: {refused}; add "
                     "--allow-private-networks to audit a private or loopback address (local "
                     "development only)"
                 )
@@ -477,7 +477,7 @@ def run_many(
             doc = documents.build(walk(url, options))
         except ValueError as e:
             with lock:
-                stderr.write(f"{parser.prog}: {strip_userinfo(url)!r}: {e}\n")
+                stderr.write(f"{parser.prog}: {echoed_url(url)!r}: {e}\n")
                 worst = max(worst, EXIT_USAGE)
             return
         name = names[url]
@@ -583,7 +583,7 @@ def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) 
         refused = private_address(args.url)
         if refused is not None:
             parser.error(
-                f"{strip_userinfo(args.url)} is refused: {refused}; add "
+                f"{echoed_url(args.url)} is refused: {refused}; add "
                 "--allow-private-networks to audit a private or loopback address (local "
                 "development only)"
             )
@@ -668,7 +668,7 @@ def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) 
                 urls_out.close()
         return _report(args, found, previous, interrupt, progress, pages, scratch)
     except ValueError as e:
-        stderr.write(f"{parser.prog}: {args.url!r}: {e}\n")
+        stderr.write(f"{parser.prog}: {echoed_url(args.url)!r}: {e}\n")
         return EXIT_USAGE
     finally:
         if restore is not None:

@@ -22,6 +22,7 @@ from sitemap_auditor.core.errors import FetchErrorKind
 from sitemap_auditor.core.issues import Issue, Kind
 from sitemap_auditor.core.parser import is_html_page
 from sitemap_auditor.core.text import valid_text
+from sitemap_auditor.core.urls import echoed_url
 
 __all__ = [
     "EPILOG",
@@ -262,7 +263,7 @@ def _robots_state(data: DataMap, issues: Sequence[Issue]) -> str:
 def render(url: str, outcome: Outcome, colour: bool) -> str:
     """A readable report of one audit's outcome."""
     status = outcome.status
-    lines = [f"{url}  {_colour(colour, status, status)}"]
+    lines = [f"{echoed_url(url)}  {_colour(colour, status, status)}"]
     checks, data = outcome.checks, outcome.data
     if checks is None or data is None:
         lines.append(f"  {outcome.message}")
@@ -624,7 +625,7 @@ class _Printer:
         if self.as_json:
             # A batch's JSON Lines record names its input URL (README, "Using it"); a single
             # audit prints the exact Lambda result.
-            record = {"url": url, "result": result} if batch else result
+            record = {"url": echoed_url(url), "result": result} if batch else result
             text = json.dumps(record, ensure_ascii=False) + "\n"
         else:
             text = render(url, outcome, self.colour) + "\n\n"

@@ -13,6 +13,7 @@ from sitemap_auditor.core.urls import (
     UnfetchableURLError,
     WebURL,
     ascii_host,
+    echoed_url,
     strip_userinfo,
 )
 
@@ -96,7 +97,7 @@ def describe_url_value(url: object) -> str:
     if url is None:
         return "null"
     if isinstance(url, str):
-        return _cut(strip_userinfo(url.strip()))
+        return _cut(echoed_url(url.strip()))
     return _cut(_bounded_json(url, MAX_ECHOED_URL))
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "UnfetchableURLError",
     "WebURL",
     "ascii_host",
+    "echoed_url",
     "host_or_reason",
     "read",
     "resource_key",
@@ -305,3 +306,26 @@ def strip_userinfo(text: str) -> str:
             pos = region_at + 1
     out.append(text[pos:])
     return "".join(out)
+
+
+def echoed_url(value: str) -> str:
+    """A URL value as a message, a log line or a report may show it: strip_userinfo's text, and,
+    when the one reading refuses it, whatever stands between its first `//` and its last `@`
+    replaced by `***`.
+
+    A password holding a raw `/`, `?` or `#` ends the authority early: `http://user:pa/ss@h/`
+    has, by the WHATWG reading, no userinfo (its authority is `user:pa`, whose port is no
+    number), yet whoever wrote it meant `user:pa/ss` as one (docs/contract.md §8: no echoed URL
+    carries userinfo, in any spelling). A URL the reading accepts is left as it reads
+    (`https://example.com/@team` keeps its path)."""
+    text = strip_userinfo(value)
+    if "@" not in text:
+        return text
+    try:
+        read(text)
+    except ValueError:
+        start = _AUTHORITY_START.search(text)
+        at = text.rfind("@", start.end()) if start is not None else -1
+        if start is not None and at >= 0:
+            return text[: start.end()] + "***" + text[at:]
+    return text

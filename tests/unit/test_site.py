@@ -291,3 +291,28 @@ def test_the_one_reading_gives_a_web_url_or_refuses_and_urllib3_agrees(
 
 
 _ADAPTER = transport.GuardedAdapter()
+
+
+@pytest.mark.parametrize("raw", ["/", "#", "?", "/?#", "\\"])
+def test_a_password_holding_what_ends_an_authority_is_never_echoed(raw: str) -> None:
+    # The WHATWG reading ends the authority at the password's own `/`, `?` or `#`: the URL is
+    # refused, and its echo hides what was meant as userinfo (docs/contract.md §8).
+    password = f"pa{raw}ss"
+    value = f"http://user:{password}@example.com/"
+    with pytest.raises(ValueError):
+        urls.read(value)
+    for shown in (urls.echoed_url(value), describe_url_value(value)):
+        assert password not in shown and "ss@" not in shown and shown.endswith("example.com/")
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["https://example.com/@team", "https://example.com/a?who=@me#@x", "not a url @ all"],
+)
+def test_an_at_sign_in_a_url_the_reading_accepts_or_in_no_url_stays(value: str) -> None:
+    assert urls.echoed_url(value) == value
+
+
+def test_userinfo_the_reading_sees_goes_as_before() -> None:
+    assert urls.echoed_url("https://u:p@example.com/x") == "https://example.com/x"
+    assert urls.echoed_url("http://user:pa/ss@example.com/") == "http://***@example.com/"

@@ -159,6 +159,23 @@ def test_userinfo_in_the_audited_url_is_never_sent_shown_or_logged(
 
 
 @pytest.mark.usefixtures("observed")
+@pytest.mark.parametrize("cut", ["/", "#", "?"])
+def test_a_password_with_what_ends_an_authority_is_never_shown_or_logged(
+    audit: AuditFn, site: Site, logs: LogCapture, capsys: pytest.CaptureFixture[str], cut: str
+) -> None:
+    # `http://bob:hun/ter22@host/`: by the one reading, the authority ends at the password's own
+    # `/` and the URL is refused (501); whoever wrote it meant userinfo, so it is never echoed.
+    result = audit(site.url("/").replace("http://", f"http://bob:hun{cut}ter22@"))
+    assert codes_of(result) == ["100", "501"]
+    assert site.seen == []
+    out = capsys.readouterr().out
+    assert "audit finished" in logs.text() and "CloudWatchMetrics" in out  # nothing vacuous
+    assert "***@127.0.0.1" in json.dumps(result)
+    for where in (json.dumps(result), logs.text(), out):
+        assert "ter22" not in where and f"hun{cut}" not in where
+
+
+@pytest.mark.usefixtures("observed")
 def test_credentials_stay_out_of_every_failure_path(
     audit: AuditFn, site: Site, logs: LogCapture, capsys: pytest.CaptureFixture[str]
 ) -> None:
