@@ -80,7 +80,7 @@ class SeenUrls:
         keys = array("Q", [0]) * slots  # 0: empty
         files = array("H", [0]) * slots
         lasts = array("H", [0]) * slots
-        lines = array("L", [0]) * slots
+        lines = array("I", [0]) * slots
         n = slots
         size = 0
         full = False
@@ -130,7 +130,7 @@ class SeenUrls:
             keys = new_keys = array("Q", [0]) * m
             files = new_files = array("H", [0]) * m
             lasts = new_lasts = array("H", [0]) * m
-            lines = new_lines = array("L", [0]) * m
+            lines = new_lines = array("I", [0]) * m
             for j, v in enumerate(old_keys):
                 if v:
                     i = v % m
