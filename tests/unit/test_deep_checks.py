@@ -316,7 +316,7 @@ def test_seen_urls_start_at_16_mib_or_what_their_bound_needs() -> None:
         held = tracemalloc.get_traced_memory()[0]
     finally:
         tracemalloc.stop()
-    assert small.bytes <= held <= small.bytes + 1024
+    assert small.bytes <= held <= small.bytes + 2048  # the closures and cells besides
     assert SeenUrls().bytes == SLOT_BYTES * checks.DEDUPE_FIRST_SLOTS == 16 * 1024 * 1024
     assert SeenUrls(max_urls=150).bytes == SLOT_BYTES * 1024
     # 786,432 URLs fit in the first table: it grows only past them.
