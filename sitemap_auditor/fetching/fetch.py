@@ -110,6 +110,10 @@ class Answer:
         self._raw = raw
         self._guard = guard
 
+    def header_lines(self, name: str) -> tuple[str, ...]:
+        """The value of each line of header name, on its own, in the order received."""
+        return self._raw.header_lines(name)
+
     def _wire(self) -> Iterator[bytes]:
         guard = self._guard
         for chunk in self._raw.chunks(decoding.CHUNK_BYTES):

@@ -248,6 +248,10 @@ class _HttpReply:
         self.status: int = raw.status_code
         self.headers: Mapping[str, str] = raw.headers
 
+    def header_lines(self, name: str) -> tuple[str, ...]:
+        # requests joined a repeated header's lines; urllib3's own headers keep each one.
+        return tuple(self._raw.raw.headers.getlist(name))
+
     def chunks(self, size: int) -> Iterator[bytes]:
         with mapped_errors(self._guard):
             yield from self._raw.raw.stream(size, decode_content=False)

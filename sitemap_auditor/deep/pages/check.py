@@ -157,6 +157,7 @@ class _Checker:
                     status=status,
                     redirected=bool(hops),
                     headers=headers,
+                    robots_tags=answer.header_lines("X-Robots-Tag"),
                     head=head,
                     body_bytes=body_bytes,
                     now=now,

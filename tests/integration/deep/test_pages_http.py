@@ -195,6 +195,39 @@ def test_each_reason_from_pages_built_like_real_ones(site: Site, tmp_path: Path)
     assert site.paths().count("/broken") == 1
 
 
+def _tagged(*lines: str) -> Any:
+    """A PDF answered with one X-Robots-Tag header line per value, in that order."""
+
+    def route(h: Any) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "application/pdf")
+        for line in lines:
+            h.send_header("X-Robots-Tag", line)
+        h.send_header("Content-Length", "8")
+        h.end_headers()
+        h.wfile.write(b"%PDF-1.7")
+
+    return route
+
+
+def test_x_robots_tag_lines_are_read_one_by_one(site: Site, tmp_path: Path) -> None:
+    # Google reads each X-Robots-Tag line on its own: another bot's prefix on one line says
+    # nothing of the next. Joined into one value (as the HTTP library joins them), the
+    # prefix would run on into the next line's directives.
+    site.route("/a.pdf", _tagged("otherbot: noindex", "noindex"))
+    site.route("/b.pdf", _tagged("noindex", "otherbot: noindex"))
+    site.route("/c.pdf", _tagged("googlebot: nofollow", "otherbot: noindex"))
+    site.route("/d.pdf", _tagged("otherbot: noindex", "googlebot: nofollow"))
+    rows = check(site, ["/a.pdf", "/b.pdf", "/c.pdf", "/d.pdf"], tmp_path)
+    got = {p: (r["reason"], r["noindex"]) for p, r in rows.items()}
+    assert got == {
+        "/a.pdf": ("page-noindex", "header"),
+        "/b.pdf": ("page-noindex", "header"),
+        "/c.pdf": (None, None),
+        "/d.pdf": (None, None),
+    }
+
+
 def test_a_gigabyte_page_is_read_only_to_its_head(site: Site, tmp_path: Path) -> None:
     sent = [0]
     head = wp("/big", site, robots="noindex").split(b"<body")[0]
