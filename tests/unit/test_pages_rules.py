@@ -320,3 +320,18 @@ def test_the_digest_set_holds_each_key_once_through_growth() -> None:
     copy = s.copy()
     assert copy.add(url_key("https://b.example/")) and len(s) == 5001 and len(copy) == 5002
     assert sorted(s) == sorted({k or 1 for k in keys})
+
+
+def test_the_worst_severity_takes_the_page_findings_with_the_walks() -> None:
+    from sitemap_auditor.deep.document import worst_severity
+    from sitemap_auditor.deep.kinds import Severity
+
+    notice = {"findings": [{"severity": "notice"}]}
+    assert worst_severity(notice) is Severity.NOTICE
+    assert worst_severity({**notice, "pages": {"findings": [{"severity": "error"}]}}) is (
+        Severity.ERROR
+    )
+    assert worst_severity({"findings": [], "pages": {"findings": [{"severity": "warning"}]}}) is (
+        Severity.WARNING
+    )
+    assert worst_severity({"findings": [], "pages": None}) is None
