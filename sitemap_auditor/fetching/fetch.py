@@ -72,6 +72,10 @@ class FetchPolicy:
     budget_deadline: float | None = None
     # Headers the user adds (the deep audit's --user-agent, --header); none for the Lambda.
     extra_headers: ExtraHeaders = NO_EXTRA_HEADERS
+    # Link-local and cloud metadata addresses refused even where allow_private_networks lets
+    # loopback and private ones through (the deep audit's page check); the Lambda's allowance
+    # lifts every refusal (docs/contract.md §4), so it leaves this False.
+    refuse_metadata: bool = False
 
 
 @dataclass(frozen=True)
@@ -212,6 +216,7 @@ class Fetcher:
             resolver=self.policy.resolver,
             allow_private_networks=self.policy.allow_private_networks,
             budget_bound=budget_bound,
+            refuse_metadata=self.policy.refuse_metadata,
         )
 
     def _follow(

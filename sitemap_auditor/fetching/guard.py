@@ -90,10 +90,13 @@ class Guard:
         resolver: Resolver = system_resolver,
         allow_private_networks: bool = False,
         budget_bound: bool = False,
+        refuse_metadata: bool = False,
     ) -> None:
         self.deadline = deadline
         self.resolver = resolver
         self.allow_private_networks = allow_private_networks
+        # Metadata and link-local addresses refused even where private networks are allowed.
+        self.refuse_metadata = refuse_metadata
         # The deadline is the audit's own time limit, not the site's 30 s.
         self.budget_bound = budget_bound
         # The span the fetch was given, as its timeout message states it: passed in rather than
@@ -187,14 +190,19 @@ class Guard:
                 found.append(address)
             if not found:
                 raise FetchError(FetchErrorKind.DNS, f"the name {host} has no address")
-        if not self.allow_private_networks:
-            for address in found:
-                reason = addresses.blocked_reason(address)
-                if reason is not None:
-                    raise FetchError(
-                        FetchErrorKind.BLOCKED, f"{address} ({reason}) for host {host}"
-                    )
+        for address in found:
+            reason = self._refused(address)
+            if reason is not None:
+                raise FetchError(FetchErrorKind.BLOCKED, f"{address} ({reason}) for host {host}")
         return [str(a) for a in found]
+
+    def _refused(self, address: addresses.IPAddress) -> str | None:
+        """Why this fetch may not connect to address, or None when it may."""
+        if not self.allow_private_networks:
+            return addresses.blocked_reason(address)
+        if self.refuse_metadata:
+            return addresses.metadata_reason(address)
+        return None
 
     def connect(self, host: str, port: int, options: Sequence[Any] | None) -> socket.socket:
         """Open a TCP connection to a checked address of host."""
