@@ -76,6 +76,9 @@ class FetchPolicy:
     # loopback and private ones through (the deep audit's page check); the Lambda's allowance
     # lifts every refusal (docs/contract.md §4), so it leaves this False.
     refuse_metadata: bool = False
+    # Keep one connection a host for the next fetch of that host (the deep audit's page check,
+    # which asks one host for many pages); the Lambda opens one connection a hop.
+    keep_alive: bool = False
 
 
 @dataclass(frozen=True)
@@ -166,7 +169,7 @@ class Fetcher:
                 HttpTransport,  # requests and urllib3, behind their boundary
             )
 
-            transport = HttpTransport()
+            transport = HttpTransport(keep_alive=policy.keep_alive)
         self._transport = transport
 
     def close(self) -> None:
@@ -186,9 +189,10 @@ class Fetcher:
             "User-Agent": self.user_agent,
             "Accept": "*/*",
             "Accept-Encoding": "gzip, deflate",
-            # One connection per hop: a pooled socket would escape this fetch's watchdog.
-            "Connection": "close",
         }
+        if not self.policy.keep_alive:
+            # One connection per hop: the server need not keep it open for another request.
+            headers["Connection"] = "close"
         creds = self.policy.credentials
         extra = self.policy.extra_headers
         same_origin = False

@@ -103,6 +103,7 @@ class Guard:
         # measured to the deadline here, so that a 30 s limit reads "30 s" however late this is.
         self.seconds = max(0.0, seconds)
         self.expired = False
+        self._over = False  # the fetch is over: its sockets are no longer its own to cut
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
 
@@ -131,12 +132,24 @@ class Guard:
         return FetchError(FetchErrorKind.TIMEOUT, f"no complete answer within {self.seconds:.3g} s")
 
     def expire(self) -> None:
-        """Cut every socket of this fetch, waking any read blocked on it."""
+        """Cut every socket of this fetch, waking any read blocked on it (none once the fetch is
+        over: a kept connection then serves another fetch, under that one's guard)."""
         with self._lock:
+            if self._over:
+                return
             self.expired = True
             for sock in self._sockets:
                 with suppress(OSError):
                     sock.shutdown(socket.SHUT_RDWR)
+
+    def adopt(self, sock: socket.socket) -> None:
+        """Count a kept connection's socket as this fetch's, so that its watchdog cuts it too;
+        raise the timeout FetchError when the deadline has passed."""
+        with self._lock:
+            if not self.past_deadline():
+                self._sockets.append(sock)
+                return
+        raise self.timeout()
 
     @contextmanager
     def watched(self) -> Iterator[Guard]:
@@ -148,6 +161,8 @@ class Guard:
             yield self
         finally:
             watchdog.cancel()
+            with self._lock:  # a watchdog that fired just now has finished cutting
+                self._over = True
 
     def resolve(self, host: str, port: int) -> Sequence[str]:
         """The resolver's answer for host, or a timeout FetchError at this fetch's deadline."""

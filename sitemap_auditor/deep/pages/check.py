@@ -225,8 +225,14 @@ def check_pages(
     start = time.monotonic()
     # The caller's policy whole (its extra headers included), bounded by the page check's time;
     # a listed page, or a redirect, never reaches a metadata or link-local address, not even
-    # where private networks are allowed (a local site's pages may still be audited).
-    policy = replace(policy, budget_deadline=start + options.max_seconds, refuse_metadata=True)
+    # where private networks are allowed (a local site's pages may still be audited); each
+    # worker keeps its connection to a host for its next page there.
+    policy = replace(
+        policy,
+        budget_deadline=start + options.max_seconds,
+        refuse_metadata=True,
+        keep_alive=True,
+    )
     rules, delay = _robots(policy, robots_url, options.user_agent)
     summary.crawl_delay = delay
     allowed = rules.checker(options.robots_agent) if rules is not None else None
