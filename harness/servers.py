@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 __all__ = [
     "LoopbackService",
@@ -54,9 +55,15 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
     request_queue_size = 256  # a hundred audits may connect at once
+    accepted = 0  # TCP connections accepted so far
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        got = super().get_request()
+        self.accepted += 1  # only the serving thread accepts
+        return got
 
 
-def serve(handler: type[BaseHTTPRequestHandler], host: str = "127.0.0.1") -> ThreadingHTTPServer:
+def serve(handler: type[BaseHTTPRequestHandler], host: str = "127.0.0.1") -> _Server:
     """A threaded server of handler on a free port of host, serving from a daemon thread; stop it
     with `shutdown()` and `server_close()`."""
     server = _Server((host, 0), handler)
@@ -92,8 +99,14 @@ class Site:
 
     routes: dict[str, Route] = field(default_factory=dict)
     seen: list[Seen] = field(default_factory=list)
-    server: ThreadingHTTPServer | None = None
+    server: _Server | None = None
     host: str = "127.0.0.1"
+
+    @property
+    def connections(self) -> int:
+        """TCP connections the site accepted so far (a kept-alive one counts once)."""
+        assert self.server is not None
+        return self.server.accepted
 
     @property
     def port(self) -> int:
@@ -118,6 +131,9 @@ class Site:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # TCP_NODELAY, as web servers set it on kept-alive connections: else an answer's
+            # body, written after its head, waits for the client's delayed ACK (40 ms).
+            disable_nagle_algorithm = True
 
             def do_GET(self) -> None:
                 site.seen.append(Seen(self.path, {k.lower(): v for k, v in self.headers.items()}))

@@ -50,8 +50,9 @@ examples:
   sitemap-auditor deep --input sites.txt --jobs 4 --json > audits.jsonl
       every site of sites.txt, 4 at a time, one JSON document a line
 
-exit status: 0 no finding above a notice, 1 a warning, 2 an error, 64 usage error,
-130 interrupted by Ctrl-C or SIGINT, 143 by SIGTERM (what was read is reported first).
+exit status: 0 no finding above a notice, 1 a warning, 2 an error (with --pages, the
+pages' findings count too), 64 usage error, 130 interrupted by Ctrl-C or SIGINT, 143 by
+SIGTERM (what was read is reported first).
 It reads sitemaps and robots.txt only; with --pages, it also requests each listed page once.
 """
 

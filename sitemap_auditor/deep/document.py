@@ -151,8 +151,12 @@ def build(walk: Walk) -> dict[str, Any]:
 
 
 def worst_severity(document: dict[str, Any]) -> Severity | None:
-    """The worst severity among a document's findings, or None when it has none."""
+    """The worst severity among a document's findings, the page check's (`pages.findings`, when
+    it ran) with the walk's, or None when it has none: what the exit status says."""
     seen = {f["severity"] for f in document["findings"]}
+    pages = document.get("pages")
+    if isinstance(pages, dict):
+        seen.update(f["severity"] for f in pages.get("findings", ()))
     for s in SEVERITY_ORDER:
         if s.value in seen:
             return s

@@ -5,7 +5,13 @@ from __future__ import annotations
 import ipaddress
 import socket
 
-__all__ = ["IPAddress", "blocked_reason", "parse_ip_literal"]
+__all__ = [
+    "METADATA_NETWORKS",
+    "IPAddress",
+    "blocked_reason",
+    "metadata_reason",
+    "parse_ip_literal",
+]
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -33,14 +39,48 @@ def parse_ip_literal(host: str) -> IPAddress | None:
     return None
 
 
+# Where cloud hosts serve instance metadata and container credentials: refused, for a caller
+# that asks (FetchPolicy.refuse_metadata, the deep audit's page check), even where private
+# networks are allowed for local development. One row a range: the range, and why, in words.
+METADATA_NETWORKS: tuple[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str], ...] = (
+    # 169.254.169.254 (AWS, Google Cloud, Azure, ...), 169.254.170.2 (ECS and Lambda credentials)
+    (ipaddress.ip_network("169.254.0.0/16"), "link-local"),
+    (ipaddress.ip_network("fe80::/10"), "link-local"),
+    (ipaddress.ip_network("fd00:ec2::254/128"), "instance metadata"),  # AWS, over IPv6
+    (ipaddress.ip_network("100.100.100.200/32"), "instance metadata"),  # Alibaba Cloud
+)
+
+
+def _embedded(address: IPAddress) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 one carries (mapped, 6to4, Teredo, NAT64), if any."""
+    if not isinstance(address, ipaddress.IPv6Address):
+        return None
+    embedded = address.ipv4_mapped or address.sixtofour
+    if embedded is None and address.teredo is not None:
+        embedded = address.teredo[1]
+    if embedded is None and address in _NAT64:
+        embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return embedded
+
+
+def metadata_reason(address: IPAddress) -> str | None:
+    """Why address is a metadata or link-local one (METADATA_NETWORKS), in any spelling or
+    embedding, or None when it is not."""
+    embedded = _embedded(address)
+    if embedded is not None:
+        inner = metadata_reason(embedded)
+        if inner is not None:
+            return f"{inner}, embedded in IPv6"
+    for network, why in METADATA_NETWORKS:
+        if address.version == network.version and address in network:
+            return why
+    return None
+
+
 def blocked_reason(address: IPAddress) -> str | None:
     """Return why an address is not public (loopback, private, ...), or None when it is public."""
     if isinstance(address, ipaddress.IPv6Address):
-        embedded = address.ipv4_mapped or address.sixtofour
-        if embedded is None and address.teredo is not None:
-            embedded = address.teredo[1]
-        if embedded is None and address in _NAT64:
-            embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+        embedded = _embedded(address)
         if embedded is not None:
             inner = blocked_reason(embedded)
             if inner is not None:

@@ -8,7 +8,7 @@ implements it in memory, for tests that need no socket. Importing this module pu
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -21,22 +21,29 @@ __all__ = ["Headers", "Reply", "Request", "Transport"]
 
 
 class Headers(Mapping[str, str]):
-    """Response headers, looked up whatever the case of their names (the last value of a
-    repeated header wins, as http.client's does for the ones read here)."""
+    """Response headers, looked up whatever the case of their names. A header sent on several
+    lines reads as its values joined by ", ", as requests and urllib3 read it (so a lookup means
+    the same whichever transport answered); `lines` gives each line's value on its own."""
 
-    def __init__(self, items: Mapping[str, str] | None = None) -> None:
-        self._items: dict[str, tuple[str, str]] = {}
-        for name, value in (items or {}).items():
-            self._items[name.lower()] = (name, value)
+    def __init__(self, items: Mapping[str, str] | Iterable[tuple[str, str]] | None = None) -> None:
+        pairs = items.items() if isinstance(items, Mapping) else (items or ())
+        self._items: dict[str, tuple[str, list[str]]] = {}
+        for name, value in pairs:
+            self._items.setdefault(name.lower(), (name, []))[1].append(value)
 
     def __getitem__(self, name: str) -> str:
-        return self._items[name.lower()][1]
+        return ", ".join(self._items[name.lower()][1])
 
     def __iter__(self) -> Iterator[str]:
         return (name for name, _ in self._items.values())
 
     def __len__(self) -> int:
         return len(self._items)
+
+    def lines(self, name: str) -> tuple[str, ...]:
+        """The value of each line of header name, in the order received (none: empty)."""
+        found = self._items.get(name.lower())
+        return tuple(found[1]) if found is not None else ()
 
 
 @dataclass(frozen=True)
@@ -56,7 +63,12 @@ class Reply(Protocol):
 
     @property
     def headers(self) -> Mapping[str, str]:
-        """The response headers, looked up case-insensitively."""
+        """The response headers, looked up case-insensitively; a header sent on several lines
+        reads as its values joined by ", "."""
+
+    def header_lines(self, name: str) -> tuple[str, ...]:
+        """The value of each line of header name, on its own, in the order received: where a
+        header's lines are read one by one (X-Robots-Tag), not as one joined value."""
 
     def chunks(self, size: int) -> Iterator[bytes]:
         """The body as it came over the wire (no content coding undone), in chunks of at most

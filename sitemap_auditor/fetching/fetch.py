@@ -72,6 +72,13 @@ class FetchPolicy:
     budget_deadline: float | None = None
     # Headers the user adds (the deep audit's --user-agent, --header); none for the Lambda.
     extra_headers: ExtraHeaders = NO_EXTRA_HEADERS
+    # Link-local and cloud metadata addresses refused even where allow_private_networks lets
+    # loopback and private ones through (the deep audit's page check); the Lambda's allowance
+    # lifts every refusal (docs/contract.md §4), so it leaves this False.
+    refuse_metadata: bool = False
+    # Keep one connection a host for the next fetch of that host (the deep audit's page check,
+    # which asks one host for many pages); the Lambda opens one connection a hop.
+    keep_alive: bool = False
 
 
 @dataclass(frozen=True)
@@ -109,6 +116,10 @@ class Answer:
         self.wire_bytes = 0  # bytes of the body received so far
         self._raw = raw
         self._guard = guard
+
+    def header_lines(self, name: str) -> tuple[str, ...]:
+        """The value of each line of header name, on its own, in the order received."""
+        return self._raw.header_lines(name)
 
     def _wire(self) -> Iterator[bytes]:
         guard = self._guard
@@ -158,7 +169,7 @@ class Fetcher:
                 HttpTransport,  # requests and urllib3, behind their boundary
             )
 
-            transport = HttpTransport()
+            transport = HttpTransport(keep_alive=policy.keep_alive)
         self._transport = transport
 
     def close(self) -> None:
@@ -178,9 +189,10 @@ class Fetcher:
             "User-Agent": self.user_agent,
             "Accept": "*/*",
             "Accept-Encoding": "gzip, deflate",
-            # One connection per hop: a pooled socket would escape this fetch's watchdog.
-            "Connection": "close",
         }
+        if not self.policy.keep_alive:
+            # One connection per hop: the server need not keep it open for another request.
+            headers["Connection"] = "close"
         creds = self.policy.credentials
         extra = self.policy.extra_headers
         same_origin = False
@@ -208,6 +220,7 @@ class Fetcher:
             resolver=self.policy.resolver,
             allow_private_networks=self.policy.allow_private_networks,
             budget_bound=budget_bound,
+            refuse_metadata=self.policy.refuse_metadata,
         )
 
     def _follow(

@@ -90,16 +90,20 @@ class Guard:
         resolver: Resolver = system_resolver,
         allow_private_networks: bool = False,
         budget_bound: bool = False,
+        refuse_metadata: bool = False,
     ) -> None:
         self.deadline = deadline
         self.resolver = resolver
         self.allow_private_networks = allow_private_networks
+        # Metadata and link-local addresses refused even where private networks are allowed.
+        self.refuse_metadata = refuse_metadata
         # The deadline is the audit's own time limit, not the site's 30 s.
         self.budget_bound = budget_bound
         # The span the fetch was given, as its timeout message states it: passed in rather than
         # measured to the deadline here, so that a 30 s limit reads "30 s" however late this is.
         self.seconds = max(0.0, seconds)
         self.expired = False
+        self._over = False  # the fetch is over: its sockets are no longer its own to cut
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
 
@@ -128,12 +132,24 @@ class Guard:
         return FetchError(FetchErrorKind.TIMEOUT, f"no complete answer within {self.seconds:.3g} s")
 
     def expire(self) -> None:
-        """Cut every socket of this fetch, waking any read blocked on it."""
+        """Cut every socket of this fetch, waking any read blocked on it (none once the fetch is
+        over: a kept connection then serves another fetch, under that one's guard)."""
         with self._lock:
+            if self._over:
+                return
             self.expired = True
             for sock in self._sockets:
                 with suppress(OSError):
                     sock.shutdown(socket.SHUT_RDWR)
+
+    def adopt(self, sock: socket.socket) -> None:
+        """Count a kept connection's socket as this fetch's, so that its watchdog cuts it too;
+        raise the timeout FetchError when the deadline has passed."""
+        with self._lock:
+            if not self.past_deadline():
+                self._sockets.append(sock)
+                return
+        raise self.timeout()
 
     @contextmanager
     def watched(self) -> Iterator[Guard]:
@@ -145,6 +161,8 @@ class Guard:
             yield self
         finally:
             watchdog.cancel()
+            with self._lock:  # a watchdog that fired just now has finished cutting
+                self._over = True
 
     def resolve(self, host: str, port: int) -> Sequence[str]:
         """The resolver's answer for host, or a timeout FetchError at this fetch's deadline."""
@@ -187,14 +205,19 @@ class Guard:
                 found.append(address)
             if not found:
                 raise FetchError(FetchErrorKind.DNS, f"the name {host} has no address")
-        if not self.allow_private_networks:
-            for address in found:
-                reason = addresses.blocked_reason(address)
-                if reason is not None:
-                    raise FetchError(
-                        FetchErrorKind.BLOCKED, f"{address} ({reason}) for host {host}"
-                    )
+        for address in found:
+            reason = self._refused(address)
+            if reason is not None:
+                raise FetchError(FetchErrorKind.BLOCKED, f"{address} ({reason}) for host {host}")
         return [str(a) for a in found]
+
+    def _refused(self, address: addresses.IPAddress) -> str | None:
+        """Why this fetch may not connect to address, or None when it may."""
+        if not self.allow_private_networks:
+            return addresses.blocked_reason(address)
+        if self.refuse_metadata:
+            return addresses.metadata_reason(address)
+        return None
 
     def connect(self, host: str, port: int, options: Sequence[Any] | None) -> socket.socket:
         """Open a TCP connection to a checked address of host."""

@@ -25,11 +25,12 @@ __all__ = ["Canned", "MemoryTransport", "Route"]
 
 @dataclass(frozen=True)
 class Canned:
-    """One answer: its status, headers, body (whole, or in the chunks it comes in), and a
+    """One answer: its status, headers (a mapping, or (name, value) pairs, one a header line, so
+    that a header may come on several lines), body (whole, or in the chunks it comes in), and a
     FetchError to raise once those chunks are sent (a reset mid-body, say)."""
 
     status: int = 200
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] | Sequence[tuple[str, str]] = field(default_factory=dict)
     body: bytes | Sequence[bytes] = b""
     fails_after: FetchError | None = None
 
@@ -43,8 +44,12 @@ class _MemoryReply:
         self._canned = canned
         self._guard = guard
         self.status = canned.status
-        self.headers: Mapping[str, str] = Headers(canned.headers)
+        self._headers = Headers(canned.headers)
+        self.headers: Mapping[str, str] = self._headers
         self.closed = False
+
+    def header_lines(self, name: str) -> tuple[str, ...]:
+        return self._headers.lines(name)
 
     def chunks(self, size: int) -> Iterator[bytes]:
         body = self._canned.body

@@ -315,6 +315,16 @@ def test_each_hop_is_heard_in_order_with_its_status_and_location() -> None:
     assert hops == [(f"{SITE}/a", 301, "/b"), (f"{SITE}/b", 308, f"{OTHER}/c")]
 
 
+def test_a_header_sent_on_several_lines_reads_joined_and_line_by_line() -> None:
+    tags = [("X-Robots-Tag", "otherbot: noindex"), ("x-robots-tag", "noindex")]
+    f = fetcher({f"{SITE}/a": Canned(200, [("Content-Type", "text/html"), *tags], b"ok")})
+    with f.open(f"{SITE}/a") as a:
+        assert a.headers["X-Robots-Tag"] == "otherbot: noindex, noindex"  # as requests reads it
+        assert a.header_lines("x-robots-tag") == ("otherbot: noindex", "noindex")
+        assert a.header_lines("Link") == ()
+        assert a.content_type == "text/html"
+
+
 def test_hops_heard_before_too_many_redirects_fails() -> None:
     f = fetcher(lambda r: redirect(r.url.href + "x"))
     hops: list[int] = []

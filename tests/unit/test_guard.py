@@ -1,9 +1,11 @@
-"""The timeout a fetch's guard reports: the span the fetch was given, stated as given."""
+"""The timeout a fetch's guard reports (the span the fetch was given, stated as given), and
+which addresses it refuses where private networks are allowed."""
 
 from __future__ import annotations
 
 import time
 
+from sitemap_auditor.core.errors import FetchError, FetchErrorKind
 from sitemap_auditor.fetching.guard import Guard
 
 
@@ -24,3 +26,51 @@ def test_a_span_is_never_negative() -> None:
     # A budget already spent when the fetch starts.
     guard = Guard(time.monotonic() - 1.0, -1.0, budget_bound=True)
     assert str(guard.timeout()) == "timeout: the audit ran out of time after 0 s"
+
+
+def _refusal(host: str, allow_private: bool, refuse_metadata: bool) -> str | None:
+    """The guard's refusal of host, in words, or None when it may be connected to."""
+    names = {"metadata.test": ["169.254.169.254"], "ten.test": ["10.0.0.1"]}
+    guard = Guard(
+        time.monotonic() + 5.0,
+        5.0,
+        resolver=lambda name, port: names[name],
+        allow_private_networks=allow_private,
+        refuse_metadata=refuse_metadata,
+    )
+    try:
+        guard.checked_addresses(host, 80)
+    except FetchError as e:
+        assert e.kind is FetchErrorKind.BLOCKED
+        return e.detail
+    return None
+
+
+def test_metadata_addresses_stay_refused_where_private_networks_are_allowed() -> None:
+    # The page check's policy: a local site may be audited, the metadata services never reached.
+    refused = {
+        "169.254.169.254": "169.254.169.254 (link-local)",
+        "169.254.170.2": "169.254.170.2 (link-local)",
+        "2852039166": "169.254.169.254 (link-local)",
+        "::ffff:169.254.169.254": "::ffff:a9fe:a9fe (link-local, embedded in IPv6)",
+        "64:ff9b::a9fe:a9fe": "64:ff9b::a9fe:a9fe (link-local, embedded in IPv6)",
+        "fe80::1": "fe80::1 (link-local)",
+        "fd00:ec2::254": "fd00:ec2::254 (instance metadata)",
+        "100.100.100.200": "100.100.100.200 (instance metadata)",
+        "metadata.test": "169.254.169.254 (link-local)",
+    }
+    for host, words in refused.items():
+        assert _refusal(host, True, True) == f"{words} for host {host}", host
+    for host in ("127.0.0.1", "::1", "10.0.0.1", "192.168.1.5", "fd00::1", "ten.test"):
+        assert _refusal(host, True, True) is None, host
+
+
+def test_the_lambdas_allowance_still_lifts_every_refusal() -> None:
+    # SITEMAP_ALLOW_PRIVATE_NETWORKS (docs/contract.md §4) leaves refuse_metadata False.
+    for host in ("169.254.169.254", "fd00:ec2::254", "10.0.0.1", "metadata.test"):
+        assert _refusal(host, True, False) is None, host
+    # Without the allowance, refuse_metadata changes nothing: every non-public address is refused.
+    assert _refusal("10.0.0.1", False, True) == "10.0.0.1 (private) for host 10.0.0.1"
+    assert _refusal("169.254.169.254", False, False) == (
+        "169.254.169.254 (link-local) for host 169.254.169.254"
+    )

@@ -86,13 +86,16 @@ def judge(
     final: str = PAGE,
     redirected: bool = False,
     body: int = 100,
+    tags: tuple[str, ...] = (),
 ) -> verdict.Verdict:
+    """The verdict; tags: the answer's X-Robots-Tag lines, each as one header line."""
     return verdict.judge(
         requested=PAGE,
         final=final,
         status=status,
         redirected=redirected,
         headers=headers or {},
+        robots_tags=tags,
         head=head,
         body_bytes=body,
         now=NOW,
@@ -122,18 +125,34 @@ def test_statuses_give_search_consoles_reasons() -> None:
 
 
 def test_noindex_from_the_header_with_and_without_googlebots_prefix() -> None:
-    assert judge(headers={"X-Robots-Tag": "noindex"}).noindex == "header"
-    assert judge(headers={"X-Robots-Tag": "googlebot: noindex, nofollow"}).noindex == "header"
-    assert judge(headers={"X-Robots-Tag": "none"}).reason == "page-noindex"
-    assert judge(headers={"X-Robots-Tag": "otherbot: noindex"}).indexable
-    assert judge(headers={"X-Robots-Tag": "bingbot: noindex, googlebot: nofollow"}).indexable
+    assert judge(tags=("noindex",)).noindex == "header"
+    assert judge(tags=("googlebot: noindex, nofollow",)).noindex == "header"
+    assert judge(tags=("none",)).reason == "page-noindex"
+    assert judge(tags=("otherbot: noindex",)).indexable
+    assert judge(tags=("bingbot: noindex, googlebot: nofollow",)).indexable
+    assert judge(tags=("googlebot: nofollow, bingbot: noindex",)).indexable
+
+
+def test_each_x_robots_tag_line_is_read_on_its_own() -> None:
+    # Google's own example: a prefix applies to the directives after it in its line only.
+    assert judge(tags=("otherbot: noindex", "noindex")).noindex == "header"
+    assert judge(tags=("noindex", "otherbot: nofollow")).noindex == "header"
+    assert judge(tags=("googlebot: nofollow", "otherbot: noindex, nofollow")).indexable
+    assert judge(tags=("otherbot: noindex", "googlebot: nofollow")).indexable
+    assert judge(tags=("otherbot: nofollow", "googlebot: none")).reason == "page-noindex"
+    # The same values joined on one line (as requests joins repeated headers) read otherwise:
+    # the first line's prefix would run on, which is why the lines are kept apart.
+    assert judge(tags=("otherbot: noindex, noindex",)).indexable
+    # The header's joined value alone decides nothing: only its lines are read.
+    assert judge(headers={"X-Robots-Tag": "noindex"}).indexable
 
 
 def test_unavailable_after_in_the_past_counts_as_noindex() -> None:
-    past = {"X-Robots-Tag": "unavailable_after: Friday, 25-Jun-2010 15:00:00 GMT"}
-    future = {"X-Robots-Tag": "unavailable_after: 2030-01-01T00:00:00+00:00"}
-    assert judge(headers=past).noindex == "header"
-    assert judge(headers=future).indexable
+    past = ("unavailable_after: Friday, 25-Jun-2010 15:00:00 GMT",)
+    future = ("unavailable_after: 2030-01-01T00:00:00+00:00",)
+    assert judge(tags=past).noindex == "header"
+    assert judge(tags=future).indexable
+    assert judge(tags=("googlebot: nofollow", past[0])).noindex == "header"
 
 
 def test_meta_robots_and_googlebot_most_restrictive_wins() -> None:
@@ -301,3 +320,18 @@ def test_the_digest_set_holds_each_key_once_through_growth() -> None:
     copy = s.copy()
     assert copy.add(url_key("https://b.example/")) and len(s) == 5001 and len(copy) == 5002
     assert sorted(s) == sorted({k or 1 for k in keys})
+
+
+def test_the_worst_severity_takes_the_page_findings_with_the_walks() -> None:
+    from sitemap_auditor.deep.document import worst_severity
+    from sitemap_auditor.deep.kinds import Severity
+
+    notice = {"findings": [{"severity": "notice"}]}
+    assert worst_severity(notice) is Severity.NOTICE
+    assert worst_severity({**notice, "pages": {"findings": [{"severity": "error"}]}}) is (
+        Severity.ERROR
+    )
+    assert worst_severity({"findings": [], "pages": {"findings": [{"severity": "warning"}]}}) is (
+        Severity.WARNING
+    )
+    assert worst_severity({"findings": [], "pages": None}) is None

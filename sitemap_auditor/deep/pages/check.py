@@ -157,6 +157,7 @@ class _Checker:
                     status=status,
                     redirected=bool(hops),
                     headers=headers,
+                    robots_tags=answer.header_lines("X-Robots-Tag"),
                     head=head,
                     body_bytes=body_bytes,
                     now=now,
@@ -165,7 +166,7 @@ class _Checker:
         except FetchError as e:
             found = verdict.failed(e.kind, bool(hops))
             status, final, content_type, modified, head = 0, None, None, None, None
-            error: str | None = e.kind.label
+            error: str | None = str(e)  # its kind, then what it was: "blocked: 169.254..."
         else:
             error = None
         row: dict[str, Any] = {
@@ -222,8 +223,16 @@ def check_pages(
             done.add(url_key(row["url"]))
             summary.add(row, resumed=True)
     start = time.monotonic()
-    # The caller's policy whole (its extra headers included), bounded by the page check's time.
-    policy = replace(policy, budget_deadline=start + options.max_seconds)
+    # The caller's policy whole (its extra headers included), bounded by the page check's time;
+    # a listed page, or a redirect, never reaches a metadata or link-local address, not even
+    # where private networks are allowed (a local site's pages may still be audited); each
+    # worker keeps its connection to a host for its next page there.
+    policy = replace(
+        policy,
+        budget_deadline=start + options.max_seconds,
+        refuse_metadata=True,
+        keep_alive=True,
+    )
     rules, delay = _robots(policy, robots_url, options.user_agent)
     summary.crawl_delay = delay
     allowed = rules.checker(options.robots_agent) if rules is not None else None

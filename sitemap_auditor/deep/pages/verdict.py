@@ -117,9 +117,11 @@ def _noindex_in(tokens: Sequence[str], now: datetime, prefixed: bool) -> bool:
     return False
 
 
-def robots_noindex(header: str | None, meta: Sequence[str], now: datetime) -> str | None:
-    """ "header" when X-Robots-Tag says noindex to Googlebot, else "meta" when a meta tag does."""
-    if header and _noindex_in(header.split(","), now, prefixed=True):
+def robots_noindex(header_lines: Sequence[str], meta: Sequence[str], now: datetime) -> str | None:
+    """ "header" when an X-Robots-Tag line says noindex to Googlebot, else "meta" when a meta tag
+    does. Each header line is read on its own, as Google reads them: a `bot:` prefix applies to
+    the directives after it in its line, never to another line's."""
+    if any(_noindex_in(line.split(","), now, prefixed=True) for line in header_lines):
         return "header"
     if any(_noindex_in(m.split(","), now, prefixed=False) for m in meta):
         return "meta"
@@ -193,17 +195,19 @@ def judge(
     status: int,
     redirected: bool,
     headers: Mapping[str, str],
+    robots_tags: Sequence[str],
     head: HeadFacts | None,
     body_bytes: int,
     now: datetime,
 ) -> Verdict:
-    """The verdict on one listed URL from its final answer (after redirected hops, if any)."""
+    """The verdict on one listed URL from its final answer (after redirected hops, if any);
+    robots_tags: the value of each X-Robots-Tag line of that answer, on its own."""
     canonical = canonical_of(headers, head, final) if 200 <= status <= 299 else None
     reason = _status_reason(status)
     noindex = None
     if reason is None:
         meta = head.robots if head is not None else ()
-        noindex = robots_noindex(headers.get("X-Robots-Tag"), meta, now)
+        noindex = robots_noindex(robots_tags, meta, now)
         html = head is not None
         if noindex is not None:
             reason = "page-noindex"

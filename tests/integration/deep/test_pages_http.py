@@ -19,6 +19,7 @@ from support.cli import SCRIPT, env
 from support.deep import urlset_of
 
 from harness.servers import Site, free_port, redirect, reply, send, slow_headers, stream
+from sitemap_auditor.cli import deep as deep_cli
 from sitemap_auditor.deep.pages.check import PageOptions, check_pages
 from sitemap_auditor.deep.pages.store import PagesFile
 from sitemap_auditor.fetching.fetch import FetchPolicy
@@ -193,6 +194,39 @@ def test_each_reason_from_pages_built_like_real_ones(site: Site, tmp_path: Path)
     assert rows["/linen"]["pageModified"] == "2026-11-02T09:14:11+00:00"
     # Each 500 is asked more than once only if it says to slow down: 500 is not 503.
     assert site.paths().count("/broken") == 1
+
+
+def _tagged(*lines: str) -> Any:
+    """A PDF answered with one X-Robots-Tag header line per value, in that order."""
+
+    def route(h: Any) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "application/pdf")
+        for line in lines:
+            h.send_header("X-Robots-Tag", line)
+        h.send_header("Content-Length", "8")
+        h.end_headers()
+        h.wfile.write(b"%PDF-1.7")
+
+    return route
+
+
+def test_x_robots_tag_lines_are_read_one_by_one(site: Site, tmp_path: Path) -> None:
+    # Google reads each X-Robots-Tag line on its own: another bot's prefix on one line says
+    # nothing of the next. Joined into one value (as the HTTP library joins them), the
+    # prefix would run on into the next line's directives.
+    site.route("/a.pdf", _tagged("otherbot: noindex", "noindex"))
+    site.route("/b.pdf", _tagged("noindex", "otherbot: noindex"))
+    site.route("/c.pdf", _tagged("googlebot: nofollow", "otherbot: noindex"))
+    site.route("/d.pdf", _tagged("otherbot: noindex", "googlebot: nofollow"))
+    rows = check(site, ["/a.pdf", "/b.pdf", "/c.pdf", "/d.pdf"], tmp_path)
+    got = {p: (r["reason"], r["noindex"]) for p, r in rows.items()}
+    assert got == {
+        "/a.pdf": ("page-noindex", "header"),
+        "/b.pdf": ("page-noindex", "header"),
+        "/c.pdf": (None, None),
+        "/d.pdf": (None, None),
+    }
 
 
 def test_a_gigabyte_page_is_read_only_to_its_head(site: Site, tmp_path: Path) -> None:
@@ -375,3 +409,42 @@ def test_the_audit_s_headers_reach_every_page_request(site: Site, tmp_path: Path
     check_pages(lambda: iter(listed), site.url("/robots.txt"), policy, PageOptions(pages_out=out))
     asked = {s.path: s.headers.get("x-audit") for s in site.seen}
     assert asked == {"/robots.txt": "yes", "/a": "yes"}
+
+
+@pytest.mark.parametrize(
+    ("pages", "status", "worst"),
+    [
+        ({"/linen": None}, 0, None),
+        ({"/dated": "2026-01-01"}, 0, "lastmod-mismatch"),  # a notice
+        ({"/linen": None, "/moved": None}, 1, "page-redirect"),  # a warning
+        ({"/linen": None, "/moved": None, "/gone": None}, 2, "page-not-found"),  # an error
+    ],
+    ids=["indexable", "notice", "warning", "error"],
+)
+def test_page_findings_count_in_the_exit_status(
+    site: Site,
+    capsys: pytest.CaptureFixture[str],
+    pages: dict[str, str | None],
+    status: int,
+    worst: str | None,
+) -> None:
+    # The sitemap itself is clean (no finding of the walk's): whatever the status says, the
+    # pages said it.
+    site.route(
+        "/robots.txt", reply(f"Sitemap: {site.url('/sitemap.xml')}\n", content_type="text/plain")
+    )
+    entries = [
+        f"<loc>{site.url(p)}</loc>" + (f"<lastmod>{lm}</lastmod>" if lm else "")
+        for p, lm in pages.items()
+    ]
+    site.route("/sitemap.xml", reply(urlset_of(entries)))
+    site.route("/linen", html(wp("/linen", site)))
+    site.route("/dated", html(wp("/dated", site)))  # modified 2026-11-02, listed as of January
+    site.route("/moved", redirect("/linen", 301))
+    argv = ["--allow-private-networks", "--pages", "--json", site.base + "/"]
+    got = deep_cli.main(argv)
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["findings"] == []
+    kinds = [f["kind"] for f in doc["pages"]["findings"]]
+    assert (kinds[0] if kinds else None) == worst
+    assert got == status

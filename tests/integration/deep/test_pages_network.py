@@ -1,0 +1,265 @@
+"""The page check's connections, as real servers on 127.0.0.1 and the socket layer see them:
+where they may go (never to a metadata or link-local address, even with private networks
+allowed) and how many it opens (kept alive, not one a page).
+
+No test here sends a byte off loopback: an autouse guard refuses (and records) every connection
+to an address other than 127.0.0.1 and 127.0.0.2, before any packet, so that a regression shows
+as a recorded attempt rather than as traffic.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.deep import urlset_of
+from support.faults import Outbound
+
+from harness.servers import Site, redirect, reply, send, slow_headers
+from sitemap_auditor.cli import deep as deep_cli
+from sitemap_auditor.core.credentials import Credentials
+from sitemap_auditor.deep.pages.check import PageOptions, check_pages
+from sitemap_auditor.deep.pages.store import PagesFile
+from sitemap_auditor.fetching.fetch import FetchPolicy
+
+PAGE = b"<!DOCTYPE html><html><head><title>Linen</title></head><body><p>Linen</p></body></html>"
+# A WordPress-like page: its head, then about 6 KB of body the check does not need.
+LONG_PAGE = (
+    b"<!DOCTYPE html><html lang='en'><head><meta charset='UTF-8'>"
+    b"<meta name='robots' content='index, follow'><title>Linen</title></head><body>"
+    + b"<p>Lorem ipsum dolor sit amet.</p>" * 180
+    + b"</body></html>"
+)
+
+
+@pytest.fixture(autouse=True)
+def outbound(monkeypatch: pytest.MonkeyPatch) -> Outbound:
+    """Refuse (and record) any connection to an address other than 127.0.0.1 and 127.0.0.2."""
+    record = Outbound()
+    original = socket.socket.connect
+
+    def guarded(self: socket.socket, address: Any) -> None:
+        host = str(address[0]) if isinstance(address, tuple) else str(address)
+        if host in ("127.0.0.1", "127.0.0.2"):
+            record.allowed.append(host)
+            original(self, address)
+            return
+        record.refused.append(host)
+        raise ConnectionRefusedError(errno.ECONNREFUSED, f"test guard: no traffic to {host}")
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+    return record
+
+
+@pytest.fixture
+def site() -> Iterator[Site]:
+    s = Site().start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def elsewhere() -> Iterator[Site]:
+    s = Site(host="127.0.0.2").start()
+    yield s
+    s.stop()
+
+
+def _check(
+    site: Site, urls: list[str], tmp_path: Path, deadline_s: float = 5.0, **options: Any
+) -> dict[str, dict[str, Any]]:
+    """The page check of urls (the library call), loopback allowed; its rows by URL."""
+    out = str(tmp_path / "pages.jsonl")
+    listed = [(u, site.url("/sitemap.xml"), None) for u in urls]
+    policy = FetchPolicy(
+        origin=("http", "127.0.0.1", site.port),
+        allow_private_networks=True,
+        deadline_s=deadline_s,
+        credentials=options.pop("credentials", None),
+    )
+    check_pages(
+        lambda: iter(listed), site.url("/robots.txt"), policy, PageOptions(pages_out=out, **options)
+    )
+    return {r["url"]: r for r in PagesFile.rows(out)}
+
+
+def _listing(site: Site, paths: list[str]) -> None:
+    site.route(
+        "/robots.txt", reply(f"Sitemap: {site.url('/sitemap.xml')}\n", content_type="text/plain")
+    )
+    site.route("/sitemap.xml", reply(urlset_of(f"<loc>{site.url(p)}</loc>" for p in paths)))
+
+
+def _deep_pages(
+    site: Site, tmp_path: Path, capsys: pytest.CaptureFixture[str], *more: str
+) -> tuple[int, dict[str, Any], dict[str, dict[str, Any]]]:
+    """`deep --pages --allow-private-networks --json` in this process: the exit status, the
+    document and the pages file's rows by path."""
+    out = tmp_path / "pages.jsonl"
+    argv = ["--allow-private-networks", "--pages", "--pages-out", str(out), "--json", *more]
+    status = deep_cli.main([*argv, site.base + "/"])
+    doc = json.loads(capsys.readouterr().out)
+    rows = {r["url"].removeprefix(site.base): r for r in PagesFile.rows(str(out))}
+    return status, doc, rows
+
+
+# Where a listed page's redirect leads, and the address the guard names in refusing it. With
+# --allow-private-networks the guard lets loopback and private ranges (10/8, 192.168/16, ...)
+# through, for a site on the developer's own machine; the instance-metadata and link-local
+# addresses stay refused for the page check whatever the option says.
+METADATA_TARGETS = {
+    "/aws": ("http://169.254.169.254/latest/meta-data/", "169.254.169.254 (link-local)"),
+    "/ecs": ("http://169.254.170.2/v2/credentials", "169.254.170.2 (link-local)"),
+    "/decimal": ("http://2852039166/latest/meta-data/", "169.254.169.254 (link-local)"),
+    "/mapped": (
+        "http://[::ffff:169.254.169.254]/latest/",
+        "::ffff:a9fe:a9fe (link-local, embedded in IPv6)",
+    ),
+    "/aws-v6": ("http://[fd00:ec2::254]/latest/meta-data/", "fd00:ec2::254 (instance metadata)"),
+    "/link-local-v6": ("http://[fe80::1]/", "fe80::1 (link-local)"),
+}
+
+
+def test_a_redirect_to_a_metadata_address_is_a_redirect_error_and_never_connected(
+    site: Site, tmp_path: Path, capsys: pytest.CaptureFixture[str], outbound: Outbound
+) -> None:
+    paths = ["/linen", *METADATA_TARGETS]
+    _listing(site, paths)
+    site.route("/linen", reply(PAGE, content_type="text/html"))
+    for path, (target, _) in METADATA_TARGETS.items():
+        site.route(path, redirect(target, 302))
+    status, doc, rows = _deep_pages(site, tmp_path, capsys)
+    assert rows["/linen"]["indexable"]
+    for path, (target, refused) in METADATA_TARGETS.items():
+        row = rows[path]
+        assert (row["reason"], row["status"]) == ("page-redirect-error", None), path
+        assert row["redirects"] == [{"status": 302, "location": target}]
+        assert row["error"].startswith(f"blocked: {refused} for host "), row["error"]
+    # Nothing was even attempted off loopback: the guard refused before any socket.
+    assert outbound.refused == []
+    assert set(outbound.allowed) == {"127.0.0.1"}
+    (finding,) = doc["pages"]["findings"]
+    assert (finding["kind"], finding["count"]) == ("page-redirect-error", len(METADATA_TARGETS))
+    assert "169.254.169.254 (link-local)" in finding["message"]
+    assert status == 2  # an error among the page findings
+
+
+def test_forty_pages_go_over_a_connection_a_worker(site: Site, tmp_path: Path) -> None:
+    # Pages as sites answer them: 200 with a body past the head, 301 to another listed page,
+    # 404 with an error page, a noindex. Each worker keeps its connection for its next page.
+    site.route("/robots.txt", reply("User-agent: *\nDisallow:\n", content_type="text/plain"))
+    paths = [f"/p{i}" for i in range(40)]
+    expected: dict[str, str | None] = {}
+    for i, path in enumerate(paths):
+        if i % 10 == 7:
+            site.route(path, redirect("/p0", 301))
+            expected[path] = "page-redirect"
+        elif i % 10 == 8:
+            site.route(path, reply(b"<html><head><title>Gone</title></head>", 404, "text/html"))
+            expected[path] = "page-not-found"
+        elif i % 10 == 9:
+            site.route(path, reply(LONG_PAGE.replace(b"index,", b"noindex,"), 200, "text/html"))
+            expected[path] = "page-noindex"
+        else:
+            site.route(path, reply(LONG_PAGE, content_type="text/html"))
+            expected[path] = None
+    rows = _check(site, [site.url(p) for p in paths], tmp_path, concurrency=4)
+    assert {u.removeprefix(site.base): r["reason"] for u, r in rows.items()} == expected
+    assert site.paths().count("/p0") == 1 + 4  # listed once, and the target of four redirects
+    # robots.txt's fetch, and one connection for each of the four workers: not one a page.
+    assert len(site.seen) == 1 + 40 + 4
+    assert site.connections <= 1 + 4
+
+
+def test_a_kept_connection_is_cut_at_its_own_fetchs_deadline(site: Site, tmp_path: Path) -> None:
+    # A server that drips its headers is cut only by the fetch's watchdog (no read ever times
+    # out): a connection kept from earlier pages must be this fetch's to cut.
+    for i in range(4):
+        site.route(f"/p{i}", reply(PAGE, content_type="text/html"))
+    site.route("/drip", slow_headers(0.1, 4.0))
+    site.route("/after", reply(PAGE, content_type="text/html"))
+    paths = ["/p0", "/p1", "/p2", "/p3", "/drip", "/after"]
+    rows = _check(site, [site.url(p) for p in paths], tmp_path, deadline_s=1.0, concurrency=1)
+    drip = rows[site.url("/drip")]
+    assert drip["reason"] == "page-unreachable" and drip["error"].startswith("timeout: ")
+    assert drip["ms"] < 2500  # the deadline (1 s), not the server's 4 s of dripping
+    assert rows[site.url("/after")]["indexable"]
+    # robots.txt's; the one the first five pages shared (the drip on it: it was reused); the
+    # one after the cut.
+    assert site.connections == 3
+
+
+def test_kept_connections_carry_credentials_to_the_sites_origin_only(
+    site: Site, elsewhere: Site, tmp_path: Path
+) -> None:
+    # Connections are kept a host each; the credentials are a request's, by its own origin.
+    for i in range(6):
+        site.route(f"/a{i}", reply(PAGE, content_type="text/html"))
+        elsewhere.route(f"/b{i}", reply(PAGE, content_type="text/html"))
+    site.route("/away", redirect(elsewhere.url("/b0"), 302))
+    urls = [u for i in range(6) for u in (site.url(f"/a{i}"), elsewhere.url(f"/b{i}"))]
+    creds = Credentials("agency", "s3cret")
+    rows = _check(site, [*urls, site.url("/away")], tmp_path, concurrency=2, credentials=creds)
+    assert len(rows) == 13 and sum(r["indexable"] for r in rows.values()) == 12
+    assert all(s.headers.get("authorization") == creds.header() for s in site.seen)
+    assert not any("authorization" in s.headers for s in elsewhere.seen)
+    assert len(elsewhere.seen) == 7  # six listed, and the redirect's target
+    assert site.connections <= 1 + 2 and elsewhere.connections <= 2
+
+
+def test_a_kept_connection_the_server_dropped_is_asked_again_on_a_new_one(
+    site: Site, tmp_path: Path
+) -> None:
+    # A server that answers one request a connection and, without saying so, drops the next
+    # (as one whose idle timeout fires just as the request leaves): the page is not lost.
+    def once_a_connection(h: Any) -> None:
+        if getattr(h, "answered", False):
+            h.close_connection = True  # no answer: the connection just closes
+            return
+        h.answered = True
+        send(h, 200, PAGE, {"Content-Type": "text/html"})
+
+    paths = [f"/p{i}" for i in range(5)]
+    for path in paths:
+        site.route(path, once_a_connection)
+    rows = _check(site, [site.url(p) for p in paths], tmp_path, concurrency=1)
+    assert all(r["indexable"] and r["error"] is None for r in rows.values())
+    # Each page after the first was asked on the kept connection, dropped, and asked again.
+    assert [p for p in site.paths() if p != "/robots.txt"] == ["/p0"] + [
+        p for p in paths[1:] for _ in range(2)
+    ]
+
+
+def test_a_long_or_slow_rest_of_a_page_closes_its_connection(site: Site, tmp_path: Path) -> None:
+    # Past its head a page is read on only to keep the connection, and not for long: 300 KB
+    # more, or a last 10 KB that comes 2 s after the rest, costs a new connection, not the wait.
+    big = LONG_PAGE + b"<!-- padding -->" * 20_000
+    first = LONG_PAGE.replace(b"</body>", b"<!-- padding -->" * 4_400)  # past one 64 KiB read
+    last = b"<!-- padding -->" * 640 + b"</body></html>"
+
+    def slow(h: Any) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "text/html")
+        h.send_header("Content-Length", str(len(first) + len(last)))
+        h.end_headers()
+        h.wfile.write(first)
+        h.wfile.flush()
+        time.sleep(2.0)
+        h.wfile.write(last)
+
+    for i in range(3):
+        site.route(f"/big{i}", reply(big, content_type="text/html"))
+    site.route("/slow", slow)
+    site.route("/after", reply(PAGE, content_type="text/html"))
+    paths = ["/big0", "/big1", "/big2", "/slow", "/after"]
+    rows = _check(site, [site.url(p) for p in paths], tmp_path, concurrency=1)
+    assert all(r["indexable"] for r in rows.values())
+    assert rows[site.url("/slow")]["ms"] < 1500  # the head's time and 0.25 s, not 2 s
+    # robots.txt's, then one a page: none of these could be kept.
+    assert site.connections == 1 + 5
