@@ -258,6 +258,8 @@ class _Walker:
             resolver=options.resolver,
             budget_deadline=self.deadline,
             extra_headers=options.headers,
+            # Never a metadata or link-local address, even where private networks are allowed.
+            refuse_metadata=True,
         )
         self.now = options.now()
         self.now_key = checks.instant_key(self.now)
@@ -779,6 +781,7 @@ def _verdict(site: sites.SiteBase, url: str, options: Options, deadline: float) 
             resolver=options.resolver,
             budget_deadline=deadline,
             extra_headers=options.headers,
+            refuse_metadata=True,
         )
     )
     try:

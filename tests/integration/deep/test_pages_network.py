@@ -263,3 +263,33 @@ def test_a_long_or_slow_rest_of_a_page_closes_its_connection(site: Site, tmp_pat
     assert rows[site.url("/slow")]["ms"] < 1500  # the head's time and 0.25 s, not 2 s
     # robots.txt's, then one a page: none of these could be kept.
     assert site.connections == 1 + 5
+
+
+def test_the_walk_never_reaches_a_metadata_address_either(
+    site: Site, capsys: pytest.CaptureFixture[str], outbound: Outbound
+) -> None:
+    # The sitemaps too: one listed at the metadata address, one redirected there; loopback
+    # allowed for the site itself.
+    site.route(
+        "/robots.txt",
+        reply(
+            f"Sitemap: {site.url('/sitemap.xml')}\n"
+            "Sitemap: http://169.254.169.254/latest/meta-data/sitemap.xml\n"
+            f"Sitemap: {site.url('/moved.xml')}\n",
+            content_type="text/plain",
+        ),
+    )
+    site.route("/sitemap.xml", reply(urlset_of([f"<loc>{site.url('/linen')}</loc>"])))
+    site.route("/moved.xml", redirect("http://[fd00:ec2::254]/sitemap.xml", 302))
+    status = deep_cli.main(["--allow-private-networks", "--json", site.base + "/"])
+    doc = json.loads(capsys.readouterr().out)
+    by_url = {s["url"]: s for s in doc["sitemaps"]}
+    assert by_url[site.url("/sitemap.xml")]["entries"] == 1
+    unread = [f for f in doc["findings"] if f["kind"] == "couldnt-fetch"]
+    assert {f["sitemap"] for f in unread} == {
+        "http://169.254.169.254/latest/meta-data/sitemap.xml",
+        site.url("/moved.xml"),
+    }
+    assert all("blocked" in f["message"] or "refused" in f["message"] for f in unread), unread
+    assert outbound.refused == [] and set(outbound.allowed) == {"127.0.0.1"}
+    assert status == 2
