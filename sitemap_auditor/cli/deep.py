@@ -136,7 +136,7 @@ def build_parser(prog: str = "sitemap-auditor deep") -> argparse.ArgumentParser:
         type=int,
         default=d.max_dedupe_urls,
         metavar="N",
-        help=f"URLs looked through for duplicates, at most 24 bytes each past 12 MiB "
+        help=f"URLs looked through for duplicates, at most 32 bytes each past 16 MiB "
         f"(default {d.max_dedupe_urls:,})",
     )
     p.add_argument(

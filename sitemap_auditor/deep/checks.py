@@ -40,11 +40,14 @@ __all__ = [
     "MAX_EXAMPLES",
     "MAX_EXAMPLE_CHARS",
     "MAX_URL_CHARS",
+    "ROBOTS_AGENTS",
     "SITEMAP_NAMESPACE",
     "SITEMAP_ROOTS",
+    "AgentRules",
     "Example",
     "Finding",
     "LastmodStats",
+    "RowSink",
     "Rules",
     "SiteChecks",
     "SitemapChecks",
@@ -118,6 +121,9 @@ class Finding:
     count: int
     examples: tuple[Example, ...]
     detail: str
+    # Entries with at least one occurrence, for the kinds counted by parts of entries (images,
+    # videos: `Reach.ENTRIES` in the kinds table); 0 for the others.
+    entries: int = 0
 
     @property
     def message(self) -> str:
@@ -131,6 +137,12 @@ class _Seen:
     line: int | None = None
     examples: list[Example] = field(default_factory=list)
     details: dict[str, None] = field(default_factory=dict)
+    entries: int = 0
+
+
+# sink(kind, line, value, detail): every occurrence a tally counts, as it counts it (the rows of
+# finding_urls.csv: deep/finding_rows.py). Values as written: the writer redacts them.
+RowSink = Callable[[Kind, int | None, str, str], None]
 
 
 _KIND_ORDER = {kind: i for i, kind in enumerate(KINDS)}
@@ -141,10 +153,12 @@ def _in_table_order(item: tuple[Kind, object]) -> int:
 
 
 class Tally:
-    """Findings of one subject, kind by kind: a count, the first line, a few examples."""
+    """Findings of one subject, kind by kind: a count, the first line, a few examples; and each
+    occurrence to sink, when given."""
 
-    def __init__(self) -> None:
+    def __init__(self, sink: RowSink | None = None) -> None:
         self._kinds: dict[Kind, _Seen] = {}
+        self.sink = sink
 
     def add(self, kind: Kind, line: int | None, value: str = "", detail: str = "") -> None:
         """Count one occurrence."""
@@ -152,6 +166,8 @@ class Tally:
         if seen is None:
             seen = self._kinds[kind] = _Seen(line=line)
         seen.count += 1
+        if self.sink is not None:
+            self.sink(kind, line, value, detail)
         if len(seen.examples) < MAX_EXAMPLES and (value or line is not None):
             if "@" in value:
                 value = strip_userinfo(value)  # no echoed URL carries userinfo
@@ -160,11 +176,22 @@ class Tally:
             seen.details.setdefault(detail[:MAX_EXAMPLE_CHARS])
 
     def set_count(self, kind: Kind, count: int, line: int | None = None, detail: str = "") -> None:
-        """Record a kind counted elsewhere (a file's total of entries, say)."""
-        seen = self._kinds.setdefault(kind, _Seen(line=line))
+        """Record a kind counted elsewhere (a file's total of entries, say): one occurrence for
+        the sink, the file as a whole."""
+        seen = self._kinds.get(kind)
+        if seen is None:
+            seen = self._kinds[kind] = _Seen(line=line)
+            if self.sink is not None:
+                self.sink(kind, line, "", detail)
         seen.count = count
         if detail:
             seen.details.setdefault(detail[:MAX_EXAMPLE_CHARS])
+
+    def entry(self, kind: Kind) -> None:
+        """Count one more entry with an occurrence of kind (after its occurrences are added)."""
+        seen = self._kinds.get(kind)
+        if seen is not None:
+            seen.entries += 1
 
     def __contains__(self, kind: Kind) -> bool:
         return kind in self._kinds
@@ -174,7 +201,9 @@ class Tally:
         # In the kinds' table's order, not the order they were first counted in: a repeat is
         # counted when the duplicate table answers, which may come later (seen.Duplicates).
         return [
-            Finding(kind, sitemap, s.line, s.count, tuple(s.examples), ", ".join(s.details))
+            Finding(
+                kind, sitemap, s.line, s.count, tuple(s.examples), ", ".join(s.details), s.entries
+            )
             for kind, s in sorted(self._kinds.items(), key=_in_table_order)
         ]
 
@@ -365,6 +394,48 @@ class Rules(Protocol):
     def allowed(self, url: str, agent: str = "Googlebot") -> bool: ...
 
 
+# The crawlers whose robots.txt rules every listed URL is matched against, in this order (the
+# command line adds the product of --user-agent when it is neither).
+ROBOTS_AGENTS = ("Googlebot", "Bingbot")
+
+
+@dataclass(frozen=True)
+class AgentRules:
+    """Which group of robots.txt an agent obeys, and whether it can disallow any URL."""
+
+    agent: str
+    group: str  # "own" (a group names it), "global" (the `*` group), "none" (no rule at all)
+    disallows: bool  # False: every URL is allowed to it, and none is matched
+
+
+def _named(names: list[str]) -> str:
+    """Googlebot; Googlebot and Bingbot; Googlebot, Bingbot and AuditBot."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _agent_rules(rules: Rules | None, agent: str) -> tuple[AgentRules, Callable[[str], bool]]:
+    """What the rules are for agent, and its test of a URL (allowed: True)."""
+    if rules is None:
+        return AgentRules(agent, "none", False), _allowed_always
+    group_of = getattr(rules, "group_of", None)
+    group = group_of(agent) if group_of is not None else "own"
+    allows_all = getattr(rules, "allows_all", None)
+    if allows_all is not None and allows_all(agent):
+        return AgentRules(agent, group, False), _allowed_always
+    checker = getattr(rules, "checker", None)
+    if checker is not None:
+        return AgentRules(agent, group, True), checker(agent)
+    return AgentRules(agent, group, True), functools.partial(_ask, rules, agent=agent)
+
+
+def _ask(rules: Rules, url: str, agent: str) -> bool:
+    return rules.allowed(url, agent)
+
+
+def _allowed_always(_url: str) -> bool:
+    return True
+
+
 _MASK = (1 << 64) - 1
 
 
@@ -377,25 +448,36 @@ class SiteChecks:
         robots_host: str,
         max_dedupe_urls: int = DEFAULT_MAX_DEDUPE_URLS,
         seen: Duplicates | None = None,
+        agents: tuple[str, ...] = ROBOTS_AGENTS,
     ) -> None:
         self.rules = rules
         self.robots_host = robots_host
-        # rules.allowed for Googlebot as one function, when the rules offer one (RobotsRules).
-        checker = getattr(rules, "checker", None)
-        # None where no URL can be disallowed: robots.txt is not asked per URL then.
-        self.allows: Callable[[str], bool] | None = (
-            None
-            if rules is None or getattr(rules, "allows_all", lambda: False)()
-            else checker()
-            if checker is not None
-            else rules.allowed
-        )
-        # The same for many paths at once, one a line, when the rules offer it: True when all
-        # are allowed, False when some may not be (each is then asked of allows).
-        self._many = getattr(rules, "no_rule_matches", None)
+        self.agents: tuple[AgentRules, ...] = ()
+        # The agents that can be disallowed something, by the group they obey: agents that
+        # obey one group (Googlebot and Bingbot both under `*`, say) are matched once.
+        groups: dict[str, tuple[list[str], Callable[[str], bool]]] = {}
+        for agent in dict.fromkeys(agents):
+            facts, test = _agent_rules(rules, agent)
+            self.agents += (facts,)
+            if facts.disallows:
+                key = "*" if facts.group == "global" else agent.lower()
+                groups.setdefault(key, ([], test))[0].append(agent)
+        self._groups = [(names, test) for names, test in groups.values()]
+        # None where no URL can be disallowed to any agent: robots.txt is not asked per URL.
+        self.allows: Callable[[str], bool] | None = None
+        if len(self._groups) == 1:
+            self.allows = self._groups[0][1]
+        elif self._groups:
+            tests = tuple(test for _, test in self._groups)
+            self.allows = lambda url: all(test(url) for test in tests)
         self._lastmod_memos: dict[int, dict[str, tuple[Kind | None, int | None]]] = {}
-        self._all_allowed: dict[str, Callable[[str], bool] | None] = {}
-        self.seen = seen if seen is not None else Duplicates(max_dedupe_urls)
+        # Each sitemap's place in the walk's order (`place`), which decides which of two
+        # listings of a URL is the first, and each one's report of a repeat (`SitemapChecks`).
+        self._order: list[tuple[int, ...]] = []
+        self._roots = 0
+        self._repeats: dict[int, Callable[[int | None, str, int], None]] = {}
+        self.seen = seen if seen is not None else Duplicates(max_dedupe_urls, rank=self.rank)
+        self.seen.displaced = self._displaced
         self.site = Tally()  # findings about no one file
         # Alternate links (a -> b) as hashes: the link, its reverse, and b itself.
         self._links = array("Q")
@@ -404,6 +486,34 @@ class SiteChecks:
         self._link_examples: dict[int, tuple[str, int, str]] = {}  # reverse hash -> where
         self._with_alternates: set[int] = set()
         self.alternates_dropped = False
+
+    def blocked_for(self, url: str) -> str:
+        """The agents robots.txt disallows url to, in words ("" when none)."""
+        names = [name for group, test in self._groups if not test(url) for name in group]
+        order = [a.agent for a in self.agents]
+        return _named(sorted(names, key=order.index)) if names else ""
+
+    def place(self, number: int, parent: int | None, position: int) -> None:
+        """Give sitemap number its place in the walk's order: breadth first, each index's
+        children in the order it lists them (parent None: a root, in the order found)."""
+        if parent is None:
+            path: tuple[int, ...] = (self._roots,)
+            self._roots += 1
+        else:
+            path = (*self._order[parent][1:], position)
+        while len(self._order) <= number:
+            self._order.append((1 << 30,))
+        self._order[number] = (len(path), *path)
+
+    def rank(self, number: int) -> tuple[int, ...]:
+        """Sitemap number's place in the walk's order (an unknown one last)."""
+        order = self._order
+        return order[number] if number < len(order) else (1 << 30,)
+
+    def _displaced(self, number: int, line: int | None, url: str) -> None:
+        repeat = self._repeats.get(number)
+        if repeat is not None:
+            repeat(line, url, 2)
 
     def lastmod_memo(self, now_key: int) -> dict[str, tuple[Kind | None, int | None]]:
         """The one memo of classify_lastmod's answers at now_key, which the site's files share
@@ -414,18 +524,6 @@ class SiteChecks:
                 self._lastmod_memos.clear()
             memo = self._lastmod_memos[now_key] = {}
         return memo
-
-    def all_allowed(self, origin: str) -> Callable[[str], bool] | None:
-        """The rules' test of many URLs at once, written one a line, each starting with origin
-        (see RobotsRules.no_rule_matches), when the rules offer one."""
-        if self._many is None:
-            return None
-        known = self._all_allowed
-        if origin not in known:
-            if len(known) >= 64:  # a site's sitemaps name few origins; a hostile one, many
-                known.clear()
-            known[origin] = self._many(prefix=origin)
-        return known[origin]
 
     def alternate(self, sitemap: str, line: int, loc: str, href: str) -> None:
         """Remember a link from loc to its alternate href, to look for the way back at the end."""
@@ -485,6 +583,8 @@ class SitemapChecks:
         self._allows = site.allows if scope.host == site.robots_host else None
         self._seen = site.seen.add
         self._report = self._repeat  # one object: the duplicate table batches by it
+        # A repeat found in this file once a listing earlier in the walk's order is read.
+        site._repeats[number] = self._repeat
 
     @property
     def stats(self) -> LastmodStats:
@@ -527,12 +627,18 @@ class SitemapChecks:
             self.images += e.images
             for _ in range(e.images_without_loc):
                 tally.add(Kind.IMAGE_MISSING_LOC, line, loc)
+            if e.images_without_loc:
+                tally.entry(Kind.IMAGE_MISSING_LOC)
         if e.videos_total:
             self.videos += e.videos_total
+            wrong = False
             for tags in e.videos:
                 missing = video_missing(tags)
                 if missing:
                     tally.add(Kind.VIDEO_MISSING_TAG, line, loc, ", ".join(missing))
+                    wrong = True
+            if wrong:
+                tally.entry(Kind.VIDEO_MISSING_TAG)
         if e.news:
             self.news += len(e.news)
             self.news_entries += 1
@@ -567,10 +673,12 @@ class SitemapChecks:
         self._seen(loc, self.number, line, self._report)
         allows = self._allows
         if allows is not None and problem is None and not allows(loc):
-            self.tally.add(Kind.BLOCKED_BY_ROBOTS, line, loc)
+            self.tally.add(Kind.BLOCKED_BY_ROBOTS, line, loc, self.site.blocked_for(loc))
 
     def _repeat(self, line: int | None, loc: str, again: int) -> None:
-        # The duplicate table's report of a URL seen before (now, or a little later).
+        # The duplicate table's report of a listing of a URL that is not its first in the walk's
+        # order: one of this file's as it is read, or one read before, once a listing earlier in
+        # the order is read (seen.Duplicates). Either way under the walk's lock.
         if again != 1 and self.is_news:
             # A news sitemap repeats recent articles of the regular ones, as publishers must.
             self.tally.add(Kind.ALSO_IN_NEWS, line, loc)

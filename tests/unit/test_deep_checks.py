@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import tracemalloc
 from datetime import date, timedelta
 
 import pytest
@@ -258,8 +260,16 @@ def test_a_count_of_one_reads_in_the_singular(kind: Kind) -> None:
     assert two == info.message.format(count="2", detail="why")
 
 
-def test_seen_urls_start_at_12_mib_or_what_their_bound_needs() -> None:
-    assert SeenUrls().bytes == SLOT_BYTES * checks.DEDUPE_FIRST_SLOTS == 12 * 1024 * 1024
+def test_seen_urls_start_at_16_mib_or_what_their_bound_needs() -> None:
+    assert SeenUrls().bytes == SLOT_BYTES * checks.DEDUPE_FIRST_SLOTS == 16 * 1024 * 1024
+    # What the arrays truly take, not what the docs say they take.
+    tracemalloc.start()
+    try:
+        table = SeenUrls()
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert table.bytes <= held < table.bytes + 64 * 1024
     assert SeenUrls(max_urls=150).bytes == SLOT_BYTES * 1024
     # 786,432 URLs fit in the first table: it grows only past them.
     seen = SeenUrls()
@@ -271,3 +281,30 @@ def test_seen_urls_start_at_12_mib_or_what_their_bound_needs() -> None:
     assert seen.add(urls[-1], 0) == -1 and seen.bytes == first * 3 // 2
     assert seen.add(urls[5], 1) == 0 and seen.size == len(urls)
     assert all(seen.add(u, 2) == 0 for u in urls)  # every one found again after the growth
+
+
+def test_every_listing_but_the_first_in_the_walks_order_is_reported_whatever_the_read_order() -> (
+    None
+):
+    # Listings of one URL: (sitemap number, line); the sitemaps' places in the walk's order
+    # differ from their numbers (children are numbered as their indexes answer).
+    places = {0: (1, 2), 1: (1, 0), 2: (2, 0, 0), 3: (1, 1)}
+    listings = [(0, 4), (1, 9), (2, 3), (3, 7), (1, 12), (0, 8)]
+    first = min(listings, key=lambda w: (places[w[0]], w[1]))
+    orders = 0
+    for order in itertools.permutations(listings):
+        if any(a[0] == b[0] and a[1] > b[1] for a, b in itertools.combinations(order, 2)):
+            continue  # one file is read in its own order
+        orders += 1
+        told: list[tuple[int, int | None]] = []
+        d = Duplicates(rank=places.__getitem__)
+        d.displaced = lambda number, line, url, told=told: told.append((number, line))
+        for number, line in order:
+            d.add(
+                "https://a/1",
+                number,
+                line,
+                lambda at, url, again, n=number, told=told: told.append((n, at)),
+            )
+        assert sorted(told) == sorted(w for w in listings if w != first), order
+    assert orders == 180
