@@ -24,7 +24,7 @@ from sitemap_auditor.core.lastmod import (
     lastmod_key_fast,
 )
 from sitemap_auditor.core.urls import strip_userinfo
-from sitemap_auditor.deep.kinds import KINDS, Kind
+from sitemap_auditor.deep.kinds import IMPACT_ORDER, KINDS, SEVERITY_ORDER, Kind
 from sitemap_auditor.deep.reading.entries import Extensions
 from sitemap_auditor.deep.seen import (
     DEDUPE_BYTES_PER_URL,
@@ -56,6 +56,7 @@ __all__ = [
     "classify_lastmod",
     "classify_loc",
     "hreflang_valid",
+    "merge_findings",
     "news_missing",
     "sniff_html",
     "text_lines",
@@ -206,6 +207,39 @@ class Tally:
             )
             for kind, s in sorted(self._kinds.items(), key=_in_table_order)
         ]
+
+
+def merge_findings(findings: list[Finding]) -> list[Finding]:
+    """One finding per kind and sitemap, in the order of their impact."""
+    merged: dict[tuple[Kind, str | None], Finding] = {}
+    for f in findings:
+        key = (f.kind, f.sitemap)
+        old = merged.get(key)
+        if old is None:
+            merged[key] = f
+            continue
+        details = ", ".join(d for d in dict.fromkeys((old.detail, f.detail)) if d)
+        merged[key] = Finding(
+            f.kind,
+            f.sitemap,
+            old.line if old.line is not None else f.line,
+            old.count + f.count,
+            (old.examples + f.examples)[:MAX_EXAMPLES],
+            details,
+            old.entries + f.entries,
+        )
+    # Impact first (a file search engines cannot read, then URLs lost), then severity, then
+    # count; the kind's place in the table and the sitemap's URL settle ties, so that the order
+    # never depends on which fetch finished first.
+    impact = {x: i for i, x in enumerate(IMPACT_ORDER)}
+    rank = {s: i for i, s in enumerate(SEVERITY_ORDER)}
+    table = {k: i for i, k in enumerate(KINDS)}
+
+    def order(f: Finding) -> tuple[int, int, int, int, str]:
+        info = KINDS[f.kind]
+        return (impact[info.impact], rank[info.severity], -f.count, table[f.kind], f.sitemap or "")
+
+    return sorted(merged.values(), key=order)
 
 
 def sniff_html(head: bytes, content_type: str | None) -> bool:
@@ -642,8 +676,14 @@ class SitemapChecks:
         if e.news:
             self.news += len(e.news)
             self.news_entries += 1
+            lacks = aged = False
             for n in e.news:
-                self._news(n.tags, n.publication_date, line, loc)
+                m, o = self._news(n.tags, n.publication_date, line, loc)
+                lacks, aged = lacks or m, aged or o
+            if lacks:
+                tally.entry(Kind.NEWS_MISSING_TAG)
+            if aged:
+                tally.entry(Kind.NEWS_TOO_OLD)
         if e.alternates:
             self._alternates(e, line, loc)
 
@@ -674,6 +714,7 @@ class SitemapChecks:
         allows = self._allows
         if allows is not None and problem is None and not allows(loc):
             self.tally.add(Kind.BLOCKED_BY_ROBOTS, line, loc, self.site.blocked_for(loc))
+            self.tally.entry(Kind.BLOCKED_BY_ROBOTS)
 
     def _repeat(self, line: int | None, loc: str, again: int) -> None:
         # The duplicate table's report of a listing of a URL that is not its first in the walk's
@@ -694,7 +735,10 @@ class SitemapChecks:
         if key is not None:
             self._stats.add(key)
 
-    def _news(self, tags: frozenset[str], date: str | None, line: int, loc: str) -> None:
+    def _news(
+        self, tags: frozenset[str], date: str | None, line: int, loc: str
+    ) -> tuple[bool, bool]:
+        """Check one <news:news>: whether it lacks a tag, and whether it is too old."""
         missing = news_missing(tags)
         if missing:
             self.tally.add(Kind.NEWS_MISSING_TAG, line, loc, ", ".join(missing))
@@ -704,6 +748,8 @@ class SitemapChecks:
                 self.tally.add(problem or Kind.INVALID_DATE, line, date)
             elif key < self.now_key - NEWS_MAX_AGE_US:
                 self.tally.add(Kind.NEWS_TOO_OLD, line, f"{date} {loc}")
+                return bool(missing), True
+        return bool(missing), False
 
     def _alternates(self, e: Extensions, line: int, loc: str) -> None:
         self.alternates += len(e.alternates) + e.alternates_dropped

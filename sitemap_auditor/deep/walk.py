@@ -892,7 +892,7 @@ def walk(url: str, options: Options | None = None) -> Walk:
     finished = options.now()
     findings = [f for r in walker.records for f in r.findings]
     findings.extend(walker.site_tally.findings(None))
-    findings = _merge(findings)
+    findings = checks.merge_findings(findings)
     return Walk(
         audited_url=audited,
         site=site,
@@ -972,40 +972,6 @@ def _site_findings(walker: _Walker, source: str, stopped: str | None, depth_cut:
     if why:
         # One finding, counting the sitemaps left unread (1 when only the checks were cut).
         walker.site_tally.set_count(Kind.LIMIT_REACHED, unfetched or 1, detail="; ".join(why))
-
-
-def _merge(findings: list[Finding]) -> list[Finding]:
-    """One finding per kind and sitemap, in the order of their impact."""
-    merged: dict[tuple[Kind, str | None], Finding] = {}
-    for f in findings:
-        key = (f.kind, f.sitemap)
-        old = merged.get(key)
-        if old is None:
-            merged[key] = f
-            continue
-        details = ", ".join(d for d in dict.fromkeys((old.detail, f.detail)) if d)
-        merged[key] = Finding(
-            f.kind,
-            f.sitemap,
-            old.line if old.line is not None else f.line,
-            old.count + f.count,
-            (old.examples + f.examples)[: checks.MAX_EXAMPLES],
-            details,
-        )
-    from sitemap_auditor.deep.kinds import IMPACT_ORDER, KINDS, SEVERITY_ORDER
-
-    # Impact first (a file search engines cannot read, then URLs lost), then severity, then
-    # count; the kind's place in the table and the sitemap's URL settle ties, so that the order
-    # never depends on which fetch finished first.
-    impact = {x: i for i, x in enumerate(IMPACT_ORDER)}
-    rank = {s: i for i, s in enumerate(SEVERITY_ORDER)}
-    table = {k: i for i, k in enumerate(KINDS)}
-
-    def order(f: Finding) -> tuple[int, int, int, int, str]:
-        info = KINDS[f.kind]
-        return (impact[info.impact], rank[info.severity], -f.count, table[f.kind], f.sitemap or "")
-
-    return sorted(merged.values(), key=order)
 
 
 def _walk_order(records: list[SitemapRecord]) -> list[SitemapRecord]:
