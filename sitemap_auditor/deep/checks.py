@@ -8,6 +8,7 @@ links) in compact, bounded structures.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from array import array
@@ -149,6 +150,11 @@ RowSink = Callable[[Kind, int | None, str, str], None]
 _KIND_ORDER = {kind: i for i, kind in enumerate(KINDS)}
 
 
+def _example_key(e: Example) -> tuple[int, str]:
+    # An example without a line (about the file) first, then by line, then by value.
+    return (-1 if e.line is None else e.line, e.value)
+
+
 def _in_table_order(item: tuple[Kind, object]) -> int:
     return _KIND_ORDER[item[0]]
 
@@ -162,17 +168,28 @@ class Tally:
         self.sink = sink
 
     def add(self, kind: Kind, line: int | None, value: str = "", detail: str = "") -> None:
-        """Count one occurrence."""
+        """Count one occurrence. The examples kept are the first five by line, then value (not
+        the first five counted: a repeat may be counted once a later file is read)."""
         seen = self._kinds.get(kind)
         if seen is None:
             seen = self._kinds[kind] = _Seen(line=line)
+        elif line is not None and (seen.line is None or line < seen.line):
+            seen.line = line
         seen.count += 1
         if self.sink is not None:
             self.sink(kind, line, value, detail)
-        if len(seen.examples) < MAX_EXAMPLES and (value or line is not None):
-            if "@" in value:
-                value = strip_userinfo(value)  # no echoed URL carries userinfo
-            seen.examples.append(Example(line, value[:MAX_EXAMPLE_CHARS]))
+        if value or line is not None:
+            examples = seen.examples
+            full = len(examples) >= MAX_EXAMPLES
+            if full and _example_key(Example(line, "")) > _example_key(examples[-1]):
+                pass  # the common case: lines come in order, after the five kept
+            else:
+                if "@" in value:
+                    value = strip_userinfo(value)  # no echoed URL carries userinfo
+                example = Example(line, value[:MAX_EXAMPLE_CHARS])
+                if not full or _example_key(example) < _example_key(examples[-1]):
+                    bisect.insort(examples, example, key=_example_key)
+                    del examples[MAX_EXAMPLES:]
         if detail and len(seen.details) < 8:
             seen.details.setdefault(detail[:MAX_EXAMPLE_CHARS])
 
@@ -203,7 +220,13 @@ class Tally:
         # counted when the duplicate table answers, which may come later (seen.Duplicates).
         return [
             Finding(
-                kind, sitemap, s.line, s.count, tuple(s.examples), ", ".join(s.details), s.entries
+                kind,
+                sitemap,
+                s.line,
+                s.count,
+                tuple(s.examples),
+                ", ".join(sorted(s.details)),
+                s.entries,
             )
             for kind, s in sorted(self._kinds.items(), key=_in_table_order)
         ]
@@ -218,13 +241,14 @@ def merge_findings(findings: list[Finding]) -> list[Finding]:
         if old is None:
             merged[key] = f
             continue
-        details = ", ".join(d for d in dict.fromkeys((old.detail, f.detail)) if d)
+        details = ", ".join(sorted({d for d in (old.detail, f.detail) if d}))
+        lines = [n for n in (old.line, f.line) if n is not None]
         merged[key] = Finding(
             f.kind,
             f.sitemap,
-            old.line if old.line is not None else f.line,
+            min(lines) if lines else None,
             old.count + f.count,
-            (old.examples + f.examples)[:MAX_EXAMPLES],
+            tuple(sorted(old.examples + f.examples, key=_example_key)[:MAX_EXAMPLES]),
             details,
             old.entries + f.entries,
         )

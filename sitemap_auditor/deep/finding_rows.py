@@ -14,13 +14,13 @@ dropped, such as a usual path's 404 that was only a guess).
 
 from __future__ import annotations
 
+import csv
 import heapq
-import json
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO
 
 from sitemap_auditor.deep.kinds import KINDS, Kind
 
@@ -56,7 +56,7 @@ class FindingRows:
     def __init__(self, directory: str | None = None) -> None:
         self._directory = directory
         self._lock = threading.Lock()
-        self._buffer: list[str] = []
+        self._buffer: list[tuple[int, int, int, str, str]] = []
         self._spool: IO[str] | None = None  # made at the first BUFFER_ROWS rows
         self._urls: dict[int, str] = {}
         self.rows = 0
@@ -74,11 +74,9 @@ class FindingRows:
 
     def add(self, number: int, kind: Kind, line: int | None, value: str, detail: str) -> None:
         """Spool one occurrence of kind in sitemap number."""
-        record = json.dumps(
-            [number, -1 if line is None else line, _KIND_INDEX[kind], value, detail]
-        )
+        row = (number, -1 if line is None else line, _KIND_INDEX[kind], value, detail)
         with self._lock:
-            self._buffer.append(record)
+            self._buffer.append(row)
             self.rows += 1
             if len(self._buffer) >= BUFFER_ROWS:
                 self._flush()
@@ -88,32 +86,37 @@ class FindingRows:
             return
         if self._spool is None:
             self._spool = _temporary(self._directory)
-        self._spool.write("\n".join(self._buffer) + "\n")
+        csv.writer(self._spool).writerows(self._buffer)
         self._buffer.clear()
 
-    def _spooled(self) -> Iterator[list[Any]]:
+    def _spooled(self) -> Iterator[list[str]]:
         with self._lock:
             self._flush()
             spool = self._spool
         if spool is None:
             return
         spool.seek(0)
-        for text in spool:
-            yield json.loads(text)
+        yield from csv.reader(spool)
 
     def sorted(self, place: Place) -> Iterator[FindingRow]:
         """Every row whose place is not None, in order (see the module's docstring)."""
         urls = self._urls
+        places: dict[tuple[str, str], int | None] = {}  # (number, kind) as spooled: its place
         opened: list[IO[str]] = []  # every run file, closed (and so removed) at the end
         try:
             runs: list[IO[str]] = []
-            run: list[list[Any]] = []
-            for number, line, kind, value, detail in self._spooled():
-                url = urls.get(number) if number != SITE else None
-                where = place(url, _KINDS[kind])
+            run: list[_Sorted] = []
+            for written in self._spooled():
+                number, line, kind, value, detail = written
+                where = places.get((number, kind), _UNKNOWN)
+                if where == _UNKNOWN:
+                    n = int(number)
+                    where = places[number, kind] = place(
+                        urls.get(n) if n != SITE else None, _KINDS[int(kind)]
+                    )
                 if where is None:
                     continue
-                run.append([where, line, kind, value, detail, number])
+                run.append((where, int(line), int(kind), value, detail, int(number)))
                 if len(run) >= RUN_ROWS:
                     run.sort()
                     runs.append(self._written(run, opened))
@@ -127,24 +130,18 @@ class FindingRows:
                     f.close()  # merged: its disk is given back now
                 runs = merged
             run.sort()
-            for _where, line, kind, value, detail, number in heapq.merge(*map(_read, runs), run):
-                url = urls.get(number) if number != SITE else None
-                yield FindingRow(url, None if line < 0 else line, _KINDS[kind], value, detail)
+            for row in heapq.merge(*map(_read, runs), run):
+                at, sitemap = row[1], row[5]
+                url = urls.get(sitemap) if sitemap != SITE else None
+                yield FindingRow(url, None if at < 0 else at, _KINDS[row[2]], row[3], row[4])
         finally:
             for f in opened:
                 f.close()
 
-    def _written(self, rows: Iterable[list[Any]], opened: list[IO[str]]) -> IO[str]:
+    def _written(self, rows: Iterable[_Sorted], opened: list[IO[str]]) -> IO[str]:
         out = _temporary(self._directory)
         opened.append(out)
-        batch: list[str] = []
-        for row in rows:
-            batch.append(json.dumps(row))
-            if len(batch) >= BUFFER_ROWS:
-                out.write("\n".join(batch) + "\n")
-                batch.clear()
-        if batch:
-            out.write("\n".join(batch) + "\n")
+        csv.writer(out).writerows(rows)
         return out
 
     def close(self) -> None:
@@ -162,12 +159,19 @@ class FindingRows:
         self.close()
 
 
+# A row as sorted: its place, line, kind (its index), value, detail, and sitemap number.
+_Sorted = tuple[int, int, int, str, str, int]
+_UNKNOWN = -2
+
+
 def _temporary(directory: str | None) -> IO[str]:
-    # Written as JSON with ASCII escapes: any string goes in, lone surrogates included.
-    return tempfile.TemporaryFile("w+", encoding="ascii", newline="\n", dir=directory)
+    # CSV in UTF-8, lone surrogates kept as written: any string goes in and comes back.
+    return tempfile.TemporaryFile(
+        "w+", encoding="utf-8", errors="surrogatepass", newline="", dir=directory
+    )
 
 
-def _read(run: IO[str]) -> Iterator[list[Any]]:
+def _read(run: IO[str]) -> Iterator[_Sorted]:
     run.seek(0)
-    for text in run:
-        yield json.loads(text)
+    for where, line, kind, value, detail, number in csv.reader(run):
+        yield int(where), int(line), int(kind), value, detail, int(number)

@@ -62,20 +62,26 @@ def write(
             return None
         return -1 if sitemap is None else order.get(sitemap)
 
+    kinds = {
+        kind: [_cell(info.severity.value), _cell(kind.value), _cell(info.source.value)]
+        for kind, info in KINDS.items()
+    }
+    cells: dict[str | None, Any] = {}  # a sitemap's cell
     with target.open("w", newline="", encoding="utf-8-sig", errors="replace") as out:
         w = csv.writer(out)
         w.writerow(FINDING_URL_COLUMNS)
+        batch: list[list[Any]] = []
         for row in rows.sorted(place):
-            info = KINDS[row.kind]
-            w.writerow(
-                [
-                    _cell(info.severity.value),
-                    _cell(row.kind.value),
-                    _cell(info.source.value),
-                    _cell(as_shown(row.sitemap)),
-                    _cell(row.line),
-                    _cell(_clean(row.value, secrets)),
-                    _cell(_clean(row.detail[:MAX_DETAIL_CHARS], secrets)),
-                ]
-            )
+            sitemap = cells.get(row.sitemap)
+            if sitemap is None:
+                sitemap = cells[row.sitemap] = _cell(as_shown(row.sitemap))
+            value, detail = row.value, row.detail[:MAX_DETAIL_CHARS]
+            if secrets or "@" in value or "@" in detail:
+                value, detail = _clean(value, secrets), _clean(detail, secrets)
+            line = "" if row.line is None else row.line
+            batch.append([*kinds[row.kind], sitemap, line, _cell(value), _cell(detail)])
+            if len(batch) >= 1024:
+                w.writerows(batch)
+                batch.clear()
+        w.writerows(batch)
     return target
