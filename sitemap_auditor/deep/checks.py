@@ -546,8 +546,12 @@ class SiteChecks:
         self.alternates_dropped = False
 
     def blocked_for(self, url: str) -> str:
-        """The agents robots.txt disallows url to, in words ("" when none)."""
-        names = [name for group, test in self._groups if not test(url) for name in group]
+        """The agents robots.txt disallows url to, in words ("" when none), for a URL `allows`
+        refused (one group: its agents, without matching it again)."""
+        groups = self._groups
+        if len(groups) == 1:
+            return _named(groups[0][0])
+        names = [name for group, test in groups if not test(url) for name in group]
         order = [a.agent for a in self.agents]
         return _named(sorted(names, key=order.index)) if names else ""
 

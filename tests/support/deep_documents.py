@@ -158,7 +158,7 @@ def finding(
     fix: str = "",
     source: str = "search-console",
     impact: str = "urls-affected",
-    urls: int | None | Literal["count"] = "count",
+    urls: int | Literal["count"] | None = "count",
 ) -> Finding:
     """One finding; its `line` is that of its first example; its URLs its count unless given
     (its share is set by `document`)."""
