@@ -15,7 +15,7 @@ from sitemap_auditor import deep
 from sitemap_auditor.core.request_headers import ExtraHeaders
 from sitemap_auditor.deep import document as documents
 from sitemap_auditor.deep.finding_rows import FindingRows
-from sitemap_auditor.deep.reports import finding_urls
+from sitemap_auditor.deep.reports import finding_urls, html_report, text_report
 
 NCBI = "realworld3/robots-archive-20-sitemaps-ncbi.txt"  # bingbot's own group, Googlebot's own
 PVQ = "realworld3/robots-servicestack-pvq.txt"  # Googlebot and Bingbot allowed, `*` disallowed
@@ -64,6 +64,10 @@ def test_a_bingbot_group_blocks_for_bingbot_only_where_googlebots_allows(
     ) in rows
     assert "/pmc/c" not in rows
     assert _agents(doc) == {"Googlebot": ("own", True), "Bingbot": ("own", True)}
+    # The share next to the finding, in the text report and the HTML one.
+    assert "(blocked-by-robots)  x2  in " in text_report.render(doc)
+    assert "[2 URLs, 66.67 % of the site's]" in text_report.render(doc)
+    assert "2 URLs, 66.67 % of the site&#x27;s" in html_report.render(doc)
 
 
 def test_a_bingbot_group_that_disallows_a_folder_under_an_open_global_one(
