@@ -38,7 +38,8 @@ examples:
   sitemap-auditor deep --json https://www.example.com/ > audit.json
       the JSON document (format sitemap-auditor-deep, version 2)
   sitemap-auditor deep --csv out/ --urls urls.jsonl --html report.html https://www.example.com/
-      also sitemaps.csv and findings.csv in out/, every listed URL as JSON Lines, an HTML page
+      also sitemaps.csv, findings.csv and finding_urls.csv (every affected URL) in out/,
+      every listed URL as JSON Lines, an HTML page
   sitemap-auditor deep --max-sitemaps 20000 --max-seconds 3600 https://www.example.com/
       raise the walk's limits
   sitemap-auditor deep --demo --html report.html
@@ -90,7 +91,8 @@ def build_parser(prog: str = "sitemap-auditor deep") -> argparse.ArgumentParser:
     p.add_argument(
         "--csv",
         metavar="DIR",
-        help="write sitemaps.csv and findings.csv (and pages.csv, with --pages) into DIR",
+        help="write sitemaps.csv, findings.csv and finding_urls.csv (every affected URL) "
+        "(and pages.csv, with --pages) into DIR",
     )
     p.add_argument(
         "--urls", metavar="FILE", help="write every listed URL to FILE as JSON Lines, as read"
@@ -412,10 +414,13 @@ def run_many(
     is the worst of them. After SIGINT or SIGTERM, the walks running stop with their partial
     documents, no other site is begun, and the status is 130 or 143."""
     from concurrent.futures import ThreadPoolExecutor
+    from contextlib import nullcontext
+    from dataclasses import replace
 
     from sitemap_auditor.core import urls
     from sitemap_auditor.deep import document as documents
-    from sitemap_auditor.deep.reports import csv_report, html_report, text_report
+    from sitemap_auditor.deep.finding_rows import FindingRows
+    from sitemap_auditor.deep.reports import csv_report, finding_urls, html_report, text_report
     from sitemap_auditor.deep.walk import Options, walk
 
     if args.url is not None or args.demo:
@@ -474,16 +479,20 @@ def run_many(
         nonlocal worst
         if interrupt is not None and interrupt.requested.is_set():
             return  # stopped: no other site is begun
-        try:
-            doc = documents.build(walk(url, options))
-        except ValueError as e:
-            with lock:
-                stderr.write(f"{parser.prog}: {echoed_url(url)!r}: {e}\n")
-                worst = max(worst, EXIT_USAGE)
-            return
+        with FindingRows() if args.csv else nullcontext() as rows:
+            try:
+                found = walk(url, replace(options, finding_rows=rows))
+            except ValueError as e:
+                with lock:
+                    stderr.write(f"{parser.prog}: {echoed_url(url)!r}: {e}\n")
+                    worst = max(worst, EXIT_USAGE)
+                return
+            doc = documents.build(found)
+            if rows is not None:
+                folder = os.path.join(args.csv, names[url])
+                csv_report.write(doc, folder)
+                finding_urls.write(doc, rows, folder, found.secrets)
         name = names[url]
-        if args.csv:
-            csv_report.write(doc, os.path.join(args.csv, name))
         if args.html:
             os.makedirs(args.html, exist_ok=True)
             with open(os.path.join(args.html, name + ".html"), "w", encoding="utf-8") as f:
@@ -609,6 +618,12 @@ def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) 
         from sitemap_auditor.deep.pages.spool import UrlSpool
 
         spool = UrlSpool()
+    rows = None
+    if args.csv:
+        from sitemap_auditor.deep.finding_rows import FindingRows
+
+        rows = FindingRows()  # finding_urls.csv's rows, on disk as the walk counts them
+    args.finding_rows = rows
     args.pages_file = args.pages_out
     scratch = None
     if args.pages and args.csv and not args.pages_out:
@@ -650,6 +665,7 @@ def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) 
         max_age_days=args.max_age_days or 7,
         on_url=on_url if urls_out is not None or spool is not None else None,
         on_progress=progress,
+        finding_rows=rows,
     )
     # SIGINT and SIGTERM stop the walk where it can stop cleanly (core/interrupts.py); once
     # it has stopped, they are only recorded: the partial document is written whole.
@@ -672,6 +688,8 @@ def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) 
         stderr.write(f"{parser.prog}: {echoed_url(args.url)!r}: {e}\n")
         return EXIT_USAGE
     finally:
+        if rows is not None:
+            rows.close()
         if restore is not None:
             restore()
 
@@ -695,15 +713,16 @@ def _report(
     progress.erase()
     doc = documents.build(found)
     if pages is not None:
-        doc["pages"] = pages
+        documents.with_pages(doc, pages)
     if previous is not None:
         from sitemap_auditor.deep.compare import compare
 
         doc["comparison"] = compare(previous, doc)
     if args.csv:
-        from sitemap_auditor.deep.reports import csv_report
+        from sitemap_auditor.deep.reports import csv_report, finding_urls
 
         csv_report.write(doc, args.csv)
+        finding_urls.write(doc, args.finding_rows, args.csv, found.secrets)
         if pages is not None and args.pages_file:
             from sitemap_auditor.deep.reports import pages_csv
 

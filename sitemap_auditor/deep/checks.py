@@ -8,6 +8,7 @@ links) in compact, bounded structures.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from array import array
@@ -24,7 +25,7 @@ from sitemap_auditor.core.lastmod import (
     zoned_key,
 )
 from sitemap_auditor.core.urls import strip_userinfo
-from sitemap_auditor.deep.kinds import KINDS, Kind
+from sitemap_auditor.deep.kinds import IMPACT_ORDER, KINDS, SEVERITY_ORDER, Kind
 from sitemap_auditor.deep.reading.entries import Extensions
 from sitemap_auditor.deep.seen import (
     DEDUPE_BYTES_PER_URL,
@@ -40,11 +41,14 @@ __all__ = [
     "MAX_EXAMPLES",
     "MAX_EXAMPLE_CHARS",
     "MAX_URL_CHARS",
+    "ROBOTS_AGENTS",
     "SITEMAP_NAMESPACE",
     "SITEMAP_ROOTS",
+    "AgentRules",
     "Example",
     "Finding",
     "LastmodStats",
+    "RowSink",
     "Rules",
     "SiteChecks",
     "SitemapChecks",
@@ -53,6 +57,7 @@ __all__ = [
     "classify_lastmod",
     "classify_loc",
     "hreflang_valid",
+    "merge_findings",
     "news_missing",
     "sniff_html",
     "text_lines",
@@ -118,6 +123,9 @@ class Finding:
     count: int
     examples: tuple[Example, ...]
     detail: str
+    # Entries with at least one occurrence, for the kinds counted by parts of entries (images,
+    # videos: `Reach.ENTRIES` in the kinds table); 0 for the others.
+    entries: int = 0
 
     @property
     def message(self) -> str:
@@ -130,73 +138,80 @@ class _Seen:
     count: int = 0
     line: int | None = None
     examples: list[Example] = field(default_factory=list)
-    details: dict[str, int] = field(default_factory=dict)  # each with the first line it had
+    details: dict[str, None] = field(default_factory=dict)
+    entries: int = 0
+
+
+# sink(kind, line, value, detail): every occurrence a tally counts, as it counts it (the rows of
+# finding_urls.csv: deep/finding_rows.py). Values as written: the writer redacts them.
+RowSink = Callable[[Kind, int | None, str, str], None]
 
 
 _KIND_ORDER = {kind: i for i, kind in enumerate(KINDS)}
+
+
+def _example_key(e: Example) -> tuple[int, str]:
+    # An example without a line (about the file) first, then by line, then by value.
+    return (-1 if e.line is None else e.line, e.value)
 
 
 def _in_table_order(item: tuple[Kind, object]) -> int:
     return _KIND_ORDER[item[0]]
 
 
-def _example_order(e: Example) -> tuple[int, str]:
-    return (-1 if e.line is None else e.line, e.value)
-
-
-def _details_text(details: dict[str, int]) -> str:
-    # In the order of their first lines, then of their words.
-    return ", ".join(d for _, d in sorted((at, d) for d, at in details.items()))
-
-
 class Tally:
-    """Findings of one subject, kind by kind: a count, the first line, a few examples.
+    """Findings of one subject, kind by kind: a count, the first line, a few examples; and each
+    occurrence to sink, when given. What it keeps does not depend on the order the occurrences
+    were counted in (a repeat may be counted when another file is read): the first line, the
+    examples of the lowest lines, the details in the order of their words."""
 
-    What it keeps does not depend on the order the occurrences were counted in (a repeat may
-    be counted when another file is read): the first line, the examples of the lowest lines,
-    the details in the order of their first lines."""
-
-    def __init__(self) -> None:
+    def __init__(self, sink: RowSink | None = None) -> None:
         self._kinds: dict[Kind, _Seen] = {}
+        self.sink = sink
 
     def add(self, kind: Kind, line: int | None, value: str = "", detail: str = "") -> None:
-        """Count one occurrence."""
+        """Count one occurrence. The examples kept are the first five by line, then value (not
+        the first five counted: a repeat may be counted once a later file is read)."""
         seen = self._kinds.get(kind)
         if seen is None:
             seen = self._kinds[kind] = _Seen(line=line)
         elif line is not None and (seen.line is None or line < seen.line):
             seen.line = line
         seen.count += 1
+        if self.sink is not None:
+            self.sink(kind, line, value, detail)
         if value or line is not None:
             examples = seen.examples
-            if len(examples) < MAX_EXAMPLES or (
-                line is not None and examples[-1].line is not None and line < examples[-1].line
-            ):
+            full = len(examples) >= MAX_EXAMPLES
+            if full and _example_key(Example(line, "")) > _example_key(examples[-1]):
+                pass  # the common case: lines come in order, after the five kept
+            else:
                 if "@" in value:
                     value = strip_userinfo(value)  # no echoed URL carries userinfo
                 example = Example(line, value[:MAX_EXAMPLE_CHARS])
-                if examples and _example_order(example) < _example_order(examples[-1]):
-                    examples.append(example)
-                    examples.sort(key=_example_order)
-                else:
-                    examples.append(example)
-                del examples[MAX_EXAMPLES:]
-        if detail:
-            details = seen.details
-            cut = detail[:MAX_EXAMPLE_CHARS]
-            at = -1 if line is None else line
-            if cut in details:
-                if at < details[cut]:
-                    details[cut] = at
-            elif len(details) < 8:
-                details[cut] = at
+                if not full or _example_key(example) < _example_key(examples[-1]):
+                    bisect.insort(examples, example, key=_example_key)
+                    del examples[MAX_EXAMPLES:]
+        if detail and len(seen.details) < 8:
+            seen.details.setdefault(detail[:MAX_EXAMPLE_CHARS])
 
     def set_count(self, kind: Kind, count: int, line: int | None = None, detail: str = "") -> None:
-        """Record a kind counted elsewhere (a file's total of entries, say)."""
-        seen = self._kinds.setdefault(kind, _Seen(line=line))
+        """Record a kind counted elsewhere (a file's total of entries, say): one occurrence for
+        the sink, the file as a whole."""
+        seen = self._kinds.get(kind)
+        if seen is None:
+            seen = self._kinds[kind] = _Seen(line=line)
+            if self.sink is not None:
+                self.sink(kind, line, "", detail)
         seen.count = count
         if detail:
-            seen.details.setdefault(detail[:MAX_EXAMPLE_CHARS], -1 if line is None else line)
+            seen.details.setdefault(detail[:MAX_EXAMPLE_CHARS])
+
+    def entry(self, kind: Kind) -> None:
+        """Count one more entry with an occurrence of kind (after its occurrences are added)."""
+        seen = self._kinds.get(kind)
+        if seen is not None:
+            seen.entries += 1
 
     def __contains__(self, kind: Kind) -> bool:
         return kind in self._kinds
@@ -212,10 +227,45 @@ class Tally:
                 s.line,
                 s.count,
                 tuple(s.examples),
-                _details_text(s.details),
+                ", ".join(sorted(s.details)),
+                s.entries,
             )
             for kind, s in sorted(self._kinds.items(), key=_in_table_order)
         ]
+
+
+def merge_findings(findings: list[Finding]) -> list[Finding]:
+    """One finding per kind and sitemap, in the order of their impact."""
+    merged: dict[tuple[Kind, str | None], Finding] = {}
+    for f in findings:
+        key = (f.kind, f.sitemap)
+        old = merged.get(key)
+        if old is None:
+            merged[key] = f
+            continue
+        details = ", ".join(sorted({d for d in (old.detail, f.detail) if d}))
+        lines = [n for n in (old.line, f.line) if n is not None]
+        merged[key] = Finding(
+            f.kind,
+            f.sitemap,
+            min(lines) if lines else None,
+            old.count + f.count,
+            tuple(sorted(old.examples + f.examples, key=_example_key)[:MAX_EXAMPLES]),
+            details,
+            old.entries + f.entries,
+        )
+    # Impact first (a file search engines cannot read, then URLs lost), then severity, then
+    # count; the kind's place in the table and the sitemap's URL settle ties, so that the order
+    # never depends on which fetch finished first.
+    impact = {x: i for i, x in enumerate(IMPACT_ORDER)}
+    rank = {s: i for i, s in enumerate(SEVERITY_ORDER)}
+    table = {k: i for i, k in enumerate(KINDS)}
+
+    def order(f: Finding) -> tuple[int, int, int, int, str]:
+        info = KINDS[f.kind]
+        return (impact[info.impact], rank[info.severity], -f.count, table[f.kind], f.sitemap or "")
+
+    return sorted(merged.values(), key=order)
 
 
 def sniff_html(head: bytes, content_type: str | None) -> bool:
@@ -422,6 +472,48 @@ class Rules(Protocol):
     def allowed(self, url: str, agent: str = "Googlebot") -> bool: ...
 
 
+# The crawlers whose robots.txt rules every listed URL is matched against, in this order (the
+# command line adds the product of --user-agent when it is neither).
+ROBOTS_AGENTS = ("Googlebot", "Bingbot")
+
+
+@dataclass(frozen=True)
+class AgentRules:
+    """Which group of robots.txt an agent obeys, and whether it can disallow any URL."""
+
+    agent: str
+    group: str  # "own" (a group names it), "global" (the `*` group), "none" (no rule at all)
+    disallows: bool  # False: every URL is allowed to it, and none is matched
+
+
+def _named(names: list[str]) -> str:
+    """Googlebot; Googlebot and Bingbot; Googlebot, Bingbot and AuditBot."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _agent_rules(rules: Rules | None, agent: str) -> tuple[AgentRules, Callable[[str], bool]]:
+    """What the rules are for agent, and its test of a URL (allowed: True)."""
+    if rules is None:
+        return AgentRules(agent, "none", False), _allowed_always
+    group_of = getattr(rules, "group_of", None)
+    group = group_of(agent) if group_of is not None else "own"
+    allows_all = getattr(rules, "allows_all", None)
+    if allows_all is not None and allows_all(agent):
+        return AgentRules(agent, group, False), _allowed_always
+    checker = getattr(rules, "checker", None)
+    if checker is not None:
+        return AgentRules(agent, group, True), checker(agent)
+    return AgentRules(agent, group, True), functools.partial(_ask, rules, agent=agent)
+
+
+def _ask(rules: Rules, url: str, agent: str) -> bool:
+    return rules.allowed(url, agent)
+
+
+def _allowed_always(_url: str) -> bool:
+    return True
+
+
 _MASK = (1 << 64) - 1
 
 
@@ -434,24 +526,29 @@ class SiteChecks:
         robots_host: str,
         max_dedupe_urls: int = DEFAULT_MAX_DEDUPE_URLS,
         seen: Duplicates | None = None,
+        agents: tuple[str, ...] = ROBOTS_AGENTS,
     ) -> None:
         self.rules = rules
         self.robots_host = robots_host
-        # rules.allowed for Googlebot as one function, when the rules offer one (RobotsRules).
-        checker = getattr(rules, "checker", None)
-        # None where no URL can be disallowed: robots.txt is not asked per URL then.
-        self.allows: Callable[[str], bool] | None = (
-            None
-            if rules is None or getattr(rules, "allows_all", lambda: False)()
-            else checker()
-            if checker is not None
-            else rules.allowed
-        )
-        # The same for many paths at once, one a line, when the rules offer it: True when all
-        # are allowed, False when some may not be (each is then asked of allows).
-        self._many = getattr(rules, "no_rule_matches", None)
+        self.agents: tuple[AgentRules, ...] = ()
+        # The agents that can be disallowed something, by the group they obey: agents that
+        # obey one group (Googlebot and Bingbot both under `*`, say) are matched once.
+        groups: dict[str, tuple[list[str], Callable[[str], bool]]] = {}
+        for agent in dict.fromkeys(agents):
+            facts, test = _agent_rules(rules, agent)
+            self.agents += (facts,)
+            if facts.disallows:
+                key = "*" if facts.group == "global" else agent.lower()
+                groups.setdefault(key, ([], test))[0].append(agent)
+        self._groups = [(names, test) for names, test in groups.values()]
+        # None where no URL can be disallowed to any agent: robots.txt is not asked per URL.
+        self.allows: Callable[[str], bool] | None = None
+        if len(self._groups) == 1:
+            self.allows = self._groups[0][1]
+        elif self._groups:
+            tests = tuple(test for _, test in self._groups)
+            self.allows = lambda url: all(test(url) for test in tests)
         self._lastmod_memos: dict[int, dict[str, tuple[Kind | None, int | None]]] = {}
-        self._all_allowed: dict[str, Callable[[str], bool] | None] = {}
         self.seen = seen if seen is not None else Duplicates(max_dedupe_urls)
         self.site = Tally()  # findings about no one file
         # Alternate links (a -> b) as hashes: the link, its reverse, and b itself.
@@ -462,6 +559,16 @@ class SiteChecks:
         self._with_alternates: set[int] = set()
         self.alternates_dropped = False
 
+    def blocked_for(self, url: str) -> str:
+        """The agents robots.txt disallows url to, in words ("" when none), for a URL `allows`
+        refused (one group: its agents, without matching it again)."""
+        groups = self._groups
+        if len(groups) == 1:
+            return _named(groups[0][0])
+        names = [name for group, test in groups if not test(url) for name in group]
+        order = [a.agent for a in self.agents]
+        return _named(sorted(names, key=order.index)) if names else ""
+
     def lastmod_memo(self, now_key: int) -> dict[str, tuple[Kind | None, int | None]]:
         """The one memo of classify_lastmod's answers at now_key, which the site's files share
         (at most 4,096 values: SitemapChecks._classified)."""
@@ -471,18 +578,6 @@ class SiteChecks:
                 self._lastmod_memos.clear()
             memo = self._lastmod_memos[now_key] = {}
         return memo
-
-    def all_allowed(self, origin: str) -> Callable[[str], bool] | None:
-        """The rules' test of many URLs at once, written one a line, each starting with origin
-        (see RobotsRules.no_rule_matches), when the rules offer one."""
-        if self._many is None:
-            return None
-        known = self._all_allowed
-        if origin not in known:
-            if len(known) >= 64:  # a site's sitemaps name few origins; a hostile one, many
-                known.clear()
-            known[origin] = self._many(prefix=origin)
-        return known[origin]
 
     def alternate(self, sitemap: str, line: int, loc: str, href: str) -> None:
         """Remember a link from loc to its alternate href, to look for the way back at the end."""
@@ -585,17 +680,29 @@ class SitemapChecks:
             self.images += e.images
             for _ in range(e.images_without_loc):
                 tally.add(Kind.IMAGE_MISSING_LOC, line, loc)
+            if e.images_without_loc:
+                tally.entry(Kind.IMAGE_MISSING_LOC)
         if e.videos_total:
             self.videos += e.videos_total
+            wrong = False
             for tags in e.videos:
                 missing = video_missing(tags)
                 if missing:
                     tally.add(Kind.VIDEO_MISSING_TAG, line, loc, ", ".join(missing))
+                    wrong = True
+            if wrong:
+                tally.entry(Kind.VIDEO_MISSING_TAG)
         if e.news:
             self.news += len(e.news)
             self.news_entries += 1
+            lacks = aged = False
             for n in e.news:
-                self._news(n.tags, n.publication_date, line, loc)
+                m, o = self._news(n.tags, n.publication_date, line, loc)
+                lacks, aged = lacks or m, aged or o
+            if lacks:
+                tally.entry(Kind.NEWS_MISSING_TAG)
+            if aged:
+                tally.entry(Kind.NEWS_TOO_OLD)
         if e.alternates:
             self._alternates(e, line, loc)
 
@@ -625,7 +732,8 @@ class SitemapChecks:
         self._seen(loc, self.number, line, self._report)
         allows = self._allows
         if allows is not None and problem is None and not allows(loc):
-            self.tally.add(Kind.BLOCKED_BY_ROBOTS, line, loc)
+            self.tally.add(Kind.BLOCKED_BY_ROBOTS, line, loc, self.site.blocked_for(loc))
+            self.tally.entry(Kind.BLOCKED_BY_ROBOTS)
 
     def repeat(self, line: int | None, loc: str, again: int) -> None:
         """Count a repeat the duplicate table found: loc listed again on line (again: 1 when
@@ -645,7 +753,10 @@ class SitemapChecks:
         if key is not None:
             self._stats.add(key)
 
-    def _news(self, tags: frozenset[str], date: str | None, line: int, loc: str) -> None:
+    def _news(
+        self, tags: frozenset[str], date: str | None, line: int, loc: str
+    ) -> tuple[bool, bool]:
+        """Check one <news:news>: whether it lacks a tag, and whether it is too old."""
         missing = news_missing(tags)
         if missing:
             self.tally.add(Kind.NEWS_MISSING_TAG, line, loc, ", ".join(missing))
@@ -655,6 +766,8 @@ class SitemapChecks:
                 self.tally.add(problem or Kind.INVALID_DATE, line, date)
             elif key < self.now_key - NEWS_MAX_AGE_US:
                 self.tally.add(Kind.NEWS_TOO_OLD, line, f"{date} {loc}")
+                return bool(missing), True
+        return bool(missing), False
 
     def _alternates(self, e: Extensions, line: int, loc: str) -> None:
         self.alternates += len(e.alternates) + e.alternates_dropped

@@ -11,10 +11,10 @@ from typing import Any
 from sitemap_auditor.audit import response
 from sitemap_auditor.core.lastmod import format_instant, key_to_instant
 from sitemap_auditor.deep.checks import Finding, LastmodStats
-from sitemap_auditor.deep.kinds import KINDS, SEVERITY_ORDER, Severity
+from sitemap_auditor.deep.kinds import IMPACT_ORDER, KINDS, SEVERITY_ORDER, Reach, Severity
 from sitemap_auditor.deep.walk import SitemapRecord, Walk
 
-__all__ = ["FORMAT", "VERSION", "build", "severity_counts", "worst_severity"]
+__all__ = ["FORMAT", "VERSION", "build", "severity_counts", "share", "with_pages", "worst_severity"]
 
 FORMAT = "sitemap-auditor-deep"
 VERSION = 2
@@ -68,7 +68,40 @@ def _record(r: SitemapRecord, findings: list[Finding]) -> dict[str, Any]:
     }
 
 
-def _finding(f: Finding) -> dict[str, Any]:
+def share(urls: int | None, total: int) -> float | None:
+    """urls as a share of the site's listed URLs, to 4 places (0 when it lists none)."""
+    if urls is None:
+        return None
+    return min(round(urls / total, 4), 1.0) if total > 0 else 0.0
+
+
+def _file_urls(walk: Walk) -> dict[str, int | None]:
+    """Each sitemap's URLs as far as read: a file's entries; for an index, what the sitemaps it
+    lists list (None when none of them was read)."""
+    by_number: dict[int, int | None] = {}
+    # Children come after their index in the walk's order: read backwards, each is known first.
+    for r in reversed(walk.records):
+        if r.type == "sitemapindex":
+            known = [n for c in r.children if (n := by_number.get(c)) is not None]
+            by_number[r.number] = sum(known) if known else (0 if r.entries == 0 else None)
+        else:
+            by_number[r.number] = r.entries
+    return {r.url: by_number.get(r.number) for r in walk.records}
+
+
+def _reach(f: Finding, file_urls: dict[str, int | None]) -> int | None:
+    """The listed URLs a finding affects (kinds.Reach)."""
+    reach = KINDS[f.kind].reach
+    if reach is Reach.URLS:
+        return f.count
+    if reach is Reach.ENTRIES:
+        return f.entries
+    if reach is Reach.FILE and f.sitemap is not None:
+        return file_urls.get(f.sitemap)
+    return None
+
+
+def _finding(f: Finding, urls: int | None, total: int) -> dict[str, Any]:
     info = KINDS[f.kind]
     return {
         "kind": f.kind.value,
@@ -79,6 +112,8 @@ def _finding(f: Finding) -> dict[str, Any]:
         "sitemap": f.sitemap,
         "line": f.line,
         "count": f.count,
+        "urls": urls,
+        "share": share(urls, total),
         "examples": [{"line": e.line, "value": e.value} for e in f.examples],
         "message": f.message,
         "fix": info.fix,
@@ -103,6 +138,19 @@ def build(walk: Walk) -> dict[str, Any]:
         by_sitemap.setdefault(f.sitemap, []).append(f)
     limits = walk.limits
     fetched = sum(1 for r in walk.records if r.type != "unfetched")
+    file_urls = _file_urls(walk)
+    reached = [(f, _reach(f, file_urls)) for f in walk.findings]
+    # The walk's order (impact, severity, count, the kinds table, the sitemap), with the URLs a
+    # finding affects before its count: a file that loses 10,000 URLs before one that loses 3.
+    impact = {x: i for i, x in enumerate(IMPACT_ORDER)}
+    rank = {x: i for i, x in enumerate(SEVERITY_ORDER)}
+    reached.sort(
+        key=lambda fu: (
+            impact[KINDS[fu[0].kind].impact],
+            rank[KINDS[fu[0].kind].severity],
+            -(fu[1] or 0),
+        )
+    )
     document = {
         "format": FORMAT,
         "version": VERSION,
@@ -112,6 +160,10 @@ def build(walk: Walk) -> dict[str, Any]:
             "url": walk.robots_url,
             "httpStatus": walk.robots_status,
             "sitemapLines": walk.robots_sitemap_lines,
+            "agents": [
+                {"agent": a.agent, "group": a.group, "disallows": a.disallows}
+                for a in walk.robots_agents
+            ],
         },
         "verdict": _verdict(walk.verdict),
         "complete": walk.complete,
@@ -133,7 +185,7 @@ def build(walk: Walk) -> dict[str, Any]:
             "findings": severity_counts(walk.findings),
         },
         "sitemaps": [_record(r, by_sitemap.get(r.url, [])) for r in walk.records],
-        "findings": [_finding(f) for f in walk.findings],
+        "findings": [_finding(f, urls, walk.urls) for f, urls in reached],
         # What differs between two audits of an unchanged site, and nothing else: two documents
         # of one site compare equal without this block.
         "run": {
@@ -148,6 +200,18 @@ def build(walk: Walk) -> dict[str, Any]:
         redacted: dict[str, Any] = response.redact_tree(document, walk.secrets)
         return redacted
     return document
+
+
+def with_pages(document: dict[str, Any], pages: dict[str, Any]) -> None:
+    """Put the page check's `pages` key in the document, each of its findings with the URLs it
+    affects and their share of the site's listed URLs (a page is one listed URL)."""
+    total = document["totals"]["urls"]
+    for f in pages.get("findings") or []:
+        count = f.get("count")
+        kind = next((k for k in KINDS if k.value == f.get("kind")), None)
+        urls = count if kind is not None and KINDS[kind].reach is Reach.URLS else None
+        f["urls"], f["share"] = urls, share(urls, total)
+    document["pages"] = pages
 
 
 def worst_severity(document: dict[str, Any]) -> Severity | None:

@@ -16,6 +16,7 @@ __all__ = [
     "Impact",
     "Kind",
     "KindInfo",
+    "Reach",
     "Severity",
     "Source",
 ]
@@ -59,6 +60,21 @@ class Impact(StrEnum):
 
 
 IMPACT_ORDER = (Impact.FILE_UNREAD, Impact.URLS_LOST, Impact.URLS_AFFECTED, Impact.AUDIT)
+
+
+class Reach(StrEnum):
+    """Which of the site's listed URLs a finding affects: its `urls` in the document."""
+
+    # Each occurrence is one listed URL (an entry, a page): urls is the count.
+    URLS = "urls"
+    # Occurrences are parts of entries (images, videos, robots.txt's agents): urls is the
+    # number of entries with at least one.
+    ENTRIES = "entries"
+    # The file as a whole: urls is what it lists as far as it was read (for an index, what the
+    # sitemaps it lists list); null when nothing of it was read.
+    FILE = "file"
+    # Not a count of URLs (links, sitemaps, the audit's limits): urls is null.
+    NONE = "none"
 
 
 # Worst first, as the document sorts findings.
@@ -130,6 +146,8 @@ class KindInfo:
     source: Source = Source.SEARCH_CONSOLE
     # What a finding of this kind costs the site: the first key of the findings' order.
     impact: Impact = Impact.URLS_AFFECTED
+    # Which listed URLs it affects (the document's `urls` and `share`).
+    reach: Reach = Reach.URLS
 
     def message_for(self, count: int, detail: str = "") -> str:
         """The sentence for a finding of this kind seen count times."""
@@ -140,6 +158,7 @@ class KindInfo:
 _E, _W, _N = Severity.ERROR, Severity.WARNING, Severity.NOTICE
 _TOOL = Source.TOOL
 _UNREAD, _LOST = Impact.FILE_UNREAD, Impact.URLS_LOST
+_FILE, _ENTRIES, _NONE = Reach.FILE, Reach.ENTRIES, Reach.NONE
 
 KINDS: dict[Kind, KindInfo] = {
     Kind.COULDNT_FETCH: KindInfo(
@@ -148,6 +167,7 @@ KINDS: dict[Kind, KindInfo] = {
         "The sitemap could not be downloaded: {detail}.",
         "Make the URL answer 200 with the sitemap, or remove it from robots.txt and the index.",
         impact=_UNREAD,
+        reach=_FILE,
     ),
     Kind.BLOCKED: KindInfo(
         _E,
@@ -155,6 +175,7 @@ KINDS: dict[Kind, KindInfo] = {
         "The sitemap is there but a firewall or CDN hides it from crawlers ({detail}).",
         "Let crawlers through to sitemap URLs (allow-list them in the firewall or bot protection).",
         impact=_UNREAD,
+        reach=_FILE,
     ),
     Kind.SITEMAP_IS_HTML: KindInfo(
         _E,
@@ -163,6 +184,7 @@ KINDS: dict[Kind, KindInfo] = {
         "Serve the XML sitemap at this URL (often a route of the app catches it), "
         "or list the real sitemap's URL.",
         impact=_UNREAD,
+        reach=_FILE,
     ),
     Kind.LEADING_WHITESPACE: KindInfo(
         _E,
@@ -170,6 +192,7 @@ KINDS: dict[Kind, KindInfo] = {
         "White space comes before the XML declaration, which makes the file invalid XML.",
         "Remove the blank lines or spaces before <?xml (often an included file or template).",
         impact=_UNREAD,
+        reach=_FILE,
     ),
     Kind.INVALID_XML: KindInfo(
         _E,
@@ -177,6 +200,7 @@ KINDS: dict[Kind, KindInfo] = {
         "The file is not well-formed XML, so search engines stop reading it there: {detail}.",
         "Escape & as &amp; (and < as &lt;) in URLs, and close every tag; validate the file.",
         impact=_UNREAD,
+        reach=_FILE,
     ),
     Kind.INCORRECT_NAMESPACE: KindInfo(
         _E,
@@ -184,6 +208,7 @@ KINDS: dict[Kind, KindInfo] = {
         "The root element's namespace is {detail}, not http://www.sitemaps.org/schemas/sitemap/0.9.",
         'Write xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" on the root element.',
         impact=_UNREAD,
+        reach=_FILE,
     ),
     Kind.UNKNOWN_FORMAT: KindInfo(
         _E,
@@ -191,6 +216,7 @@ KINDS: dict[Kind, KindInfo] = {
         "The file is not a sitemap in any format search engines read: {detail}.",
         "Serve an XML sitemap (<urlset> or <sitemapindex>), an RSS or Atom feed, or a text list.",
         impact=_UNREAD,
+        reach=_FILE,
     ),
     Kind.MISSING_TAG: KindInfo(
         _E,
@@ -231,6 +257,7 @@ KINDS: dict[Kind, KindInfo] = {
         "The sitemap lists {count} URLs; search engines read at most 50,000 per file.",
         "Split it into files of at most 50,000 URLs listed by a sitemap index.",
         impact=_LOST,
+        reach=_FILE,
     ),
     Kind.FILE_TOO_LARGE: KindInfo(
         _E,
@@ -238,12 +265,14 @@ KINDS: dict[Kind, KindInfo] = {
         "The sitemap is larger than 50 MB (52,428,800 bytes) uncompressed, the protocol's limit.",
         "Split it into smaller files listed by a sitemap index.",
         impact=_UNREAD,
+        reach=_FILE,
     ),
     Kind.EMPTY_SITEMAP: KindInfo(
         _W,
         "Empty sitemap",
         "The sitemap lists no URL.",
         "Fill it, or remove it from robots.txt and the index.",
+        reach=_FILE,
     ),
     Kind.NESTED_INDEX: KindInfo(
         _E,
@@ -251,6 +280,7 @@ KINDS: dict[Kind, KindInfo] = {
         "A sitemap index lists another sitemap index; search engines do not follow those.",
         "List the child sitemaps directly in the top-level index.",
         impact=_LOST,
+        reach=_FILE,
     ),
     Kind.DUPLICATE_SITEMAP: KindInfo(
         _N,
@@ -262,6 +292,7 @@ KINDS: dict[Kind, KindInfo] = {
         "was read once.",
         source=_TOOL,
         impact=Impact.AUDIT,
+        reach=_NONE,
     ),
     Kind.TOO_MANY_SITEMAPS: KindInfo(
         _E,
@@ -269,6 +300,7 @@ KINDS: dict[Kind, KindInfo] = {
         "The index lists {count} sitemaps; an index may list at most 50,000.",
         "Split the index into several indexes, each submitted or listed in robots.txt.",
         impact=_LOST,
+        reach=_FILE,
     ),
     Kind.COMPRESSION_ERROR: KindInfo(
         _E,
@@ -276,6 +308,7 @@ KINDS: dict[Kind, KindInfo] = {
         "The file could not be decompressed: {detail}.",
         "Serve a complete gzip file (gzip -t checks one), or the plain XML.",
         impact=_UNREAD,
+        reach=_FILE,
     ),
     Kind.INVALID_DATE: KindInfo(
         _E,
@@ -338,10 +371,11 @@ KINDS: dict[Kind, KindInfo] = {
     Kind.BLOCKED_BY_ROBOTS: KindInfo(
         _W,
         "Blocked by robots.txt",
-        "{count} listed URLs are disallowed for Googlebot by robots.txt.",
+        "{count} listed URLs are disallowed by robots.txt (for {detail}).",
         "Remove them from the sitemap, or allow them in robots.txt.",
-        "1 listed URL is disallowed for Googlebot by robots.txt.",
+        "1 listed URL is disallowed by robots.txt (for {detail}).",
         impact=_LOST,
+        reach=_ENTRIES,
     ),
     Kind.NEWS_TOO_MANY: KindInfo(
         _E,
@@ -349,6 +383,7 @@ KINDS: dict[Kind, KindInfo] = {
         "The news sitemap lists {count} articles; Google News reads at most 1,000 per file.",
         "Keep the last two days' articles only, at most 1,000 a file.",
         impact=_LOST,
+        reach=_FILE,
     ),
     Kind.NEWS_TOO_OLD: KindInfo(
         _W,
@@ -356,6 +391,7 @@ KINDS: dict[Kind, KindInfo] = {
         "{count} news articles were published more than two days ago.",
         "List only articles of the last two days in the news sitemap.",
         "1 news article was published more than two days ago.",
+        reach=_ENTRIES,
     ),
     Kind.NEWS_MISSING_TAG: KindInfo(
         _E,
@@ -364,6 +400,7 @@ KINDS: dict[Kind, KindInfo] = {
         "Give each <news:news> a <news:publication> (name, language), "
         "<news:publication_date> and <news:title>.",
         "1 <news:news> element lacks a required tag: {detail}.",
+        reach=_ENTRIES,
     ),
     Kind.VIDEO_MISSING_TAG: KindInfo(
         _E,
@@ -371,6 +408,7 @@ KINDS: dict[Kind, KindInfo] = {
         "{count} <video:video> elements lack a required tag: {detail}.",
         "Give each video a thumbnail_loc, title, description, and a content_loc or player_loc.",
         "1 <video:video> element lacks a required tag: {detail}.",
+        reach=_ENTRIES,
     ),
     Kind.IMAGE_MISSING_LOC: KindInfo(
         _E,
@@ -378,6 +416,7 @@ KINDS: dict[Kind, KindInfo] = {
         "{count} <image:image> elements have no <image:loc>.",
         "Give every <image:image> an <image:loc> with the image's URL.",
         "1 <image:image> element has no <image:loc>.",
+        reach=_ENTRIES,
     ),
     Kind.HREFLANG_INVALID: KindInfo(
         _W,
@@ -389,6 +428,7 @@ KINDS: dict[Kind, KindInfo] = {
         "1 alternate-language link is wrong ({detail}), so search engines may ignore the whole "
         "set.",
         source=_TOOL,
+        reach=_NONE,
     ),
     Kind.LIMIT_REACHED: KindInfo(
         _N,
@@ -397,6 +437,7 @@ KINDS: dict[Kind, KindInfo] = {
         "Raise the limit (see --help) to read and check the rest.",
         source=_TOOL,
         impact=Impact.AUDIT,
+        reach=_NONE,
     ),
     # The pages the sitemaps list (`deep --pages`, deep/pages/verdict.py's rules).
     Kind.PAGE_NOT_FOUND: KindInfo(

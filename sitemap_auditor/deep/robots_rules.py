@@ -1,7 +1,9 @@
 """robots.txt rules, matched as Google's open-source parser (google/robotstxt, robots.cc) does.
 
 The deep audit asks, for every sitemap and every listed URL, whether robots.txt disallows it for
-Googlebot. The answer is Google's, rule for rule:
+Googlebot and for Bingbot (and for the product --user-agent names, when it is neither: see
+`product_token`). The answer is Google's, rule for rule, for each of them (Bing documents the same
+reading: groups by agent, longest match, Allow on a tie, `*` and `$`):
 
 - lines as `robots.py` reads them for the Lambda (the same line ends, byte-order mark, 500 KiB read
   limit with its cut last line dropped, 16,663-byte line cap, comments, the colon Google lets
@@ -57,6 +59,7 @@ __all__ = [
     "iter_directives",
     "key_of",
     "path_params_query",
+    "product_token",
     "valid_user_agent",
 ]
 
@@ -163,6 +166,29 @@ def valid_user_agent(agent: str) -> bool:
     """robots.cc IsValidUserAgentToObey: a non-empty name of `[A-Za-z_-]` characters only."""
     written = agent.encode("utf-8", "surrogatepass")
     return bool(written) and _agent_name(written) == written
+
+
+# A product in a User-Agent header (RFC 9110 §10.1.5): a name and its version, the name not part
+# of a longer word; and the browsers' own products, which name no crawler.
+_PRODUCT = re.compile(r"(?<![A-Za-z0-9_.+-])([A-Za-z_-]+)/")
+_BROWSER_PRODUCTS = frozenset(
+    {"mozilla", "applewebkit", "khtml", "gecko", "chrome", "chromium", "safari", "version",
+     "mobile", "firefox", "edg", "edge", "opr", "trident", "like"}
+)  # fmt: skip
+
+
+def product_token(user_agent: str) -> str | None:
+    """The name a crawler sending this User-Agent obeys in robots.txt (`MyBot` for `MyBot`,
+    `MyBot/1.0` or `Mozilla/5.0 (compatible; MyBot/1.0; +https://…)`), or None when it names no
+    valid one (robots.cc IsValidUserAgentToObey: letters, `_` and `-` only)."""
+    text = user_agent.strip()
+    if valid_user_agent(text):
+        return text
+    for match in _PRODUCT.finditer(text):
+        name = match.group(1)
+        if name.lower() not in _BROWSER_PRODUCTS and valid_user_agent(name):
+            return name
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,6 +389,7 @@ class _AgentRules:
     specific: _Tier | None  # None: no rule
     named: bool  # a group names the agent: the global group is then never obeyed
     global_: _Tier | None
+    any_global: bool = False  # a `*` group is written, with rules or without
 
 
 def _rules(pattern: bytes, number: int, allow: bool) -> Iterator[Rule]:
@@ -436,6 +463,12 @@ class RobotsRules:
         search = re.compile(f"\n{re.escape(prefix)}(?:{any_rule})", re.MULTILINE).search
         return lambda lines: search("\n" + lines) is None
 
+    def group_of(self, agent: str) -> str:
+        """Which group the agent obeys: "own" (a group names it), "global" (the `*` group), or
+        "none" (no group applies: every URL is allowed to it)."""
+        rules = self._for(agent)
+        return "own" if rules.named else "global" if rules.any_global else "none"
+
     def allows_all(self, agent: str = "Googlebot") -> bool:
         """True when no URL can be disallowed for the agent: its rules (the ones `allowed`
         obeys) are Allow rules only, or none (`Allow: /`, an empty `Disallow:`). A shortcut of
@@ -494,14 +527,14 @@ class RobotsRules:
         name = agent.encode("utf-8", "surrogatepass").lower()  # absl::EqualsIgnoreCase: ASCII
         specific: list[Rule] = []
         global_: list[Rule] = []
-        seen_global = seen_specific = seen_separator = named = False
+        seen_global = seen_specific = seen_separator = named = any_global = False
         for event in self._events:
             if event.key is Key.USER_AGENT:
                 if seen_separator:
                     seen_specific = seen_global = seen_separator = False
                 value = event.value
                 if value[:1] == b"*" and (len(value) == 1 or value[1] in _C_SPACE):
-                    seen_global = True
+                    seen_global = any_global = True
                 elif _agent_name(value).lower() == name:
                     named = seen_specific = True
                 continue
@@ -510,4 +543,4 @@ class RobotsRules:
             seen_separator = True
             target = specific if seen_specific else global_
             target.extend(_rules(event.value, event.number, event.key is Key.ALLOW))
-        return _AgentRules(_Tier.of(specific), named, _Tier.of(global_))
+        return _AgentRules(_Tier.of(specific), named, _Tier.of(global_), any_global)

@@ -36,6 +36,7 @@ from sitemap_auditor.core.urls import strip_userinfo
 from sitemap_auditor.deep import checks
 from sitemap_auditor.deep.checks import (
     SITEMAP_NAMESPACE,
+    AgentRules,
     Finding,
     LastmodStats,
     Rules,
@@ -44,6 +45,7 @@ from sitemap_auditor.deep.checks import (
     SitemapScope,
     Tally,
 )
+from sitemap_auditor.deep.finding_rows import SITE, FindingRows
 from sitemap_auditor.deep.kinds import Kind
 from sitemap_auditor.deep.reading.entries import (
     DocumentHead,
@@ -154,6 +156,9 @@ class Options:
     # A stop asked for by a signal (the command line installs its handler): the walk stops at
     # its next safe point with what it read. Without one, a KeyboardInterrupt stops it as well.
     interrupt: Interrupt | None = None
+    # Where every occurrence of every finding goes as it is counted (`deep --csv`'s
+    # finding_urls.csv); None: nowhere, and nothing is spooled.
+    finding_rows: FindingRows | None = None
 
 
 @dataclass
@@ -222,13 +227,27 @@ class Walk:
     bytes: int
     # What must appear in no report: the credentials, in every form (Credentials.secrets).
     secrets: tuple[str, ...] = ()
+    # The crawlers every listed URL was matched against in robots.txt, and the group each obeys.
+    robots_agents: tuple[AgentRules, ...] = ()
 
 
 def load_rules(body: bytes) -> Rules:
-    """robots.txt's rules for Googlebot."""
+    """robots.txt's rules (RobotsRules), to ask for any agent."""
     from sitemap_auditor.deep.robots_rules import RobotsRules
 
     return RobotsRules.parse(body)
+
+
+def robots_agents(headers: ExtraHeaders) -> tuple[str, ...]:
+    """The crawlers robots.txt is read for: Googlebot, Bingbot, and the product the User-Agent
+    header names (--user-agent) when it is neither (robots_rules.product_token)."""
+    from sitemap_auditor.deep.robots_rules import product_token
+
+    agent = next((v for n, v in headers.items if n.lower() == "user-agent"), None)
+    token = product_token(agent) if agent is not None else None
+    known = {a.lower() for a in checks.ROBOTS_AGENTS}
+    extra = (token,) if token is not None and token.lower() not in known else ()
+    return checks.ROBOTS_AGENTS + extra
 
 
 @dataclass
@@ -279,7 +298,8 @@ class _Walker:
         self.bytes = 0
         self.not_recorded = 0
         self.site_checks: SiteChecks | None = None
-        self.site_tally = Tally()
+        self.rows = options.finding_rows
+        self.site_tally = Tally(self.sink(SITE, None))
         self.done = 0
         self.tallies: list[tuple[SitemapRecord, Tally]] = []  # read once the walk is over
         secrets = options.credentials.secrets() if options.credentials else ()
@@ -298,6 +318,10 @@ class _Walker:
             self.on_url: Callable[[UrlRecord], None] | None = redacted
         else:
             self.on_url = on_url
+
+    def sink(self, number: int, url: str | None) -> checks.RowSink | None:
+        """Where a tally of sitemap number hands each occurrence (None: no rows are kept)."""
+        return None if self.rows is None else self.rows.sink(number, url)
 
     # -- fetching, in worker threads -------------------------------------------------------
 
@@ -327,7 +351,7 @@ class _Walker:
 
     def _fetch(self, record: SitemapRecord) -> _Fetched:
         started = time.monotonic()
-        tally = Tally()
+        tally = Tally(self.sink(record.number, record.url))
         out = _Fetched(record, None, tally)
         fetcher = self.fetcher()
         rec = replace(record, findings=[], children=[])
@@ -610,10 +634,21 @@ class _Walker:
         self.wire_bytes += rec.wire_bytes or 0
         self.bytes += rec.bytes or 0
         parent = self.by_url.get(rec.parent) if rec.parent else None
+        with self.lock:  # a later file may add a repeat to this one's tally (SiteChecks)
+            self._apply_checks(got, rec, parent, queue)
+
+    def _apply_checks(
+        self,
+        got: _Fetched,
+        rec: SitemapRecord,
+        parent: SitemapRecord | None,
+        queue: deque[SitemapRecord],
+    ) -> None:
         tally = got.tally
-        rules = self._site().rules
-        if rules is not None and sites.resolve(rec.url) == self.site and not rules.allowed(rec.url):
-            tally.add(Kind.BLOCKED_BY_ROBOTS, None, rec.url)
+        site = self._site()
+        allows = site.allows
+        if allows is not None and sites.resolve(rec.url) == self.site and not allows(rec.url):
+            tally.add(Kind.BLOCKED_BY_ROBOTS, None, rec.url, site.blocked_for(rec.url))
         if rec.type == "sitemapindex" and parent is not None and parent.type == "sitemapindex":
             tally.set_count(Kind.NESTED_INDEX, 1)
         sc = got.checks
@@ -637,6 +672,7 @@ class _Walker:
                         queue.append(added)
                     elif len(self.listed) == before:
                         tally.add(Kind.DUPLICATE_SITEMAP, line, child)
+                sc.children = []  # read: not kept while the walk goes on
         # Its findings are read once the walk is over: a later file may still add to them
         # (a URL listed again), and nothing needs them before.
         self.tallies.append((rec, tally))
@@ -844,7 +880,8 @@ def walk(url: str, options: Options | None = None) -> Walk:
     max_dedupe = options.limits.max_dedupe_urls
     records = walker.records
     seen = Duplicates(max_dedupe, order=lambda number: records[number].place)
-    walker.site_checks = SiteChecks(rules, site.host, max_dedupe, seen)
+    agents = robots_agents(options.headers)
+    walker.site_checks = SiteChecks(rules, site.host, max_dedupe, seen, agents=agents)
     source = "robots" if listed else "fallback"
     try:
         if stopped is None:
@@ -865,7 +902,7 @@ def walk(url: str, options: Options | None = None) -> Walk:
     finished = options.now()
     findings = [f for r in walker.records for f in r.findings]
     findings.extend(walker.site_tally.findings(None))
-    findings = _merge(findings)
+    findings = checks.merge_findings(findings)
     return Walk(
         audited_url=audited,
         site=site,
@@ -885,6 +922,7 @@ def walk(url: str, options: Options | None = None) -> Walk:
         wire_bytes=walker.wire_bytes,
         bytes=walker.bytes,
         secrets=walker.secrets,
+        robots_agents=walker.site_checks.agents,
     )
 
 
@@ -893,7 +931,13 @@ def _site_findings(walker: _Walker, source: str, stopped: str | None, depth_cut:
     site = walker._site()
     tallies: dict[str, Tally] = {}
     for sitemap, line, value in site.missing_return_links():
-        tally = walker.site_tally if sitemap is None else tallies.setdefault(sitemap, Tally())
+        if sitemap is None:
+            tally = walker.site_tally
+        elif sitemap in tallies:
+            tally = tallies[sitemap]
+        else:
+            rec = walker.by_url.get(sitemap)
+            tally = tallies[sitemap] = Tally(walker.sink(rec.number, rec.url) if rec else None)
         tally.add(Kind.HREFLANG_INVALID, line, value, "no return link")
     for sitemap, tally in tallies.items():
         rec = walker.by_url.get(sitemap)
@@ -938,40 +982,6 @@ def _site_findings(walker: _Walker, source: str, stopped: str | None, depth_cut:
     if why:
         # One finding, counting the sitemaps left unread (1 when only the checks were cut).
         walker.site_tally.set_count(Kind.LIMIT_REACHED, unfetched or 1, detail="; ".join(why))
-
-
-def _merge(findings: list[Finding]) -> list[Finding]:
-    """One finding per kind and sitemap, in the order of their impact."""
-    merged: dict[tuple[Kind, str | None], Finding] = {}
-    for f in findings:
-        key = (f.kind, f.sitemap)
-        old = merged.get(key)
-        if old is None:
-            merged[key] = f
-            continue
-        details = ", ".join(d for d in dict.fromkeys((old.detail, f.detail)) if d)
-        merged[key] = Finding(
-            f.kind,
-            f.sitemap,
-            old.line if old.line is not None else f.line,
-            old.count + f.count,
-            (old.examples + f.examples)[: checks.MAX_EXAMPLES],
-            details,
-        )
-    from sitemap_auditor.deep.kinds import IMPACT_ORDER, KINDS, SEVERITY_ORDER
-
-    # Impact first (a file search engines cannot read, then URLs lost), then severity, then
-    # count; the kind's place in the table and the sitemap's URL settle ties, so that the order
-    # never depends on which fetch finished first.
-    impact = {x: i for i, x in enumerate(IMPACT_ORDER)}
-    rank = {s: i for i, s in enumerate(SEVERITY_ORDER)}
-    table = {k: i for i, k in enumerate(KINDS)}
-
-    def order(f: Finding) -> tuple[int, int, int, int, str]:
-        info = KINDS[f.kind]
-        return (impact[info.impact], rank[info.severity], -f.count, table[f.kind], f.sitemap or "")
-
-    return sorted(merged.values(), key=order)
 
 
 def _walk_order(records: list[SitemapRecord]) -> list[SitemapRecord]:

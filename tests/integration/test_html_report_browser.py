@@ -153,7 +153,7 @@ def test_the_small_site_report_shows_its_tree_charts_and_findings_and_asks_for_n
     for f in doc["findings"]:
         assert any(f["title"] in heading for heading in dom["findings"])
     # The script ran: the controls it enables are shown and the table headers sort.
-    assert dom["controls"] == [False, False] and dom["sortButtons"] == 5
+    assert dom["controls"] == [False, False] and dom["sortButtons"] == 6
     assert dom["overflow"] <= 0  # nothing wider than the window, even at 420 px
     common = _not_blank(page.screenshot(scale=0.5))
     dark_background = sum(common) < 3 * 80

@@ -71,6 +71,8 @@ class Finding(TypedDict):
     sitemap: str | None
     line: int | None
     count: int
+    urls: int | None
+    share: float | None
     examples: list[Example]
     message: str
     fix: str
@@ -156,8 +158,10 @@ def finding(
     fix: str = "",
     source: str = "search-console",
     impact: str = "urls-affected",
+    urls: int | Literal["count"] | None = "count",
 ) -> Finding:
-    """One finding; its `line` is that of its first example."""
+    """One finding; its `line` is that of its first example; its URLs its count unless given
+    (its share is set by `document`)."""
     listed = [Example(line=line, value=value[:200]) for line, value in examples][:5]
     return {
         "kind": kind,
@@ -168,6 +172,8 @@ def finding(
         "sitemap": sitemap,
         "line": listed[0]["line"] if listed else None,
         "count": count,
+        "urls": count if urls == "count" else urls,
+        "share": None,
         "examples": listed,
         "message": message or f"{title}: {count} in this file.",
         "fix": fix or f"Fix the {title.lower()} where the sitemap is generated.",
@@ -185,6 +191,10 @@ def document(
     robots_status: int | None = 200,
 ) -> Document:
     """A whole document; its totals are the sums of its parts and its findings worst first."""
+    total = sum(s["entries"] for s in sitemaps if s["type"] == "urlset")
+    for f in findings:
+        n = f["urls"]
+        f["share"] = None if n is None else min(round(n / total, 4), 1.0) if total else 0.0
     ordered = sorted(findings, key=lambda f: (_ORDER.get(f["severity"], 3), -f["count"]))
     counts = {s: sum(1 for f in findings if f["severity"] == s) for s in _ORDER}
     lines = sum(1 for s in sitemaps if s["source"] == "robots")
@@ -197,6 +207,10 @@ def document(
             "url": f"{site}/robots.txt",
             "httpStatus": robots_status,
             "sitemapLines": lines,
+            "agents": [
+                {"agent": "Googlebot", "group": "global", "disallows": False},
+                {"agent": "Bingbot", "group": "global", "disallows": False},
+            ],
         },
         "verdict": {
             "status": status,
@@ -219,7 +233,7 @@ def document(
         "totals": {
             "sitemaps": len(sitemaps),
             "fetched": sum(1 for s in sitemaps if s["type"] != "unfetched"),
-            "urls": sum(s["entries"] for s in sitemaps if s["type"] == "urlset"),
+            "urls": total,
             "wireBytes": sum(s["wireBytes"] or 0 for s in sitemaps),
             "bytes": sum(s["bytes"] or 0 for s in sitemaps),
             "findings": counts,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import tracemalloc
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -331,3 +332,110 @@ def test_seen_urls_start_at_16_mib_or_what_their_bound_needs() -> None:
     # Every one found again after the growth.
     assert all(seen.first(seen.add(u, 2))[0] == 0 for u in urls)
 
+
+def test_every_listing_but_the_first_in_the_walks_order_is_reported_whatever_the_read_order() -> (
+    None
+):
+    # Listings of one URL: (sitemap number, line); the sitemaps' places in the walk's order
+    # differ from their numbers (children are numbered as their indexes answer).
+    places = {0: (1, 2), 1: (1, 0), 2: (2, 0, 0), 3: (1, 1)}
+    listings = [(0, 4), (1, 9), (2, 3), (3, 7), (1, 12), (0, 8)]
+    first = min(listings, key=lambda w: (places[w[0]], w[1]))
+    orders = 0
+    for order in itertools.permutations(listings):
+        if any(a[0] == b[0] and a[1] > b[1] for a, b in itertools.combinations(order, 2)):
+            continue  # one file is read in its own order
+        orders += 1
+        d = Duplicates(order=places.__getitem__)
+        files = {n: _Lister() for n in places}
+        for n, lister in files.items():
+            d.register(n, lister)
+        for number, line in order:
+            d.add("https://a/1", number, line, files[number].repeat)
+        told = [(n, at) for n, lister in files.items() for at, _, _ in lister.told]
+        assert sorted(told) == sorted(w for w in listings if w != first), order
+    assert orders == 180
+
+
+class _CountedRules:
+    """RobotsRules, with its checkers' calls counted."""
+
+    def __init__(self, body: bytes) -> None:
+        from sitemap_auditor.deep.robots_rules import RobotsRules
+
+        self.rules = RobotsRules.parse(body)
+        self.calls: dict[str, int] = {}
+        self.group_of = self.rules.group_of
+        self.allows_all = self.rules.allows_all
+
+    def allowed(self, url: str, agent: str = "Googlebot") -> bool:
+        raise AssertionError("asked one URL at a time")
+
+    def checker(self, agent: str) -> Callable[[str], bool]:
+        test = self.rules.checker(agent)
+
+        def counted(url: str) -> bool:
+            self.calls[agent] = self.calls.get(agent, 0) + 1
+            return test(url)
+
+        return counted
+
+
+def _blocked(rules: object, urls: list[str]) -> list[tuple[int, str]]:
+    site = checks.SiteChecks(rules, "www.example.com")  # type: ignore[arg-type]
+    sc = checks.SitemapChecks("https://www.example.com/s.xml", 0, ROOT, False, NOW, site)
+    rows: list[tuple[int, str]] = []
+    sc.tally = Tally(lambda kind, line, value, detail: rows.append((line or 0, detail)))
+    for line, url in enumerate(urls, 3):
+        sc.location(url, line)
+    return rows
+
+
+URLS = [f"https://www.example.com/{p}" for p in ("a", "private/b", "c", "private/d")]
+
+
+def test_agents_under_one_group_are_matched_once_a_url() -> None:
+    rules = _CountedRules(b"User-agent: *\nDisallow: /private/\n")
+    assert _blocked(rules, URLS) == [(4, "Googlebot and Bingbot"), (6, "Googlebot and Bingbot")]
+    assert rules.calls == {"Googlebot": 4}  # Bingbot obeys the same group: not matched again
+
+
+def test_an_agent_whose_rules_allow_all_is_never_matched() -> None:
+    rules = _CountedRules(
+        b"User-agent: Googlebot\nAllow: /\n\nUser-agent: *\nDisallow: /private/\n"
+    )
+    assert _blocked(rules, URLS) == [(4, "Bingbot"), (6, "Bingbot")]
+    assert rules.calls == {"Bingbot": 4}
+    silent = _CountedRules(b"User-agent: Googlebot\nDisallow:\n\nUser-agent: Bingbot\nAllow: /\n")
+    site = checks.SiteChecks(silent, "www.example.com")
+    assert site.allows is None  # no URL is asked at all
+    assert _blocked(silent, URLS) == [] and silent.calls == {}
+
+
+def test_each_agent_with_a_group_of_its_own_is_matched() -> None:
+    body = b"User-agent: Googlebot\nDisallow: /c\n\nUser-agent: Bingbot\nDisallow: /private/\n"
+    rules = _CountedRules(body)
+    assert _blocked(rules, URLS) == [(4, "Bingbot"), (5, "Googlebot"), (6, "Bingbot")]
+    # Each URL once a group (until one refuses it), and a refused one once more, to name whom.
+    assert rules.calls == {"Googlebot": 4 + 3, "Bingbot": 3 + 3}
+
+
+def test_the_user_agents_product_is_what_robots_txt_is_read_for() -> None:
+    from sitemap_auditor.core.request_headers import ExtraHeaders
+    from sitemap_auditor.deep.walk import robots_agents
+
+    def agents(ua: str) -> tuple[str, ...]:
+        return robots_agents(ExtraHeaders.of([("User-Agent", ua)]))
+
+    assert robots_agents(ExtraHeaders()) == ("Googlebot", "Bingbot")
+    assert agents("Mozilla/5.0 (compatible; AgencyAudit/1.0)") == (
+        "Googlebot",
+        "Bingbot",
+        "AgencyAudit",
+    )
+    assert agents("MyBot") == ("Googlebot", "Bingbot", "MyBot")
+    assert agents("Mozilla/5.0 (compatible; Googlebot/2.1)") == ("Googlebot", "Bingbot")
+    assert agents("bingbot/2.0") == ("Googlebot", "Bingbot")
+    browser = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0"
+    assert agents(browser) == ("Googlebot", "Bingbot")
+    assert agents("37AuditsBot/1.0") == ("Googlebot", "Bingbot")  # no valid product name

@@ -18,7 +18,7 @@ def test_every_kind_has_its_row_in_docs_deep_md() -> None:
     for kind, info in KINDS.items():
         message = info.message.replace("{count}", "N").replace("{detail}", "…")
         row = (
-            f"| `{kind.value}` | {info.severity.value} | {info.source.value} | {_cell(info.title)} "
-            f"| {_cell(message)} | {_cell(info.fix)} |"
+            f"| `{kind.value}` | {info.severity.value} | {info.source.value} | {info.reach.value} "
+            f"| {_cell(info.title)} | {_cell(message)} | {_cell(info.fix)} |"
         )
         assert row in text, kind

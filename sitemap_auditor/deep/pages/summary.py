@@ -140,7 +140,9 @@ def text(pages: dict[str, Any]) -> str:
     if pages["stoppedBy"]:
         lines.append(f"  Stopped early ({pages['stoppedBy']}): the counts cover what was checked.")
     for f in pages["findings"]:
-        lines.append(f"  {f['severity']:<7} {f['kind']}: {f['message']}")
+        share = f.get("share")
+        shown = f" ({share * 100:.2f} % of the listed URLs)" if isinstance(share, float) else ""
+        lines.append(f"  {f['severity']:<7} {f['kind']}: {f['message']}{shown}")
         for e in f["examples"][:3]:
             final = e.get("finalUrl") if e.get("finalUrl") != e["url"] else None
             more = e.get("canonical") or final or e.get("error") or e.get("status")

@@ -32,6 +32,7 @@ from typing import Any
 from sitemap_auditor.deep.kinds import IMPACT_ORDER, SOURCE_NAMES
 from sitemap_auditor.deep.reports import charts, html_assets, html_frame, pages_html
 from sitemap_auditor.deep.reports import html_values as v
+from sitemap_auditor.deep.reports.text_report import percent, reach
 
 __all__ = [
     "MAX_FILES_LISTED",
@@ -246,6 +247,8 @@ class _Group:
     shown: bool = True
     source: str = ""
     impact: int = len(_IMPACTS)  # the place of its worst impact in _IMPACTS; unknown last
+    urls: int | None = None  # the listed URLs its findings affect, added up (None: unknown)
+    share: float | None = None  # of the site's listed URLs
 
 
 def _cost(item: Mapping[str, Any]) -> int:
@@ -281,6 +284,9 @@ def _groups(document: Mapping[str, Any]) -> list[_Group]:
             group.impact, _IMPACTS.get(v.text(item.get("impact"), 20), len(_IMPACTS))
         )
         group.count += max(v.as_int(item.get("count")) or 1, 1)
+        urls = v.as_int(item.get("urls"))
+        if urls is not None and urls >= 0:
+            group.urls = (group.urls or 0) + urls
         group.findings.append((index, item))
         sitemap = item.get("sitemap")
         group.files.add(sitemap if isinstance(sitemap, str) else "")
@@ -290,6 +296,10 @@ def _groups(document: Mapping[str, Any]) -> list[_Group]:
                 group.listed.append((index, item))
                 listed += 1
                 spent += cost
+    total = v.as_int(v.as_map(document.get("totals")).get("urls")) or 0
+    for group in groups.values():
+        if group.urls is not None:
+            group.share = min(round(group.urls / total, 4), 1.0) if total > 0 else 0.0
     # Impact first (unreadable files, then URLs lost), then severity, then the document's order.
     ordered = sorted(groups.values(), key=lambda g: (g.impact, g.rank, g.number))
     for group in ordered[MAX_KINDS:]:
@@ -467,6 +477,13 @@ def _where(item: Mapping[str, Any], tree: _Tree, anchors: Mapping[str, int]) -> 
     return f'<span class="url">{v.h(sitemap, v.MAX_URL)}</span>'
 
 
+def _share_cell(g: _Group) -> str:
+    """The URLs a kind's findings affect and their share of the site's, or a dash."""
+    if g.urls is None:
+        return "–"
+    return f"{v.count(g.urls)} ({escape(percent(g.share))})" if g.urls else "0"
+
+
 def _findings_section(groups: list[_Group], tree: _Tree, left: list[str]) -> str:
     if not groups:
         return (
@@ -483,7 +500,9 @@ def _findings_section(groups: list[_Group], tree: _Tree, left: list[str]) -> str
         f'<td><a href="#k-{g.number}">{escape(g.title)}</a></td>'
         f'<td class="kind"><code>{escape(g.kind)}</code></td>'
         f'<td class="num" data-v="{len(g.files)}">{v.count(len(g.files))}</td>'
-        f'<td class="num" data-v="{g.count}">{v.count(g.count)}</td></tr>'
+        f'<td class="num" data-v="{g.count}">{v.count(g.count)}</td>'
+        f'<td class="num" data-v="{g.urls if g.urls is not None else -1}">'
+        f"{_share_cell(g)}</td></tr>"
         for g in shown
     )
     parts = [
@@ -497,7 +516,8 @@ def _findings_section(groups: list[_Group], tree: _Tree, left: list[str]) -> str
         '<div class="scroll"><table class="sortable" id="findings-table"><caption>Findings by '
         'kind</caption><thead><tr><th scope="col" data-num>Severity</th><th scope="col">Finding'
         '</th><th scope="col" class="kind">Kind</th><th scope="col" class="num" data-num>Files</th>'
-        '<th scope="col" class="num" data-num>Count</th></tr></thead>'
+        '<th scope="col" class="num" data-num>Count</th><th scope="col" class="num" data-num>'
+        "URLs affected</th></tr></thead>"
         f"<tbody>{rows}</tbody></table></div>",
     ]
     not_listed = 0
@@ -541,10 +561,12 @@ def _findings_section(groups: list[_Group], tree: _Tree, left: list[str]) -> str
                 )
             count = max(v.as_int(item.get("count")) or 1, 1)
             line = v.as_int(item.get("line"))
+            urls = reach(item)
             parts.append(
                 f'<li id="f-{index}"><p class="where">In {_where(item, tree, anchors)}: '
                 f"{v.count(count)} time{'' if count == 1 else 's'}"
                 + (f", first at line {v.count(line)}" if line is not None else "")
+                + (f"; {escape(urls)}" if urls else "")
                 + "</p>"
             )
             if not one_message and v.text(item.get("message")):

@@ -8,7 +8,7 @@ from typing import Any
 
 from sitemap_auditor.deep.kinds import SOURCE_NAMES
 
-__all__ = ["MAX_TREE_LINES", "render"]
+__all__ = ["MAX_TREE_LINES", "percent", "reach", "render"]
 
 # A site with 50,000 sitemaps gets the first ones in its tree and a count of the rest.
 MAX_TREE_LINES = 200
@@ -27,6 +27,28 @@ def _size(n: int | None) -> str:
         if value < 1000 or unit == "GB":
             break
     return f"{value:,.1f} {unit}"
+
+
+def percent(share: Any) -> str:
+    """A share (0 to 1) as a percentage: 1.23 %, 50 %, <0.01 % for a share rounded to 0."""
+    if not isinstance(share, int | float) or isinstance(share, bool) or share < 0:
+        return ""
+    if share == 0:
+        return "<0.01 %"
+    return f"{share * 100:.2f}".rstrip("0").rstrip(".") + " %"
+
+
+def reach(finding: Mapping[str, Any]) -> str:
+    """The listed URLs a finding affects, in words ("" when unknown): 12 URLs, 1.5 % of the
+    site's."""
+    urls = finding.get("urls")
+    if not isinstance(urls, int) or isinstance(urls, bool) or urls < 0:
+        return ""
+    words = _plural(urls, "URL")
+    if urls == 0:
+        return words
+    shown = percent(finding.get("share"))
+    return f"{words}, {shown} of the site's" if shown else words
 
 
 def _plural(n: int, one: str, many: str | None = None) -> str:
@@ -111,9 +133,10 @@ def render(document: Mapping[str, Any], colour: bool = False) -> str:
         sev = f["severity"]
         where = f["sitemap"] or "the site"
         line = f", line {f['line']}" if f["line"] is not None else ""
+        urls = reach(f)
         out.append(
             f"  {paint(sev, _MARKS[sev] + ' ' + sev.upper())}  {f['title']} ({f['kind']})"
-            f"  x{f['count']:,}  in {where}{line}"
+            f"  x{f['count']:,}  in {where}{line}" + (f"  [{urls}]" if urls else "")
         )
         source = SOURCE_NAMES.get(f.get("source"))
         if source:

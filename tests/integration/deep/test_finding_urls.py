@@ -1,0 +1,148 @@
+"""`deep --csv`'s finding_urls.csv: every occurrence of every finding, one row each, in one order
+whatever the fetch order, Excel-ready, and no credential in it. That the rows are spooled, not
+held, is tests/unit/test_finding_rows.py's."""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+from pathlib import Path
+
+import pytest
+from support.deep import local_only, urlset_of
+
+from harness.servers import Route, Site, reply
+from sitemap_auditor import deep
+from sitemap_auditor.cli import main as cli
+from sitemap_auditor.deep import document as documents
+from sitemap_auditor.deep.finding_rows import FindingRows
+from sitemap_auditor.deep.reports import finding_urls
+
+PASSWORD = "s3cretPW-9"
+HEADER = "severity,kind,source,sitemap,line,value,detail"
+
+
+def _late(body: bytes, seconds: float) -> Route:
+    """Answer body after a pause: the other files are read first."""
+    now = reply(body)
+
+    def route(h: object) -> None:
+        time.sleep(seconds)
+        now(h)  # type: ignore[arg-type]
+
+    return route
+
+
+def _serve(site: Site, slow: str | None = None) -> None:
+    """a.xml and b.xml, robots.txt listing a.xml first; slow (a path) answers late."""
+    u = site.url
+    a = urlset_of(
+        [
+            f"<loc>{u('/p1')}</loc><lastmod>2026-11-30</lastmod>",  # line 3
+            "<loc>relative/page</loc>",  # 4: invalid-url
+            f"<loc>{u('/two words')}</loc>",  # 5: invalid-url
+            '<loc>=HYPERLINK("http://x.test/")</loc>',  # 6: invalid-url, a formula
+            f"<loc>{u('/shared')}</loc><lastmod>2026-13-01</lastmod>",  # 7: invalid-date
+            f"<loc>http://bob:hunter2@127.0.0.1:{site.port}/x y</loc>",  # 8: userinfo
+            f"<loc>{u('/q')}?token={PASSWORD}</loc>",  # 9: the password, echoed
+        ]
+    )
+    b = urlset_of(
+        [
+            f"<loc>{u('/shared')}</loc>",  # 3: also in a.xml, which comes first
+            f"<loc>{u('/b1')}</loc>",  # 4
+            f"<loc>{u('/b1')}</loc>",  # 5: within this file
+            f"<loc>{u('/q')}?token={PASSWORD}</loc>",  # 6: also in a.xml
+        ]
+    )
+    robots = f"User-agent: *\nDisallow:\nSitemap: {u('/a.xml')}\nSitemap: {u('/b.xml')}\n"
+    site.route("/robots.txt", reply(robots, content_type="text/plain"))
+    for path, body in (("/a.xml", a), ("/b.xml", b)):
+        site.route(path, _late(body, 0.4) if path == slow else reply(body))
+
+
+def _deep(site: Site, out: Path, monkeypatch: pytest.MonkeyPatch) -> bytes:
+    monkeypatch.setenv("SITEMAP_AUDITOR_PASSWORD", PASSWORD)
+    argv = ["deep", "--allow-private-networks", "--concurrency", "4", "--user", "audit"]
+    status = cli.main([*argv, "--csv", str(out), site.url("/")])
+    assert status == 2
+    return (out / "finding_urls.csv").read_bytes()
+
+
+def test_every_occurrence_is_a_row_in_one_order_whatever_file_is_read_first(
+    site: Site, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _serve(site, slow="/a.xml")  # b.xml is read first: its repeats are known only later
+    first = _deep(site, tmp_path / "one", monkeypatch)
+    _serve(site, slow="/b.xml")  # a.xml is read first
+    second = _deep(site, tmp_path / "two", monkeypatch)
+    _serve(site)
+    third = _deep(site, tmp_path / "three", monkeypatch)
+    capsys.readouterr()
+    assert first == second == third
+    assert first.startswith(b"\xef\xbb\xbf")
+    text = first.decode("utf-8-sig")
+    a, b, port = site.url("/a.xml"), site.url("/b.xml"), site.port
+    assert list(csv.reader(io.StringIO(text))) == [
+        HEADER.split(","),
+        ["notice", "partial-lastmod", "tool", a, "", "", ""],
+        ["error", "invalid-url", "search-console", a, "4", "relative/page", ""],
+        ["error", "invalid-url", "search-console", a, "5", site.url("/two words"), ""],
+        ["error", "invalid-url", "search-console", a, "6", '\'=HYPERLINK("http://x.test/")', ""],
+        ["error", "invalid-date", "search-console", a, "7", "2026-13-01", ""],
+        ["error", "invalid-url", "search-console", a, "8", f"http://127.0.0.1:{port}/x y", ""],
+        ["warning", "duplicate-url", "tool", b, "3", site.url("/shared"), "also in another file"],
+        ["warning", "duplicate-url", "tool", b, "5", site.url("/b1"), "within this file"],
+        [
+            "warning",
+            "duplicate-url",
+            "tool",
+            b,
+            "6",
+            site.url("/q?token=***"),
+            "also in another file",
+        ],
+    ]
+    for secret in (PASSWORD, "hunter2", "bob:"):
+        assert secret not in text
+    for name in ("sitemaps.csv", "findings.csv"):
+        assert PASSWORD not in (tmp_path / "one" / name).read_text(encoding="utf-8-sig")
+
+
+def test_the_document_counts_what_the_rows_list(site: Site, tmp_path: Path) -> None:
+    _serve(site, slow="/a.xml")
+    with FindingRows() as rows:
+        options = deep.Options(
+            allow_private_networks=True,
+            resolver=local_only,
+            limits=deep.Limits(concurrency=4),
+            finding_rows=rows,
+        )
+        walk = deep.audit_walk(site.url("/"), options=options)
+        doc = documents.build(walk)
+        target = finding_urls.write(doc, rows, tmp_path, walk.secrets)
+    listed = list(csv.DictReader(io.StringIO(target.read_text(encoding="utf-8-sig"))))
+    for f in doc["findings"]:
+        mine = [r for r in listed if r["kind"] == f["kind"] and r["sitemap"] == f["sitemap"]]
+        # A finding counted for the file as a whole is one row.
+        assert len(mine) == (1 if f["kind"] == "partial-lastmod" else f["count"]), f["kind"]
+    assert len(listed) == sum(
+        1 if f["kind"] == "partial-lastmod" else f["count"] for f in doc["findings"]
+    )
+    dup = next(f for f in doc["findings"] if f["kind"] == "duplicate-url")
+    assert dup["sitemap"] == site.url("/b.xml") and dup["count"] == 3
+    assert [e["line"] for e in dup["examples"]] == [3, 5, 6]
+
+
+def test_nothing_is_spooled_without_csv(
+    site: Site, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _serve(site)
+
+    def refused(*args: object) -> None:
+        raise AssertionError("a spool was made without --csv")
+
+    monkeypatch.setattr(FindingRows, "__init__", refused)
+    assert cli.main(["deep", "--allow-private-networks", "--json", site.url("/")]) == 2
+    assert '"kind": "duplicate-url"' in capsys.readouterr().out

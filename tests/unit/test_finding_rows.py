@@ -1,0 +1,125 @@
+"""The spool of finding_urls.csv's rows (deep/finding_rows.py): every row back, in one order,
+whatever order they came in; memory that does not grow with them."""
+
+from __future__ import annotations
+
+import csv
+import io
+import random
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from sitemap_auditor.deep import finding_rows
+from sitemap_auditor.deep.finding_rows import FindingRow, FindingRows
+from sitemap_auditor.deep.kinds import KINDS, Kind
+from sitemap_auditor.deep.reports import finding_urls
+
+SITEMAPS = ["https://e.x/a.xml", "https://e.x/b.xml", "https://e.x/c.xml"]
+KIND_ORDER = {k: i for i, k in enumerate(KINDS)}
+
+
+def _rows(n: int, seed: int) -> list[tuple[int, Kind, int | None, str, str]]:
+    pick = random.Random(seed)
+    kinds = [Kind.INVALID_URL, Kind.DUPLICATE_URL, Kind.INVALID_DATE, Kind.COULDNT_FETCH]
+    values = ["https://e.x/a", "https://e.x/b,c", 'say "hi"\nthen', "\ud800 lone", "=1+1", ""]
+    return [
+        (
+            pick.randrange(-1, 3),
+            pick.choice(kinds),
+            pick.choice([None, *range(1, 40)]),
+            pick.choice(values),
+            pick.choice(["", "within this file", "a, b"]),
+        )
+        for _ in range(n)
+    ]
+
+
+def _place(url: str | None, kind: Kind) -> int | None:
+    if kind is Kind.COULDNT_FETCH:
+        return None  # a finding the document does not hold
+    return -1 if url is None else SITEMAPS.index(url)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_every_row_comes_back_in_order_across_runs_and_merges(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Small runs and merges of three: several runs, merged in two levels.
+    monkeypatch.setattr(finding_rows, "BUFFER_ROWS", 5)
+    monkeypatch.setattr(finding_rows, "RUN_ROWS", 7)
+    monkeypatch.setattr(finding_rows, "MERGE_FAN_IN", 3)
+    added = _rows(500, seed)
+    with FindingRows() as rows:
+        sinks = {n: rows.sink(n, None if n < 0 else SITEMAPS[n]) for n in range(-1, 3)}
+        for number, kind, line, value, detail in added:
+            sinks[number](kind, line, value, detail)
+        got = list(rows.sorted(_place))
+    wanted = sorted(
+        (r for r in added if r[1] is not Kind.COULDNT_FETCH),
+        key=lambda r: (r[0], -1 if r[2] is None else r[2], KIND_ORDER[r[1]], r[3], r[4]),
+    )
+    assert got == [
+        FindingRow(None if n < 0 else SITEMAPS[n], line, kind, value, detail)
+        for n, kind, line, value, detail in wanted
+    ]
+
+
+def test_the_csv_is_excel_ready_and_redacted(tmp_path: Path) -> None:
+    document = {
+        "sitemaps": [{"url": SITEMAPS[0]}],
+        "findings": [{"kind": "invalid-url", "sitemap": SITEMAPS[0]}],
+    }
+    with FindingRows() as rows:
+        add = rows.sink(0, SITEMAPS[0])
+        add(Kind.INVALID_URL, 4, "=cmd|' /C calc'!A0", "")
+        add(Kind.INVALID_URL, 3, "https://u:pw@e.x/a b?k=TOKEN123", "@detail")
+        add(Kind.INVALID_DATE, 5, "not in the document", "")
+        target = finding_urls.write(document, rows, tmp_path, secrets=("TOKEN123",))
+    data = target.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf")
+    assert list(csv.reader(io.StringIO(data.decode("utf-8-sig")))) == [
+        ["severity", "kind", "source", "sitemap", "line", "value", "detail"],
+        [
+            "error",
+            "invalid-url",
+            "search-console",
+            SITEMAPS[0],
+            "3",
+            "https://e.x/a b?k=***",
+            "'@detail",
+        ],
+        ["error", "invalid-url", "search-console", SITEMAPS[0], "4", "'=cmd|' /C calc'!A0", ""],
+    ]
+
+
+def test_memory_does_not_grow_with_the_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(finding_rows, "RUN_ROWS", 1024)
+    n = 30_000
+    document = {
+        "sitemaps": [{"url": SITEMAPS[0]}],
+        "findings": [{"kind": "invalid-url", "sitemap": SITEMAPS[0]}],
+    }
+    url = "https://www.example.com/products/item-{}?colour=blue&size=large"
+    tracemalloc.start()
+    try:
+        with FindingRows() as rows:
+            add = rows.sink(0, SITEMAPS[0])
+            for i in range(n):
+                add(Kind.INVALID_URL, n - i, url.format(i), "")  # in reverse: all sorted
+            target = finding_urls.write(document, rows, tmp_path)
+        _, spooled = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        held = [(0, n - i, Kind.INVALID_URL, url.format(i), "") for i in range(n)]
+        _, holding = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(held) == n
+    with target.open(encoding="utf-8-sig") as f:
+        lines = f.read().splitlines()
+    assert len(lines) == n + 1 and lines[1].endswith(f",1,{url.format(n - 1)},")
+    # The spool's peak is a run's worth of rows; holding them would be several times that.
+    assert spooled < 2 * 1024 * 1024 and holding > 3 * spooled, (spooled, holding)
