@@ -106,7 +106,7 @@ def mixed_lastmod(rng: random.Random, i: int) -> str:
     return f"{d}T{rng.randrange(24):02d}:{rng.randrange(60):02d}Z"  # no seconds
 
 
-def _urlset_entries(
+def urlset_entries(
     count: int, seed: int, lastmod: Callable[[random.Random, int], str], extensions: bool
 ) -> Iterator[str]:
     rng = random.Random(seed)
@@ -227,7 +227,7 @@ def generate(out: Path, quick: bool) -> list[Corpus]:
     _write(
         out / "urlset-50k.xml",
         HEAD_URLSET,
-        _urlset_entries(50_000, 1, mixed_lastmod, False),
+        urlset_entries(50_000, 1, mixed_lastmod, False),
         TAIL_URLSET,
     )
     _gzip(out / "urlset-50k.xml", out / "urlset-50k.xml.gz")
@@ -235,7 +235,7 @@ def generate(out: Path, quick: bool) -> list[Corpus]:
         _write(
             out / "urlset-50mb.xml",
             HEAD_URLSET,
-            _urlset_entries(BIG_ENTRIES, 2, mixed_lastmod, True),
+            urlset_entries(BIG_ENTRIES, 2, mixed_lastmod, True),
             TAIL_URLSET,
         )
         _gzip(out / "urlset-50mb.xml", out / "urlset-50mb.xml.gz")
@@ -243,13 +243,13 @@ def generate(out: Path, quick: bool) -> list[Corpus]:
     _write(
         out / "urlset-same-lastmod.xml",
         HEAD_URLSET,
-        _urlset_entries(50_000, 5, _same_lastmod, False),
+        urlset_entries(50_000, 5, _same_lastmod, False),
         TAIL_URLSET,
     )
     _write(
         out / "urlset-unparsable-5pct.xml",
         HEAD_URLSET,
-        _urlset_entries(50_000, 4, _unparsable_lastmod, False),
+        urlset_entries(50_000, 4, _unparsable_lastmod, False),
         TAIL_URLSET,
     )
     _write(out / TINY.filename, HEAD_URLSET, _tiny(), TAIL_URLSET)

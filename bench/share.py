@@ -103,7 +103,7 @@ def write_sitemaps(folder: Path, target: int) -> tuple[Path, Path, Path, int]:
     entries = 0
     with big.open("w", encoding="utf-8", newline="\n", buffering=1 << 20) as f:
         size = f.write(corpora.HEAD_URLSET)
-        for entry in corpora._urlset_entries(10**7, 20, fresh_lastmod(now), True):
+        for entry in corpora.urlset_entries(10**7, 20, fresh_lastmod(now), True):
             size += len(entry)  # ASCII: characters are bytes
             f.write(entry)
             entries += 1
