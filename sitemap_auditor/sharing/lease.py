@@ -69,14 +69,17 @@ __all__ = [
     "TakeLease",
     "Unshareable",
     "Use",
+    "awaited_facts",
     "backoff_s",
     "credible_until",
     "due",
     "hedge",
     "hedge_local",
+    "lasting_mark_held",
     "local_choice",
     "may_take",
     "missed_renewal",
+    "owns_lease",
     "poll_base_s",
     "poll_s",
     "renewal_due_s",
@@ -587,6 +590,37 @@ def hedge_local(
     return holder_started + fetch_s > holder_budget_end
 
 
+def owns_lease(item: Item, owner: str, now: float) -> bool:
+    """True when the item's live lease is `owner`'s own: a lease write whose answer was lost but
+    which the store applied. Its audit is the holder, which the others wait for; it never waits
+    on itself."""
+    return item.lease_owner == owner and item.lease_live(now)
+
+
+def awaited_facts(stamp: Stamp | None, waiting_for: str, waited_since: float | None) -> bool:
+    """True when these facts are those of the fetch a waiter waited for: fetched under the lease
+    of `waiting_for`, or stamped at or after the wait began (a takeover's fetch). They are its
+    facts, transient ones included: it waited for that very fetch."""
+    if stamp is None:
+        return False
+    if stamp.flight == waiting_for:
+        return True
+    return waited_since is not None and stamp.fetched_at >= waited_since
+
+
+def lasting_mark_held(item: Item | None, now: float, held_s: float) -> bool:
+    """True when the site's last fetch could not be shared for a lasting reason (too large, a
+    credential echoed), marked within `held_s`, and no lease is live: the next fetch would not
+    be shareable either, so an audit fetches by itself without taking the lease."""
+    return (
+        item is not None
+        and item.unshareable_lasting
+        and item.unshareable_at is not None
+        and now - item.unshareable_at <= held_s
+        and not item.lease_live(now)
+    )
+
+
 class Local(Enum):
     """What an audit does with what its own process knows of its site."""
 
@@ -759,88 +793,119 @@ class Protocol:
         return best
 
     def _read(self, item: Item | None, now: float) -> Action:
-        stamp = item.stamp if item is not None else None
-        if stamp is not None and stamp.fetch_s > 0:
-            self._fetch_s = stamp.fetch_s  # the site's last recorded fetch time
-        if item is not None and item.lease_owner == self.owner and item.lease_live(now):
-            # This audit's own lease, from a write whose answer was lost: it is the holder (the
-            # others wait for it), never a waiter on itself.
-            self._takeover = None
-            if item.lease_at is not None:
-                self.taken_at = item.lease_at
-            return FetchHolding(refresh=self._refresh)
-        waiting = self.waiting_for
-        if waiting is not None and item is not None:
-            if stamp is not None and (
-                stamp.flight == waiting
-                or (self.waited_since is not None and stamp.fetched_at >= self.waited_since)
-            ):
-                # The facts of the very fetch this audit waited for (or of the one that took over
-                # from it), transient ones included.
-                return Finish(Use.STORED, Source.WAITED)
-            if item.unshareable_flight == waiting:
-                # That fetch's facts cannot be shared: every waiter fetches now, side by side.
-                return FetchAlone(Reason.UNSHAREABLE)
-        current = self._current(item, now)
-        if current is not None:
-            use, best = current
-            source = Source.WAITED if waiting is not None else Source.REUSED
-            if not due(best, self.window_s, now, self.draw):
-                return Finish(use, source)
-            if item is not None and item.lease_live(now):
-                return Finish(use, source)  # another audit refreshes them
-            self._refresh = True
-            self._best = use
-            return self._take(now)
-        if (
-            item is not None
-            and item.unshareable_lasting
-            and item.unshareable_at is not None
-            and now - item.unshareable_at <= self.mark_held_s
-            and not item.lease_live(now)
-        ):
-            # The site's last fetch could not be shared and the next would not be either.
-            return FetchAlone(Reason.UNSHAREABLE)
+        """What to do with the item as read: the first of these rules that decides."""
+        self._note_fetch_time(item)
+        if item is not None and owns_lease(item, self.owner, now):
+            return self._hold_own(item)
+        decided = self._awaited(item)
+        if decided is None:
+            decided = self._reuse(item, now)
+        if decided is None and lasting_mark_held(item, now, self.mark_held_s):
+            decided = FetchAlone(Reason.UNSHAREABLE)
+        if decided is not None:
+            return decided
         if item is not None and item.lease_live(now):
-            assert item.lease_owner is not None
-            confirming = self._takeover is Phase.TAKEOVER_CONFIRM
-            self._takeover = None
-            assert item.lease_until is not None
-            if self.waiting_for != item.lease_owner:
-                # A new holder (the first seen, or one that took over from a dead one).
-                self.waiting_for = item.lease_owner
-                self._lease_until = self._renewal_seen = None
-                self._renewed_age = self._age_base = None
-                if self.waited_since is None:
-                    self.waited_since = now
-            if self._lease_until is not None and item.lease_until > self._lease_until:
-                self._renewal_seen = now
-            if self._lease_until is None or item.lease_until > self._lease_until:
-                self._lease_until = item.lease_until  # (a lagging read may show an older end)
-            missed = self._missed(item, now)
-            waited = now - (self.waited_since or now)
-            renewed = None if self._renewal_seen is None else now - self._renewal_seen
-            if hedge(
-                item.lease_until, now, self.budget_end, self._fetch_s, waited, renewed, missed
-            ):
-                return FetchAlone(Reason.HEDGED)
-            if missed:
-                # The holder missed a renewal (by its lease's own times, on this audit's clock):
-                # it is dead or cut off. Take over now rather than at the lapse, after a jitter
-                # and a consistent read that still shows it late, the write conditional on its
-                # lease being unchanged (a renewal meanwhile, or another's takeover, refuses it).
-                if confirming and item.lease_until == self._lease_until:
-                    return self._take(now, item)
-                self._takeover = Phase.TAKEOVER_JITTER
-                return self._sleep(now + self.rng.uniform(0.0, TAKEOVER_JITTER_S), now)
-            return self._sleep(now + poll_s(now - (self.waited_since or now), self.rng), now)
-        if self.waiting_for is not None and self._takeover is not Phase.TAKEOVER_CONFIRM:
-            # The lease this audit waited on lapsed without facts: its holder died. Take over,
-            # after a jitter that lets one waiter's new lease be seen by the others first.
-            self._takeover = Phase.TAKEOVER_JITTER
-            return self._sleep(now + self.rng.uniform(0.0, TAKEOVER_JITTER_S), now)
+            return self._wait_on(item, now)
+        if self._holder_lapsed():
+            return self._takeover_pause(now)
         self._takeover = None
         return self._take(now)
+
+    def _note_fetch_time(self, item: Item | None) -> None:
+        """Remember the site's last recorded fetch time, when the item's facts record one."""
+        stamp = item.stamp if item is not None else None
+        if stamp is not None and stamp.fetch_s > 0:
+            self._fetch_s = stamp.fetch_s
+
+    def _hold_own(self, item: Item) -> Action:
+        """The live lease read is this audit's own (from a write whose answer was lost): it is the
+        holder, which the others wait for, and fetches; its renewals keep to the time the item
+        says the lease was taken, when it says."""
+        self._takeover = None
+        if item.lease_at is not None:
+            self.taken_at = item.lease_at
+        return FetchHolding(refresh=self._refresh)
+
+    def _awaited(self, item: Item | None) -> Action | None:
+        """For a waiter: the facts of the very fetch it waited for (transient ones included) are
+        its facts; a mark that that fetch's facts cannot be shared sends it (and every other
+        waiter, side by side) to fetch now. None: neither is there."""
+        waiting = self.waiting_for
+        if waiting is None or item is None:
+            return None
+        if awaited_facts(item.stamp, waiting, self.waited_since):
+            return Finish(Use.STORED, Source.WAITED)
+        if item.unshareable_flight == waiting:
+            return FetchAlone(Reason.UNSHAREABLE)
+        return None
+
+    def _reuse(self, item: Item | None, now: float) -> Action | None:
+        """Current facts (the process's or the item's, the newer) are used, unless this audit's
+        draw makes them due for a refresh and no lease is live (another audit refreshes them
+        then): it takes the lease to refresh them. None: no current facts."""
+        current = self._current(item, now)
+        if current is None:
+            return None
+        use, best = current
+        source = Source.WAITED if self.waiting_for is not None else Source.REUSED
+        if not due(best, self.window_s, now, self.draw):
+            return Finish(use, source)
+        if item is not None and item.lease_live(now):
+            return Finish(use, source)  # another audit refreshes them
+        self._refresh = True
+        self._best = use
+        return self._take(now)
+
+    def _wait_on(self, item: Item, now: float) -> Action:
+        """A live lease of another audit: note its holder and renewals, then fetch beside a late
+        holder it cannot afford to wait out (`hedge`), take over one that missed a renewal (after
+        a pause and a consistent read that shows it unchanged), or poll again."""
+        confirming = self._takeover is Phase.TAKEOVER_CONFIRM
+        self._takeover = None
+        self._watch(item, now)
+        assert item.lease_until is not None
+        missed = self._missed(item, now)
+        waited = now - (self.waited_since or now)
+        renewed = None if self._renewal_seen is None else now - self._renewal_seen
+        if hedge(item.lease_until, now, self.budget_end, self._fetch_s, waited, renewed, missed):
+            return FetchAlone(Reason.HEDGED)
+        if missed:
+            # The holder missed a renewal (by its lease's own times, on this audit's clock): it is
+            # dead or cut off. Take over now rather than at the lapse, after a jitter and a
+            # consistent read that still shows it late, the write conditional on its lease being
+            # unchanged (a renewal meanwhile, or another's takeover, refuses it).
+            if confirming and item.lease_until == self._lease_until:
+                return self._take(now, item)
+            return self._takeover_pause(now)
+        return self._sleep(now + poll_s(waited, self.rng), now)
+
+    def _watch(self, item: Item, now: float) -> None:
+        """Note the holder of this live lease (a new one, the first seen or one that took over,
+        starts a new watch; the wait began at the first) and, on this audit's own clock, when a
+        read showed its lease's end move on (a renewal seen; a lagging read may show an older
+        end, which is no renewal)."""
+        assert item.lease_owner is not None and item.lease_until is not None
+        if self.waiting_for != item.lease_owner:
+            self.waiting_for = item.lease_owner
+            self._lease_until = self._renewal_seen = None
+            self._renewed_age = self._age_base = None
+            if self.waited_since is None:
+                self.waited_since = now
+        if self._lease_until is not None and item.lease_until > self._lease_until:
+            self._renewal_seen = now
+        if self._lease_until is None or item.lease_until > self._lease_until:
+            self._lease_until = item.lease_until
+
+    def _holder_lapsed(self) -> bool:
+        """True when the lease this audit waited on lapsed without facts (its holder died), unless
+        this read was already the one confirming a takeover."""
+        return self.waiting_for is not None and self._takeover is not Phase.TAKEOVER_CONFIRM
+
+    def _takeover_pause(self, now: float) -> Action:
+        """Before taking over a dead or late holder's lease: a random pause, so that one waiter's
+        new lease is seen by the others first, then a consistent read (TAKEOVER_CONFIRM)."""
+        self._takeover = Phase.TAKEOVER_JITTER
+        return self._sleep(now + self.rng.uniform(0.0, TAKEOVER_JITTER_S), now)
 
     def _missed(self, item: Item, now: float) -> bool:
         """True when the holder of this live lease missed a renewal of its schedule, judged on
