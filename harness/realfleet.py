@@ -278,18 +278,9 @@ class SimTable:
 
         return StoredItem(item, None, load)
 
-    def take_lease(
-        self,
-        key: str,
-        owner: str,
-        until: float,
-        now: float,
-        due: float,
-        over: tuple[str, float] | None = None,
-        marked_since: float | None = None,
-    ) -> bool:
+    def take_lease(self, key: str, owner: str, request: lease.TakeLease) -> bool:
         def take(t: float) -> object | None:
-            return self.db.take_lease(key, owner, until, now, due, t, over, marked_since)
+            return self.db.take_lease(key, owner, request, t)
 
         return bool(self._call("update_item", take, WRITE_LATENCY_S, LEASE_WRITE_READ_TIMEOUT_S))
 
@@ -349,17 +340,8 @@ class ContainerTable:
     def get(self, key: str, consistent: bool) -> StoredItem | None:
         return self.table.get(key, consistent, self.wall)
 
-    def take_lease(
-        self,
-        key: str,
-        owner: str,
-        until: float,
-        now: float,
-        due: float,
-        over: tuple[str, float] | None = None,
-        marked_since: float | None = None,
-    ) -> bool:
-        return self.table.take_lease(key, owner, until, now, due, over, marked_since)
+    def take_lease(self, key: str, owner: str, request: lease.TakeLease) -> bool:
+        return self.table.take_lease(key, owner, request)
 
     def renew_lease(self, key: str, owner: str, until: float) -> None:
         self.table.renew_lease(key, owner, until)

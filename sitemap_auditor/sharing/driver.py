@@ -101,20 +101,9 @@ class SharedStore(Protocol):
     def get(self, key: str, consistent: bool) -> StoredItem | None:
         """The item of a site, None when it has none."""
 
-    def take_lease(
-        self,
-        key: str,
-        owner: str,
-        until: float,
-        now: float,
-        due: float,
-        over: tuple[str, float] | None = None,
-        marked_since: float | None = None,
-    ) -> bool:
-        """Take the site's lease (recording `now` as when it was taken) unless a live lease,
-        facts fetched since `due`, or a lasting unshareable mark made since `marked_since` (None:
-        no mark refuses it) are there; `over`: the owner and end of a late holder's live lease
-        that the write replaces, if unchanged."""
+    def take_lease(self, key: str, owner: str, request: lease.TakeLease) -> bool:
+        """Write `owner`'s lease as `request` asks (recording `request.now` as when it was
+        taken), where `lease.may_take` says the store may: the one lease-write rule."""
 
     def renew_lease(self, key: str, owner: str, until: float) -> None:
         """Extend this owner's lease."""
@@ -440,18 +429,8 @@ class Sharing:
                         got_item = store.get(req.key, consistent)
                         stored, stored_item = None, got_item
                         seen = lease.ReadDone(got_item.item if got_item is not None else None)
-                    case lease.TakeLease(
-                        until=until,
-                        now=at,
-                        due=due,
-                        marked_since=marked_since,
-                        over_owner=late,
-                        over_until=late_until,
-                    ):
-                        over = None
-                        if late is not None and late_until is not None:
-                            over = (late, late_until)
-                        took = store.take_lease(req.key, owner, until, at, due, over, marked_since)
+                    case lease.TakeLease():
+                        took = store.take_lease(req.key, owner, action)
                         seen = lease.LeaseTaken() if took else lease.LeaseRefused()
                     case lease.Sleep(until=until):
                         self._sleep(max(0.0, until - self._wall()))

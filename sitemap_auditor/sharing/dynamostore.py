@@ -212,27 +212,23 @@ class DynamoStore:
 
         return load
 
-    def take_lease(
-        self,
-        key: str,
-        owner: str,
-        until: float,
-        now: float,
-        due: float,
-        over: tuple[str, float] | None = None,
-        marked_since: float | None = None,
-    ) -> bool:
-        """Take the site's lease (taken at `now`) unless a live lease, facts fetched since `due`,
-        or a lasting unshareable mark made since `marked_since`, are there; `over`: a late
-        holder's live lease (owner, end) replaced if unchanged."""
+    def take_lease(self, key: str, owner: str, request: lease.TakeLease) -> bool:
+        """Write `owner`'s lease as `request` asks (taken at `request.now`), on the condition
+        that `lease.may_take` states: no live lease (but `request`'s late holder's, as read), no
+        facts fetched since `request.due`, no lasting mark made since `request.marked_since`
+        (math.inf: none heeded)."""
+        until, now = request.until, request.now
         values: dict[str, Any] = {}
         late = marked = ""
-        if over is not None:
+        if request.over_owner is not None and request.over_until is not None:
             # A holder that missed its renewals (lease.missed_renewal): its lease, exactly as
             # read, and only so: renewed meanwhile, or taken over by another, it stands.
             late = "OR (lease_owner = :late AND lease_until = :late_until) "
-            values = {":late": {"S": over[0]}, ":late_until": {"N": repr(over[1])}}
-        if marked_since is not None:
+            values = {
+                ":late": {"S": request.over_owner},
+                ":late_until": {"N": repr(request.over_until)},
+            }
+        if math.isfinite(request.marked_since):
             # A holder that found its facts unshareable for good, after this audit read the
             # item: the audit reads again and fetches by itself, as a newcomer would. A mark the
             # reader refuses (a time that is not a number, or from too far ahead) is no mark.
@@ -241,7 +237,7 @@ class DynamoStore:
                 "OR NOT attribute_type(unshareable_at, :number) "
                 "OR unshareable_at < :marked OR unshareable_at > :ahead)"
             )
-            values[":marked"] = {"N": repr(marked_since)}
+            values[":marked"] = {"N": repr(request.marked_since)}
         try:
             self._call(
                 "update_item",
@@ -267,7 +263,7 @@ class DynamoStore:
                     ":o": {"S": owner},
                     ":u": {"N": repr(until)},
                     ":now": {"N": repr(now)},
-                    ":due": {"N": repr(due)},
+                    ":due": {"N": repr(request.due)},
                     ":yes": {"BOOL": True},
                     ":number": {"S": "N"},
                     # Further ahead than the lease this audit writes, and the clocks' skew.

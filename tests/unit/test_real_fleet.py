@@ -7,6 +7,7 @@ model the rows rest on: the table's partitions, the containers' clocks.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterator
 
@@ -224,7 +225,8 @@ def test_an_item_is_judged_on_the_readers_clock() -> None:
     table = SimTable(clock, random.Random(1))
     stamp = lease.Stamp(START + 6.0, 1.0)
     table.db.put("s", stamp, 650, 0, START)
-    table.db.take_lease("late", "o", START + 12.0 + lease.LEASE_S, START + 12.0, 0.0, START)
+    ask = lease.TakeLease(START + 12.0 + lease.LEASE_S, START + 12.0, 0.0, math.inf)
+    table.db.take_lease("late", "o", ask, START)
     results: list[StoredItem | None] = []
 
     def reads() -> None:

@@ -6,7 +6,6 @@ it publishes, marks and hands back) and that the in-process single flight sits i
 
 from __future__ import annotations
 
-import math
 import random
 import threading
 from collections.abc import Iterator
@@ -103,29 +102,12 @@ class MemoryStore:
             unshareable_lasting=bool(raw.get("lasting", False)),
         )
 
-    def take_lease(
-        self,
-        key: str,
-        owner: str,
-        until: float,
-        now: float,
-        due: float,
-        over: tuple[str, float] | None = None,
-        marked_since: float | None = None,
-    ) -> bool:
+    def take_lease(self, key: str, owner: str, request: lease.TakeLease) -> bool:
         self._maybe_fail("take")
         raw = self.items.setdefault(key, {})
-        request = lease.TakeLease(
-            until=until,
-            now=now,
-            due=due,
-            marked_since=math.inf if marked_since is None else marked_since,
-            over_owner=over[0] if over is not None else None,
-            over_until=over[1] if over is not None else None,
-        )
         if not lease.may_take(self._item(raw), owner, request):
             return False
-        raw.update(owner=owner, until=until)
+        raw.update(owner=owner, until=request.until)
         return True
 
     def renew_lease(self, key: str, owner: str, until: float) -> None:
@@ -334,17 +316,8 @@ class LostAnswers(MemoryStore):
 
     lose: list[bool] = field(default_factory=list)  # throttled? per lease write to lose
 
-    def take_lease(
-        self,
-        key: str,
-        owner: str,
-        until: float,
-        now: float,
-        due: float,
-        over: tuple[str, float] | None = None,
-        marked_since: float | None = None,
-    ) -> bool:
-        took = super().take_lease(key, owner, until, now, due, over, marked_since)
+    def take_lease(self, key: str, owner: str, request: lease.TakeLease) -> bool:
+        took = super().take_lease(key, owner, request)
         if self.lose:
             throttled = self.lose.pop(0)
             self.clock.sleep(2.0)  # the read timeout
