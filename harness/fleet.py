@@ -12,6 +12,7 @@ exact counts) and by bench/scale.py (the fleet at the platform's scale, with cos
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import heapq
 import itertools
@@ -253,6 +254,7 @@ class SimDynamo:
             base.unshareable_at,
             base.unshareable_lasting,
             lease_at=request.now,
+            lease_renewals=0,
         )
         state = StoredState(item, size, s.facts_flight if s else None, s.blob if s else 0)
         self._write(key, at, state)
@@ -264,16 +266,8 @@ class SimDynamo:
         if not self._admit("write", key, math.ceil(self._size(key) / WRITE_UNIT_BYTES), at):
             return False
         if s is not None and s.item.lease_owner == owner:
-            i = s.item
-            item = lease.Item(
-                i.stamp,
-                owner,
-                until,
-                i.unshareable_flight,
-                i.unshareable_at,
-                i.unshareable_lasting,
-                i.lease_at,
-            )
+            count = s.item.lease_renewals
+            item = dataclasses.replace(s.item, lease_until=until, lease_renewals=(count or 0) + 1)
             self._write(key, at, StoredState(item, s.size, s.facts_flight, s.blob))
         return True
 

@@ -106,7 +106,7 @@ class SharedStore(Protocol):
         taken), where `lease.may_take` says the store may: the one lease-write rule."""
 
     def renew_lease(self, key: str, owner: str, until: float) -> None:
-        """Extend this owner's lease."""
+        """Extend this owner's lease to `until` and count one more renewal in it."""
 
     def pack(self, data: bytes) -> bytes | None:
         """The facts as the store keeps them; None when they are too large for it."""
@@ -437,7 +437,9 @@ class Sharing:
                         seen = lease.Slept()
                     case lease.FetchHolding():
                         started = self._wall()
-                        taken_at = started if machine.taken_at is None else machine.taken_at
+                        taken_at = machine.taken_at
+                        if taken_at is None:
+                            taken_at = self._mono()
                         own, early, told = self._hold(
                             store,
                             req,
@@ -498,7 +500,7 @@ class Sharing:
             except StoreError as e:
                 failed(e)
                 seen = lease.StoreFailed(e.throttled)
-            action = machine.step(seen, self._wall())
+            action = machine.step(seen, self._wall(), self._mono())
 
     def _hold(
         self,
@@ -579,7 +581,8 @@ class Sharing:
         failed: Callable[[StoreError], None],
     ) -> Iterator[threading.Event]:
         """Keep the lease alive while its holder fetches (until the event it gives is set), on
-        the schedule its waiters judge it by (lease.renewal_due_s, from when it was taken)."""
+        the schedule its waiters judge it by (liveness.renewal_due_s, from when it was taken, on
+        the monotonic clock): each renewal moves the lease's end on and counts one more."""
         stop = threading.Event()
         rng = random.Random(self._rng.random())
 
@@ -590,12 +593,12 @@ class Sharing:
                 if in_a_row:
                     pause = lease.renewal_s(in_a_row, rng)
                 else:
-                    pause = max(0.0, taken_at + lease.renewal_due_s(renewed) - self._wall())
+                    pause = max(0.0, taken_at + lease.renewal_due_s(renewed) - self._mono())
                 if self._wait(stop, pause):
                     return
-                at = self._wall()
+                at = self._mono()
                 try:
-                    store.renew_lease(key, owner, at + lease.LEASE_S)
+                    store.renew_lease(key, owner, self._wall() + lease.LEASE_S)
                     in_a_row = 0
                     renewed = at - taken_at
                 except StoreError as e:

@@ -682,10 +682,13 @@ def test_a_late_holder_lease_is_taken_over_only_as_it_was_read(table: str) -> No
     now = time.time()
     assert store.take_lease("late", "holder", ask(now + 10, now, now - 30))
     got = store.get("late", consistent=True)
-    # The table tells when the lease was taken: by it, waiters judge the holder's renewals.
-    assert got is not None and got.item.lease_at == now and got.item.lease_renewed_s() == 0.0
+    # The table tells when the lease was taken (for operators) and counts its renewals: by the
+    # count, on their own clocks, waiters judge the holder.
+    assert got is not None and got.item.lease_at == now and got.item.lease_renewals == 0
     # A lease renewed since it was read stands.
     store.renew_lease("late", "holder", now + 12)
+    renewed = store.get("late", consistent=True)
+    assert renewed is not None and renewed.item.lease_renewals == 1
     assert not store.take_lease(
         "late", "waiter", ask(now + 13, now + 3, now - 27, over=("holder", now + 10))
     )
@@ -696,6 +699,7 @@ def test_a_late_holder_lease_is_taken_over_only_as_it_was_read(table: str) -> No
     got = store.get("late", consistent=True)
     assert got is not None and got.item.lease_owner == "waiter"
     assert got.item.lease_at == now + 3 and got.item.lease_until == now + 13
+    assert got.item.lease_renewals == 0  # its own count, from the start
     # Another waiter that read the old lease is refused: one takeover, not two.
     assert not store.take_lease(
         "late", "other", ask(now + 13, now + 3, now - 27, over=("holder", now + 12))
@@ -707,6 +711,7 @@ def test_a_late_holder_lease_is_taken_over_only_as_it_was_read(table: str) -> No
         TableName=table, Key={"pk": {"S": "late"}}, ConsistentRead=True
     )["Item"]
     assert "lease_owner" not in raw and "lease_at" not in raw and "unshareable_at" in raw
+    assert "lease_renewals" not in raw
 
 
 @pytest.mark.usefixtures("local_aws")

@@ -230,7 +230,8 @@ def test_an_item_is_judged_on_the_readers_clock() -> None:
     results: list[StoredItem | None] = []
 
     def reads() -> None:
-        # Facts fetched 6 s ahead of this reader's clock: no clock within the skew wrote them.
+        # Facts fetched 6 s ahead of this reader's clock: no clock within the skew wrote them;
+        # read, and refused for reuse (only the audits that waited for that fetch take them).
         results.append(table.get("s", True, wall=lambda: START))
         results.append(table.get("s", True, wall=lambda: START + 2.0))
         # A lease ending further ahead than a lease runs, give or take the skew: no lease.
@@ -239,8 +240,9 @@ def test_an_item_is_judged_on_the_readers_clock() -> None:
 
     clock.start(reads)
     clock.run()
-    refused, fine, far, near = results
-    assert refused is None and table.refused == 1
+    ahead, fine, far, near = results
+    assert ahead is not None and ahead.item.stamp == stamp and table.refused == 2
+    assert not lease.usable(stamp, 60.0, START) and lease.usable(stamp, 60.0, START + 2.0)
     assert fine is not None and fine.item.stamp == stamp
     assert far is not None and far.item.lease_owner is None
     assert near is not None and near.item.lease_owner == "o"
