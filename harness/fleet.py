@@ -12,6 +12,7 @@ exact counts) and by bench/scale.py (the fleet at the platform's scale, with cos
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import heapq
 import itertools
@@ -231,27 +232,10 @@ class SimDynamo:
         at = None if consistent else now - self.rng.uniform(0.0, REPLICA_LAG_S)
         return True, self.state(key, at)
 
-    def take_lease(
-        self,
-        key: str,
-        owner: str,
-        until: float,
-        now: float,
-        due: float,
-        at: float,
-        over: tuple[str, float] | None = None,
-        marked_since: float | None = None,
-    ) -> bool | None:
-        """True taken, False refused, None throttled."""
+    def take_lease(self, key: str, owner: str, request: lease.TakeLease, at: float) -> bool | None:
+        """Write `owner`'s lease as `request` asks, at `at` (true time), where `lease.may_take`
+        says: True taken, False refused, None throttled."""
         s = self.state(key)
-        request = lease.TakeLease(
-            until=until,
-            now=now,
-            due=due,
-            marked_since=math.inf if marked_since is None else marked_since,
-            over_owner=over[0] if over is not None else None,
-            over_until=over[1] if over is not None else None,
-        )
         refused = not lease.may_take(s.item if s is not None else None, owner, request)
         if refused:
             if not self._admit("write", key, 1.0, at):
@@ -265,11 +249,12 @@ class SimDynamo:
         item = lease.Item(
             base.stamp,
             owner,
-            until,
+            request.until,
             base.unshareable_flight,
             base.unshareable_at,
             base.unshareable_lasting,
-            lease_at=now,
+            lease_at=request.now,
+            lease_renewals=0,
         )
         state = StoredState(item, size, s.facts_flight if s else None, s.blob if s else 0)
         self._write(key, at, state)
@@ -281,16 +266,8 @@ class SimDynamo:
         if not self._admit("write", key, math.ceil(self._size(key) / WRITE_UNIT_BYTES), at):
             return False
         if s is not None and s.item.lease_owner == owner:
-            i = s.item
-            item = lease.Item(
-                i.stamp,
-                owner,
-                until,
-                i.unshareable_flight,
-                i.unshareable_at,
-                i.unshareable_lasting,
-                i.lease_at,
-            )
+            count = s.item.lease_renewals
+            item = dataclasses.replace(s.item, lease_until=until, lease_renewals=(count or 0) + 1)
             self._write(key, at, StoredState(item, s.size, s.facts_flight, s.blob))
         return True
 
@@ -523,19 +500,7 @@ class Audit:
         elif isinstance(action, lease.TakeLease):
 
             def take(t: float) -> lease.Observation | None:
-                over = None
-                if action.over_owner is not None and action.over_until is not None:
-                    over = (action.over_owner, action.over_until)
-                got = store.take_lease(
-                    key,
-                    self.owner,
-                    action.until,
-                    action.now,
-                    action.due,
-                    t,
-                    over,
-                    action.marked_since,
-                )
+                got = store.take_lease(key, self.owner, action, t)
                 if got is None:
                     return None
                 return lease.LeaseTaken() if got else lease.LeaseRefused()

@@ -260,9 +260,9 @@ class SimTable:
         state: StoredState | None = answer[0]
         if state is None:
             return None
-        item = _as_read(state.item, self.clock.now if wall is None else wall())
+        item, refused = _as_read(state.item, self.clock.now if wall is None else wall())
+        self.refused += refused
         if item is None:
-            self.refused += 1
             return None
         got = self.by_flight.get(state.facts_flight) if state.facts_flight is not None else None
         if got is None or not state.blob:
@@ -278,18 +278,9 @@ class SimTable:
 
         return StoredItem(item, None, load)
 
-    def take_lease(
-        self,
-        key: str,
-        owner: str,
-        until: float,
-        now: float,
-        due: float,
-        over: tuple[str, float] | None = None,
-        marked_since: float | None = None,
-    ) -> bool:
+    def take_lease(self, key: str, owner: str, request: lease.TakeLease) -> bool:
         def take(t: float) -> object | None:
-            return self.db.take_lease(key, owner, until, now, due, t, over, marked_since)
+            return self.db.take_lease(key, owner, request, t)
 
         return bool(self._call("update_item", take, WRITE_LATENCY_S, LEASE_WRITE_READ_TIMEOUT_S))
 
@@ -321,22 +312,25 @@ class SimTable:
         self._call("update_item", mark, WRITE_LATENCY_S)
 
 
-def _as_read(item: lease.Item, now: float) -> lease.Item | None:
-    """An item as `dynamostore.read_item` reads it at `now`: None (no item) when a time in it is
-    further ahead than the clocks' skew allows; a lease ending further ahead than a lease runs is
-    no lease, and a lease taken further ahead has no known taking time."""
+def _as_read(item: lease.Item, now: float) -> tuple[lease.Item | None, bool]:
+    """An item as `dynamostore.read_item` reads it at `now`, and whether it counts as refused:
+    None (no item) when a mark in it is further ahead than the clocks' skew allows; facts stamped
+    further ahead are read (refused for reuse, taken by their waiters); a lease ending further
+    ahead than a lease runs is no lease, and a lease taken further ahead has no known taking
+    time."""
     ahead = now + lease.CLOCK_SKEW_S
-    stamp = item.stamp
-    if (stamp is not None and stamp.fetched_at > ahead) or (
-        item.unshareable_at is not None and item.unshareable_at > ahead
-    ):
-        return None
+    if item.unshareable_at is not None and item.unshareable_at > ahead:
+        return None, True
+    refused = item.stamp is not None and item.stamp.fetched_at > ahead
     until = item.lease_until
     if until is not None and until >= now and not lease.credible_until(until, now):
-        return dataclasses.replace(item, lease_owner=None, lease_until=None, lease_at=None)
+        gone = dataclasses.replace(
+            item, lease_owner=None, lease_until=None, lease_at=None, lease_renewals=None
+        )
+        return gone, True
     if item.lease_at is not None and item.lease_at > ahead:
-        return dataclasses.replace(item, lease_at=None)  # a taking time not known
-    return item
+        return dataclasses.replace(item, lease_at=None), refused  # a taking time not known
+    return item, refused
 
 
 class ContainerTable:
@@ -349,17 +343,8 @@ class ContainerTable:
     def get(self, key: str, consistent: bool) -> StoredItem | None:
         return self.table.get(key, consistent, self.wall)
 
-    def take_lease(
-        self,
-        key: str,
-        owner: str,
-        until: float,
-        now: float,
-        due: float,
-        over: tuple[str, float] | None = None,
-        marked_since: float | None = None,
-    ) -> bool:
-        return self.table.take_lease(key, owner, until, now, due, over, marked_since)
+    def take_lease(self, key: str, owner: str, request: lease.TakeLease) -> bool:
+        return self.table.take_lease(key, owner, request)
 
     def renew_lease(self, key: str, owner: str, until: float) -> None:
         self.table.renew_lease(key, owner, until)

@@ -101,23 +101,12 @@ class SharedStore(Protocol):
     def get(self, key: str, consistent: bool) -> StoredItem | None:
         """The item of a site, None when it has none."""
 
-    def take_lease(
-        self,
-        key: str,
-        owner: str,
-        until: float,
-        now: float,
-        due: float,
-        over: tuple[str, float] | None = None,
-        marked_since: float | None = None,
-    ) -> bool:
-        """Take the site's lease (recording `now` as when it was taken) unless a live lease,
-        facts fetched since `due`, or a lasting unshareable mark made since `marked_since` (None:
-        no mark refuses it) are there; `over`: the owner and end of a late holder's live lease
-        that the write replaces, if unchanged."""
+    def take_lease(self, key: str, owner: str, request: lease.TakeLease) -> bool:
+        """Write `owner`'s lease as `request` asks (recording `request.now` as when it was
+        taken), where `lease.may_take` says the store may: the one lease-write rule."""
 
     def renew_lease(self, key: str, owner: str, until: float) -> None:
-        """Extend this owner's lease."""
+        """Extend this owner's lease to `until` and count one more renewal in it."""
 
     def pack(self, data: bytes) -> bytes | None:
         """The facts as the store keeps them; None when they are too large for it."""
@@ -440,25 +429,17 @@ class Sharing:
                         got_item = store.get(req.key, consistent)
                         stored, stored_item = None, got_item
                         seen = lease.ReadDone(got_item.item if got_item is not None else None)
-                    case lease.TakeLease(
-                        until=until,
-                        now=at,
-                        due=due,
-                        marked_since=marked_since,
-                        over_owner=late,
-                        over_until=late_until,
-                    ):
-                        over = None
-                        if late is not None and late_until is not None:
-                            over = (late, late_until)
-                        took = store.take_lease(req.key, owner, until, at, due, over, marked_since)
+                    case lease.TakeLease():
+                        took = store.take_lease(req.key, owner, action)
                         seen = lease.LeaseTaken() if took else lease.LeaseRefused()
                     case lease.Sleep(until=until):
                         self._sleep(max(0.0, until - self._wall()))
                         seen = lease.Slept()
                     case lease.FetchHolding():
                         started = self._wall()
-                        taken_at = started if machine.taken_at is None else machine.taken_at
+                        taken_at = machine.taken_at
+                        if taken_at is None:
+                            taken_at = self._mono()
                         own, early, told = self._hold(
                             store,
                             req,
@@ -519,7 +500,7 @@ class Sharing:
             except StoreError as e:
                 failed(e)
                 seen = lease.StoreFailed(e.throttled)
-            action = machine.step(seen, self._wall())
+            action = machine.step(seen, self._wall(), self._mono())
 
     def _hold(
         self,
@@ -600,7 +581,8 @@ class Sharing:
         failed: Callable[[StoreError], None],
     ) -> Iterator[threading.Event]:
         """Keep the lease alive while its holder fetches (until the event it gives is set), on
-        the schedule its waiters judge it by (lease.renewal_due_s, from when it was taken)."""
+        the schedule its waiters judge it by (liveness.renewal_due_s, from when it was taken, on
+        the monotonic clock): each renewal moves the lease's end on and counts one more."""
         stop = threading.Event()
         rng = random.Random(self._rng.random())
 
@@ -611,12 +593,12 @@ class Sharing:
                 if in_a_row:
                     pause = lease.renewal_s(in_a_row, rng)
                 else:
-                    pause = max(0.0, taken_at + lease.renewal_due_s(renewed) - self._wall())
+                    pause = max(0.0, taken_at + lease.renewal_due_s(renewed) - self._mono())
                 if self._wait(stop, pause):
                     return
-                at = self._wall()
+                at = self._mono()
                 try:
-                    store.renew_lease(key, owner, at + lease.LEASE_S)
+                    store.renew_lease(key, owner, self._wall() + lease.LEASE_S)
                     in_a_row = 0
                     renewed = at - taken_at
                 except StoreError as e:

@@ -4,7 +4,8 @@ One item per site key: `pk`; the facts (`facts`: their length as 4 bytes, big-en
 JSON compressed with zlib) with their stamp (`fetched_at`, `fetch_s`, `transient`, `flight`: the
 lease under which they were fetched);
 `expires_at` (the table's TTL attribute); while an audit fetches the site, `lease_owner` /
-`lease_until` and `lease_at` (when it took the lease, by which its renewals are judged); and
+`lease_until`, `lease_at` (when it took the lease, for operators) and `lease_renewals` (how often
+it renewed the lease: what waiters judge it by, on their own clocks, `liveness`); and
 after a fetch whose facts could not be shared, `unshareable_flight`, `unshareable_at` and
 `unshareable_lasting`. Facts that compress to more than INLINE_FACTS_BYTES
 are kept out of the site's item, in an item of their own (`pk` + FACTS_SUFFIX, with `facts`,
@@ -17,6 +18,8 @@ type, size and time against what this module writes, inflates the facts in bound
 their stated length, and refuses anything else as InvalidItemError; the store then reads the
 item as no item and tells the audit why (`on_rejected`), and its conditional writes treat what
 the reader refuses (a time as text, a lease or facts further ahead than a clock can be) as absent.
+Facts stamped further ahead than that are kept in what is read, with why they are refused: no
+audit reuses them (`lease.usable`), but the audits that waited for their very fetch take them.
 boto3 is imported only when a table is configured.
 """
 
@@ -212,27 +215,23 @@ class DynamoStore:
 
         return load
 
-    def take_lease(
-        self,
-        key: str,
-        owner: str,
-        until: float,
-        now: float,
-        due: float,
-        over: tuple[str, float] | None = None,
-        marked_since: float | None = None,
-    ) -> bool:
-        """Take the site's lease (taken at `now`) unless a live lease, facts fetched since `due`,
-        or a lasting unshareable mark made since `marked_since`, are there; `over`: a late
-        holder's live lease (owner, end) replaced if unchanged."""
+    def take_lease(self, key: str, owner: str, request: lease.TakeLease) -> bool:
+        """Write `owner`'s lease as `request` asks (taken at `request.now`), on the condition
+        that `lease.may_take` states: no live lease (but `request`'s late holder's, as read), no
+        facts fetched since `request.due`, no lasting mark made since `request.marked_since`
+        (math.inf: none heeded)."""
+        until, now = request.until, request.now
         values: dict[str, Any] = {}
         late = marked = ""
-        if over is not None:
-            # A holder that missed its renewals (lease.missed_renewal): its lease, exactly as
+        if request.over_owner is not None and request.over_until is not None:
+            # A holder that missed its renewals (liveness.holder_late): its lease, exactly as
             # read, and only so: renewed meanwhile, or taken over by another, it stands.
             late = "OR (lease_owner = :late AND lease_until = :late_until) "
-            values = {":late": {"S": over[0]}, ":late_until": {"N": repr(over[1])}}
-        if marked_since is not None:
+            values = {
+                ":late": {"S": request.over_owner},
+                ":late_until": {"N": repr(request.over_until)},
+            }
+        if math.isfinite(request.marked_since):
             # A holder that found its facts unshareable for good, after this audit read the
             # item: the audit reads again and fetches by itself, as a newcomer would. A mark the
             # reader refuses (a time that is not a number, or from too far ahead) is no mark.
@@ -241,14 +240,14 @@ class DynamoStore:
                 "OR NOT attribute_type(unshareable_at, :number) "
                 "OR unshareable_at < :marked OR unshareable_at > :ahead)"
             )
-            values[":marked"] = {"N": repr(marked_since)}
+            values[":marked"] = {"N": repr(request.marked_since)}
         try:
             self._call(
                 "update_item",
                 lease_write=True,
                 Key={"pk": {"S": key}},
                 UpdateExpression="SET lease_owner = :o, lease_until = :u, lease_at = :now, "
-                "expires_at = if_not_exists(expires_at, :ttl)",
+                "lease_renewals = :zero, expires_at = if_not_exists(expires_at, :ttl)",
                 # The second half: an audit that read the item just before another's publish
                 # must not take a lease and fetch again; transient facts never stand in the way.
                 # Neither does what `read_item` refuses: a time stored as anything but a number,
@@ -267,7 +266,8 @@ class DynamoStore:
                     ":o": {"S": owner},
                     ":u": {"N": repr(until)},
                     ":now": {"N": repr(now)},
-                    ":due": {"N": repr(due)},
+                    ":zero": {"N": "0"},
+                    ":due": {"N": repr(request.due)},
                     ":yes": {"BOOL": True},
                     ":number": {"S": "N"},
                     # Further ahead than the lease this audit writes, and the clocks' skew.
@@ -283,14 +283,21 @@ class DynamoStore:
         return True
 
     def renew_lease(self, key: str, owner: str, until: float) -> None:
-        """Extend this owner's lease (nothing happens when it is no longer the owner)."""
+        """Extend this owner's lease and count one more renewal in it (nothing happens when it is
+        no longer the owner)."""
         with contextlib.suppress(_ConditionFailedError):
             self._call(
                 "update_item",
                 Key={"pk": {"S": key}},
-                UpdateExpression="SET lease_until = :u",
+                UpdateExpression="SET lease_until = :u, "
+                "lease_renewals = if_not_exists(lease_renewals, :zero) + :one",
                 ConditionExpression="lease_owner = :o",
-                ExpressionAttributeValues={":o": {"S": owner}, ":u": {"N": repr(until)}},
+                ExpressionAttributeValues={
+                    ":o": {"S": owner},
+                    ":u": {"N": repr(until)},
+                    ":zero": {"N": "0"},
+                    ":one": {"N": "1"},
+                },
             )
 
     def mark_unshareable(self, key: str, owner: str, at: float, lasting: bool) -> None:
@@ -299,7 +306,7 @@ class DynamoStore:
             self._call(
                 "update_item",
                 Key={"pk": {"S": key}},
-                UpdateExpression="REMOVE lease_owner, lease_until, lease_at "
+                UpdateExpression="REMOVE lease_owner, lease_until, lease_at, lease_renewals "
                 "SET unshareable_flight = :o, unshareable_at = :at, unshareable_lasting = :l",
                 ConditionExpression="lease_owner = :o",
                 ExpressionAttributeValues={
@@ -461,25 +468,30 @@ def read_item(item: Mapping[str, Any], now: float) -> tuple[StoredItem, str | No
     """A site's item as read at `now`, checked against what this module writes.
 
     InvalidItemError for an item that is not (it counts as no item). A lease that ends further
-    ahead than a lease runs (lease.credible_until) is read as no lease; the second value then
-    says why, to be counted as refused like an item.
+    ahead than a lease runs (lease.credible_until) is read as no lease; facts stamped further
+    ahead than the clocks' skew are read, to be reused by no audit (`lease.usable`) but taken by
+    those that waited for their very fetch (`lease.awaited_facts`). The second value then says
+    why, to be counted as refused like an item.
     """
     if not isinstance(item, Mapping):
         raise InvalidItemError("item: not a map of attributes")
     ahead = now + lease.CLOCK_SKEW_S  # no time written by a right clock lies further ahead
     stamp = None
     facts = None
+    refused = None
     if "facts" in item and "facts_ref" in item:
         _invalid("facts+facts_ref", "both written")
     held = "facts" if "facts" in item else "facts_ref"
     if _together(item, (held, "fetched_at", "fetch_s", "transient")):
-        fetched_at = _time(item, "fetched_at", ahead)
+        fetched_at = _number(item, "fetched_at", 0.0, float(2**53))
         fetch_s = _number(item, "fetch_s", 0.0, site_facts.MAX_FETCH_SECONDS)
         transient = _flag(item, "transient")
         assert fetched_at is not None and fetch_s is not None and transient is not None
+        if fetched_at > ahead:
+            refused = f"fetched_at: ahead of the clock by more than {lease.CLOCK_SKEW_S:g} s"
         if held == "facts":
             facts = site_facts.decode(_inflate(_value(item, "facts", "B")))
-            if facts.fetched_at > ahead:
+            if facts.fetched_at > ahead and fetched_at <= ahead:
                 _invalid("facts fetchedAt", f"ahead of the clock by {lease.CLOCK_SKEW_S:g} s+")
         else:
             _text(item, "facts_ref")  # read by the store: the facts are in their own item
@@ -487,21 +499,25 @@ def read_item(item: Mapping[str, Any], now: float) -> tuple[StoredItem, str | No
     elif "flight" in item:
         _invalid("flight", "without facts")
     _number(item, "expires_at", 0.0, float(2**53))
-    owner = until = taken = None
+    owner = until = taken = renewals = None
     if _together(item, ("lease_owner", "lease_until")):
         owner = _text(item, "lease_owner")
         until = _number(item, "lease_until", 0.0, float(2**53))
-    # When the lease was taken: a number as any time, known only with the lease it belongs to.
-    # One further ahead than a right clock writes is not known either (the lease is then judged
-    # by its end alone, as one of a writer that records no taking time); nor is one that does not
-    # fit its lease (lease.Item.lease_renewed_s).
+    # When the lease was taken (for operators): a number as any time, known only with the lease
+    # it belongs to, and not when further ahead than a right clock writes.
     at = _number(item, "lease_at", 0.0, float(2**53))
     if owner is not None and at is not None and at <= ahead:
         taken = at
-    refused = None
+    # How often the lease was renewed: a whole number, known only with its lease (without one,
+    # written by a version that keeps no count, waiters take its end for the count).
+    count = _number(item, "lease_renewals", 0.0, float(2**31))
+    if count is not None and not count.is_integer():
+        _invalid("lease_renewals", "not a whole number")
+    if owner is not None and count is not None:
+        renewals = int(count)
     if until is not None and until >= now and not lease.credible_until(until, now):
         refused = "lease_until: further ahead than a lease runs"
-        owner = until = taken = None
+        owner = until = taken = renewals = None
     marked_flight = marked_at = lasting = None
     if _together(item, ("unshareable_flight", "unshareable_at", "unshareable_lasting")):
         marked_flight = _text(item, "unshareable_flight")
@@ -517,6 +533,7 @@ def read_item(item: Mapping[str, Any], now: float) -> tuple[StoredItem, str | No
                 unshareable_at=marked_at,
                 unshareable_lasting=bool(lasting),
                 lease_at=taken,
+                lease_renewals=renewals,
             ),
             facts,
         ),

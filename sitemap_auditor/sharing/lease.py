@@ -6,24 +6,26 @@ site, that audit's lease. An audit asks a `Protocol` what to do (read the item, 
 sleep until a time, fetch, publish, mark its facts unshareable, or finish), does it, and tells the
 machine what came of it. The machine makes no call, reads no clock and never sleeps: `sharing`
 drives it against the real store, the unit tests and `bench/scale.py` against fakes in virtual
-time. Times are wall-clock seconds, the clock every container shares.
+time. Times are wall-clock seconds (stamps, windows, the lease's writes), but for whether a
+holder is alive, which a waiter judges on its own monotonic clock (`liveness`, `step`'s `mono`).
 
 What it guarantees (section 7): an audit waits for a fetch as long as that fetch's lease is
 renewed, up to its own budget; a store that throttles keeps it waiting with jittered backoff;
-only a store that does not answer, a lease that lapsed or its own budget make it act alone; an
-unshareable fetch releases every waiter at once; facts holding a transient answer go only to the
-audits that waited for that very fetch; facts in the last part of their window are refreshed by
-one audit while the others go on reusing them; and no audit writes a conditional lease over a
-live lease it has just read, but over a holder's that missed a renewal (`missed_renewal`, on the
-waiter's own clock from when the lease was taken), and then only over that lease unchanged.
-Also: an audit knows its own lease (by its token, after a write whose answer was lost) and never
-waits on it; a waiter on a late holder (one that missed a renewal, or late by the renewals it
-saw, on its own clock, once it saw one) fetches beside it (`hedge`) when a takeover would outlast
-its budget or its wait is already a few fetches long; an audit whose budget cannot cover the
-site's recorded fetch does not hold the lease, nor do its process's other audits wait for its
-fetch (`hedge_local`: they wait for their process's fetch to its end otherwise); a lasting mark is
-heeded for UNSHAREABLE_HOLD_S, past the window, by the lease write (`TakeLease.marked_since`) as by
-the read.
+only a store that does not answer, a holder that stopped renewing or its own budget make it act
+alone; an unshareable fetch releases every waiter at once; facts holding a transient answer go
+only to the audits that waited for that very fetch; facts in the last part of their window are
+refreshed by one audit while the others go on reusing them; and no audit writes a conditional
+lease over a lease it has just read, but over a holder's whose renewal count stood still past its
+period and a grace on the waiter's own clock (`liveness.holder_late`), and then only over that
+lease unchanged. Also: an audit knows its own lease (by its token, after a write whose answer was
+lost) and never waits on it; a waiter on a late holder fetches beside it (`hedge`) when a
+takeover would outlast its budget or its wait is already a few fetches long; facts stamped
+further ahead of the reader's clock than CLOCK_SKEW_S are reused by no audit, but are the facts
+of the fetch that its waiters awaited; an audit whose budget cannot cover the site's recorded
+fetch does not hold the lease, nor do its process's other audits wait for its fetch
+(`hedge_local`: they wait for their process's fetch to its end otherwise); a lasting mark is
+heeded for UNSHAREABLE_HOLD_S, past the window, by the lease write (`TakeLease.marked_since`) as
+by the read.
 """
 
 from __future__ import annotations
@@ -32,6 +34,15 @@ import math
 import random
 from dataclasses import dataclass
 from enum import Enum
+
+from sitemap_auditor.sharing.liveness import (
+    FIRST_RENEWAL_S,
+    LATE_GRACE_S,
+    LEASE_RENEW_S,
+    LEASE_S,
+    Watch,
+    renewal_due_s,
+)
 
 __all__ = [
     "CLOCK_SKEW_S",
@@ -69,14 +80,16 @@ __all__ = [
     "TakeLease",
     "Unshareable",
     "Use",
+    "awaited_facts",
     "backoff_s",
     "credible_until",
     "due",
     "hedge",
     "hedge_local",
+    "lasting_mark_held",
     "local_choice",
     "may_take",
-    "missed_renewal",
+    "owns_lease",
     "poll_base_s",
     "poll_s",
     "renewal_due_s",
@@ -84,26 +97,13 @@ __all__ = [
     "usable",
 ]
 
-# A lease is this long and renewed every LEASE_RENEW_S while its holder fetches: a holder that
-# died stops renewing, and its lease lapses within LEASE_S for a waiter to take over. The slack
-# between the two (7 s) lets a renewal that the store throttles be retried before the lapse.
-LEASE_S = 10.0
-LEASE_RENEW_S = 3.0
-# The first renewal comes sooner, FIRST_RENEWAL_S after the lease was taken, then every
-# LEASE_RENEW_S: a holder that died early in its fetch is known late a grace after its first
-# renewal was due, by waiters that know when the lease was taken (the item says), instead of
-# LEASE_RENEW_S and the grace after. A fetch that ends within it renews never, so an audit with
-# nobody waiting pays no more; a longer one renews at 2.5, 5.5, 8.5 s... instead of 3, 6, 9 s...,
-# as often but for fetches that end in the last half second of a period (one renewal more).
-# Between two renewals, never more than LEASE_RENEW_S: a waiter whose clock is ahead of the
-# holder's by less than LEASE_S - LEASE_RENEW_S sees no lapse in between.
-FIRST_RENEWAL_S = 2.5
 # How far apart two containers' wall clocks may be. Lambda's hosts keep theirs with the Amazon
 # Time Sync Service (within a millisecond or so), a machine under NTP within tens of ms; 5 s is
 # what a quartz clock left without synchronisation for a day drifts (~50 ppm). A time read from
 # the store further ahead than this (a lease ending later than LEASE_S from now plus this, facts
-# fetched after now plus this) was not written by a holder whose clock is right: it is no lease,
-# or no facts (docs/contract.md §7), so it can hold a waiter at most LEASE_S + CLOCK_SKEW_S.
+# fetched after now plus this) was not written by a holder whose clock is right: the store reads
+# no such lease, and no audit reuses such facts (docs/contract.md §7), but those of the fetch it
+# waited for. No waiter judges a holder by these times (`liveness`): skew costs fetches at most.
 CLOCK_SKEW_S = 5.0
 # Waiters poll every POLL_SHARE of the time they have waited, within POLL_MIN_S and POLL_MAX_S,
 # jittered so that a crowd of waiters does not poll in step: a waiter learns of the facts at most
@@ -136,12 +136,6 @@ THROTTLED_PATIENCE_S = 4.0
 # An audit whose lease writes are refused this often, with no lease or current facts to be seen
 # in between, stops: the item holds something it cannot read (facts of another format).
 MAX_REFUSED_WRITES = 3
-# A holder renews its lease every LEASE_RENEW_S: one whose lease has not been renewed for that and
-# this grace more (a renewal that the store throttles is retried well inside it) is late, and may
-# be dead. Read off the lease's end, that holds for clocks that agree to within the grace; a
-# holder whose clock is behind the waiter's (up to CLOCK_SKEW_S) looks late before each renewal.
-# So a waiter that has seen the lease's end move on (a renewal, on its own clock) judges by that.
-LATE_GRACE_S = 1.0
 # A waiter on a late holder that has already waited this many times the site's recorded fetch time
 # fetches by itself: it would have been done long since, and each waiter holds one of the
 # account's concurrent executions for as long as it waits (a dead holder must not starve the
@@ -223,9 +217,8 @@ class Phase(Enum):
 # docs/contract.md section 7.
 TRANSITIONS: dict[tuple[Phase, Phase], str] = {
     (Phase.LOOKING, Phase.LOOKING): "throttled: back off, read again",
-    (Phase.LOOKING, Phase.TAKING): "no current facts, no live lease",
-    (Phase.LOOKING, Phase.WAITING): "a live lease of another audit",
-    (Phase.LOOKING, Phase.TAKEOVER_JITTER): "a live lease whose holder missed a renewal",
+    (Phase.LOOKING, Phase.TAKING): "no current facts, no lease",
+    (Phase.LOOKING, Phase.WAITING): "a lease of another audit",
     (Phase.LOOKING, Phase.HOLDING): "the lease read is its own (a lost answer)",
     (Phase.LOOKING, Phase.ALONE): "store failed, lasting mark, hedge or budget",
     (Phase.LOOKING, Phase.DONE): "current facts",
@@ -235,15 +228,14 @@ TRANSITIONS: dict[tuple[Phase, Phase], str] = {
     (Phase.TAKING, Phase.ALONE): "store failed, or refused too often",
     (Phase.TAKING, Phase.DONE): "refresh refused: another refreshes",
     (Phase.WAITING, Phase.WAITING): "holder renewing: poll again",
-    (Phase.WAITING, Phase.TAKING): "lease lapsed, facts due: refresh",
-    (Phase.WAITING, Phase.TAKEOVER_JITTER): "holder missed a renewal, or its lease lapsed",
+    (Phase.WAITING, Phase.TAKING): "lease gone, facts due: refresh",
+    (Phase.WAITING, Phase.TAKEOVER_JITTER): "holder missed a renewal, or its lease is gone",
     (Phase.WAITING, Phase.HOLDING): "the lease read is its own (a lost answer)",
     (Phase.WAITING, Phase.ALONE): "unshareable, hedge, store failed or budget",
     (Phase.WAITING, Phase.DONE): "the awaited facts",
     (Phase.TAKEOVER_JITTER, Phase.TAKEOVER_CONFIRM): "pause over",
-    (Phase.TAKEOVER_CONFIRM, Phase.TAKING): "still late, or lapsed: take over",
+    (Phase.TAKEOVER_CONFIRM, Phase.TAKING): "still late, or its lease gone: take over",
     (Phase.TAKEOVER_CONFIRM, Phase.WAITING): "a new holder, or renewed",
-    (Phase.TAKEOVER_CONFIRM, Phase.TAKEOVER_JITTER): "late still, lease moved: pause again",
     (Phase.TAKEOVER_CONFIRM, Phase.TAKEOVER_CONFIRM): "throttled: back off, read again",
     (Phase.TAKEOVER_CONFIRM, Phase.HOLDING): "the lease read is its own (a lost answer)",
     (Phase.TAKEOVER_CONFIRM, Phase.ALONE): "unshareable, hedge, store failed or budget",
@@ -275,30 +267,25 @@ class Item:
     unshareable_flight: str | None = None  # the last flight whose facts could not be shared
     unshareable_at: float | None = None
     unshareable_lasting: bool = False
-    # When the lease was taken, on its holder's clock (None: not known): with `lease_until`, also
-    # on its clock, it tells how far into its renewals the holder is, whatever the clocks' skew.
+    # When the lease was taken, on its holder's clock (None: not known): for operators.
     lease_at: float | None = None
+    # How often its holder has renewed the lease (0: taken, not renewed; None: not known, a writer
+    # that keeps no count): what a waiter judges the holder by, on its own clock (`liveness`).
+    lease_renewals: int | None = None
 
-    def lease_renewed_s(self) -> float | None:
-        """The lease's age, on its holder's clock, at its last renewal (0: taken, not renewed);
-        None when not known (no lease, no time taken, or one that does not fit the lease)."""
-        if self.lease_at is None or self.lease_until is None or self.lease_owner is None:
-            return None
-        renewed = self.lease_until - LEASE_S - self.lease_at
-        # Written as now and now + LEASE_S by the taker: a few ulps either way, never more.
-        return max(renewed, 0.0) if renewed > -1e-3 else None
-
-    def lease_live(self, now: float) -> bool:
-        """True when some audit holds an unexpired lease that ends no later than a holder writes
-        it to (a lease further ahead is lapsed: its holder's clock runs ahead, or no holder
-        wrote it; it never holds waiters past the protocol's own lease length)."""
-        until = self.lease_until
-        return self.lease_owner is not None and until is not None and credible_until(until, now)
+    @property
+    def lease_held(self) -> bool:
+        """True when some audit holds a lease on the site. Whether its holder is alive is not read
+        off its end (a time on the holder's clock) but judged by each waiter on its own clock, by
+        the renewals it sees (`liveness.Watch`); the store reads a lease ending further ahead than
+        a lease runs as none (`credible_until`)."""
+        return self.lease_owner is not None and self.lease_until is not None
 
 
 def credible_until(until: float, now: float) -> bool:
     """True for a lease end that a live holder may have written: not past, and no further ahead
-    than a lease runs (LEASE_S), give or take the clocks' skew (CLOCK_SKEW_S)."""
+    than a lease runs (LEASE_S), give or take the clocks' skew (CLOCK_SKEW_S). The store's rule for
+    what it reads (`dynamostore.read_item`) and writes over (`may_take`); no waiter's."""
     return now <= until <= now + LEASE_S + CLOCK_SKEW_S
 
 
@@ -431,8 +418,15 @@ Observation = ReadDone | StoreFailed | LeaseTaken | LeaseRefused | Slept | Fetch
 
 
 def usable(stamp: Stamp | None, window_s: float, now: float) -> bool:
-    """True for facts that any audit may reuse now: sound and within their window."""
-    return stamp is not None and not stamp.transient and now - stamp.fetched_at <= window_s
+    """True for facts that any audit may reuse now: sound, within their window, and not stamped
+    further ahead of this clock than CLOCK_SKEW_S (no right clock wrote that: only the audits that
+    waited for their fetch take them, `awaited_facts`)."""
+    return (
+        stamp is not None
+        and not stamp.transient
+        and now - stamp.fetched_at <= window_s
+        and stamp.fetched_at <= now + CLOCK_SKEW_S
+    )
 
 
 def due(stamp: Stamp, window_s: float, now: float, draw: float) -> bool:
@@ -460,64 +454,20 @@ def backoff_s(attempt: int, rng: random.Random) -> float:
     return rng.uniform(0.0, cap)
 
 
-def hedge(
-    lease_until: float,
-    now: float,
-    budget_end: float,
-    fetch_s: float | None,
-    waited_s: float = 0.0,
-    renewed_s: float | None = None,
-    missed: bool = False,
-) -> bool:
-    """True when a waiter fetches by itself beside the holder it waits for (a hedged fetch).
+def hedge(now: float, budget_end: float, fetch_s: float | None, waited_s: float = 0.0) -> bool:
+    """True when a waiter on a late holder (`liveness.holder_late`: slow, or dead) fetches by
+    itself beside it (a hedged fetch) instead of taking its lease over.
 
-    Only for a holder that is late (its lease not renewed on time: slow, or dead): waiting for it
-    means waiting, at worst, for its lease to lapse and a takeover's whole fetch. When that would
-    end past the waiter's own budget, the waiter cannot afford it, and fetching now is never
-    slower than that. So too once the waiter has waited OVERDUE_FACTOR times the site's fetch
-    (`waited_s`): its wait already cost more than fetching would have. `fetch_s` is the site's
-    recorded fetch time, None when it has none (the whole-fetch deadline stands for it, and no
-    wait is overdue). `renewed_s` is how long ago, on the waiter's own clock, one of its reads
-    showed the lease's end moved on (None: none did yet): a holder seen renewing within
-    LEASE_RENEW_S + LATE_GRACE_S is on time whatever the lease's end says, which a holder's clock
-    behind the waiter's (by up to CLOCK_SKEW_S) makes look near. `missed`: the holder missed a
-    renewal of its schedule (`missed_renewal`, judged on the waiter's own clock): it is late
-    whatever the rest says, and a takeover may start now rather than at the lapse.
+    Taking over means a pause (up to TAKEOVER_JITTER_S) and the takeover's whole fetch: when that
+    would end past the waiter's own budget, it cannot afford it, and fetching now is never slower.
+    So too once the waiter has waited OVERDUE_FACTOR times the site's fetch (`waited_s`): its wait
+    already cost more than fetching would have. `fetch_s` is the site's recorded fetch time, None
+    when it has none (the whole-fetch deadline stands for it, and no wait is overdue).
     """
-    if not missed:
-        if lease_until - now >= LEASE_S - LEASE_RENEW_S - LATE_GRACE_S:
-            return False  # renewed on time: the holder is alive and fetching
-        if renewed_s is not None and renewed_s < LEASE_RENEW_S + LATE_GRACE_S:
-            return False  # seen renewing on time by this waiter's own clock
     if fetch_s is not None and fetch_s > 0 and waited_s >= OVERDUE_FACTOR * fetch_s:
         return True
     took = fetch_s if fetch_s is not None and fetch_s > 0 else UNKNOWN_FETCH_S
-    takeover_done = (now if missed else max(lease_until, now)) + TAKEOVER_JITTER_S + took
-    return takeover_done > budget_end
-
-
-# A lease's age is rebuilt from three stored floats (`Item.lease_renewed_s`): a renewal made
-# exactly on schedule can read back a few ulps early (23.499999999999996 for 23.5). Ages within
-# this of a scheduled renewal are that renewal, so a punctual holder is never judged late.
-RENEWAL_TOLERANCE_S = 1e-6
-
-
-def renewal_due_s(renewed_s: float) -> float:
-    """The lease's age at which its holder renews it next, having last renewed it at this age
-    (0: just taken): FIRST_RENEWAL_S, then the next whole LEASE_RENEW_S past the second."""
-    renewed_s += RENEWAL_TOLERANCE_S
-    if renewed_s < FIRST_RENEWAL_S:
-        return FIRST_RENEWAL_S
-    return FIRST_RENEWAL_S + LEASE_RENEW_S * (
-        math.floor((renewed_s - FIRST_RENEWAL_S) / LEASE_RENEW_S) + 1
-    )
-
-
-def missed_renewal(renewed_s: float, age_s: float) -> bool:
-    """True when a holder that last renewed its lease at this age of it (0: taken) has not renewed
-    it on time by the time the lease is `age_s` old: past its next renewal and LATE_GRACE_S (a
-    renewal that the store throttles is retried well within it)."""
-    return age_s > renewal_due_s(renewed_s) + LATE_GRACE_S
+    return now + TAKEOVER_JITTER_S + took > budget_end
 
 
 def may_take(item: Item | None, owner: str, request: TakeLease) -> bool:
@@ -587,6 +537,37 @@ def hedge_local(
     return holder_started + fetch_s > holder_budget_end
 
 
+def owns_lease(item: Item, owner: str) -> bool:
+    """True when the item's lease is `owner`'s own: a lease write whose answer was lost but which
+    the store applied. Its audit is the holder, which the others wait for; it never waits on
+    itself."""
+    return item.lease_owner == owner and item.lease_held
+
+
+def awaited_facts(stamp: Stamp | None, waiting_for: str, waited_since: float | None) -> bool:
+    """True when these facts are those of the fetch a waiter waited for: fetched under the lease
+    of `waiting_for`, or stamped at or after the wait began (a takeover's fetch). They are its
+    facts, transient ones included: it waited for that very fetch."""
+    if stamp is None:
+        return False
+    if stamp.flight == waiting_for:
+        return True
+    return waited_since is not None and stamp.fetched_at >= waited_since
+
+
+def lasting_mark_held(item: Item | None, now: float, held_s: float) -> bool:
+    """True when the site's last fetch could not be shared for a lasting reason (too large, a
+    credential echoed), marked within `held_s`, and no lease is live: the next fetch would not
+    be shareable either, so an audit fetches by itself without taking the lease."""
+    return (
+        item is not None
+        and item.unshareable_lasting
+        and item.unshareable_at is not None
+        and now - item.unshareable_at <= held_s
+        and not item.lease_held
+    )
+
+
 class Local(Enum):
     """What an audit does with what its own process knows of its site."""
 
@@ -648,7 +629,7 @@ class Protocol:
         self._retry_deadline: float | None = None
         self._fetched: Stamp | None = None
         self._unshareable: Unshareable | None = None
-        # Taking over a lapsed lease: TAKEOVER_JITTER (sleeping first), then TAKEOVER_CONFIRM
+        # Taking over a late holder's lease: TAKEOVER_JITTER (sleeping first), then TAKEOVER_CONFIRM
         # (reading again); None otherwise.
         self._takeover: Phase | None = None
         self.phase = Phase.LOOKING  # its first action, `start`, is a read
@@ -659,16 +640,12 @@ class Protocol:
         self._taking = False
         self._unsure_writes = 0
         self._fetch_s: float | None = known.fetch_s if known is not None else None
-        # The end of the lease waited on, as last read, and when (on this audit's clock) a read
-        # showed it moved on: a renewal seen, whatever the holder's clock says.
-        self._lease_until: float | None = None
-        self._renewal_seen: float | None = None
-        # Of the holder waited on, by its lease's times (item.lease_renewed_s): its last renewal,
-        # as an age of its lease, and the least its lease's age can be, less this audit's clock
-        # (each read at `now` showing a renewal at age r says the lease is at least r old then).
-        self._renewed_age: float | None = None
-        self._age_base: float | None = None
-        # When this audit's own lease was taken, on its clock (its renewals keep to it).
+        # The renewals seen of the holder waited on, on this audit's monotonic clock.
+        self._watch: Watch | None = None
+        # This audit's monotonic clock at the step being taken.
+        self._mono = 0.0
+        # When this audit asked for its own lease, on its monotonic clock (its renewals keep to
+        # the schedule from then: `liveness.renewal_due_s`).
         self.taken_at: float | None = None
 
     # The first action: an eventually consistent read. Reuse is the common case, and facts never
@@ -678,8 +655,12 @@ class Protocol:
         """The first thing to do."""
         return Read(consistent=False)
 
-    def step(self, seen: Observation, now: float) -> Action:
-        """The next thing to do, given what came of the last one, at this time."""
+    def step(self, seen: Observation, now: float, mono: float | None = None) -> Action:
+        """The next thing to do, given what came of the last one, at this time: `now` on the wall
+        clock (stamps, windows, the lease's writes), `mono` on this audit's own monotonic clock
+        (how long a holder's renewal count has stood still); None: `now` is both (a clock that
+        never steps, as in virtual time)."""
+        self._mono = now if mono is None else mono
         action = self._step(seen, now)
         self.phase = self._phase_of(action)
         return action
@@ -759,101 +740,114 @@ class Protocol:
         return best
 
     def _read(self, item: Item | None, now: float) -> Action:
-        stamp = item.stamp if item is not None else None
-        if stamp is not None and stamp.fetch_s > 0:
-            self._fetch_s = stamp.fetch_s  # the site's last recorded fetch time
-        if item is not None and item.lease_owner == self.owner and item.lease_live(now):
-            # This audit's own lease, from a write whose answer was lost: it is the holder (the
-            # others wait for it), never a waiter on itself.
-            self._takeover = None
-            if item.lease_at is not None:
-                self.taken_at = item.lease_at
-            return FetchHolding(refresh=self._refresh)
-        waiting = self.waiting_for
-        if waiting is not None and item is not None:
-            if stamp is not None and (
-                stamp.flight == waiting
-                or (self.waited_since is not None and stamp.fetched_at >= self.waited_since)
-            ):
-                # The facts of the very fetch this audit waited for (or of the one that took over
-                # from it), transient ones included.
-                return Finish(Use.STORED, Source.WAITED)
-            if item.unshareable_flight == waiting:
-                # That fetch's facts cannot be shared: every waiter fetches now, side by side.
-                return FetchAlone(Reason.UNSHAREABLE)
-        current = self._current(item, now)
-        if current is not None:
-            use, best = current
-            source = Source.WAITED if waiting is not None else Source.REUSED
-            if not due(best, self.window_s, now, self.draw):
-                return Finish(use, source)
-            if item is not None and item.lease_live(now):
-                return Finish(use, source)  # another audit refreshes them
-            self._refresh = True
-            self._best = use
-            return self._take(now)
-        if (
-            item is not None
-            and item.unshareable_lasting
-            and item.unshareable_at is not None
-            and now - item.unshareable_at <= self.mark_held_s
-            and not item.lease_live(now)
-        ):
-            # The site's last fetch could not be shared and the next would not be either.
-            return FetchAlone(Reason.UNSHAREABLE)
-        if item is not None and item.lease_live(now):
-            assert item.lease_owner is not None
-            confirming = self._takeover is Phase.TAKEOVER_CONFIRM
-            self._takeover = None
-            assert item.lease_until is not None
-            if self.waiting_for != item.lease_owner:
-                # A new holder (the first seen, or one that took over from a dead one).
-                self.waiting_for = item.lease_owner
-                self._lease_until = self._renewal_seen = None
-                self._renewed_age = self._age_base = None
-                if self.waited_since is None:
-                    self.waited_since = now
-            if self._lease_until is not None and item.lease_until > self._lease_until:
-                self._renewal_seen = now
-            if self._lease_until is None or item.lease_until > self._lease_until:
-                self._lease_until = item.lease_until  # (a lagging read may show an older end)
-            missed = self._missed(item, now)
-            waited = now - (self.waited_since or now)
-            renewed = None if self._renewal_seen is None else now - self._renewal_seen
-            if hedge(
-                item.lease_until, now, self.budget_end, self._fetch_s, waited, renewed, missed
-            ):
-                return FetchAlone(Reason.HEDGED)
-            if missed:
-                # The holder missed a renewal (by its lease's own times, on this audit's clock):
-                # it is dead or cut off. Take over now rather than at the lapse, after a jitter
-                # and a consistent read that still shows it late, the write conditional on its
-                # lease being unchanged (a renewal meanwhile, or another's takeover, refuses it).
-                if confirming and item.lease_until == self._lease_until:
-                    return self._take(now, item)
-                self._takeover = Phase.TAKEOVER_JITTER
-                return self._sleep(now + self.rng.uniform(0.0, TAKEOVER_JITTER_S), now)
-            return self._sleep(now + poll_s(now - (self.waited_since or now), self.rng), now)
-        if self.waiting_for is not None and self._takeover is not Phase.TAKEOVER_CONFIRM:
-            # The lease this audit waited on lapsed without facts: its holder died. Take over,
-            # after a jitter that lets one waiter's new lease be seen by the others first.
-            self._takeover = Phase.TAKEOVER_JITTER
-            return self._sleep(now + self.rng.uniform(0.0, TAKEOVER_JITTER_S), now)
+        """What to do with the item as read: the first of these rules that decides."""
+        self._note_fetch_time(item)
+        if item is not None and owns_lease(item, self.owner):
+            return self._hold_own(item)
+        decided = self._awaited(item)
+        if decided is None:
+            decided = self._reuse(item, now)
+        if decided is None and lasting_mark_held(item, now, self.mark_held_s):
+            decided = FetchAlone(Reason.UNSHAREABLE)
+        if decided is not None:
+            return decided
+        if item is not None and item.lease_held:
+            return self._wait_on(item, now)
+        if self._holder_gone():
+            return self._takeover_pause(now)
         self._takeover = None
         return self._take(now)
 
-    def _missed(self, item: Item, now: float) -> bool:
-        """True when the holder of this live lease missed a renewal of its schedule, judged on
-        this audit's own clock: skew between the clocks makes no holder look late."""
-        renewed = item.lease_renewed_s()
-        if renewed is None:
-            return False  # a lease whose taking time is not known: judged by its end alone
-        if self._renewed_age is None or renewed > self._renewed_age:
-            self._renewed_age = renewed
-        base = renewed - now
-        if self._age_base is None or base > self._age_base:
-            self._age_base = base
-        return missed_renewal(self._renewed_age, self._age_base + now)
+    def _note_fetch_time(self, item: Item | None) -> None:
+        """Remember the site's last recorded fetch time, when the item's facts record one."""
+        stamp = item.stamp if item is not None else None
+        if stamp is not None and stamp.fetch_s > 0:
+            self._fetch_s = stamp.fetch_s
+
+    def _hold_own(self, item: Item) -> Action:
+        """The lease read is this audit's own (from a write whose answer was lost): it is the
+        holder, which the others wait for, and fetches; its renewals keep to the schedule from when
+        it asked for the lease (`taken_at`), no later than the store applied it."""
+        self._takeover = None
+        return FetchHolding(refresh=self._refresh)
+
+    def _awaited(self, item: Item | None) -> Action | None:
+        """For a waiter: the facts of the very fetch it waited for (transient ones included) are
+        its facts; a mark that that fetch's facts cannot be shared sends it (and every other
+        waiter, side by side) to fetch now. None: neither is there."""
+        waiting = self.waiting_for
+        if waiting is None or item is None:
+            return None
+        if awaited_facts(item.stamp, waiting, self.waited_since):
+            return Finish(Use.STORED, Source.WAITED)
+        if item.unshareable_flight == waiting:
+            return FetchAlone(Reason.UNSHAREABLE)
+        return None
+
+    def _reuse(self, item: Item | None, now: float) -> Action | None:
+        """Current facts (the process's or the item's, the newer) are used, unless this audit's
+        draw makes them due for a refresh and no lease is live (another audit refreshes them
+        then): it takes the lease to refresh them. None: no current facts."""
+        current = self._current(item, now)
+        if current is None:
+            return None
+        use, best = current
+        source = Source.WAITED if self.waiting_for is not None else Source.REUSED
+        if not due(best, self.window_s, now, self.draw):
+            return Finish(use, source)
+        if item is not None and item.lease_held:
+            return Finish(use, source)  # another audit refreshes them
+        self._refresh = True
+        self._best = use
+        return self._take(now)
+
+    def _wait_on(self, item: Item, now: float) -> Action:
+        """A lease of another audit: note its holder and renewals, then poll again while it renews
+        on time; a late one (its renewal count stood still past its period and a grace, on this
+        audit's own clock) it fetches beside when it cannot afford to wait out a takeover
+        (`hedge`), and takes over otherwise, after a pause and a consistent read that shows it
+        still late, the write conditional on that lease unchanged (a renewal meanwhile, or
+        another's takeover, refuses it)."""
+        confirming = self._takeover is Phase.TAKEOVER_CONFIRM
+        self._takeover = None
+        watch = self._watching(item, now)
+        waited = now - (self.waited_since or now)
+        if not watch.late(self._mono):
+            return self._sleep(now + poll_s(waited, self.rng), now)
+        if hedge(now, self.budget_end, self._fetch_s, waited):
+            return FetchAlone(Reason.HEDGED)
+        if confirming:
+            return self._take(now, item)
+        return self._takeover_pause(now)
+
+    def _watching(self, item: Item, now: float) -> Watch:
+        """The watch on this lease's holder, after this read: a new holder (the first seen, or one
+        that took over) starts a new one (the wait began at the first); a read showing its count
+        moved on is a renewal, on this audit's own clock (`liveness.Watch`)."""
+        assert item.lease_owner is not None and item.lease_until is not None
+        watch = self._watch
+        if watch is None or watch.holder != item.lease_owner:
+            self.waiting_for = item.lease_owner
+            if self.waited_since is None:
+                self.waited_since = now
+            watch = self._watch = Watch.first(
+                item.lease_owner, item.lease_renewals, item.lease_until, self._mono
+            )
+        else:
+            watch.see(item.lease_renewals, item.lease_until, self._mono)
+        return watch
+
+    def _holder_gone(self) -> bool:
+        """True when the lease this audit waited on is gone without facts (read as none: its end
+        further ahead than a lease runs, or the item deleted), unless this read was already the
+        one confirming a takeover."""
+        return self.waiting_for is not None and self._takeover is not Phase.TAKEOVER_CONFIRM
+
+    def _takeover_pause(self, now: float) -> Action:
+        """Before taking over a dead or late holder's lease: a random pause, so that one waiter's
+        new lease is seen by the others first, then a consistent read (TAKEOVER_CONFIRM)."""
+        self._takeover = Phase.TAKEOVER_JITTER
+        return self._sleep(now + self.rng.uniform(0.0, TAKEOVER_JITTER_S), now)
 
     def _take(self, now: float, over: Item | None = None) -> Action:
         fetch_s = self._fetch_s
@@ -864,7 +858,7 @@ class Protocol:
         # The write fails when facts in the first half of their window (never refreshed ahead)
         # were stored meanwhile: another audit has just fetched the site.
         self._taking = True
-        self.taken_at = now
+        self.taken_at = self._mono
         due = now - self.window_s / 2
         marked_since = now - self.mark_held_s
         if over is not None:

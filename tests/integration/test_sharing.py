@@ -630,6 +630,19 @@ def test_with_a_table_boto3_is_ready_before_the_first_audit(moto: str) -> None:
     assert done.stdout.strip().splitlines()[-1] == "True"
 
 
+def ask(
+    until: float,
+    now: float,
+    due: float,
+    over: tuple[str, float] | None = None,
+    marked_since: float = math.inf,
+) -> lease.TakeLease:
+    """A lease write as the protocol asks for it: `over`, a late holder's lease (owner, end) as
+    read; `marked_since`, the lasting marks heeded (math.inf: none)."""
+    late, late_until = over if over is not None else (None, None)
+    return lease.TakeLease(until, now, due, marked_since, late, late_until)
+
+
 @pytest.mark.usefixtures("local_aws")
 def test_no_lease_is_taken_over_facts_fresh_in_the_window(table: str) -> None:
     from sitemap_auditor.core import facts
@@ -641,9 +654,9 @@ def test_no_lease_is_taken_over_facts_fresh_in_the_window(table: str) -> None:
     assert packed is not None
     store.put("k", packed, lease.Stamp(now, 0.5), now + 60)
     # Facts published at `now`: an audit whose window reaches back before them must use them.
-    assert not store.take_lease("k", "late-reader", now + 10, now, now - 60)
+    assert not store.take_lease("k", "late-reader", ask(now + 10, now, now - 60))
     # Once they are older than the window, the site may be asked again.
-    assert store.take_lease("k", "next", now + 10, now, now + 1)
+    assert store.take_lease("k", "next", ask(now + 10, now, now + 1))
     got = store.get("k", consistent=True)
     assert got is not None and got.item.lease_owner == "next" and got.facts == published
     assert got.item.stamp == lease.Stamp(now, 0.5)
@@ -654,10 +667,10 @@ def test_a_lease_write_tried_again_by_its_owner_is_still_its_own(table: str) -> 
     store = dynamostore.DynamoStore(table)
     now = time.time()
     # The first write was applied but its answer lost: the same audit's write again succeeds.
-    assert store.take_lease("again", "token-a", now + 10, now, now - 30)
-    assert store.take_lease("again", "token-a", now + 10.5, now + 0.5, now - 29.5)
+    assert store.take_lease("again", "token-a", ask(now + 10, now, now - 30))
+    assert store.take_lease("again", "token-a", ask(now + 10.5, now + 0.5, now - 29.5))
     # Another audit's token meets the live lease.
-    assert not store.take_lease("again", "token-b", now + 11, now + 1, now - 29)
+    assert not store.take_lease("again", "token-b", ask(now + 11, now + 1, now - 29))
     got = store.get("again", consistent=True)
     assert got is not None and got.item.lease_owner == "token-a"
     assert got.item.lease_until == now + 10.5
@@ -667,20 +680,30 @@ def test_a_lease_write_tried_again_by_its_owner_is_still_its_own(table: str) -> 
 def test_a_late_holder_lease_is_taken_over_only_as_it_was_read(table: str) -> None:
     store = dynamostore.DynamoStore(table)
     now = time.time()
-    assert store.take_lease("late", "holder", now + 10, now, now - 30)
+    assert store.take_lease("late", "holder", ask(now + 10, now, now - 30))
     got = store.get("late", consistent=True)
-    # The table tells when the lease was taken: by it, waiters judge the holder's renewals.
-    assert got is not None and got.item.lease_at == now and got.item.lease_renewed_s() == 0.0
+    # The table tells when the lease was taken (for operators) and counts its renewals: by the
+    # count, on their own clocks, waiters judge the holder.
+    assert got is not None and got.item.lease_at == now and got.item.lease_renewals == 0
     # A lease renewed since it was read stands.
     store.renew_lease("late", "holder", now + 12)
-    assert not store.take_lease("late", "waiter", now + 13, now + 3, now - 27, ("holder", now + 10))
+    renewed = store.get("late", consistent=True)
+    assert renewed is not None and renewed.item.lease_renewals == 1
+    assert not store.take_lease(
+        "late", "waiter", ask(now + 13, now + 3, now - 27, over=("holder", now + 10))
+    )
     # As read, unchanged: replaced although still live, and the new lease's own time taken.
-    assert store.take_lease("late", "waiter", now + 13, now + 3, now - 27, ("holder", now + 12))
+    assert store.take_lease(
+        "late", "waiter", ask(now + 13, now + 3, now - 27, over=("holder", now + 12))
+    )
     got = store.get("late", consistent=True)
     assert got is not None and got.item.lease_owner == "waiter"
     assert got.item.lease_at == now + 3 and got.item.lease_until == now + 13
+    assert got.item.lease_renewals == 0  # its own count, from the start
     # Another waiter that read the old lease is refused: one takeover, not two.
-    assert not store.take_lease("late", "other", now + 13, now + 3, now - 27, ("holder", now + 12))
+    assert not store.take_lease(
+        "late", "other", ask(now + 13, now + 3, now - 27, over=("holder", now + 12))
+    )
     # The holder's own renewals no longer touch it, and a mark takes the time along.
     store.renew_lease("late", "holder", now + 20)
     store.mark_unshareable("late", "waiter", now + 4, False)
@@ -688,6 +711,7 @@ def test_a_late_holder_lease_is_taken_over_only_as_it_was_read(table: str) -> No
         TableName=table, Key={"pk": {"S": "late"}}, ConsistentRead=True
     )["Item"]
     assert "lease_owner" not in raw and "lease_at" not in raw and "unshareable_at" in raw
+    assert "lease_renewals" not in raw
 
 
 @pytest.mark.usefixtures("local_aws")
@@ -695,18 +719,20 @@ def test_a_recent_lasting_mark_refuses_the_lease_a_stale_reader_asks_for(table: 
     store = dynamostore.DynamoStore(table)
     now = time.time()
     held = now - lease.UNSHAREABLE_HOLD_S
-    assert store.take_lease("echo", "holder", now + 10, now, now - 30, None, held)
+    assert store.take_lease("echo", "holder", ask(now + 10, now, now - 30, marked_since=held))
     store.mark_unshareable("echo", "holder", now + 0.5, True)
     # An audit that read the item before the mark: its write meets the mark and is refused.
-    assert not store.take_lease("echo", "stale", now + 11, now + 1, now - 29, None, held + 1)
+    assert not store.take_lease(
+        "echo", "stale", ask(now + 11, now + 1, now - 29, marked_since=held + 1)
+    )
     # Refused, it holds no lease: its mark would not be written.
     store.mark_unshareable("echo", "stale", now + 2, True)
     # A mark that is not lasting (a budget cut) refuses nothing.
-    assert store.take_lease("cut", "holder", now + 10, now, now - 30, None, held)
+    assert store.take_lease("cut", "holder", ask(now + 10, now, now - 30, marked_since=held))
     store.mark_unshareable("cut", "holder", now + 0.5, False)
-    assert store.take_lease("cut", "next", now + 11, now + 1, now - 29, None, held + 1)
+    assert store.take_lease("cut", "next", ask(now + 11, now + 1, now - 29, marked_since=held + 1))
     # Nor does a lasting one made before the hold began.
-    assert store.take_lease("echo", "later", now + 12, now + 2, now - 28, None, now + 1)
+    assert store.take_lease("echo", "later", ask(now + 12, now + 2, now - 28, marked_since=now + 1))
     got = store.get("echo", consistent=True)
     assert got is not None and got.item.lease_owner == "later"
     assert got.item.unshareable_at == now + 0.5 and got.item.unshareable_lasting
@@ -721,7 +747,7 @@ def test_a_recent_lasting_mark_refuses_the_lease_a_stale_reader_asks_for(table: 
         },
     )
     assert store.get("ahead", consistent=True) is None
-    assert store.take_lease("ahead", "next", now + 10, now, now - 30, None, held)
+    assert store.take_lease("ahead", "next", ask(now + 10, now, now - 30, marked_since=held))
 
 
 def test_large_facts_are_kept_out_of_the_item_that_leases_touch(local_aws: str, table: str) -> None:
@@ -753,7 +779,7 @@ def test_large_facts_are_kept_out_of_the_item_that_leases_touch(local_aws: str, 
     )
     assert got.facts_now() == large
     # A lease on it, and its renewal, leave the facts where they are.
-    assert store.take_lease("big", "next", now + 10, now + 61, now + 31)
+    assert store.take_lease("big", "next", ask(now + 10, now + 61, now + 31))
     store.renew_lease("big", "next", now + 13)
     again = store.get("big", consistent=True)
     assert again is not None and again.item.lease_owner == "next" and again.facts_now() == large
@@ -784,15 +810,16 @@ def test_an_unreadable_cache_key_keeps_credentialed_facts_in_the_process(
 
 
 RACER = """
-import json, sys, time
+import json, math, sys, time
 from sitemap_auditor.sharing.dynamostore import DynamoStore
+from sitemap_auditor.sharing.lease import TakeLease
 table, me, start_at, keys = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
 store = DynamoStore(table)
 time.sleep(max(0.0, start_at - time.time()))
 won = []
 for i in range(keys):
     now = time.time()
-    if store.take_lease(f"race-{i}", me, now + 30, now, now - 60):
+    if store.take_lease(f"race-{i}", me, TakeLease(now + 30, now, now - 60, math.inf)):
         won.append(i)
 print(json.dumps(won))
 """
@@ -871,7 +898,7 @@ def test_the_table_condition_takes_a_lease_exactly_when_may_take_says(table: str
         key = f"case-{case}"
         client.put_item(TableName=table, Item=raw_item(key, item))
         expected = lease.may_take(item, "me", request)
-        assert store.take_lease(key, "me", until, now, due, over, since) == expected, item
+        assert store.take_lease(key, "me", request) == expected, item
         seen.add(expected)
     assert seen == {True, False}
 
@@ -890,7 +917,7 @@ def test_a_lease_write_without_an_answer_costs_its_short_timeout(
         now = time.time()
         started = time.monotonic()
         with pytest.raises(StoreError):
-            store.take_lease("k", "me", now + lease.LEASE_S, now, now - 30)
+            store.take_lease("k", "me", ask(now + lease.LEASE_S, now, now - 30))
         elapsed = time.monotonic() - started
         assert fake.calls == dynamostore.MAX_ATTEMPTS
         assert elapsed < dynamostore.MAX_ATTEMPTS * dynamostore.READ_TIMEOUT_S / 2

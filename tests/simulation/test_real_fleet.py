@@ -7,6 +7,7 @@ model the rows rest on: the table's partitions, the containers' clocks.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterator
 
@@ -224,11 +225,13 @@ def test_an_item_is_judged_on_the_readers_clock() -> None:
     table = SimTable(clock, random.Random(1))
     stamp = lease.Stamp(START + 6.0, 1.0)
     table.db.put("s", stamp, 650, 0, START)
-    table.db.take_lease("late", "o", START + 12.0 + lease.LEASE_S, START + 12.0, 0.0, START)
+    ask = lease.TakeLease(START + 12.0 + lease.LEASE_S, START + 12.0, 0.0, math.inf)
+    table.db.take_lease("late", "o", ask, START)
     results: list[StoredItem | None] = []
 
     def reads() -> None:
-        # Facts fetched 6 s ahead of this reader's clock: no clock within the skew wrote them.
+        # Facts fetched 6 s ahead of this reader's clock: no clock within the skew wrote them;
+        # read, and refused for reuse (only the audits that waited for that fetch take them).
         results.append(table.get("s", True, wall=lambda: START))
         results.append(table.get("s", True, wall=lambda: START + 2.0))
         # A lease ending further ahead than a lease runs, give or take the skew: no lease.
@@ -237,8 +240,9 @@ def test_an_item_is_judged_on_the_readers_clock() -> None:
 
     clock.start(reads)
     clock.run()
-    refused, fine, far, near = results
-    assert refused is None and table.refused == 1
+    ahead, fine, far, near = results
+    assert ahead is not None and ahead.item.stamp == stamp and table.refused == 2
+    assert not lease.usable(stamp, 60.0, START) and lease.usable(stamp, 60.0, START + 2.0)
     assert fine is not None and fine.item.stamp == stamp
     assert far is not None and far.item.lease_owner is None
     assert near is not None and near.item.lease_owner == "o"

@@ -36,10 +36,12 @@ def checked_moves(monkeypatch: pytest.MonkeyPatch) -> Iterator[set[Move]]:
         asked[self] = action = start(self)
         return action
 
-    def checked(self: lease.Protocol, observed: lease.Observation, now: float) -> lease.Action:
+    def checked(
+        self: lease.Protocol, observed: lease.Observation, now: float, mono: float | None = None
+    ) -> lease.Action:
         before = self.phase
         last = asked.get(self, lease.Read(consistent=False))
-        asked[self] = action = step(self, observed, now)
+        asked[self] = action = step(self, observed, now, mono)
         if isinstance(observed, ANSWERS.get(type(last), ())):
             move = (before, self.phase)
             assert move in lease.TRANSITIONS, f"{move} after {observed} -> {action}"

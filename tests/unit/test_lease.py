@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import random
 import statistics
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 import pytest
@@ -20,7 +20,7 @@ from support.phases import checked_moves
 from harness import lease_diagram
 from harness.fleet import START, Fleet, SiteModel
 from sitemap_auditor.fetching.fetch import REQUEST_DEADLINE_S
-from sitemap_auditor.sharing import lease
+from sitemap_auditor.sharing import lease, liveness
 from sitemap_auditor.sharing.lease import (
     Action,
     FetchAlone,
@@ -356,21 +356,12 @@ def test_a_holder_that_marked_mid_fetch_does_not_mark_again() -> None:
 # --- hedging ------------------------------------------------------------------------------------
 
 
-def test_a_holder_renewed_on_time_is_never_hedged() -> None:
-    # Renewed every LEASE_RENEW_S: its lease always has at least LEASE_S - LEASE_RENEW_S left.
-    on_time = NOW + lease.LEASE_S - lease.LEASE_RENEW_S
-    assert not lease.hedge(on_time, NOW, NOW + 1.0, 60.0)
-
-
 def test_a_late_holder_is_hedged_only_when_a_takeover_would_outlast_the_budget() -> None:
-    late = NOW + 3.0  # not renewed for 7 s
-    # A takeover starts when the lease lapses (3 s), and fetches for 60 s: past a 50 s budget.
-    assert lease.hedge(late, NOW, NOW + 50.0, 60.0)
+    # A takeover starts now (after a pause of up to TAKEOVER_JITTER_S) and fetches for 60 s.
+    assert lease.hedge(NOW, NOW + 60.0, 60.0)
+    assert not lease.hedge(NOW, NOW + 60.0 + lease.TAKEOVER_JITTER_S, 60.0)
     # A budget of 100 s covers it: wait for the takeover (one fetch instead of many).
-    assert not lease.hedge(late, NOW, NOW + 100.0, 60.0)
-    # A lapsed lease: the takeover is due at once.
-    assert lease.hedge(NOW - 1.0, NOW, NOW + 20.0, 20.0)
-    assert not lease.hedge(NOW - 1.0, NOW, NOW + 21.0, 20.0)
+    assert not lease.hedge(NOW, NOW + 100.0, 60.0)
 
 
 def test_in_one_process_only_a_holder_whose_budget_cannot_cover_the_site_is_hedged() -> None:
@@ -386,22 +377,19 @@ def test_in_one_process_only_a_holder_whose_budget_cannot_cover_the_site_is_hedg
 
 def test_a_site_with_no_recorded_fetch_is_reckoned_at_the_fetch_deadline() -> None:
     assert lease.UNKNOWN_FETCH_S == REQUEST_DEADLINE_S
-    late = NOW + 3.0
-    cover = 3.0 + lease.TAKEOVER_JITTER_S + REQUEST_DEADLINE_S
-    assert lease.hedge(late, NOW, NOW + cover - 0.1, None)
-    assert not lease.hedge(late, NOW, NOW + cover, None)
-    assert lease.hedge(late, NOW, NOW + cover - 0.1, 0.0)
+    cover = lease.TAKEOVER_JITTER_S + REQUEST_DEADLINE_S
+    assert lease.hedge(NOW, NOW + cover - 0.1, None)
+    assert not lease.hedge(NOW, NOW + cover, None)
+    assert lease.hedge(NOW, NOW + cover - 0.1, 0.0)
 
 
-@given(st.floats(-20, 20), st.floats(0, 200), st.none() | st.floats(0, 200, exclude_min=True))
+@given(st.floats(0, 200), st.none() | st.floats(0, 200, exclude_min=True), st.floats(0, 100))
 def test_not_hedging_a_late_holder_means_its_takeover_fits_the_budget(
-    lease_left: float, budget: float, fetch_s: float | None
+    budget: float, fetch_s: float | None, waited: float
 ) -> None:
-    until, end = NOW + lease_left, NOW + budget
-    late = lease_left < lease.LEASE_S - lease.LEASE_RENEW_S - lease.LATE_GRACE_S
     took = fetch_s if fetch_s is not None else lease.UNKNOWN_FETCH_S
-    if late and not lease.hedge(until, NOW, end, fetch_s):
-        assert max(until, NOW) + lease.TAKEOVER_JITTER_S + took <= end
+    if not lease.hedge(NOW, NOW + budget, fetch_s, waited):
+        assert NOW + lease.TAKEOVER_JITTER_S + took <= NOW + budget
 
 
 def test_a_waiter_hedges_a_late_holder_it_cannot_afford_to_wait_out() -> None:
@@ -417,27 +405,15 @@ def test_a_waiter_hedges_a_late_holder_it_cannot_afford_to_wait_out() -> None:
     assert isinstance(m.step(ReadDone(slow), NOW + 4.5), Sleep)
 
 
-def test_a_holder_seen_renewing_by_the_waiters_own_clock_is_on_time() -> None:
-    near = NOW + 3.0  # the lease's end looks near: not renewed for 7 s, by the waiter's clock
-    assert lease.hedge(near, NOW, NOW + 50.0, 60.0)
-    assert lease.hedge(near, NOW, NOW + 50.0, 60.0, renewed_s=None)
-    # But this waiter saw it renewed 2 s ago: its clock is behind the waiter's, not late.
-    assert not lease.hedge(near, NOW, NOW + 50.0, 60.0, renewed_s=2.0)
-    # Seen renewing, then no more for LEASE_RENEW_S + LATE_GRACE_S: late after all.
-    grace = lease.LEASE_RENEW_S + lease.LATE_GRACE_S
-    assert lease.hedge(near, NOW, NOW + 50.0, 60.0, renewed_s=grace)
-
-
-def test_a_waiter_ahead_of_the_holders_clock_does_not_hedge_a_holder_that_renews() -> None:
-    # The holder's clock is 3 s behind the waiter's (within CLOCK_SKEW_S): each lease it writes
-    # ends LEASE_S - 3 s after the waiter's now, and before each renewal looks late by it.
+def test_a_waiter_judges_a_holder_by_the_renewals_it_sees_not_by_the_lease_end() -> None:
+    # The lease's end says nothing of the holder (it is a time on the holder's clock): a waiter
+    # sees renewals (here a lease that keeps no count: its end moving on) on its own clock.
     last = Stamp(NOW - 3600, 60.0)  # the site's last fetch took 60 s: a takeover would not fit
     m = machine(budget=40.0)
-    assert isinstance(m.step(ReadDone(leased("slow", until=NOW + 7.0, stamp=last)), NOW), Sleep)
-    renewed = leased("slow", until=NOW + 8.0, stamp=last)  # renewed at NOW + 1
+    assert isinstance(m.step(ReadDone(leased("slow", until=NOW + 1.0, stamp=last)), NOW), Sleep)
+    renewed = leased("slow", until=NOW + 2.0, stamp=last)  # renewed at NOW + 1
     assert isinstance(m.step(ReadDone(renewed), NOW + 1.0), Sleep)
-    # 2.5 s after the renewal seen, its end is 4.5 s off: late by the lease, on time by the
-    # renewal this waiter saw. It waits.
+    # Its end is long past by this waiter's clock, but it renewed 2.5 s ago: it waits.
     assert isinstance(m.step(ReadDone(renewed), NOW + 3.5), Sleep)
     # No renewal seen for LEASE_RENEW_S + LATE_GRACE_S since: it stopped renewing.
     assert m.step(ReadDone(renewed), NOW + 5.5) == FetchAlone(Reason.HEDGED)
@@ -446,12 +422,14 @@ def test_a_waiter_ahead_of_the_holders_clock_does_not_hedge_a_holder_that_renews
 def test_a_renewal_seen_of_one_holder_says_nothing_of_the_next() -> None:
     last = Stamp(NOW - 3600, 60.0)
     m = machine(budget=40.0)
-    m.step(ReadDone(leased("a", until=NOW + 9.0, stamp=last)), NOW)
-    m.step(ReadDone(leased("a", until=NOW + 10.0, stamp=last)), NOW + 1.0)  # "a" renewed
-    # A new holder whose lease looks late at once: no renewal of its has been seen.
-    assert m.step(ReadDone(leased("b", until=NOW + 3.0, stamp=last)), NOW + 2.0) == FetchAlone(
-        Reason.HEDGED
-    )
+    m.step(ReadDone(counted("a", 0, stamp=last)), NOW)
+    m.step(ReadDone(counted("a", 1, stamp=last)), NOW + 1.0)  # "a" renewed
+    # A new holder: its count is watched from when this waiter first read it, at NOW + 2.
+    b = counted("b", 5, stamp=last)
+    assert isinstance(m.step(ReadDone(b), NOW + 2.0), Sleep)
+    late = NOW + 2.0 + lease.LEASE_RENEW_S + lease.LATE_GRACE_S
+    assert isinstance(m.step(ReadDone(b), late), Sleep)
+    assert m.step(ReadDone(b), late + 0.01) == FetchAlone(Reason.HEDGED)
 
 
 # --- rules --------------------------------------------------------------------------------------
@@ -525,6 +503,7 @@ items = st.builds(
     ),
     lease_owner=st.sampled_from([None, "a", "b"]),
     lease_until=st.none() | st.floats(NOW - 20, NOW + 20),
+    lease_renewals=st.none() | st.integers(0, 3),
     unshareable_flight=st.sampled_from([None, "a", "b"]),
     unshareable_at=st.none() | st.floats(NOW - 100, NOW),
     unshareable_lasting=st.booleans(),
@@ -532,7 +511,9 @@ items = st.builds(
 
 
 @given(st.lists(items, min_size=1, max_size=12), st.integers(0, 2**16))
-def test_no_lease_write_right_after_reading_another_live_lease(seen: list[Item], seed: int) -> None:
+def test_no_lease_write_over_a_lease_just_read_but_that_very_lease(
+    seen: list[Item], seed: int
+) -> None:
     m = machine(seed=seed)
     t = NOW
     action: lease.Action = m.start()
@@ -540,8 +521,9 @@ def test_no_lease_write_right_after_reading_another_live_lease(seen: list[Item],
         if not isinstance(action, Read):
             break
         action = m.step(ReadDone(item), t)
-        if isinstance(action, TakeLease):
-            assert not item.lease_live(t), (item, t)
+        if isinstance(action, TakeLease) and item.lease_held and item.lease_owner != "me":
+            # A late holder's, taken over only exactly as read.
+            assert (action.over_owner, action.over_until) == (item.lease_owner, item.lease_until)
         while isinstance(action, Sleep | TakeLease):
             if isinstance(action, TakeLease):
                 action = m.step(LeaseRefused(), t)
@@ -672,22 +654,19 @@ def test_a_burst_reading_large_facts_is_not_throttled_into_fetching() -> None:
 
 
 def test_a_wait_on_a_late_holder_past_a_few_fetch_times_ends_in_a_fetch() -> None:
-    late = NOW + 3.0
     overdue = lease.OVERDUE_FACTOR * 1.0
     # A 1 s site whose holder is late: once the wait is a few fetches long, fetch (the budget
     # would cover a takeover; the account's concurrency would not be spent on waiting).
-    assert lease.hedge(late, NOW, NOW + 140.0, 1.0, waited_s=overdue)
-    assert not lease.hedge(late, NOW, NOW + 140.0, 1.0, waited_s=overdue - 0.1)
-    # Never while the holder renews on time, however long the wait.
-    assert not lease.hedge(NOW + 9.0, NOW, NOW + 140.0, 1.0, waited_s=100.0)
+    assert lease.hedge(NOW, NOW + 140.0, 1.0, waited_s=overdue)
+    assert not lease.hedge(NOW, NOW + 140.0, 1.0, waited_s=overdue - 0.1)
     # A site with no recorded fetch time is never overdue.
-    assert not lease.hedge(late, NOW, NOW + 140.0, None, waited_s=100.0)
+    assert not lease.hedge(NOW, NOW + 140.0, None, waited_s=100.0)
 
 
 def test_a_waiter_on_a_dead_holder_of_a_quick_site_fetches_before_the_lease_lapses() -> None:
     m = machine()
     last = Stamp(NOW - 3600, 0.8)
-    dead = leased("dead", until=NOW + 10, stamp=last)  # renewed last at NOW
+    dead = counted("dead", 3, stamp=last)  # renewed for the last time just before NOW
     action = m.step(ReadDone(dead), NOW)
     t = NOW
     while isinstance(action, Sleep):
@@ -705,22 +684,31 @@ def test_an_audit_whose_budget_cannot_cover_the_fetch_does_not_hold_the_lease() 
     # A 60 s site, 30 s of budget left: its fetch would be cut; others must not wait for it.
     assert machine(budget=30.0).step(ReadDone(Item(stamp=stale)), NOW) == FetchAlone(Reason.BUDGET)
     assert isinstance(machine(budget=61.0).step(ReadDone(Item(stamp=stale)), NOW), TakeLease)
-    # Nor does it take over a dead holder's lease.
+    # Nor does it take over a dead holder's lease once it is gone.
     m = machine(budget=30.0)
-    dead = leased("dead", until=NOW + 10, stamp=Stamp(NOW - 3600, 20.0))
-    m.step(ReadDone(dead), NOW)
-    jitter = m.step(ReadDone(dead), NOW + 11)
+    last = Stamp(NOW - 3600, 20.0)
+    m.step(ReadDone(counted("dead", 0, stamp=last)), NOW)
+    jitter = m.step(ReadDone(Item(stamp=last)), NOW + 11)
     assert isinstance(jitter, Sleep)
     assert m.step(Slept(), jitter.until) == Read(consistent=True)
-    assert m.step(ReadDone(dead), jitter.until) == FetchAlone(Reason.BUDGET)
+    assert m.step(ReadDone(Item(stamp=last)), jitter.until) == FetchAlone(Reason.BUDGET)
+    # A late one it cannot afford to take over, it fetches beside (hedged) rather than wait.
+    m = machine(budget=24.0)
+    m.step(ReadDone(counted("dead", 1, stamp=last)), NOW)
+    assert m.step(ReadDone(counted("dead", 1, stamp=last)), NOW + 4.1) == FetchAlone(Reason.HEDGED)
 
 
-# --- the renewal schedule: a holder dead early in its fetch is known late early -----------------
+# --- liveness: a holder judged by its renewal count, on the waiter's own clock ------------------
 
 
-def taken(owner: str = "other", at: float = NOW, renewed_s: float = 0.0) -> Item:
-    """A lease taken at `at` (the holder's clock) and last renewed `renewed_s` into it."""
-    return Item(lease_owner=owner, lease_until=at + renewed_s + lease.LEASE_S, lease_at=at)
+def counted(
+    owner: str = "other",
+    renewals: int | None = 0,
+    until: float = NOW + lease.LEASE_S,
+    stamp: Stamp | None = None,
+) -> Item:
+    """A lease renewed `renewals` times (0: just taken), ending at `until` on its holder's clock."""
+    return Item(stamp=stamp, lease_owner=owner, lease_until=until, lease_renewals=renewals)
 
 
 def test_the_first_renewal_comes_early_then_every_renewal_period() -> None:
@@ -744,30 +732,36 @@ def test_the_first_renewal_comes_early_then_every_renewal_period() -> None:
     assert max(due(a) - a for a in (0.0, 2.5, 5.5, 8.5)) == lease.LEASE_RENEW_S
 
 
-def test_a_renewal_on_schedule_read_back_a_few_ulps_early_is_that_renewal() -> None:
-    # The age is rebuilt from three floats (until - LEASE_S - at): 23.5 can read back as
-    # 23.499999999999996, which must not make a punctual holder due again at 23.5 (late at 24.5).
+def test_a_renewal_on_schedule_measured_a_few_ulps_early_is_that_renewal() -> None:
+    # The holder's ages are differences of its clock's readings: 23.5 can measure as
+    # 23.499999999999996, which must not make it renew again at once.
     for k in range(1, 40):
         scheduled = lease.FIRST_RENEWAL_S + lease.LEASE_RENEW_S * (k - 1)
-        for read_back in (scheduled, math.nextafter(scheduled, 0.0), scheduled - 4e-15):
-            assert lease.renewal_due_s(read_back) == scheduled + lease.LEASE_RENEW_S
-            assert not lease.missed_renewal(read_back, scheduled + lease.LEASE_RENEW_S)
+        for measured in (scheduled, math.nextafter(scheduled, 0.0), scheduled - 4e-15):
+            assert lease.renewal_due_s(measured) == scheduled + lease.LEASE_RENEW_S
     assert lease.renewal_due_s(23.499999999999996) == 26.5
 
 
-def test_a_holder_is_late_a_grace_after_a_renewal_it_missed() -> None:
-    assert not lease.missed_renewal(0.0, 2.5 + lease.LATE_GRACE_S)
-    assert lease.missed_renewal(0.0, 2.5 + lease.LATE_GRACE_S + 0.01)
-    assert not lease.missed_renewal(2.5, 6.5)
-    assert lease.missed_renewal(2.5, 6.51)
+def test_a_holder_is_late_a_grace_after_the_renewal_its_count_missed() -> None:
+    grace = lease.LATE_GRACE_S
+    # Not yet renewed (0): the first renewal is due FIRST_RENEWAL_S after the take, which came
+    # before the waiter first read the count.
+    assert not liveness.holder_late(0, lease.FIRST_RENEWAL_S + grace)
+    assert liveness.holder_late(0, lease.FIRST_RENEWAL_S + grace + 0.01)
+    # Renewed: the next is due LEASE_RENEW_S after; so for a lease that keeps no count.
+    for renewals in (1, 7, None):
+        assert not liveness.holder_late(renewals, lease.LEASE_RENEW_S + grace)
+        assert liveness.holder_late(renewals, lease.LEASE_RENEW_S + grace + 0.01)
 
 
-def test_a_lease_tells_its_last_renewal_by_its_holder_own_clock() -> None:
-    assert taken().lease_renewed_s() == 0.0
-    assert taken(renewed_s=5.0).lease_renewed_s() == pytest.approx(5.0)
-    assert leased().lease_renewed_s() is None  # when it was taken is not known
-    # A taking time that does not fit the lease (after its start) is not believed.
-    assert Item(lease_owner="o", lease_until=NOW + 10, lease_at=NOW + 1).lease_renewed_s() is None
+def test_a_read_that_lags_behind_a_renewal_seen_is_no_renewal() -> None:
+    watch = liveness.Watch.first("h", 2, NOW + 10, 100.0)
+    assert watch.see(3, NOW + 13, 101.0)  # renewed
+    assert not watch.see(2, NOW + 10, 103.0)  # an older replica: no renewal, and none undone
+    assert watch.since == 101.0 and not watch.late(105.0) and watch.late(105.01)
+    # A lease that keeps no count: its end moving on is the renewal.
+    bare = liveness.Watch.first("h", None, NOW + 10, 100.0)
+    assert not bare.see(None, NOW + 10, 102.0) and bare.see(None, NOW + 13, 103.0)
 
 
 def wait_until_late(m: Protocol, item: Item, until: float) -> tuple[Action, float]:
@@ -787,7 +781,7 @@ def wait_until_late(m: Protocol, item: Item, until: float) -> tuple[Action, floa
 
 def test_a_holder_that_missed_its_first_renewal_is_taken_over_before_its_lease_lapses() -> None:
     m = machine()
-    item = taken()
+    item = counted()
     action, t = wait_until_late(m, item, NOW + lease.LEASE_S)
     # Late a grace after the first renewal it missed, on the waiter's clock: then a jitter, and
     # a consistent read to write on.
@@ -809,51 +803,106 @@ def test_a_holder_that_missed_its_first_renewal_is_taken_over_before_its_lease_l
 
 def test_a_renewal_seen_on_the_consistent_read_keeps_the_waiter_waiting() -> None:
     m = machine()
-    action, t = wait_until_late(m, taken(), NOW + lease.LEASE_S)
+    action, t = wait_until_late(m, counted(), NOW + lease.LEASE_S)
     assert action == Read(consistent=True)
-    renewed = taken(renewed_s=t - NOW)  # the holder renewed late, but it did
+    renewed = counted(renewals=1, until=t + lease.LEASE_S)  # the holder renewed late, but it did
     assert isinstance(m.step(ReadDone(renewed), t), Sleep)
     assert m.waiting_for == "other"
 
 
-def test_a_holder_seen_renewing_on_schedule_is_never_late() -> None:
-    m = machine()
+def holder_renewing(skew_s: float, stops_after: int | None = None) -> Callable[[float], Item]:
+    """The item, at a true time, of a holder that took its lease at NOW and renews on schedule
+    (`renewal_due_s`), its wall clock `skew_s` off the true time (its lease's ends say so);
+    it stops renewing after `stops_after` renewals (None: never)."""
+
+    def item_at(t: float) -> Item:
+        renewed, n = 0.0, 0
+        while NOW + lease.renewal_due_s(renewed) <= t and n != stops_after:
+            renewed, n = lease.renewal_due_s(renewed), n + 1
+        return counted(renewals=n, until=NOW + renewed + skew_s + lease.LEASE_S)
+
+    return item_at
+
+
+@pytest.mark.parametrize("skew_s", [8.0, -8.0, 0.0, 3600.0])
+def test_a_holder_renewing_on_time_is_never_taken_over_whatever_its_clock(skew_s: float) -> None:
+    # A waiter that could not afford a takeover (a 60 s site, 80 s of budget) and would hedge a
+    # holder it judged late: it waits, a minute long, whatever the holder's clock says.
+    m = machine(known=Stamp(NOW - 3600, 60.0), budget=80.0)
+    item_at = holder_renewing(skew_s)
     t = NOW
-    for renewed_s in (0.0, 2.5, 5.5, 8.5, 11.5):
-        while t < NOW + renewed_s + 0.5:
-            action = m.step(ReadDone(taken(renewed_s=renewed_s)), t)
-            assert isinstance(action, Sleep)
+    action = m.step(ReadDone(item_at(t)), t)
+    while t < NOW + 60.0:
+        assert isinstance(action, Sleep), (t, action)
+        t = action.until
+        assert m.step(Slept(), t) == Read(consistent=False)
+        action = m.step(ReadDone(item_at(t)), t)
+    # Its facts, stamped by its clock (further ahead of the waiter's than the skew allows, or
+    # behind), are the facts it waited for.
+    landed = Item(stamp=Stamp(t + skew_s, 60.0, False, "other"))
+    assert m.step(ReadDone(landed), t) == Finish(Use.STORED, Source.WAITED)
+
+
+def test_a_holder_that_stops_renewing_is_taken_over_on_the_waiters_own_clock() -> None:
+    # The holder renews twice (2.5 and 5.5 s after its take), then dies. The waiter's wall clock
+    # is stepped back 30 s at 7 s (a clock set by hand): its monotonic clock is what it judges by.
+    item_at = holder_renewing(skew_s=-4.0, stops_after=2)
+    m = machine(budget=300.0)
+    mono = 5_000.0  # another origin than the wall clock's
+    t = NOW
+    first_seen: float | None = None
+    action = m.step(ReadDone(item_at(t)), t, mono)
+    while not isinstance(action, TakeLease):
+        assert isinstance(action, Sleep | Read), action
+        if isinstance(action, Sleep):
+            mono += action.until - t
             t = action.until
-            assert m.step(Slept(), t) == Read(consistent=False)
-        # Seen at the latest a grace after each renewal was due: not late, never taken over.
-        due = NOW + lease.renewal_due_s(renewed_s) + lease.LATE_GRACE_S
-        assert isinstance(m.step(ReadDone(taken(renewed_s=renewed_s)), due), Sleep)
+            if t >= NOW + 7.0 and t - mono > NOW - 5_000.0 - 1.0:
+                t -= 30.0  # the step back
+            action = m.step(Slept(), t, mono)
+        else:
+            seen = item_at(mono - 5_000.0 + NOW)  # the true time is the monotonic clock's
+            if seen.lease_renewals == 2 and first_seen is None:
+                first_seen = mono
+            action = m.step(ReadDone(seen), t, mono)
+    assert first_seen is not None and action.over_owner == "other"
+    # Taken over the stated time after the count was first seen to stand at 2 (a renewal period
+    # and the grace), after a pause of at most TAKEOVER_JITTER_S and a poll's lateness.
+    waited = mono - first_seen
+    stated = lease.LEASE_RENEW_S + lease.LATE_GRACE_S
+    assert stated < waited <= stated + lease.POLL_MAX_S * 1.5 + lease.TAKEOVER_JITTER_S
 
 
-def test_a_holder_whose_clock_is_behind_is_not_judged_late_by_it() -> None:
-    # Taken 4 s ago by the holder's clock (which is 4 s behind this waiter's): its first renewal
-    # looks overdue by the clocks, but the waiter judges by what it saw itself.
+def test_a_waiter_whose_clock_is_behind_takes_the_facts_it_waited_for() -> None:
+    # The holder's clock is 8 s ahead of the waiter's: its facts are stamped further ahead of the
+    # waiter's clock than the skew allows. They are the facts of the fetch it waited for.
     m = machine()
-    item = taken(at=NOW - 4.0)
-    action = m.step(ReadDone(item), NOW)
-    assert isinstance(action, Sleep)
-    action, t = wait_until_late(m, item, NOW + lease.LEASE_S)
-    assert action == Read(consistent=True) and t > NOW + 3.5
+    assert isinstance(m.step(ReadDone(counted("holder", 0, until=NOW + 18.0)), NOW), Sleep)
+    landed = Item(stamp=Stamp(NOW + 9.0, 1.0, False, "holder"))
+    assert m.step(ReadDone(landed), NOW + 1.0) == Finish(Use.STORED, Source.WAITED)
+    # No later audit that did not wait for that fetch reuses them: it fetches (the lease write
+    # passes over facts from so far ahead).
+    later = machine()
+    take = later.step(ReadDone(landed), NOW + 1.0)
+    assert isinstance(take, TakeLease) and lease.may_take(landed, "me", take)
+    # Once the waiter's clock has caught up with them, within the skew, they are anyone's.
+    assert machine().step(ReadDone(landed), NOW + 4.0) == Finish(Use.STORED, Source.REUSED)
 
 
 def test_a_waiter_on_a_quick_site_hedges_as_soon_as_its_holder_missed_a_renewal() -> None:
-    # The site's fetch takes 0.8 s: three of them are over long before the lease's end says the
-    # holder is late (4 s without a renewal); its missed first renewal says so at 3.5 s.
+    # The site's fetch takes 0.8 s: three of them are over long before the lease would lapse;
+    # its missed first renewal says it is late at 3.5 s.
     m = machine(known=Stamp(NOW - 120.0, 0.8))
-    action, t = wait_until_late(m, taken(), NOW + lease.LEASE_S)
+    action, t = wait_until_late(m, counted(), NOW + lease.LEASE_S)
     assert action == FetchAlone(Reason.HEDGED)
     assert NOW + 3.5 < t < NOW + 4.0
 
 
-def test_a_lease_of_unknown_taking_time_is_judged_by_its_end_alone() -> None:
+def test_a_lease_that_keeps_no_count_is_judged_by_its_end_moving_on() -> None:
     m = machine()
     action, t = wait_until_late(m, leased(until=NOW + lease.LEASE_S), NOW + lease.LEASE_S)
-    assert isinstance(action, Sleep) and t >= NOW + lease.LEASE_S - 1.0
+    late = NOW + lease.LEASE_RENEW_S + lease.LATE_GRACE_S
+    assert action == Read(consistent=True) and late < t <= late + 1.0 + lease.TAKEOVER_JITTER_S
 
 
 def test_may_take_is_the_one_lease_write_rule() -> None:
