@@ -82,6 +82,7 @@ __all__ = [
     "Use",
     "awaited_facts",
     "backoff_s",
+    "abandoned",
     "credible_until",
     "due",
     "hedge",
@@ -219,6 +220,7 @@ TRANSITIONS: dict[tuple[Phase, Phase], str] = {
     (Phase.LOOKING, Phase.LOOKING): "throttled: back off, read again",
     (Phase.LOOKING, Phase.TAKING): "no current facts, no lease",
     (Phase.LOOKING, Phase.WAITING): "a lease of another audit",
+    (Phase.LOOKING, Phase.TAKEOVER_JITTER): "a lease that ended long ago (abandoned)",
     (Phase.LOOKING, Phase.HOLDING): "the lease read is its own (a lost answer)",
     (Phase.LOOKING, Phase.ALONE): "store failed, lasting mark, hedge or budget",
     (Phase.LOOKING, Phase.DONE): "current facts",
@@ -280,6 +282,15 @@ class Item:
         the renewals it sees (`liveness.Watch`); the store reads a lease ending further ahead than
         a lease runs as none (`credible_until`)."""
         return self.lease_owner is not None and self.lease_until is not None
+
+
+def abandoned(item: Item, now: float) -> bool:
+    """True for a lease that ended more than CLOCK_SKEW_S ago on this audit's clock: a live
+    holder renews it LEASE_S ahead every LEASE_RENEW_S, so within the skew allowed none lets it
+    end that long ago, and it is late at once, without a renewal period's watch. Clocks further
+    apart than the allowance may take a live holder for gone: a takeover, whose write its next
+    renewal refuses, or one more fetch; never a result."""
+    return item.lease_until is not None and item.lease_until + CLOCK_SKEW_S < now
 
 
 def credible_until(until: float, now: float) -> bool:
@@ -812,7 +823,7 @@ class Protocol:
         self._takeover = None
         watch = self._watching(item, now)
         waited = now - (self.waited_since or now)
-        if not watch.late(self._mono):
+        if not watch.late(self._mono) and not abandoned(item, now):
             return self._sleep(now + poll_s(waited, self.rng), now)
         if hedge(now, self.budget_end, self._fetch_s, waited):
             return FetchAlone(Reason.HEDGED)

@@ -940,3 +940,18 @@ def test_the_contract_draws_the_machine_from_its_transition_table() -> None:
     assert all(f" {phase.name} " in drawn for phase in lease.Phase)
     ends = {a for a, _ in lease.TRANSITIONS} ^ set(lease.Phase)
     assert ends == {lease.Phase.ALONE, lease.Phase.DONE}
+
+
+def test_a_lease_abandoned_long_ago_is_taken_over_without_a_renewal_periods_watch() -> None:
+    # Its end passed a minute ago: no live holder within the clocks' allowance lets that happen.
+    m = machine()
+    action = m.step(ReadDone(counted("gone", 3, until=NOW - 60.0)), NOW)
+    assert isinstance(action, Sleep) and action.until - NOW <= lease.TAKEOVER_JITTER_S
+    take = m.step(Slept(), action.until)
+    assert take == Read(consistent=True)
+    over = m.step(ReadDone(counted("gone", 3, until=NOW - 60.0)), action.until)
+    assert isinstance(over, TakeLease) and over.over_owner == "gone"
+    # One that ended within the allowance is watched as before: it may be a live holder's
+    # whose clock is behind.
+    assert lease.abandoned(counted(until=NOW - 60.0), NOW)
+    assert not lease.abandoned(counted(until=NOW - lease.CLOCK_SKEW_S + 0.1), NOW)
