@@ -49,6 +49,7 @@ __all__ = [
     "READ_TIMEOUT_S",
     "THROTTLING_CODES",
     "DynamoStore",
+    "client",
     "published_item",
     "read_item",
     "reset",
@@ -104,10 +105,10 @@ _clients: dict[str, Any] = {}
 _clients_lock = threading.Lock()
 
 
-def _client(lease_writes: bool = False) -> Any:
-    # One client per process, and one for lease writes (a shorter read timeout); the endpoint
-    # and region come from the environment as boto3 reads them (AWS_ENDPOINT_URL_DYNAMODB,
-    # AWS_REGION).
+def client(lease_writes: bool = False) -> Any:
+    """The process's DynamoDB client (and one for lease writes, with a shorter read timeout);
+    the endpoint and region come from the environment as boto3 reads them
+    (AWS_ENDPOINT_URL_DYNAMODB, AWS_REGION)."""
     name = "dynamodb-lease" if lease_writes else "dynamodb"
     with _clients_lock:
         client = _clients.get(name)
@@ -127,8 +128,8 @@ def _client(lease_writes: bool = False) -> Any:
 def warm() -> None:
     """Import boto3 and build the client now (at start-up), so that no audit pays for it."""
     try:
-        _client()
-        _client(lease_writes=True)
+        client()
+        client(lease_writes=True)
     except Exception:  # noqa: BLE001 -- the first audit meets the same failure as a StoreError
         reset()
 
@@ -163,7 +164,7 @@ class DynamoStore:
 
     def _call(self, op: str, lease_write: bool = False, **kwargs: Any) -> Any:
         try:
-            return getattr(_client(lease_write), op)(TableName=self.table, **kwargs)
+            return getattr(client(lease_write), op)(TableName=self.table, **kwargs)
         except Exception as e:  # noqa: BLE001 -- botocore's many errors are all a store failure
             code = _code(e)
             if code == "ConditionalCheckFailedException":

@@ -707,7 +707,7 @@ def test_a_late_holder_lease_is_taken_over_only_as_it_was_read(table: str) -> No
     # The holder's own renewals no longer touch it, and a mark takes the time along.
     store.renew_lease("late", "holder", now + 20)
     store.mark_unshareable("late", "waiter", now + 4, False)
-    raw = dynamostore._client().get_item(
+    raw = dynamostore.client().get_item(
         TableName=table, Key={"pk": {"S": "late"}}, ConsistentRead=True
     )["Item"]
     assert "lease_owner" not in raw and "lease_at" not in raw and "unshareable_at" in raw
@@ -737,7 +737,7 @@ def test_a_recent_lasting_mark_refuses_the_lease_a_stale_reader_asks_for(table: 
     assert got is not None and got.item.lease_owner == "later"
     assert got.item.unshareable_at == now + 0.5 and got.item.unshareable_lasting
     # A mark the reader refuses (from further ahead than the clock allowance) is no mark.
-    dynamostore._client().put_item(
+    dynamostore.client().put_item(
         TableName=table,
         Item={
             "pk": {"S": "ahead"},
@@ -866,7 +866,7 @@ def test_the_table_condition_takes_a_lease_exactly_when_may_take_says(table: str
     # with it on every item, boundaries included (equal times, the skew's edge, a late holder's
     # lease as read, transient facts, lasting marks).
     store = dynamostore.DynamoStore(table)
-    client = dynamostore._client()
+    client = dynamostore.client()
     now, skew = 1_764_800_000.25, lease.CLOCK_SKEW_S
     until, due, marked_since = now + lease.LEASE_S, now - 30.0, now - 100.0
     rng = random.Random(36)
