@@ -49,6 +49,19 @@ ROOT = BENCH.parent
 OUT = BENCH / "out"
 RESULTS = BENCH / "RESULTS.md"
 BEGIN, END = "<!-- bench/deep.py: begin -->", "<!-- bench/deep.py: end -->"
+# Each set of dates has a section of its own: the headline (a distinct timestamp per URL, as real
+# sites write them) and the small set (one of 365 days, which a memo answers).
+MARKS = {
+    "real": (BEGIN, END),
+    "small": (
+        "<!-- bench/deep.py --dates small: begin -->",
+        "<!-- bench/deep.py --dates small: end -->",
+    ),
+}
+TITLES = {
+    "real": "a distinct full timestamp per URL, the headline",
+    "small": "one of 365 days per URL (`--dates small`), the second set",
+}
 RESULT_MARK = "BENCH-DEEP-RESULT "
 COMMAND = "make bench-deep"
 
@@ -521,6 +534,7 @@ class Report:
     generated: tuple[tuple[int, float, float], ...] = ()  # (URLs, seconds, this process's peak MiB)
     floor: Floor | None = None
     load_end: float | None = None  # the one-minute load average when the runs were over
+    dates: str = "real"  # the set of <lastmod> values (TITLES)
 
 
 @dataclass(frozen=True)
@@ -676,8 +690,8 @@ def render(report: Report) -> str:
     site = report.site
     verdict = judge(report.runs, site.urls)
     out = [
-        BEGIN,
-        "## The deep audit on a 500,000-URL site (`bench/deep.py`)\n",
+        MARKS[report.dates][0],
+        f"## The deep audit on a 500,000-URL site, {TITLES[report.dates]} (`bench/deep.py`)\n",
         f"`{COMMAND}` on {report.started:%Y-%m-%d %H:%M} UTC; Python {platform.python_version()}, "
         f"{os.cpu_count()} CPUs shared with other work (load average {report.load:.1f} at the "
         f"start); peers: {_versions()}.\n",
@@ -760,16 +774,17 @@ def render(report: Report) -> str:
             for urls, seconds, peak in report.generated
         )
         out.append(f"The sites were generated streaming, a thousand entries at a time: {made}.\n")
-    out.append(END)
+    out.append(MARKS[report.dates][1])
     return "\n".join(out) + "\n"
 
 
-def write_section(text: str, path: Path = RESULTS) -> None:
+def write_section(text: str, path: Path = RESULTS, dates: str = "real") -> None:
     """Replace this script's section of the file (or add it at the end); keep the rest."""
     current = path.read_text(encoding="utf-8") if path.exists() else ""
-    if BEGIN in current and END in current:
-        head, rest = current.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1]
+    begin, end = MARKS[dates]
+    if begin in current and end in current:
+        head, rest = current.split(begin, 1)
+        tail = rest.split(end, 1)[1]
         path.write_text(head + text.rstrip("\n") + tail, encoding="utf-8")
     else:
         path.write_text(current.rstrip("\n") + "\n\n" + text, encoding="utf-8")
@@ -882,14 +897,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         made.append(big_generated)
     floor = None if args.no_floor else parse_floor(site)
     report = Report(
-        site, runs, skipped, large, started, load, tuple(made), floor, os.getloadavg()[0]
+        site,
+        runs,
+        skipped,
+        large,
+        started,
+        load,
+        tuple(made),
+        floor,
+        os.getloadavg()[0],
+        args.dates,
     )
     text = render(report)
     print(text)
     figures = {k: {**vars(r), "samples": r.samples[-400:]} for k, r in runs.items()}
     (OUT / "deep-results.json").write_text(json.dumps(figures, indent=1), encoding="utf-8")
     if not args.no_write:
-        write_section(text)
+        write_section(text, dates=args.dates)
         print("wrote the deep audit's section of bench/RESULTS.md", file=log)
     return 0
 
