@@ -58,13 +58,6 @@ def outbound(monkeypatch: pytest.MonkeyPatch) -> Outbound:
 
 
 @pytest.fixture
-def site() -> Iterator[Site]:
-    s = Site().start()
-    yield s
-    s.stop()
-
-
-@pytest.fixture
 def elsewhere() -> Iterator[Site]:
     s = Site(host="127.0.0.2").start()
     yield s
