@@ -21,6 +21,7 @@ from sitemap_auditor.core.urls import echoed_url
 from sitemap_auditor.deep.kinds import Severity
 
 if TYPE_CHECKING:
+    from sitemap_auditor.deep.options import Progress
     from sitemap_auditor.deep.walk import Walk
 
 __all__ = ["EPILOG", "EXIT_CODES", "ProgressLine", "build_parser", "main"]
@@ -267,14 +268,15 @@ class ProgressLine:
         self._width = 0
         self._started = time.monotonic()
 
-    def __call__(self, p: Any) -> None:
+    def __call__(self, p: Progress) -> None:
         if not self.enabled:
             return
         elapsed = int(time.monotonic() - self._started)
+        urls = p.urls + p.reading  # those of the files being read too
         text = (
             f"{elapsed // 60}:{elapsed % 60:02d}  "
             f"{p.done:,} sitemap{'' if p.done == 1 else 's'} done, {p.queued:,} queued, "
-            f"{p.urls:,} URL{'' if p.urls == 1 else 's'}, {p.bytes / 1e6:,.1f} MB"
+            f"{urls:,} URL{'' if urls == 1 else 's'}, {p.bytes / 1e6:,.1f} MB"
         )
         with self._lock:
             self.stream.write("\r" + text.ljust(self._width))

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sitemap_auditor.audit import config, request, response
@@ -26,7 +26,6 @@ from sitemap_auditor.audit import steps as lambda_audit
 from sitemap_auditor.audit.response import redact
 from sitemap_auditor.core import candidates, robots, urls
 from sitemap_auditor.core import site as sites
-from sitemap_auditor.core.credentials import Credentials
 from sitemap_auditor.core.errors import FetchError, FetchErrorKind
 from sitemap_auditor.core.interrupts import Interrupt
 from sitemap_auditor.core.issues import Kind as IssueKind
@@ -45,8 +44,16 @@ from sitemap_auditor.deep.checks import (
     SitemapScope,
     Tally,
 )
-from sitemap_auditor.deep.finding_rows import SITE, FindingRows
+from sitemap_auditor.deep.finding_rows import SITE
 from sitemap_auditor.deep.kinds import Kind
+from sitemap_auditor.deep.options import (
+    MAX_DEDUPE_URLS_CEILING,
+    MAX_SITEMAPS_CEILING,
+    Limits,
+    Options,
+    Progress,
+    UrlRecord,
+)
 from sitemap_auditor.deep.reading.entries import (
     DocumentHead,
     EntryCallback,
@@ -55,9 +62,9 @@ from sitemap_auditor.deep.reading.entries import (
 )
 from sitemap_auditor.deep.seen import Duplicates
 from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy
-from sitemap_auditor.fetching.guard import Resolver, system_resolver
 
 __all__ = [
+    "MAX_DEDUPE_URLS_CEILING",
     "MAX_PER_HOST",
     "MAX_SITEMAPS_CEILING",
     "Limits",
@@ -70,11 +77,10 @@ __all__ = [
     "walk",
 ]
 
-MAX_SITEMAPS_CEILING = 50_000
-# 3.2 GB of duplicate table at 32 bytes a URL: past what a laptop lends a command.
-MAX_DEDUPE_URLS_CEILING = 100_000_000
 # Sitemaps listed past the limit are recorded as unfetched up to this many more, then counted.
 MAX_UNFETCHED_RECORDS = 1000
+# Progress within the files being read is told at most this often (a terminal's line).
+PROGRESS_EVERY_S = 0.25
 # The uncompressed bytes a fetch reads before it parses them (a batch, parsed at once): at most
 # this much a fetch beyond the parsers' own, so 8 MiB at the most --concurrency.
 PARSE_BATCH_BYTES = 256 * 1024
@@ -93,72 +99,6 @@ _COMPRESSION_KINDS = frozenset(
 _LINE = re.compile(r"at line (\d+)")
 _XML_SPACE = b" \t\r\n"
 _LINE_BREAKS = re.compile(rb"\r\n|\r|\n")
-
-
-@dataclass(frozen=True)
-class Limits:
-    """How far a walk may go; each can be raised."""
-
-    max_sitemaps: int = 1000
-    max_depth: int = 5
-    max_bytes: int = 1024**3
-    max_seconds: float = 600.0
-    concurrency: int = 4
-    max_dedupe_urls: int = checks.DEFAULT_MAX_DEDUPE_URLS
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.max_sitemaps <= MAX_SITEMAPS_CEILING:
-            raise ValueError(f"max_sitemaps must be 1 to {MAX_SITEMAPS_CEILING:,}")
-        if self.max_depth < 0 or self.max_bytes < 1 or self.max_seconds <= 0:
-            raise ValueError("max_depth must be >= 0, max_bytes and max_seconds > 0")
-        if not 1 <= self.concurrency <= 32:
-            raise ValueError("concurrency must be 1 to 32")
-        if not 1 <= self.max_dedupe_urls <= MAX_DEDUPE_URLS_CEILING:
-            raise ValueError(f"max_dedupe_urls must be 1 to {MAX_DEDUPE_URLS_CEILING:,}")
-
-
-@dataclass(frozen=True)
-class UrlRecord:
-    """One listed URL, as `--urls` writes it."""
-
-    url: str
-    sitemap: str
-    line: int | None
-    lastmod: str | None
-
-
-@dataclass(frozen=True)
-class Progress:
-    """How far a walk is: files done and queued, URLs and bytes read."""
-
-    done: int
-    queued: int
-    urls: int
-    bytes: int
-
-
-@dataclass(frozen=True)
-class Options:
-    """What a deep audit is given besides the URL."""
-
-    limits: Limits = field(default_factory=Limits)
-    credentials: Credentials | None = None
-    allow_private_networks: bool = False
-    resolver: Resolver = system_resolver
-    max_age_days: int = config.DEFAULT_MAX_AGE_DAYS
-    # Headers added to every request (--user-agent, --header); credential ones (Authorization,
-    # Cookie) go to the site's own origin only.
-    headers: ExtraHeaders = field(default_factory=ExtraHeaders)
-    # Called with every listed URL, from the walk's threads one at a time (never concurrently).
-    on_url: Callable[[UrlRecord], None] | None = None
-    on_progress: Callable[[Progress], None] | None = None
-    now: Callable[[], datetime] = lambda: datetime.now(UTC)
-    # A stop asked for by a signal (the command line installs its handler): the walk stops at
-    # its next safe point with what it read. Without one, a KeyboardInterrupt stops it as well.
-    interrupt: Interrupt | None = None
-    # Where every occurrence of every finding goes as it is counted (`deep --csv`'s
-    # finding_urls.csv); None: nowhere, and nothing is spooled.
-    finding_rows: FindingRows | None = None
 
 
 @dataclass
@@ -301,6 +241,11 @@ class _Walker:
         self.rows = options.finding_rows
         self.site_tally = Tally(self.sink(SITE, None))
         self.done = 0
+        # Entries read so far in each file being read, by number, for progress within a file
+        # (under self.lock); the last count of files queued; when progress was last told.
+        self.reading: dict[int, int] = {}
+        self.queued = 0
+        self.told_at = 0.0
         self.tallies: list[tuple[SitemapRecord, Tally]] = []  # read once the walk is over
         secrets = options.credentials.secrets() if options.credentials else ()
         # Longest first, as redaction needs (a header before the token inside it).
@@ -490,6 +435,8 @@ class _Walker:
                 batch.clear()
                 with shared():
                     parser.feed(data)
+                    if not sc.is_index:
+                        self.reading_progress(rec.number, sc.entries)
                 del data
                 held = 0
                 if parser.finished:
@@ -618,11 +565,27 @@ class _Walker:
         return rec
 
     def progress(self, queued: int) -> None:
+        self.queued = queued
         if self.options.on_progress is not None:
-            self.options.on_progress(Progress(self.done, queued, self.urls, self.bytes))
+            with self.lock:
+                reading = sum(self.reading.values())
+            self.options.on_progress(Progress(self.done, queued, self.urls, self.bytes, reading))
+
+    def reading_progress(self, number: int, entries: int) -> None:
+        """Tell how far the files being read are (called under self.lock after each batch the
+        parser is fed), at most PROGRESS_EVERY_S apart: progress moves within a large file."""
+        self.reading[number] = entries
+        on_progress = self.options.on_progress
+        now = time.monotonic()
+        if on_progress is not None and now - self.told_at >= PROGRESS_EVERY_S:
+            self.told_at = now
+            reading = sum(self.reading.values())
+            on_progress(Progress(self.done, self.queued, self.urls, self.bytes, reading))
 
     def apply(self, got: _Fetched, queue: deque[SitemapRecord]) -> None:
         rec = got.record
+        with self.lock:
+            self.reading.pop(rec.number, None)  # its entries are counted in urls below
         old = self.records[rec.number]
         rec.children = old.children
         self.records[rec.number] = rec

@@ -234,6 +234,10 @@ def test_the_progress_line_is_for_a_terminal_only() -> None:
     piped = io.StringIO()
     ProgressLine(piped)(Progress(done=1, queued=0, urls=1, bytes=1))
     assert piped.getvalue() == ""
+    # Within a file: the URLs of the files being read count too; one sitemap is "1 sitemap".
+    moving = _Terminal()
+    ProgressLine(moving)(Progress(done=1, queued=1, urls=10, bytes=1, reading=40_000))
+    assert "1 sitemap done, 1 queued, 40,010 URLs" in moving.getvalue()
 
 
 def test_html_is_written_by_the_html_report_when_there_is_one(
