@@ -24,25 +24,25 @@ FINDINGS_BUDGET. The page says what it left out.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from html import escape
 from typing import Any
 
 from sitemap_auditor.deep.kinds import IMPACT_ORDER, SOURCE_NAMES
-from sitemap_auditor.deep.reports import charts, html_assets, html_frame, pages_html
+from sitemap_auditor.deep.reports import charts, html_assets, html_frame, html_tree, pages_html
 from sitemap_auditor.deep.reports import html_values as v
-from sitemap_auditor.deep.reports.text_report import percent, reach
+from sitemap_auditor.deep.reports.html_tree import MAX_BROKEN_LISTED, MAX_FILES_LISTED
+from sitemap_auditor.deep.reports.text_report import is_probe, percent, reach
 
 __all__ = [
+    "MAX_BROKEN_LISTED",
     "MAX_FILES_LISTED",
     "MAX_FINDINGS_LISTED",
     "MAX_FINDINGS_PER_KIND",
     "render",
 ]
 
-MAX_FILES_LISTED = 1000
-MAX_BROKEN_LISTED = 800
 MAX_FINDINGS_LISTED = 300
 MAX_FINDINGS_PER_KIND = 25
 MAX_KINDS = 50  # the document defines 31 kinds: more are a site's or a bug's doing
@@ -75,152 +75,6 @@ _STOPPED = {
     "max-seconds": "the time limit was reached",
     "interrupted": "the audit was interrupted",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class _File:
-    index: int
-    raw: Mapping[str, Any]
-    url: str
-    parent: str | None
-    errors: int
-    warnings: int
-    notices: int
-    entries: int | None
-    bytes: int | None
-    type: str
-    rank: int  # 0 broken (an error, or an HTTP error), 1 a warning, 2 a notice, 3 none
-    latest: str | None
-
-
-def _files(document: Mapping[str, Any]) -> list[_File]:
-    files = []
-    for index, raw in enumerate(v.as_list(document.get("sitemaps"))):
-        item = v.as_map(raw)
-        counts = v.as_map(item.get("findings"))
-        url, parent = item.get("url"), item.get("parent")
-        errors = max(v.as_int(counts.get("error")) or 0, 0)
-        warnings = max(v.as_int(counts.get("warning")) or 0, 0)
-        notices = max(v.as_int(counts.get("notice")) or 0, 0)
-        status = v.as_int(item.get("httpStatus"))
-        rank = (
-            0
-            if errors or (status is not None and status >= 400)
-            else 1
-            if warnings
-            else 2
-            if notices
-            else 3
-        )
-        latest = v.as_map(item.get("lastmod")).get("latest")
-        files.append(
-            _File(
-                index,
-                item,
-                url if isinstance(url, str) else "",
-                parent if isinstance(parent, str) else None,
-                errors,
-                warnings,
-                notices,
-                v.as_int(item.get("entries")),
-                v.as_int(item.get("bytes")),
-                v.text(item.get("type"), 40) or "unknown",
-                rank,
-                latest if isinstance(latest, str) else None,
-            )
-        )
-    return files
-
-
-# --- The tree: parents and children, broken first, what is listed ----------------------------
-
-
-@dataclass(slots=True)
-class _Tree:
-    files: list[_File]
-    roots: list[int]
-    children: dict[int, list[int]]
-    parent_of: dict[int, int]
-    worst: list[int]
-    broken_below: list[int]
-    listed: set[int]
-    broken_total: int
-    broken_listed: int
-
-
-def _tree(files: list[_File]) -> _Tree:
-    by_url: dict[str, int] = {}
-    for f in files:
-        by_url.setdefault(f.url, f.index)
-    children: dict[int, list[int]] = {}
-    parent_of: dict[int, int] = {}
-    roots: list[int] = []
-    for f in files:
-        p = by_url.get(f.parent) if f.parent is not None else None
-        if p is None or p == f.index:
-            roots.append(f.index)
-        else:
-            children.setdefault(p, []).append(f.index)
-            parent_of[f.index] = p
-    # Depth first from the roots; whatever a loop of parents keeps out of reach becomes a root.
-    order: list[int] = []
-    seen: set[int] = set()
-    is_root = set(roots)
-    for start in [*roots, *range(len(files))]:
-        if start in seen:
-            continue
-        if start not in is_root:
-            roots.append(start)
-            parent_of.pop(start, None)
-        stack = [start]
-        while stack:
-            node = stack.pop()
-            if node in seen:
-                continue
-            seen.add(node)
-            order.append(node)
-            stack.extend(c for c in reversed(children.get(node, ())) if c not in seen)
-    for node, kids in children.items():
-        children[node] = [k for k in kids if parent_of.get(k) == node]
-    worst = [f.rank for f in files]
-    broken_below = [0] * len(files)
-    for node in reversed(order):
-        for kid in children.get(node, ()):
-            worst[node] = min(worst[node], worst[kid])
-            broken_below[node] += broken_below[kid] + (files[kid].rank <= 1)
-
-    def key(i: int) -> tuple[int, int]:
-        return (worst[i], i)
-
-    roots.sort(key=key)
-    for kids in children.values():
-        kids.sort(key=key)
-    broken = sorted(
-        (f for f in files if f.rank <= 1), key=lambda f: (f.rank, -f.errors, -f.warnings, f.index)
-    )
-    listed: set[int] = set()
-    for f in broken[:MAX_BROKEN_LISTED]:
-        up: int | None = f.index
-        while up is not None and up not in listed:
-            listed.add(up)
-            up = parent_of.get(up)
-    for node in _walk(roots, children):
-        if len(listed) >= MAX_FILES_LISTED:
-            break
-        if node not in listed and (parent_of.get(node) is None or parent_of[node] in listed):
-            listed.add(node)
-    broken_listed = sum(1 for f in broken if f.index in listed)
-    return _Tree(
-        files, roots, children, parent_of, worst, broken_below, listed, len(broken), broken_listed
-    )
-
-
-def _walk(roots: Iterable[int], children: Mapping[int, list[int]]) -> Iterable[int]:
-    stack = list(reversed(list(roots)))
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(reversed(children.get(node, ())))
 
 
 # A piece of the tree still to write: ("list", its files, its nesting level, whether flattened).
@@ -314,8 +168,8 @@ def _groups(document: Mapping[str, Any]) -> list[_Group]:
 def render(document: Mapping[str, Any]) -> str:
     """The whole self-contained HTML page for a deep audit's JSON document (v1)."""
     doc = html_frame.with_run(v.as_map(document))
-    files = _files(doc)
-    tree = _tree(files)
+    files = html_tree.files_of(doc)
+    tree = html_tree.tree_of(files)
     groups = _groups(doc)
     finding_anchor = {i: g.number for g in groups for i, _ in g.listed}
     by_sitemap: dict[str, list[tuple[int, _Group, Mapping[str, Any]]]] = {}
@@ -336,7 +190,9 @@ def render(document: Mapping[str, Any]) -> str:
         _charts_section(files, groups, month),
         _findings_section(groups, tree, left_out),
         pages_html.section(doc.get("pages")),  # the listed pages, when --pages checked them
-        _tree_section(tree, by_sitemap, finding_anchor, month, left_out),
+        _tree_section(
+            tree, by_sitemap, finding_anchor, month, left_out, html_tree.probes_line(doc)
+        ),
         html_frame.footer(doc),
     ]
     # What was left out is known only once every section is drawn: it goes in its place now.
@@ -402,9 +258,13 @@ def _glance(doc: Mapping[str, Any], verdict: Mapping[str, Any], groups: list[_Gr
             f'<li class="tile t-{css_sev if n else "zero"}"><span class="n">{v.count(n)}</span> '
             f"{label}</li>"
         )
+    # Sitemaps, not the usual paths tried where there was none (is_probe).
+    sitemaps = v.as_int(totals.get("sitemaps"))
+    if sitemaps is not None:
+        sitemaps -= sum(1 for raw in v.as_list(doc.get("sitemaps")) if is_probe(v.as_map(raw)))
     tiles.append(
         f'<li class="tile"><span '
-        f'class="n">{v.count(v.as_int(totals.get("sitemaps")))}</span> sitemaps</li>'
+        f'class="n">{v.count(sitemaps)}</span> sitemap{"" if sitemaps == 1 else "s"}</li>'
         f'<li class="tile"><span class="n">{v.count(v.as_int(totals.get("urls")))}</span> URLs</li>'
         f'<li class="tile"><span class="n">{v.size(v.as_int(totals.get("bytes")))}</span> '
         "read</li>"
@@ -467,7 +327,7 @@ def _glance(doc: Mapping[str, Any], verdict: Mapping[str, Any], groups: list[_Gr
     )
 
 
-def _where(item: Mapping[str, Any], tree: _Tree, anchors: Mapping[str, int]) -> str:
+def _where(item: Mapping[str, Any], tree: html_tree.Tree, anchors: Mapping[str, int]) -> str:
     sitemap = item.get("sitemap")
     if not isinstance(sitemap, str):
         return "the site or its robots.txt"
@@ -484,7 +344,7 @@ def _share_cell(g: _Group) -> str:
     return f"{v.count(g.urls)} ({escape(percent(g.share))})" if g.urls else "0"
 
 
-def _findings_section(groups: list[_Group], tree: _Tree, left: list[str]) -> str:
+def _findings_section(groups: list[_Group], tree: html_tree.Tree, left: list[str]) -> str:
     if not groups:
         return (
             '<section id="findings" aria-labelledby="findings-h"><h2 id="findings-h">Findings</h2>'
@@ -619,7 +479,7 @@ def _findings_section(groups: list[_Group], tree: _Tree, left: list[str]) -> str
     return "".join(parts)
 
 
-def _charts_section(files: list[_File], groups: list[_Group], month: str | None) -> str:
+def _charts_section(files: list[html_tree.File], groups: list[_Group], month: str | None) -> str:
     parts = [
         '<section id="charts" aria-labelledby="charts-h"><h2 id="charts-h">Charts</h2>',
     ]
@@ -731,11 +591,12 @@ class _Room:
 
 
 def _tree_section(
-    tree: _Tree,
+    tree: html_tree.Tree,
     by_sitemap: Mapping[str, list[tuple[int, _Group, Mapping[str, Any]]]],
     anchors: Mapping[int, int],
     month: str | None,
     left: list[str],
+    probes: str = "",
 ) -> str:
     files = tree.files
     types = Counter(f.type for f in files)
@@ -746,6 +607,7 @@ def _tree_section(
         "files with errors come first. Open a file for its details and findings.</p>"
         if files
         else "<p>No sitemap was found: neither robots.txt nor the usual places listed one.</p>",
+        probes,
     ]
     if files:
         out.append(
@@ -775,7 +637,7 @@ def _tree_section(
                     _node(tree, node, by_sitemap, anchors, month, room) + "</div></details></li>"
                 )
             elif level + 1 >= MAX_NEST:
-                below = [n for n in _walk(kids, tree.children)]
+                below = [n for n in html_tree.walk_nodes(kids, tree.children)]
                 pending.append(_node(tree, node, by_sitemap, anchors, month, room))
                 pending.append(("list", below, level + 1, True))
                 pending.append("</div></details></li>")
@@ -815,8 +677,8 @@ def _tree_section(
     return "".join(out)
 
 
-def _group_line(tree: _Tree, hidden: list[int], flat: bool, left: list[str]) -> str:
-    members = hidden if flat else list(_walk(hidden, tree.children))
+def _group_line(tree: html_tree.Tree, hidden: list[int], flat: bool, left: list[str]) -> str:
+    members = hidden if flat else list(html_tree.walk_nodes(hidden, tree.children))
     files = [tree.files[i] for i in members]
     types = Counter(f.type for f in files)
     entries = sum(f.entries or 0 for f in files)
@@ -842,8 +704,42 @@ def _group_line(tree: _Tree, hidden: list[int], flat: bool, left: list[str]) -> 
     )
 
 
+def _dates_fact(lastmod: Mapping[str, Any], findings: list[Mapping[str, Any]]) -> str | None:
+    """What a file's <lastmod> values are, in words (None: nothing known)."""
+    count = v.as_int(lastmod.get("count"))
+    invalid = sum(
+        v.as_int(item.get("count")) or 0 for item in findings if item.get("kind") == "invalid-date"
+    )
+    if count == 0 and invalid:
+        return (
+            f"no valid <code>&lt;lastmod&gt;</code>: {v.count(invalid)} "
+            f"{'is' if invalid == 1 else 'are'} not a date search engines read"
+        )
+    if count == 0:
+        return "no entry has a <code>&lt;lastmod&gt;</code>"
+    if count is None:
+        return None
+    share = v.as_float(lastmod.get("share"))
+    days = v.as_int(lastmod.get("distinctDays"))
+    return (
+        f"{v.count(count)} entr{'y' if count == 1 else 'ies'} with a "
+        "<code>&lt;lastmod&gt;</code>"
+        + (f" ({share * 100:.0f}%)" if share is not None else "")
+        + (
+            f", from {v.day_of(lastmod.get('earliest'))} to {v.day_of(lastmod.get('latest'))}"
+            if lastmod.get("earliest") or lastmod.get("latest")
+            else ""
+        )
+        + (
+            f", on {v.count(days)} distinct day{'' if days == 1 else 's'}"
+            if days is not None
+            else ""
+        )
+    )
+
+
 def _node(
-    tree: _Tree,
+    tree: html_tree.Tree,
     node: int,
     by_sitemap: Mapping[str, list[tuple[int, _Group, Mapping[str, Any]]]],
     anchors: Mapping[int, int],
@@ -860,7 +756,9 @@ def _node(
         f'<span class="type">{escape(f.type)}</span>',
         f"HTTP {v.count(status)}" if status is not None else "not fetched",
     ]
-    if f.entries is not None and (f.entries or (status is not None and status < 400)):
+    if f.type in html_tree.FEEDS:
+        meta.append("a feed: its items are not read as entries")
+    elif f.entries is not None and (f.entries or (status is not None and status < 400)):
         meta.append(f"{v.count(f.entries)} entr{'y' if f.entries == 1 else 'ies'}")
     if f.bytes is not None:
         meta.append(v.size(f.bytes))
@@ -919,31 +817,9 @@ def _node(
     seconds = v.as_float(raw.get("seconds"))
     if seconds is not None:
         facts.append(("Fetched in", f"{seconds:,.2f} s"))
-    count = v.as_int(lastmod.get("count"))
-    if count == 0:
-        facts.append(("Dates", "no entry has a <code>&lt;lastmod&gt;</code>"))
-    elif count is not None:
-        share = v.as_float(lastmod.get("share"))
-        days = v.as_int(lastmod.get("distinctDays"))
-        facts.append(
-            (
-                "Dates",
-                f"{v.count(count)} entr{'y' if count == 1 else 'ies'} with a "
-                "<code>&lt;lastmod&gt;</code>"
-                + (f" ({share * 100:.0f}%)" if share is not None else "")
-                + (
-                    f", from {v.day_of(lastmod.get('earliest'))} to "
-                    f"{v.day_of(lastmod.get('latest'))}"
-                    if lastmod.get("earliest") or lastmod.get("latest")
-                    else ""
-                )
-                + (
-                    f", on {v.count(days)} distinct day{'' if days == 1 else 's'}"
-                    if days is not None
-                    else ""
-                ),
-            )
-        )
+    dates = _dates_fact(lastmod, [item for _, _, item in by_sitemap.get(f.url, ())])
+    if dates is not None:
+        facts.append(("Dates", dates))
     extras = [
         f"{v.count(v.as_int(ext.get(k)))} {k}"
         for k in ("image", "video", "news", "alternates")

@@ -8,7 +8,7 @@ from typing import Any
 
 from sitemap_auditor.deep.kinds import SOURCE_NAMES
 
-__all__ = ["MAX_TREE_LINES", "percent", "reach", "render"]
+__all__ = ["MAX_TREE_LINES", "is_probe", "percent", "reach", "render"]
 
 # A site with 50,000 sitemaps gets the first ones in its tree and a count of the rest.
 MAX_TREE_LINES = 200
@@ -53,6 +53,13 @@ def reach(finding: Mapping[str, Any]) -> str:
 
 def _plural(n: int, one: str, many: str | None = None) -> str:
     return f"{n:,} {one if n == 1 else (many or one + 's')}"
+
+
+def is_probe(sitemap: Mapping[str, Any]) -> bool:
+    """True for a sitemap record of the document that is a probe, not a sitemap: a usual path
+    guessed because robots.txt listed none (`source` "fallback") that answered 404 or 410. The
+    walk counts no finding for it (it was a guess); the reports list it apart, as tried."""
+    return sitemap.get("source") == "fallback" and sitemap.get("httpStatus") in (404, 410)
 
 
 def _counts(c: Mapping[str, int]) -> str:
@@ -123,7 +130,12 @@ def render(document: Mapping[str, Any], colour: bool = False) -> str:
         out.append(f"  stopped by {d['stoppedBy']}: not every sitemap was read")
     out.append("")
     out.append("Sitemaps")
-    out.extend(_tree(d["sitemaps"], d["stoppedBy"] == "interrupted") or ["  none found"])
+    sitemaps = [s for s in d["sitemaps"] if not is_probe(s)]
+    out.extend(_tree(sitemaps, d["stoppedBy"] == "interrupted") or ["  none found"])
+    probes = [s for s in d["sitemaps"] if is_probe(s)]
+    if probes:
+        tried = ", ".join(f"{s['url']} (HTTP {s['httpStatus']})" for s in probes[:10])
+        out.append(f"  also tried, no sitemap there: {tried}")
     out.append("")
     findings = d["findings"]
     out.append(f"Findings, worst first ({_counts(totals['findings'])})")
