@@ -75,6 +75,23 @@ def _fail_site() -> Document:
     return document(maps, found, site=base, status="FAIL", message="not well-formed XML")
 
 
+def _compared() -> Document:
+    """The small site compared with an earlier audit of it (`deep --compare`), long URLs and
+    all: one finding resolved, one new, one count changed, every sitemap's URL count moved."""
+    from sitemap_auditor.deep.compare import compare
+
+    now = small_site()
+    before = json.loads(json.dumps(now))
+    gone = {**before["findings"][0], "kind": "compression-error", "count": 1}
+    before["findings"] = [*before["findings"][1:], gone]
+    before["findings"][0] = {**before["findings"][0], "count": before["findings"][0]["count"] + 9}
+    for s in before["sitemaps"]:
+        s["entries"] = (s["entries"] or 0) + 12_345
+        s["url"] = s["url"] + "?long=" + "x" * 150 if s["parent"] else s["url"]
+    now["comparison"] = compare(before, now)
+    return now
+
+
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Document, Path]]:
     folder = tmp_path_factory.mktemp("reports")
@@ -87,6 +104,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Documen
         ("empty", empty),
         ("large", large_document()),
         ("heavy", heavy_document()),
+        ("compared", _compared()),
     ):
         path = folder / f"{name}.html"
         path.write_text(html_report.render(doc), encoding="utf-8")
@@ -283,3 +301,18 @@ def test_without_javascript_everything_but_the_controls_is_there(
         assert f["title"] in text
     assert page.evaluate("document.querySelectorAll('svg[role=img] > title').length") == 6
     _not_blank(page.screenshot(scale=0.5))
+
+
+@pytest.mark.parametrize("width", [1280, 420])
+def test_the_comparison_is_shown_and_stays_within_the_window(
+    browser: tuple[Browser, RecordingProxy],
+    reports: dict[str, tuple[Document, Path]],
+    width: int,
+) -> None:
+    doc, path = reports["compared"]
+    page, _, dom = _open(browser, path, width)
+    _asked_for_nothing(page, browser[1], path, dom)
+    assert "What changed" in dom["headings"]
+    counts = doc["comparison"]["counts"]
+    assert counts["new"] and counts["resolved"] and counts["sitemapsChanged"]
+    assert dom["overflow"] <= 0  # long URLs wrap, tables scroll within their box

@@ -4,7 +4,7 @@ writes them: every key present, totals that add up, findings worst first."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 __all__ = [
     "HOSTILE",
@@ -92,6 +92,8 @@ class Document(TypedDict):
     sitemaps: list[Sitemap]
     findings: list[Finding]
     run: dict[str, Any]
+    # Only with --compare: what changed since an earlier document.
+    comparison: NotRequired[dict[str, Any]]
 
 
 def sitemap(

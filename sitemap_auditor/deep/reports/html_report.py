@@ -30,7 +30,14 @@ from html import escape
 from typing import Any
 
 from sitemap_auditor.deep.kinds import IMPACT_ORDER, SOURCE_NAMES
-from sitemap_auditor.deep.reports import charts, html_assets, html_frame, html_tree, pages_html
+from sitemap_auditor.deep.reports import (
+    charts,
+    compare_html,
+    html_assets,
+    html_frame,
+    html_tree,
+    pages_html,
+)
 from sitemap_auditor.deep.reports import html_values as v
 from sitemap_auditor.deep.reports.html_tree import MAX_BROKEN_LISTED, MAX_FILES_LISTED
 from sitemap_auditor.deep.reports.text_report import is_probe, percent, reach
@@ -189,6 +196,7 @@ def render(document: Mapping[str, Any]) -> str:
         _glance(doc, verdict, groups),
         _charts_section(files, groups, month),
         _findings_section(groups, tree, left_out),
+        compare_html.section(doc.get("comparison")),  # with --compare: what changed since
         pages_html.section(doc.get("pages")),  # the listed pages, when --pages checked them
         _tree_section(
             tree, by_sitemap, finding_anchor, month, left_out, html_tree.probes_line(doc)

@@ -82,6 +82,13 @@ def test_compare_shows_new_resolved_and_changed_findings(
     text = capsys.readouterr().out
     assert "2 resolved findings, 1 changed count, 3 sitemaps with other URL counts" in text
     assert f"changed   error invalid-date in {loc('/main.xml')}: x3 then x2" in text
+    # And in the HTML report, a section of its own.
+    from sitemap_auditor.deep.reports import html_report
+
+    changes = html_report.render(doc).split('<section id="changes"', 1)[1].split("</section>")[0]
+    assert "What changed" in changes and "2 resolved" in changes
+    assert "<code>invalid-date</code>" in changes and "×3 then ×2" in changes
+    assert loc("/extra.xml") in changes
 
 
 def test_an_unchanged_site_compares_as_unchanged(

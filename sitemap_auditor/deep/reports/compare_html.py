@@ -1,0 +1,99 @@
+"""The HTML report's comparison section, from the document's `comparison` key alone (`deep
+--compare OLD.json`): findings new, resolved and changed since the earlier document, and the
+sitemaps whose URL counts moved. Every string is escaped and cut, every list bounded (the full
+lists are in the JSON document)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from html import escape
+
+__all__ = ["MAX_ROWS", "section"]
+
+# Rows drawn for each list; the document's counts say how many there are.
+MAX_ROWS = 100
+_TONE = {"error": "err", "warning": "warn", "notice": "note"}
+
+
+def _t(value: object, cap: int = 300) -> str:
+    text = value if isinstance(value, str) else ("" if value is None else str(value))
+    return escape(text[:cap] + ("…" if len(text) > cap else ""))
+
+
+def _n(value: object) -> str:
+    return f"{value:,}" if type(value) is int else "–"
+
+
+def _items(value: object) -> list[Mapping[str, object]]:
+    return [x for x in value if isinstance(x, Mapping)] if isinstance(value, list) else []
+
+
+def _finding_row(change: str, f: Mapping[str, object], counts: str) -> str:
+    tone = _TONE.get(str(f.get("severity")), "note")
+    where = f.get("sitemap")
+    return (
+        f'<tr><td>{change}</td><td class="{tone}">{_t(f.get("severity"), 20)}</td>'
+        f"<td><code>{_t(f.get('kind'), 40)}</code></td>"
+        f'<td class="url">{_t(where) if where else "the site"}</td><td>{counts}</td></tr>'
+    )
+
+
+def section(comparison: object) -> str:
+    """The section, or "" when the document was compared with none."""
+    if not isinstance(comparison, Mapping):
+        return ""
+    previous = comparison.get("previous")
+    before = previous.get("startedAt") if isinstance(previous, Mapping) else None
+    counts = comparison.get("counts")
+    counts = counts if isinstance(counts, Mapping) else {}
+    parts = [
+        '<section id="changes" aria-labelledby="changes-h"><h2 id="changes-h">What changed</h2>',
+        f"<p>Since the audit of {_t(before, 40) if before else 'the earlier document'}: "
+        f"{_n(counts.get('new'))} new findings, {_n(counts.get('resolved'))} resolved, "
+        f"{_n(counts.get('changed'))} with another count; "
+        f"{_n(counts.get('sitemapsChanged'))} sitemaps list another number of URLs.</p>",
+    ]
+    if comparison.get("urlsBefore") != comparison.get("urlsAfter"):
+        parts.append(
+            f"<p>URLs listed: {_n(comparison.get('urlsBefore'))} then "
+            f"{_n(comparison.get('urlsAfter'))}.</p>"
+        )
+    rows = [
+        _finding_row("new", f, f"×{_n(f.get('count'))}")
+        for f in _items(comparison.get("newFindings"))
+    ]
+    rows += [
+        _finding_row("resolved", f, f"×{_n(f.get('count'))} before")
+        for f in _items(comparison.get("resolvedFindings"))
+    ]
+    rows += [
+        _finding_row("changed", f, f"×{_n(f.get('countBefore'))} then ×{_n(f.get('countAfter'))}")
+        for f in _items(comparison.get("changedFindings"))
+    ]
+    if rows:
+        parts.append(
+            '<div class="scroll"><table><thead><tr><th>change</th><th>severity</th><th>kind</th>'
+            "<th>where</th><th>count</th></tr></thead><tbody>"
+            + "".join(rows[:MAX_ROWS])
+            + "</tbody></table></div>"
+        )
+        if len(rows) > MAX_ROWS:
+            parts.append(f"<p>And {len(rows) - MAX_ROWS:,} more in the JSON document.</p>")
+    sitemaps = [
+        f'<tr><td class="url">{_t(s.get("url"))}</td><td>{_n(s.get("entriesBefore"))}</td>'
+        f"<td>{_n(s.get('entriesAfter'))}</td></tr>"
+        for s in _items(comparison.get("sitemaps"))
+    ]
+    if sitemaps:
+        parts.append(
+            '<div class="scroll"><table><thead><tr><th>sitemap</th><th>URLs before</th>'
+            "<th>URLs now</th></tr></thead><tbody>"
+            + "".join(sitemaps[:MAX_ROWS])
+            + "</tbody></table></div>"
+        )
+        if len(sitemaps) > MAX_ROWS:
+            parts.append(
+                f"<p>And {len(sitemaps) - MAX_ROWS:,} more sitemaps in the JSON document.</p>"
+            )
+    parts.append("</section>")
+    return "".join(parts)
