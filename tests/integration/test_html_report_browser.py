@@ -316,3 +316,62 @@ def test_the_comparison_is_shown_and_stays_within_the_window(
     counts = doc["comparison"]["counts"]
     assert counts["new"] and counts["resolved"] and counts["sitemapsChanged"]
     assert dom["overflow"] <= 0  # long URLs wrap, tables scroll within their box
+
+
+# Each chart's texts as drawn: their boxes (to find two that overlap) and their rendered height.
+_CHART_TEXTS = """JSON.stringify(Array.from(document.querySelectorAll("svg[role=img]"), s => ({
+  title: s.querySelector(":scope > title") ? s.querySelector(":scope > title").textContent : "",
+  texts: Array.from(s.querySelectorAll("text"), t => {
+    const r = t.getBoundingClientRect();
+    return {text: t.textContent, x: r.left, y: r.top, w: r.width, h: r.height};
+  }).filter(t => t.w > 0 && t.h > 0)
+})))"""
+
+
+def _overlaps(texts: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    found = []
+    for i, a in enumerate(texts):
+        for b in texts[i + 1 :]:
+            wide = min(a["x"] + a["w"], b["x"] + b["w"]) - max(a["x"], b["x"])
+            tall = min(a["y"] + a["h"], b["y"] + b["h"]) - max(a["y"], b["y"])
+            if wide > 1 and tall > 1:
+                found.append((a["text"], b["text"]))
+    return found
+
+
+def _many_years() -> Document:
+    """Files of very different sizes, dates over twelve years: the charts' hard case."""
+    base = "https://www.example.com"
+    maps = [
+        sitemap(
+            f"{base}/sitemap-{i}.xml",
+            entries=n,
+            by_month={f"{2014 + y}-{m:02d}": n // 144 + 1 for y in range(12) for m in range(1, 13)},
+        )
+        for i, n in enumerate((48_000, 2_000, 300, 12, 7, 1))
+    ]
+    return document(maps, [], site=base)
+
+
+@pytest.mark.parametrize("width", [1280, 420])
+@pytest.mark.parametrize("name", ["small", "years"])
+def test_every_chart_is_legible_at_phone_and_desktop_widths(
+    browser: tuple[Browser, RecordingProxy],
+    reports: dict[str, tuple[Document, Path]],
+    tmp_path: Path,
+    name: str,
+    width: int,
+) -> None:
+    if name == "years":
+        path = tmp_path / "years.html"
+        path.write_text(html_report.render(_many_years()), encoding="utf-8")
+    else:
+        path = reports[name][1]
+    page, _, dom = _open(browser, path, width)
+    assert dom["overflow"] <= 0
+    drawn = json.loads(page.evaluate(_CHART_TEXTS))
+    assert drawn
+    for chart in drawn:
+        assert _overlaps(chart["texts"]) == [], chart["title"]
+        small = [t["text"] for t in chart["texts"] if t["h"] < 11]
+        assert small == [], (chart["title"], small)

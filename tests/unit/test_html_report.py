@@ -385,3 +385,19 @@ def test_long_bar_labels_are_cut_at_the_end_that_matters() -> None:
     assert f"…{url[-(charts.LABEL_CHARS - 1) :]}" in cut.text
     assert "Y" * (charts.LABEL_CHARS - 1) + "…" in title.text
     assert any(url in t for t in cut.text)  # whole in the bar's title
+
+
+def test_a_limit_is_marked_only_when_the_bars_come_near_it() -> None:
+    # Files of 300 and 12 entries against the 50,000 limit: the scale is theirs, the largest bar
+    # spans the plot and no limit line is drawn; a file of 48,000 shows the limit.
+    far = charts.horizontal_bars(
+        "far", "t", "d", [charts.Bar("a", 300), charts.Bar("b", 12)], 50_000, "50,000 limit"
+    )
+    assert "c-limit" not in far and "50,000 limit" not in far
+    widths = [float(w) for w in re.findall(r'<rect class="c-bar" [^>]*width="([0-9.]+)"', far)]
+    assert widths[0] > 250 and widths[1] > 5  # not slivers against 50,000
+    near = charts.horizontal_bars(
+        "near", "t", "d", [charts.Bar("a", 48_000)], 50_000, "50,000 limit"
+    )
+    assert "c-limit" in near and "50,000 limit" in near
+    assert 50_000 * charts.LIMIT_SHOWN_FROM == 20_000

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from html import escape
 
 __all__ = [
+    "LIMIT_SHOWN_FROM",
     "Bar",
     "Bucket",
     "column_chart",
@@ -152,6 +153,7 @@ def column_chart(uid: str, title: str, buckets: Sequence[Bucket], unit: str = "e
         f'<line class="c-grid" x1="{left}" y1="{top}" x2="{width - 8}" y2="{top}"/>'
     )
     label_every = max(1, round(len(buckets) / 12))
+    drawn = 0  # labels written so far: every other one is hidden on a narrow screen (c-alt)
     for i, bucket in enumerate(buckets):
         x = left + i * step
         if bucket.count:
@@ -172,8 +174,10 @@ def column_chart(uid: str, title: str, buckets: Sequence[Bucket], unit: str = "e
                 if i == len(buckets) - 1
                 else ("middle", x + step / 2)
             )
+            alt = " c-alt" if drawn % 2 else ""
+            drawn += 1
             parts.append(
-                f'<text class="c-axis" x="{at:.1f}" y="{base_y + 16}" '
+                f'<text class="c-axis{alt}" x="{at:.1f}" y="{base_y + 16}" '
                 f'text-anchor="{anchor}">{escape(text)}</text>'
             )
     parts.append(
@@ -218,6 +222,10 @@ def sparkline(uid: str, title: str, buckets: Sequence[Bucket]) -> str:
     return "".join(parts)
 
 
+# A limit line is drawn once the largest bar reaches this share of it.
+LIMIT_SHOWN_FROM = 0.4
+
+
 def horizontal_bars(
     uid: str,
     title: str,
@@ -226,8 +234,12 @@ def horizontal_bars(
     limit: int | None = None,
     limit_label: str = "",
 ) -> str:
-    """Labelled horizontal bars, largest first as given, with an optional dashed limit line."""
+    """Labelled horizontal bars, largest first as given, with an optional dashed limit line:
+    drawn only when a bar comes near it (LIMIT_SHOWN_FROM of it), so that the scale is the data's
+    and bars far below a limit are not drawn as slivers against it."""
     rows = list(bars)
+    if limit and max((b.value for b in rows), default=0) < limit * LIMIT_SHOWN_FROM:
+        limit = None
     label_w, row_h, width, right = 200, 24, 600, 76
     plot_w = width - label_w - right
     peak = max([b.value for b in rows] + [int(limit * 1.1) if limit else 0]) or 1

@@ -117,6 +117,7 @@ svg.spark{width:240px;height:40px}.sparkbox .axis{color:var(--muted);font-size:.
 border-radius:4px}
 footer{margin-top:3rem;color:var(--muted);font-size:.9rem;border-top:1px solid var(--line)}
 @media (max-width:600px){html{font-size:15px}svg.cols text{font-size:19px}
+svg.cols text.c-alt{display:none}
 svg.bars text{font-size:16px}.kind{display:none}.facts{grid-template-columns:1fr}
 .facts dt{margin-top:.3rem}body{padding:0 .6rem 2rem}}
 @media print{:root{LIGHT;--fg:#000;--link:#000;color-scheme:light}

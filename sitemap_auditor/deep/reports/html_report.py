@@ -548,8 +548,13 @@ def _charts_section(files: list[html_tree.File], groups: list[_Group], month: st
                 if len(sized) > len(drawn)
                 else "Every file"
             )
-            + f", against the limit of {URL_LIMIT:,} URLs (or sitemaps) a file. {escape(desc)}"
-            "</p></figcaption>"
+            + (
+                f", against the limit of {URL_LIMIT:,} URLs (or sitemaps) a file. "
+                if (sized[0].entries or 0) >= URL_LIMIT * charts.LIMIT_SHOWN_FROM
+                else f" (the limit, {URL_LIMIT:,} a file, is far above them). "
+            )
+            + escape(desc)
+            + "</p></figcaption>"
             + _box(
                 charts.horizontal_bars(
                     "ch-entries", "Entries per file", desc, bars, URL_LIMIT, "50,000 limit"
