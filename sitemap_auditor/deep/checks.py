@@ -41,6 +41,7 @@ __all__ = [
     "MAX_EXAMPLES",
     "MAX_EXAMPLE_CHARS",
     "MAX_URL_CHARS",
+    "QUOTE_CHARS",
     "ROBOTS_AGENTS",
     "SITEMAP_NAMESPACE",
     "SITEMAP_ROOTS",
@@ -57,8 +58,10 @@ __all__ = [
     "classify_lastmod",
     "classify_loc",
     "hreflang_valid",
+    "line_breaks",
     "merge_findings",
     "news_missing",
+    "quote_line",
     "sniff_html",
     "text_lines",
     "video_missing",
@@ -266,6 +269,36 @@ def merge_findings(findings: list[Finding]) -> list[Finding]:
         return (impact[info.impact], rank[info.severity], -f.count, table[f.kind], f.sitemap or "")
 
     return sorted(merged.values(), key=order)
+
+
+# What an invalid-XML example quotes of the line it names, at most.
+QUOTE_CHARS = 160
+
+
+def line_breaks(data: bytes) -> int:
+    """The line breaks in data as XML counts them: CR LF one, a lone CR or LF one each (a CR LF
+    that two batches split is counted twice: the quote is then of a neighbouring line)."""
+    return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
+
+
+def quote_line(data: bytes, line: int, column: int | None = None) -> str:
+    """Line `line` (1: data's first) of data, decoded, as an example quotes it: at most
+    QUOTE_CHARS characters, around `column` (expat's, from 0) when the line is longer, the cuts
+    marked with "…"; "" when data does not hold that line."""
+    if line < 1 or not data:
+        return ""
+    lines = data.splitlines()
+    if line > len(lines):
+        return ""
+    text = lines[line - 1].decode("utf-8", "replace")
+    if len(text) <= QUOTE_CHARS:
+        return text.strip()
+    at = min(max(0, (column or 0) - QUOTE_CHARS // 2), len(text) - QUOTE_CHARS)
+    return (
+        ("…" if at else "")
+        + text[at : at + QUOTE_CHARS]
+        + ("…" if at + QUOTE_CHARS < len(text) else "")
+    )
 
 
 def sniff_html(head: bytes, content_type: str | None) -> bool:

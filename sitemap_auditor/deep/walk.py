@@ -97,6 +97,7 @@ _COMPRESSION_KINDS = frozenset(
     }
 )
 _LINE = re.compile(r"at line (\d+)")
+_COLUMN = re.compile(r"column (\d+)")
 _XML_SPACE = b" \t\r\n"
 _LINE_BREAKS = re.compile(rb"\r\n|\r|\n")
 
@@ -426,6 +427,8 @@ class _Walker:
         # (the network, the inflating) without it.
         batch = [head]
         held = 0
+        # The last batch fed, and the lines before it: an error's line is quoted from it.
+        last, lines_before = b"", 0
         for chunk in chunks:
             rec.bytes += len(chunk)
             batch.append(chunk)
@@ -437,15 +440,19 @@ class _Walker:
                     parser.feed(data)
                     if not sc.is_index:
                         self.reading_progress(rec.number, sc.entries)
-                del data
                 held = 0
                 if parser.finished:
+                    last = data
                     break  # refused already: the rest cannot change that
+                lines_before += checks.line_breaks(data)
+                del data
         data = b"".join(batch)
         batch.clear()
         with shared():
             parser.feed(data)
             outcome = parser.close()
+        if data:
+            last = data
         root = entries.head.root if entries.head is not None else None
         if isinstance(outcome, ParsedSitemap):
             rec.type = outcome.root
@@ -454,7 +461,7 @@ class _Walker:
             out.whole = True
             self._namespace(entries.head, tally)
         else:
-            self._rejected(rec, outcome, root, tally, offset)
+            self._rejected(rec, outcome, root, tally, offset, (last, lines_before))
             if root in checks.SITEMAP_ROOTS:
                 rec.entries = sc.entries
         rec.compression = "gzip" if rec.bytes != answer.wire_bytes else None
@@ -465,7 +472,13 @@ class _Walker:
             tally.set_count(Kind.INCORRECT_NAMESPACE, 1, line=head.line, detail=shown)
 
     def _rejected(
-        self, rec: SitemapRecord, outcome: Rejected, root: str | None, tally: Tally, offset: int
+        self,
+        rec: SitemapRecord,
+        outcome: Rejected,
+        root: str | None,
+        tally: Tally,
+        offset: int,
+        last: tuple[bytes, int] = (b"", 0),
     ) -> None:
         if outcome.kind is IssueKind.UNKNOWN_ROOT:
             if root == "rss":
@@ -487,7 +500,14 @@ class _Walker:
         rec.type = root if root in checks.SITEMAP_ROOTS else "unknown"
         m = _LINE.search(outcome.reason)
         line = int(m[1]) + offset if m else None
-        tally.add(Kind.INVALID_XML, line, outcome.reason, outcome.reason)
+        # The example quotes the line expat stopped at, when it is in the last batch read.
+        column = _COLUMN.search(outcome.reason)
+        quoted = (
+            checks.quote_line(last[0], int(m[1]) - last[1], int(column[1]) if column else None)
+            if m
+            else ""
+        )
+        tally.add(Kind.INVALID_XML, line, quoted or outcome.reason, outcome.reason)
 
     def _read_text(
         self,

@@ -439,3 +439,14 @@ def test_the_user_agents_product_is_what_robots_txt_is_read_for() -> None:
     browser = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0"
     assert agents(browser) == ("Googlebot", "Bingbot")
     assert agents("37AuditsBot/1.0") == ("Googlebot", "Bingbot")  # no valid product name
+
+
+def test_an_invalid_xml_example_quotes_its_line_bounded() -> None:
+    data = b"<a>\r\n<b>\r<c>\n" + b"x" * 400 + b"&" + b"y" * 400 + b"\n"
+    assert checks.line_breaks(data) == 4  # CR LF one, a lone CR one, LF one each
+    assert checks.quote_line(data, 2) == "<b>" and checks.quote_line(data, 3) == "<c>"
+    quoted = checks.quote_line(data, 4, column=400)
+    assert "&" in quoted and quoted.startswith("…") and quoted.endswith("…")
+    assert len(quoted) == checks.QUOTE_CHARS + 2
+    assert checks.quote_line(data, 9) == "" and checks.quote_line(b"", 1) == ""
+    assert checks.quote_line(b"\xff\xfe<bad>\n", 1) == "\ufffd\ufffd<bad>"

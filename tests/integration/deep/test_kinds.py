@@ -74,7 +74,8 @@ def test_invalid_xml_gives_the_line_expat_stopped_at(site: Site) -> None:
     )
     f = kinds_of(run(site.url("/")))["invalid-xml"]
     assert f["line"] is not None and f["line"] > 1
-    assert "not well-formed" in f["examples"][0]["value"]
+    assert "not well-formed" in f["message"]
+    assert "&" in f["examples"][0]["value"]  # the line itself, quoted
 
 
 def test_an_rss_feed_and_an_atom_feed_are_sitemaps_too(site: Site) -> None:
