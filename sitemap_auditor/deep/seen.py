@@ -10,10 +10,15 @@ each index's children in the order it lists them), then the first line. A repeat
 read earlier is reported to it when the file that keeps the URL is read, so the same site gives
 the same repeats, in the same files and lines, every run.
 
+A repeat is "within this file" when its file listed the URL before, "also in another file"
+otherwise, whatever the order: the first repeats of files that do not keep a URL are remembered
+as (URL hash, sitemap) pairs, exactly up to `MAX_REPEAT_PAIRS` (past them, the slot's last
+repeating file decides, which two files repeating one URL each twice at once can make vary).
+
 Bounds. A slot is 16 bytes: 8 of hash, 4 of line, 2 of the number of the sitemap that keeps the
-URL and 2 of the last other sitemap that repeated it (so that a second repeat in one file is
-"within this file" in whichever order the files are read; sitemap numbers stay below
-`MAX_FILE_NUMBER`, as the walk records at most 51,000 sitemaps). The first table has
+URL and 2 of the last other sitemap that repeated it (sitemap numbers stay below
+`MAX_FILE_NUMBER`, as the walk records at most 51,000 sitemaps); the pairs take at most 60 MiB
+more, on a site whose files repeat a million of each other's URLs. The first table has
 `DEDUPE_FIRST_SLOTS` slots (16 MiB), or fewer when `max_urls` needs fewer; it grows by half once
 three quarters full, so past its first size it is always at least half full: at most 32 bytes a
 URL (and, for the moment it grows, the old table beside the new one, 2.5 times that). Past
@@ -39,6 +44,7 @@ __all__ = [
     "DEDUPE_FIRST_SLOTS",
     "DEFAULT_MAX_DEDUPE_URLS",
     "MAX_FILE_NUMBER",
+    "MAX_REPEAT_PAIRS",
     "SLOT_BYTES",
     "Duplicates",
     "Lister",
@@ -49,6 +55,10 @@ __all__ = [
 
 SLOT_BYTES = 16  # an 8-byte hash, a 4-byte line, two 2-byte sitemap numbers
 MAX_FILE_NUMBER = 0xFFFE  # 0xFFFF: no sitemap
+# Repeats across files remembered exactly, as (URL hash, sitemap) pairs: about 60 bytes each,
+# 60 MiB at most; a site whose files repeat each other's URLs more than this is told "within"
+# or "also in another file" by the last file that repeated each URL (the slot's).
+MAX_REPEAT_PAIRS = 1_000_000
 # At most this many bytes a URL at rest once past the first table: slots at least half full.
 DEDUPE_BYTES_PER_URL = 2 * SLOT_BYTES
 DEDUPE_FIRST_SLOTS = 1 << 20  # 16 MiB: 786,432 URLs before the table first grows
@@ -199,6 +209,10 @@ class Duplicates:
         # A sitemap's place in the walk's order, by number (the number itself by default).
         self._order: Callable[[int], Any] = order if order is not None else _itself
         self._listers: dict[int, Lister] = {}
+        # (URL hash, sitemap) of each repeat in a file that does not keep its URL, so that the
+        # file's next listing of it is "within" it whatever order the files are read in; at most
+        # MAX_REPEAT_PAIRS (past them, the slot's last repeating file decides).
+        self._pairs: set[int] = set()
 
     def register(self, file_number: int, lister: Lister) -> None:
         """Let repeats found elsewhere be reported to file_number's checks."""
@@ -220,16 +234,33 @@ class Duplicates:
     ) -> None:
         # Called under the lock: url was seen before, in the listing the slot keeps.
         kept, kept_line, last = self._table.first(slot)
+        h = hash(url)
         if kept == file_number:
             report(line, url, 1)
         elif self._keeps(file_number, kept):
             # This listing keeps it now; the one that did is a repeat, and a second listing in
             # that file will be "within" it, as it would have been had this file been read later.
             self._table.move(slot, file_number, line or 0, kept)
+            self._repeated(h, kept)
             self._listers[kept].repeat(kept_line or None, url, 2)
         else:
+            within = self._repeated(h, file_number)
             self._table.move(slot, kept, kept_line, file_number)
-            report(line, url, 1 if last == file_number else 2)
+            if within is None:
+                within = last == file_number
+            report(line, url, 1 if within else 2)
+
+    def _repeated(self, url_hash: int, file_number: int) -> bool | None:
+        """Note a repeat of a URL in a file that does not keep it: True when the file repeated
+        it before, None when that is no longer known (past MAX_REPEAT_PAIRS)."""
+        pair = url_hash * 65536 + file_number
+        pairs = self._pairs
+        if pair in pairs:
+            return True
+        if len(pairs) >= MAX_REPEAT_PAIRS:
+            return None
+        pairs.add(pair)
+        return False
 
     def add(self, url: str, file_number: int, line: int | None, report: Report) -> None:
         """Look for url; report(line, url, again) when this listing is a repeat."""

@@ -450,3 +450,30 @@ def test_an_invalid_xml_example_quotes_its_line_bounded() -> None:
     assert len(quoted) == checks.QUOTE_CHARS + 2
     assert checks.quote_line(data, 9) == "" and checks.quote_line(b"", 1) == ""
     assert checks.quote_line(b"\xff\xfe<bad>\n", 1) == "\ufffd\ufffd<bad>"
+
+
+def test_a_repeat_is_within_its_file_whatever_order_the_files_are_read_in() -> None:
+    # /u in sitemaps 0 (which keeps it), 1 twice and 2 twice: every order the three files'
+    # listings can be read in (each file in its own order) tells the same repeats, with the
+    # same words, to the same files and lines.
+    listings = [(0, 5), (1, 3), (1, 9), (2, 4), (2, 8)]
+    answers = set()
+    for order in itertools.permutations(listings):
+        if any(a[0] == b[0] and a[1] > b[1] for a, b in itertools.combinations(order, 2)):
+            continue
+        d = Duplicates()
+        files = {n: _Lister() for n in (0, 1, 2)}
+        for n, lister in files.items():
+            d.register(n, lister)
+        for number, line in order:
+            d.add("https://a/u", number, line, files[number].repeat)
+        answers.add(repr({n: sorted(files[n].told) for n in files}))
+    assert answers == {
+        repr(
+            {
+                0: [],
+                1: [(3, "https://a/u", 2), (9, "https://a/u", 1)],
+                2: [(4, "https://a/u", 2), (8, "https://a/u", 1)],
+            }
+        )
+    }
