@@ -464,6 +464,7 @@ class LastmodStats:
         # them, a new value is not counted: the most common one is still known, as one that
         # holds 90 % of the entries is among the first values seen or holds them itself).
         self.values: dict[int, int] = {}
+        self.invalid = 0  # values that are no date (counted by SitemapChecks.lastmod)
         self._day = -1  # the last value's day, and its month (None: not counted)
         self._month: str | None = None
 
@@ -783,6 +784,8 @@ class SitemapChecks:
         problem, key = self._classified(raw)
         if problem is not None:
             self.tally.add(problem, line, raw.strip(_XML_SPACE))
+            if key is None:
+                self._stats.invalid += 1
         if key is not None:
             self._stats.add(key)
 

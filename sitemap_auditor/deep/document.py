@@ -37,6 +37,7 @@ def _lastmod(stats: LastmodStats | None, entries: int | None) -> dict[str, Any] 
         "earliest": _key(stats.earliest),
         "latest": _key(stats.latest),
         "distinctDays": len(stats.days),
+        "invalid": stats.invalid,
         "byMonth": dict(sorted(stats.months.items())),
     }
 

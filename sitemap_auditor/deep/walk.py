@@ -645,8 +645,8 @@ class _Walker:
                 "alternates": sc.alternates,
                 "alternatesDropped": sc.alternates_dropped,
             }
-            if rec.entries is None:
-                rec.entries = sc.entries
+            if rec.entries is None and rec.type not in ("rss", "atom"):
+                rec.entries = sc.entries  # a feed's items are not counted as entries
             if sc.is_index:
                 for child, line in sc.children:
                     before = len(self.listed)

@@ -31,6 +31,7 @@ class Lastmod(TypedDict):
     earliest: str | None
     latest: str | None
     distinctDays: int
+    invalid: int
     byMonth: dict[str, int]
 
 
@@ -134,6 +135,7 @@ def sitemap(
             "earliest": f"{first}-01T00:00:00Z" if first else None,
             "latest": f"{last}-28T12:00:00Z" if last else None,
             "distinctDays": distinct_days if distinct_days is not None else len(months) * 20,
+            "invalid": 0,
             "byMonth": months,
         },
         "extensions": {

@@ -717,12 +717,10 @@ def _group_line(tree: html_tree.Tree, hidden: list[int], flat: bool, left: list[
     )
 
 
-def _dates_fact(lastmod: Mapping[str, Any], findings: list[Mapping[str, Any]]) -> str | None:
+def _dates_fact(lastmod: Mapping[str, Any]) -> str | None:
     """What a file's <lastmod> values are, in words (None: nothing known)."""
     count = v.as_int(lastmod.get("count"))
-    invalid = sum(
-        v.as_int(item.get("count")) or 0 for item in findings if item.get("kind") == "invalid-date"
-    )
+    invalid = v.as_int(lastmod.get("invalid")) or 0
     if count == 0 and invalid:
         return (
             f"no valid <code>&lt;lastmod&gt;</code>: {v.count(invalid)} "
@@ -830,7 +828,7 @@ def _node(
     seconds = v.as_float(raw.get("seconds"))
     if seconds is not None:
         facts.append(("Fetched in", f"{seconds:,.2f} s"))
-    dates = _dates_fact(lastmod, [item for _, _, item in by_sitemap.get(f.url, ())])
+    dates = _dates_fact(lastmod)
     if dates is not None:
         facts.append(("Dates", dates))
     extras = [

@@ -119,8 +119,11 @@ def render(document: Mapping[str, Any], colour: bool = False) -> str:
         f"{'HTTP ' + str(status) if status is not None else 'no answer'}, "
         f"{_plural(robots['sitemapLines'], 'Sitemap: line')}"
     )
+    # The usual paths tried with no sitemap there are no sitemaps found (is_probe).
+    tried = [s for s in d["sitemaps"] if is_probe(s)]
     out.append(
-        f"  read {_plural(totals['fetched'], 'sitemap')} of {totals['sitemaps']:,} found, "
+        f"  read {_plural(totals['fetched'] - len(tried), 'sitemap')} of "
+        f"{totals['sitemaps'] - len(tried):,} found, "
         f"{_plural(totals['urls'], 'URL')}, {_size(totals['bytes'])} "
         f"({_size(totals['wireBytes'])} on the wire) in {d['run']['seconds']:.1f} s"
     )
@@ -132,10 +135,9 @@ def render(document: Mapping[str, Any], colour: bool = False) -> str:
     out.append("Sitemaps")
     sitemaps = [s for s in d["sitemaps"] if not is_probe(s)]
     out.extend(_tree(sitemaps, d["stoppedBy"] == "interrupted") or ["  none found"])
-    probes = [s for s in d["sitemaps"] if is_probe(s)]
-    if probes:
-        tried = ", ".join(f"{s['url']} (HTTP {s['httpStatus']})" for s in probes[:10])
-        out.append(f"  also tried, no sitemap there: {tried}")
+    if tried:
+        shown = ", ".join(f"{s['url']} (HTTP {s['httpStatus']})" for s in tried[:10])
+        out.append(f"  also tried, no sitemap there: {shown}")
     out.append("")
     findings = d["findings"]
     out.append(f"Findings, worst first ({_counts(totals['findings'])})")

@@ -30,7 +30,10 @@ def test_a_usual_path_that_is_not_there_is_a_probe_not_a_sitemap(site: Site) -> 
         "/sitemap_index.xml": 200,
         "/sitemap/sitemap.xml": 404,
     }
+    (found,) = [s for s in doc["sitemaps"] if s["httpStatus"] == 200]
+    assert found["lastmod"]["count"] == 0 and found["lastmod"]["invalid"] == 2
     text = text_report.render(doc)
+    assert "read 1 sitemap of 1 found" in text
     tree = text.split("Sitemaps\n", 1)[1].split("\n\n", 1)[0]
     assert site.url("/sitemap_index.xml") in tree
     assert f"{site.url('/sitemap.xml')}  <" not in tree  # not a node of the tree
@@ -52,8 +55,29 @@ def test_a_feed_is_not_a_file_of_zero_entries(site: Site) -> None:
     site.route("/feed.xml", reply(corpus_file(ATOM), content_type="application/atom+xml"))
     doc = run(site.url("/"))
     (feed,) = doc["sitemaps"]
-    assert feed["type"] == "atom"
+    assert feed["type"] == "atom" and feed["entries"] is None  # no entry count for a feed
     page = html_report.render(doc)
     assert "0 entries" not in page
     assert "a feed: its items are not read as entries" in page
     assert "0 entries" not in text_report.render(doc)
+
+
+def test_a_news_sitemap_with_bad_publication_dates_and_no_lastmod_says_it_has_none(
+    site: Site,
+) -> None:
+    # Its invalid dates are <news:publication_date>s, not <lastmod>s.
+    news = (
+        '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+        'xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">'
+        f"<url><loc>{site.url('/n')}</loc><news:news><news:publication><news:name>N</news:name>"
+        "<news:language>en</news:language></news:publication><news:publication_date>soon"
+        "</news:publication_date><news:title>T</news:title></news:news></url></urlset>"
+    )
+    site.route("/robots.txt", reply(f"Sitemap: {site.url('/news.xml')}\n"))
+    site.route("/news.xml", reply(news))
+    doc = run(site.url("/"))
+    assert "invalid-date" in {f["kind"] for f in doc["findings"]}
+    assert doc["sitemaps"][0]["lastmod"]["invalid"] == 0
+    page = html_report.render(doc)
+    assert "no entry has a <code>&lt;lastmod&gt;</code>" in page
+    assert "no valid <code>&lt;lastmod&gt;</code>" not in page
