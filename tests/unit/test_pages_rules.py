@@ -6,6 +6,7 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+from sitemap_auditor.core import urls
 from sitemap_auditor.core.errors import FetchErrorKind
 from sitemap_auditor.deep.pages import verdict
 from sitemap_auditor.deep.pages.head import READ_LIMIT, HeadFacts, HeadReader
@@ -90,8 +91,8 @@ def judge(
 ) -> verdict.Verdict:
     """The verdict; tags: the answer's X-Robots-Tag lines, each as one header line."""
     return verdict.judge(
-        requested=PAGE,
-        final=final,
+        requested=urls.read(PAGE),
+        final=urls.read(final),
         status=status,
         redirected=redirected,
         headers=headers or {},
@@ -170,6 +171,64 @@ def test_canonical_elsewhere_from_the_head_or_a_link_header() -> None:
     }
     assert judge(headers=link).canonical == "https://shop.example/w.pdf"
     assert judge(head=head(canonical="HTTPS://SHOP.example:443/products/hat#top")).indexable
+    # The canonical is shown as read against the page, its fragment dropped.
+    v = judge(head=head(canonical="hat?#top"))
+    assert (v.reason, v.canonical) == (None, "https://shop.example/products/hat?")
+
+
+def same(a: str, b: str) -> bool:
+    return verdict.same_resource(urls.read(a), urls.read(b))
+
+
+def test_one_page_in_two_spellings_is_one_resource() -> None:
+    page = "https://shop.example/~hat/cap"
+    for spelling in (
+        "HTTPS://SHOP.Example/~hat/cap",  # host and scheme case
+        "https://shop.example:443/~hat/cap",  # the default port
+        "https://shop.example/~hat/cap#reviews",  # a fragment
+        "https://shop.example/~hat/cap?",  # an empty query
+        "https://shop.example/%7ehat/cap",  # an unreserved character escaped
+        "https://shop.example/%7Ehat/./cap",  # in capitals, and a dot segment
+        "https://shop.example/~hat/cap/../cap",
+    ):
+        assert same(page, spelling) and same(spelling, page), spelling
+    assert same("https://shop.example/a%2fb", "https://shop.example/a%2Fb")  # escape's case
+
+
+def test_two_pages_that_differ_in_a_way_servers_see_are_two() -> None:
+    page = "https://shop.example/hat"
+    for other in (
+        "https://shop.example/hat/",  # a trailing slash is another URL
+        "http://shop.example/hat",  # so is the other scheme
+        "https://shop.example:8443/hat",  # and a port that is not the default
+        "https://www.shop.example/hat",
+        "https://shop.example/Hat",  # a path is case-sensitive
+        "https://shop.example/hat?colour=blue",
+        "https://shop.example/a%2Fb",  # an escaped slash is not a slash
+    ):
+        assert not same(page, other), other
+    assert not same("https://shop.example/a%2Fb", "https://shop.example/a/b")
+
+
+def test_canonical_and_redirect_are_compared_with_the_one_reading() -> None:
+    # A canonical that names the page in another spelling keeps it indexable; one with a
+    # trailing slash or the other scheme canonicalises it elsewhere.
+    assert judge(head=head(canonical="//SHOP.example:443/products/%68at")).indexable
+    assert judge(head=head(canonical="https://shop.example/products/%7e/../hat#x")).indexable
+    slash = judge(head=head(canonical="/products/hat/"))
+    assert (slash.reason, slash.canonical) == (
+        "page-canonicalised",
+        "https://shop.example/products/hat/",
+    )
+    assert judge(head=head(canonical="http://shop.example/products/hat")).reason == (
+        "page-canonicalised"
+    )
+    # A redirect that lands on the same page, spelled otherwise, is no redirect to another page;
+    # one that adds a slash is.
+    spelled = "https://shop.example/products/%68at"
+    assert judge(final=spelled, redirected=True, head=head()).indexable
+    moved = judge(final="https://shop.example/products/hat/", redirected=True, head=head())
+    assert moved.reason == "page-redirect"
 
 
 def test_redirect_to_an_indexable_page_and_soft_404() -> None:

@@ -152,8 +152,8 @@ class _Checker:
                     if wait <= MAX_RETRY_WAIT_S:
                         retry_in = wait
                 found = verdict.judge(
-                    requested=url,
-                    final=final,
+                    requested=answer.requested,
+                    final=answer.final,
                     status=status,
                     redirected=bool(hops),
                     headers=headers,
