@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from sitemap_auditor.deep.checks import named_agents
 from sitemap_auditor.deep.kinds import KINDS, Kind
 
 __all__ = ["MAX_EXAMPLES", "Summary"]
@@ -33,6 +34,8 @@ class Summary:
     lastmod_mismatch: int = 0
     sitemaps: dict[str, _Sitemap] = field(default_factory=dict)
     examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # The agents robots.txt kept a page from, in the order first met (an ordered set).
+    blocked_for: dict[str, None] = field(default_factory=dict)
     to_check: int = 0
     sampled: bool = False
     stopped_by: str | None = None
@@ -51,6 +54,8 @@ class Summary:
             self.indexable += 1
             per.indexable += 1
         elif isinstance(reason, str):
+            if reason == "blocked-by-robots":
+                self._blocked(row.get("blockedFor"))
             self.reasons[reason] += 1
             per.reasons[reason] += 1
             self._example(reason, row)
@@ -58,6 +63,13 @@ class Summary:
             self.lastmod_mismatch += 1
             per.lastmod_mismatch += 1
             self._example("lastmod-mismatch", row)
+
+    def _blocked(self, agents: Any) -> None:
+        # A row of an earlier version's file names none: those were blocked for Googlebot.
+        names = agents if isinstance(agents, list) and agents else ["Googlebot"]
+        for name in names[:4]:
+            if isinstance(name, str) and len(self.blocked_for) < 4:
+                self.blocked_for.setdefault(name[:40])
 
     def _example(self, kind: str, row: dict[str, Any]) -> None:
         shown = self.examples.setdefault(kind, [])
@@ -68,6 +80,8 @@ class Summary:
                 example.update(lastmod=row.get("lastmod"), pageModified=row.get("pageModified"))
             if kind in ("page-redirect", "page-redirect-error"):
                 example["redirects"] = row.get("redirects")
+            if kind == "blocked-by-robots":
+                example["blockedFor"] = row.get("blockedFor")
             shown.append(example)
 
     def document(self) -> dict[str, Any]:
@@ -114,12 +128,19 @@ class Summary:
                     "severity": info.severity.value,
                     "title": info.title,
                     "count": count,
-                    "message": info.message_for(count, _detail(name, examples)),
+                    "message": info.message_for(count, self._detail(name, examples)),
                     "fix": info.fix,
                     "examples": examples,
                 }
             )
         return rows
+
+    def _detail(self, kind: str, examples: list[dict[str, Any]]) -> str:
+        """The {detail} of a finding's sentence, from its examples (the agents robots.txt
+        disallowed pages to, from every row)."""
+        if kind == "blocked-by-robots":
+            return named_agents(list(self.blocked_for)) if self.blocked_for else "Googlebot"
+        return _detail(kind, examples)
 
 
 def _detail(kind: str, examples: list[dict[str, Any]]) -> str:
