@@ -80,6 +80,20 @@ def test_a_charset_from_the_content_type_is_used() -> None:
     assert read(body, content_type="text/html; charset=ISO-8859-1").title == "Caf\u00e9"
 
 
+def test_a_charset_that_is_no_text_encoding_is_read_as_utf_8() -> None:
+    body = "<head><title>Caf\u00e9</title></head>".encode()
+    for charset in ("base64", "rot13", "hex", "zlib", "undefined", "idna", "no-such-thing"):
+        assert read(body, content_type=f"text/html; charset={charset}").title == "Caf\u00e9"
+
+
+def test_a_json_ld_block_nested_past_the_decoders_depth_gives_no_date() -> None:
+    deep = b"[" * 200_000
+    body = b'<head><script type="application/ld+json">' + deep + b"</script>"
+    body += b'<meta name="robots" content="noindex"></head>'
+    facts = read(body, chunk=65536)
+    assert facts.modified is None and facts.robots == ("noindex",)
+
+
 def judge(
     status: int = 200,
     headers: dict[str, str] | None = None,
@@ -336,6 +350,21 @@ def test_the_summary_counts_per_sitemap_and_keeps_few_examples() -> None:
     }
     (finding,) = doc["findings"]
     assert finding["title"] == "Not found (404)" and len(finding["examples"]) == 5
+
+
+def test_a_page_not_judged_is_counted_apart_from_the_indexable_and_the_not() -> None:
+    from sitemap_auditor.deep.pages.summary import text
+    from sitemap_auditor.deep.reports import pages_html
+
+    s = Summary()
+    s.add({"url": "a", "sitemap": "s", "indexable": True, "reason": None})
+    s.add({"url": "b", "sitemap": "s", "indexable": False, "reason": "page-not-found"})
+    s.add({"url": "c", "sitemap": "s", "indexable": None, "reason": None, "error": "internal: X"})
+    doc = s.document()
+    assert (doc["checked"], doc["indexable"], doc["notIndexable"]) == (3, 1, 1)
+    assert doc["internalErrors"] == 1 and doc["byReason"] == {"page-not-found": 1}
+    assert "1 could not be judged" in text(doc)
+    assert "1 not, 1 not judged (an internal error)" in pages_html.section(doc)
 
 
 def test_the_html_pages_section_draws_shares_and_escapes_what_sites_wrote() -> None:

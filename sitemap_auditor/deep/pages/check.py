@@ -16,7 +16,9 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from sitemap_auditor.audit.response import redact
 from sitemap_auditor.core.errors import FetchError
+from sitemap_auditor.core.urls import strip_userinfo
 from sitemap_auditor.core.validators import NO_VALIDATORS
 from sitemap_auditor.deep.checks import RobotsAgents
 from sitemap_auditor.deep.pages import verdict
@@ -32,6 +34,7 @@ __all__ = ["DEFAULT_MAX_PAGES", "Listed", "PageOptions", "check_pages", "page_ag
 DEFAULT_MAX_PAGES = 10_000
 MAX_RETRIES = 2  # a 429 or 503 is retried this many times before it is a finding
 MAX_RETRY_WAIT_S = 120.0  # a longer Retry-After is not waited out: the answer stands
+MAX_DEFECT_CHARS = 300  # what a row says of an unforeseen failure: its type and message, cut
 _HTML = ("text/html", "application/xhtml+xml")
 
 # One listed URL: (url, sitemap, lastmod).
@@ -50,6 +53,9 @@ class PageOptions:
     resume: bool = False
     user_agent: str = USER_AGENT  # an extra User-Agent header in the policy replaces it
     on_progress: Callable[[int, int, float], None] | None = None  # done, to do, seconds
+    # Told once, of the first page whose check failed by a defect of this tool: its URL and
+    # the row's `error` (the check goes on; each such page's row says so).
+    on_defect: Callable[[str, str], None] | None = None
     now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
 
     def __post_init__(self) -> None:
@@ -94,6 +100,11 @@ class _Checker:
         self.local = threading.local()
         self.fetchers: list[Fetcher] = []
         self.lock = threading.Lock()
+        creds = policy.credentials
+        found = (creds.secrets() if creds is not None else ()) + policy.extra_headers.secrets()
+        # Longest first, as redaction needs (a header before the token inside it).
+        self.secrets = tuple(sorted(dict.fromkeys(found), key=len, reverse=True))
+        self.defect_told = False
 
     def fetcher(self) -> Fetcher:
         f: Fetcher | None = getattr(self.local, "fetcher", None)
@@ -186,6 +197,41 @@ class _Checker:
             "_modified": modified,
         }
         return row, retry_in
+
+    def defect(self, item: Listed, exc: Exception) -> dict[str, Any]:
+        """The row of a page whose check failed by a defect of this tool (no answer of the
+        site's explains it): not judged (`indexable` and `reason` null), `error` saying
+        `internal:`, the exception's type and message on one line, cut, with no userinfo and
+        no credential of the audit's. The first such page is told to options.on_defect."""
+        url, sitemap, lastmod = item
+        said = " ".join(f"{type(exc).__name__}: {exc}".split())
+        said = redact(strip_userinfo(said), self.secrets)
+        if len(said) > MAX_DEFECT_CHARS:
+            said = redact(said[: MAX_DEFECT_CHARS - 3] + "...", self.secrets)
+        error = f"internal: {said}"
+        with self.lock:
+            tell, self.defect_told = not self.defect_told, True
+        if tell and self.options.on_defect is not None:
+            self.options.on_defect(redact(strip_userinfo(url), self.secrets), error)
+        return {
+            "url": url,
+            "sitemap": sitemap,
+            "status": None,
+            "redirects": [],
+            "finalUrl": None,
+            "indexable": None,
+            "reason": None,
+            "blockedFor": None,
+            "noindex": None,
+            "canonical": None,
+            "contentType": None,
+            "error": error,
+            "headCut": False,
+            "lastmod": lastmod,
+            "pageModified": None,
+            "lastmodMismatch": False,
+            "ms": 0,
+        }
 
     def close(self) -> None:
         for f in self.fetchers:
@@ -327,8 +373,12 @@ def _run(
             if stop.is_set():
                 continue
             try:
-                record(checker.check(item, stop))
-            except Exception:  # one page's unforeseen failure must not lose the others
+                row = checker.check(item, stop)
+            except Exception as e:  # noqa: BLE001 -- a defect on one page: its row says so
+                row = checker.defect(item, e)  # and the other pages are checked
+            try:
+                record(row)
+            except Exception:  # the pages file cannot be written: nothing more can be kept
                 stop.set()
                 raise
 

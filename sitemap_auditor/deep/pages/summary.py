@@ -32,6 +32,7 @@ class Summary:
     indexable: int = 0
     reasons: Counter[str] = field(default_factory=Counter)
     lastmod_mismatch: int = 0
+    internal_errors: int = 0  # pages not judged: their check failed by a defect of this tool
     sitemaps: dict[str, _Sitemap] = field(default_factory=dict)
     examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     # The agents robots.txt kept a page from, in the order first met (an ordered set).
@@ -53,6 +54,8 @@ class Summary:
         if row.get("indexable"):
             self.indexable += 1
             per.indexable += 1
+        elif row.get("indexable") is None and reason is None:
+            self.internal_errors += 1
         elif isinstance(reason, str):
             if reason == "blocked-by-robots":
                 self._blocked(row.get("blockedFor"))
@@ -89,7 +92,8 @@ class Summary:
         return {
             "checked": self.checked,
             "indexable": self.indexable,
-            "notIndexable": self.checked - self.indexable,
+            "notIndexable": self.checked - self.indexable - self.internal_errors,
+            "internalErrors": self.internal_errors,
             "byReason": dict(sorted(self.reasons.items())),
             "lastmodMismatch": self.lastmod_mismatch,
             "sampled": self.sampled,
@@ -155,7 +159,15 @@ def _detail(kind: str, examples: list[dict[str, Any]]) -> str:
 def text(pages: dict[str, Any]) -> str:
     """The page check's part of the text report, from the document's `pages` key."""
     checked, indexable = pages["checked"], pages["indexable"]
-    lines = [f"Pages: {checked:,} checked, {indexable:,} indexable, {checked - indexable:,} not."]
+    failed = pages.get("internalErrors") or 0
+    lines = [
+        f"Pages: {checked:,} checked, {indexable:,} indexable, "
+        f"{checked - indexable - failed:,} not."
+    ]
+    if failed:
+        lines.append(
+            f"  {failed:,} could not be judged: an internal error (the pages file's `error`)."
+        )
     if pages["sampled"]:
         lines.append(f"  An even sample of {pages['toCheck']:,} listed URLs (--max-pages).")
     if pages["stoppedBy"]:
