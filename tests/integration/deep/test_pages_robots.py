@@ -1,9 +1,12 @@
 """robots.txt and the page check, on a real server on 127.0.0.1 that counts what it is asked: a
-page disallowed to Googlebot, or to the product the User-Agent names, is never requested."""
+page disallowed to Googlebot, or to the product the User-Agent names, is never requested; and
+the order its row (and every other) takes in the pages file and pages.csv."""
 
 from __future__ import annotations
 
+import csv
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,7 +14,7 @@ from typing import Any
 import pytest
 from support.deep import urlset_of
 
-from harness.servers import Site, reply
+from harness.servers import Site, reply, send
 from sitemap_auditor.cli import deep as deep_cli
 from sitemap_auditor.core.request_headers import NO_EXTRA_HEADERS, ExtraHeaders
 from sitemap_auditor.deep.pages.check import PageOptions, check_pages, page_agents
@@ -141,3 +144,36 @@ def test_the_command_names_the_agents_in_the_pages_file_and_csv(
     assert finding["count"] == 3 and "for Googlebot and AgencyAudit" in finding["message"]
     csv_text = (tmp_path / "csv" / "pages.csv").read_text(encoding="utf-8-sig")
     assert '"Googlebot, AgencyAudit"' in csv_text
+
+
+def test_rows_come_in_the_order_pages_finish_and_pages_csv_keeps_it(
+    site: Site, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Listed in this order: a slow page, a quicker one, one robots.txt closes to Googlebot. The
+    # blocked row needs no request and is written as the walk reaches it; the quicker page
+    # finishes before the slow one.
+    def after(seconds: float) -> Any:
+        def route(h: Any) -> None:
+            time.sleep(seconds)
+            send(h, 200, PAGE, {"Content-Type": "text/html"})
+
+        return route
+
+    listed = ["/slow", "/linen", "/cart"]
+    site.route(
+        "/robots.txt",
+        reply(ROBOTS + f"\nSitemap: {site.url('/sitemap.xml')}\n", content_type="text/plain"),
+    )
+    site.route("/sitemap.xml", reply(urlset_of(f"<loc>{site.url(p)}</loc>" for p in listed)))
+    site.route("/slow", after(0.8))
+    site.route("/linen", after(0.3))
+    out = tmp_path / "pages.jsonl"
+    argv = ["--allow-private-networks", "--pages", "--pages-out", str(out), "--json"]
+    argv += ["--concurrency", "2", "--csv", str(tmp_path / "csv"), site.base + "/"]
+    deep_cli.main(argv)
+    capsys.readouterr()
+    order = [r["url"].removeprefix(site.base) for r in PagesFile.rows(str(out))]
+    assert order == ["/cart", "/linen", "/slow"]
+    with (tmp_path / "csv" / "pages.csv").open(encoding="utf-8-sig", newline="") as f:
+        in_csv = [r["url"].removeprefix(site.base) for r in csv.DictReader(f)]
+    assert in_csv == order  # the pages file's order, not the walk's
