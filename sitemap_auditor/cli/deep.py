@@ -212,6 +212,15 @@ def _page_check(args: argparse.Namespace, found: Any, spool: Any, stderr: IO[str
             stderr.write(f"\r\x1b[Kpages {done:,}/{total:,}, {rate:.0f}/s, {left:.0f} s left")
             stderr.flush()
 
+    def defect(url: str, error: str) -> None:
+        # One line, once a run: the rows (and the document's pages.internalErrors) count them.
+        stderr.write(
+            ("\r\x1b[K" if shown else "")
+            + f"sitemap-auditor deep: page check: {error} on {url}; its row says so, the other "
+            "pages are checked (a defect of this tool: please report it)\n"
+        )
+        stderr.flush()
+
     options = PageOptions(
         max_pages=args.max_pages,
         concurrency=args.concurrency,
@@ -220,6 +229,7 @@ def _page_check(args: argparse.Namespace, found: Any, spool: Any, stderr: IO[str
         pages_out=args.pages_file,
         resume=args.resume,
         on_progress=progress,
+        on_defect=defect,
         **({"user_agent": args.user_agent} if args.user_agent else {}),
     )
     policy = FetchPolicy(

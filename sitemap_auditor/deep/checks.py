@@ -49,6 +49,7 @@ __all__ = [
     "Example",
     "Finding",
     "LastmodStats",
+    "RobotsAgents",
     "RowSink",
     "Rules",
     "SiteChecks",
@@ -60,6 +61,7 @@ __all__ = [
     "hreflang_valid",
     "line_breaks",
     "merge_findings",
+    "named_agents",
     "news_missing",
     "quote_line",
     "sniff_html",
@@ -520,7 +522,7 @@ class AgentRules:
     disallows: bool  # False: every URL is allowed to it, and none is matched
 
 
-def _named(names: list[str]) -> str:
+def named_agents(names: list[str]) -> str:
     """Googlebot; Googlebot and Bingbot; Googlebot, Bingbot and AuditBot."""
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
@@ -548,6 +550,40 @@ def _allowed_always(_url: str) -> bool:
     return True
 
 
+class RobotsAgents:
+    """robots.txt asked for several agents at once: whether a URL is allowed to every one, and
+    to which it is not. Agents that obey one group (Googlebot and Bingbot both under `*`, say)
+    are matched once."""
+
+    def __init__(self, rules: Rules | None, agents: tuple[str, ...]) -> None:
+        self.agents: tuple[AgentRules, ...] = ()
+        # The agents that can be disallowed something, by the group they obey.
+        groups: dict[str, tuple[list[str], Callable[[str], bool]]] = {}
+        for agent in dict.fromkeys(agents):
+            facts, test = _agent_rules(rules, agent)
+            self.agents += (facts,)
+            if facts.disallows:
+                key = "*" if facts.group == "global" else agent.lower()
+                groups.setdefault(key, ([], test))[0].append(agent)
+        self._groups = [(names, test) for names, test in groups.values()]
+        # None where no URL can be disallowed to any agent: robots.txt is not asked per URL.
+        self.allows: Callable[[str], bool] | None = None
+        if len(self._groups) == 1:
+            self.allows = self._groups[0][1]
+        elif self._groups:
+            tests = tuple(test for _, test in self._groups)
+            self.allows = lambda url: all(test(url) for test in tests)
+
+    def blocked_for(self, url: str) -> list[str]:
+        """The agents robots.txt disallows url to, in the order given, for a URL `allows`
+        refused (one group: its agents, without matching it again)."""
+        groups = self._groups
+        if len(groups) == 1:
+            return list(groups[0][0])
+        names = {name for group, test in groups if not test(url) for name in group}
+        return [a.agent for a in self.agents if a.agent in names]
+
+
 _MASK = (1 << 64) - 1
 
 
@@ -564,24 +600,10 @@ class SiteChecks:
     ) -> None:
         self.rules = rules
         self.robots_host = robots_host
-        self.agents: tuple[AgentRules, ...] = ()
-        # The agents that can be disallowed something, by the group they obey: agents that
-        # obey one group (Googlebot and Bingbot both under `*`, say) are matched once.
-        groups: dict[str, tuple[list[str], Callable[[str], bool]]] = {}
-        for agent in dict.fromkeys(agents):
-            facts, test = _agent_rules(rules, agent)
-            self.agents += (facts,)
-            if facts.disallows:
-                key = "*" if facts.group == "global" else agent.lower()
-                groups.setdefault(key, ([], test))[0].append(agent)
-        self._groups = [(names, test) for names, test in groups.values()]
+        self.robots = RobotsAgents(rules, agents)
+        self.agents = self.robots.agents
         # None where no URL can be disallowed to any agent: robots.txt is not asked per URL.
-        self.allows: Callable[[str], bool] | None = None
-        if len(self._groups) == 1:
-            self.allows = self._groups[0][1]
-        elif self._groups:
-            tests = tuple(test for _, test in self._groups)
-            self.allows = lambda url: all(test(url) for test in tests)
+        self.allows = self.robots.allows
         self._lastmod_memos: dict[int, dict[str, tuple[Kind | None, int | None]]] = {}
         self.seen = seen if seen is not None else Duplicates(max_dedupe_urls)
         self.site = Tally()  # findings about no one file
@@ -595,13 +617,9 @@ class SiteChecks:
 
     def blocked_for(self, url: str) -> str:
         """The agents robots.txt disallows url to, in words ("" when none), for a URL `allows`
-        refused (one group: its agents, without matching it again)."""
-        groups = self._groups
-        if len(groups) == 1:
-            return _named(groups[0][0])
-        names = [name for group, test in groups if not test(url) for name in group]
-        order = [a.agent for a in self.agents]
-        return _named(sorted(names, key=order.index)) if names else ""
+        refused (RobotsAgents.blocked_for)."""
+        names = self.robots.blocked_for(url)
+        return named_agents(names) if names else ""
 
     def lastmod_memo(self, now_key: int) -> dict[str, tuple[Kind | None, int | None]]:
         """The one memo of classify_lastmod's answers at now_key, which the site's files share

@@ -104,8 +104,12 @@ def _validator(value: str | None) -> str | None:
 class Answer:
     """The final answer of a fetch, after redirects; its body is read as decoded chunks."""
 
-    def __init__(self, url: str, raw: Reply, guard: Guard) -> None:
-        self.url = url
+    def __init__(self, requested: WebURL, final: WebURL, raw: Reply, guard: Guard) -> None:
+        self.url = final.href
+        # The fetch's own readings of the URL asked and of the one that answered: whoever
+        # decides about them uses these, never a reading of its own (docs/contract.md §8).
+        self.requested = requested
+        self.final = final
         self.status: int = raw.status
         self.content_type: str | None = raw.headers.get("Content-Type")
         self.validators = Validators(
@@ -276,10 +280,11 @@ class Fetcher:
         error: str | None = None
         try:
             with guard.watched():
-                final_url, raw = self._follow(_read(url), validators, guard, on_hop)
+                requested = _read(url)
+                final_url, raw = self._follow(requested, validators, guard, on_hop)
                 try:
                     status = raw.status
-                    answer = Answer(final_url.href, raw, guard)
+                    answer = Answer(requested, final_url, raw, guard)
                     yield answer
                 finally:
                     raw.close()

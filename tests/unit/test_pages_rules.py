@@ -6,6 +6,7 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+from sitemap_auditor.core import urls
 from sitemap_auditor.core.errors import FetchErrorKind
 from sitemap_auditor.deep.pages import verdict
 from sitemap_auditor.deep.pages.head import READ_LIMIT, HeadFacts, HeadReader
@@ -79,6 +80,20 @@ def test_a_charset_from_the_content_type_is_used() -> None:
     assert read(body, content_type="text/html; charset=ISO-8859-1").title == "Caf\u00e9"
 
 
+def test_a_charset_that_is_no_text_encoding_is_read_as_utf_8() -> None:
+    body = "<head><title>Caf\u00e9</title></head>".encode()
+    for charset in ("base64", "rot13", "hex", "zlib", "undefined", "idna", "no-such-thing"):
+        assert read(body, content_type=f"text/html; charset={charset}").title == "Caf\u00e9"
+
+
+def test_a_json_ld_block_nested_past_the_decoders_depth_gives_no_date() -> None:
+    deep = b"[" * 200_000
+    body = b'<head><script type="application/ld+json">' + deep + b"</script>"
+    body += b'<meta name="robots" content="noindex"></head>'
+    facts = read(body, chunk=65536)
+    assert facts.modified is None and facts.robots == ("noindex",)
+
+
 def judge(
     status: int = 200,
     headers: dict[str, str] | None = None,
@@ -90,8 +105,8 @@ def judge(
 ) -> verdict.Verdict:
     """The verdict; tags: the answer's X-Robots-Tag lines, each as one header line."""
     return verdict.judge(
-        requested=PAGE,
-        final=final,
+        requested=urls.read(PAGE),
+        final=urls.read(final),
         status=status,
         redirected=redirected,
         headers=headers or {},
@@ -170,6 +185,64 @@ def test_canonical_elsewhere_from_the_head_or_a_link_header() -> None:
     }
     assert judge(headers=link).canonical == "https://shop.example/w.pdf"
     assert judge(head=head(canonical="HTTPS://SHOP.example:443/products/hat#top")).indexable
+    # The canonical is shown as read against the page, its fragment dropped.
+    v = judge(head=head(canonical="hat?#top"))
+    assert (v.reason, v.canonical) == (None, "https://shop.example/products/hat?")
+
+
+def same(a: str, b: str) -> bool:
+    return verdict.same_resource(urls.read(a), urls.read(b))
+
+
+def test_one_page_in_two_spellings_is_one_resource() -> None:
+    page = "https://shop.example/~hat/cap"
+    for spelling in (
+        "HTTPS://SHOP.Example/~hat/cap",  # host and scheme case
+        "https://shop.example:443/~hat/cap",  # the default port
+        "https://shop.example/~hat/cap#reviews",  # a fragment
+        "https://shop.example/~hat/cap?",  # an empty query
+        "https://shop.example/%7ehat/cap",  # an unreserved character escaped
+        "https://shop.example/%7Ehat/./cap",  # in capitals, and a dot segment
+        "https://shop.example/~hat/cap/../cap",
+    ):
+        assert same(page, spelling) and same(spelling, page), spelling
+    assert same("https://shop.example/a%2fb", "https://shop.example/a%2Fb")  # escape's case
+
+
+def test_two_pages_that_differ_in_a_way_servers_see_are_two() -> None:
+    page = "https://shop.example/hat"
+    for other in (
+        "https://shop.example/hat/",  # a trailing slash is another URL
+        "http://shop.example/hat",  # so is the other scheme
+        "https://shop.example:8443/hat",  # and a port that is not the default
+        "https://www.shop.example/hat",
+        "https://shop.example/Hat",  # a path is case-sensitive
+        "https://shop.example/hat?colour=blue",
+        "https://shop.example/a%2Fb",  # an escaped slash is not a slash
+    ):
+        assert not same(page, other), other
+    assert not same("https://shop.example/a%2Fb", "https://shop.example/a/b")
+
+
+def test_canonical_and_redirect_are_compared_with_the_one_reading() -> None:
+    # A canonical that names the page in another spelling keeps it indexable; one with a
+    # trailing slash or the other scheme canonicalises it elsewhere.
+    assert judge(head=head(canonical="//SHOP.example:443/products/%68at")).indexable
+    assert judge(head=head(canonical="https://shop.example/products/%7e/../hat#x")).indexable
+    slash = judge(head=head(canonical="/products/hat/"))
+    assert (slash.reason, slash.canonical) == (
+        "page-canonicalised",
+        "https://shop.example/products/hat/",
+    )
+    assert judge(head=head(canonical="http://shop.example/products/hat")).reason == (
+        "page-canonicalised"
+    )
+    # A redirect that lands on the same page, spelled otherwise, is no redirect to another page;
+    # one that adds a slash is.
+    spelled = "https://shop.example/products/%68at"
+    assert judge(final=spelled, redirected=True, head=head()).indexable
+    moved = judge(final="https://shop.example/products/hat/", redirected=True, head=head())
+    assert moved.reason == "page-redirect"
 
 
 def test_redirect_to_an_indexable_page_and_soft_404() -> None:
@@ -277,6 +350,21 @@ def test_the_summary_counts_per_sitemap_and_keeps_few_examples() -> None:
     }
     (finding,) = doc["findings"]
     assert finding["title"] == "Not found (404)" and len(finding["examples"]) == 5
+
+
+def test_a_page_not_judged_is_counted_apart_from_the_indexable_and_the_not() -> None:
+    from sitemap_auditor.deep.pages.summary import text
+    from sitemap_auditor.deep.reports import pages_html
+
+    s = Summary()
+    s.add({"url": "a", "sitemap": "s", "indexable": True, "reason": None})
+    s.add({"url": "b", "sitemap": "s", "indexable": False, "reason": "page-not-found"})
+    s.add({"url": "c", "sitemap": "s", "indexable": None, "reason": None, "error": "internal: X"})
+    doc = s.document()
+    assert (doc["checked"], doc["indexable"], doc["notIndexable"]) == (3, 1, 1)
+    assert doc["internalErrors"] == 1 and doc["byReason"] == {"page-not-found": 1}
+    assert "1 could not be judged" in text(doc)
+    assert "1 not, 1 not judged (an internal error)" in pages_html.section(doc)
 
 
 def test_the_html_pages_section_draws_shares_and_escapes_what_sites_wrote() -> None:

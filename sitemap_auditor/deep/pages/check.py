@@ -16,19 +16,25 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from sitemap_auditor.audit.response import redact
 from sitemap_auditor.core.errors import FetchError
+from sitemap_auditor.core.urls import strip_userinfo
+from sitemap_auditor.core.validators import NO_VALIDATORS
+from sitemap_auditor.deep.checks import RobotsAgents
 from sitemap_auditor.deep.pages import verdict
 from sitemap_auditor.deep.pages.head import READ_LIMIT, HeadFacts, HeadReader
 from sitemap_auditor.deep.pages.pacing import Pacer, crawl_delay, retry_after_seconds
 from sitemap_auditor.deep.pages.store import DigestSet, PagesFile, url_key
 from sitemap_auditor.deep.pages.summary import Summary
+from sitemap_auditor.deep.robots_rules import RobotsRules
 from sitemap_auditor.fetching.fetch import USER_AGENT, Fetcher, FetchPolicy, Hop
 
-__all__ = ["DEFAULT_MAX_PAGES", "Listed", "PageOptions", "check_pages"]
+__all__ = ["DEFAULT_MAX_PAGES", "Listed", "PageOptions", "check_pages", "page_agents"]
 
 DEFAULT_MAX_PAGES = 10_000
 MAX_RETRIES = 2  # a 429 or 503 is retried this many times before it is a finding
 MAX_RETRY_WAIT_S = 120.0  # a longer Retry-After is not waited out: the answer stands
+MAX_DEFECT_CHARS = 300  # what a row says of an unforeseen failure: its type and message, cut
 _HTML = ("text/html", "application/xhtml+xml")
 
 # One listed URL: (url, sitemap, lastmod).
@@ -45,9 +51,11 @@ class PageOptions:
     max_seconds: float = 3600.0
     pages_out: str | None = None
     resume: bool = False
-    user_agent: str = USER_AGENT
-    robots_agent: str = "Googlebot"  # whose robots.txt rules decide what is not requested
+    user_agent: str = USER_AGENT  # an extra User-Agent header in the policy replaces it
     on_progress: Callable[[int, int, float], None] | None = None  # done, to do, seconds
+    # Told once, of the first page whose check failed by a defect of this tool: its URL and
+    # the row's `error` (the check goes on; each such page's row says so).
+    on_defect: Callable[[str, str], None] | None = None
     now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
 
     def __post_init__(self) -> None:
@@ -92,6 +100,11 @@ class _Checker:
         self.local = threading.local()
         self.fetchers: list[Fetcher] = []
         self.lock = threading.Lock()
+        creds = policy.credentials
+        found = (creds.secrets() if creds is not None else ()) + policy.extra_headers.secrets()
+        # Longest first, as redaction needs (a header before the token inside it).
+        self.secrets = tuple(sorted(dict.fromkeys(found), key=len, reverse=True))
+        self.defect_told = False
 
     def fetcher(self) -> Fetcher:
         f: Fetcher | None = getattr(self.local, "fetcher", None)
@@ -152,8 +165,8 @@ class _Checker:
                     if wait <= MAX_RETRY_WAIT_S:
                         retry_in = wait
                 found = verdict.judge(
-                    requested=url,
-                    final=final,
+                    requested=answer.requested,
+                    final=answer.final,
                     status=status,
                     redirected=bool(hops),
                     headers=headers,
@@ -175,6 +188,7 @@ class _Checker:
             "finalUrl": final,
             "indexable": found.indexable,
             "reason": found.reason,
+            "blockedFor": None,
             "noindex": found.noindex,
             "canonical": found.canonical,
             "contentType": content_type,
@@ -184,26 +198,82 @@ class _Checker:
         }
         return row, retry_in
 
+    def defect(self, item: Listed, exc: Exception) -> dict[str, Any]:
+        """The row of a page whose check failed by a defect of this tool (no answer of the
+        site's explains it): not judged (`indexable` and `reason` null), `error` saying
+        `internal:`, the exception's type and message on one line, cut, with no userinfo and
+        no credential of the audit's. The first such page is told to options.on_defect."""
+        url, sitemap, lastmod = item
+        said = " ".join(f"{type(exc).__name__}: {exc}".split())
+        said = redact(strip_userinfo(said), self.secrets)
+        if len(said) > MAX_DEFECT_CHARS:
+            said = redact(said[: MAX_DEFECT_CHARS - 3] + "...", self.secrets)
+        error = f"internal: {said}"
+        with self.lock:
+            tell, self.defect_told = not self.defect_told, True
+        if tell and self.options.on_defect is not None:
+            self.options.on_defect(redact(strip_userinfo(url), self.secrets), error)
+        return {
+            "url": url,
+            "sitemap": sitemap,
+            "status": None,
+            "redirects": [],
+            "finalUrl": None,
+            "indexable": None,
+            "reason": None,
+            "blockedFor": None,
+            "noindex": None,
+            "canonical": None,
+            "contentType": None,
+            "error": error,
+            "headCut": False,
+            "lastmod": lastmod,
+            "pageModified": None,
+            "lastmodMismatch": False,
+            "ms": 0,
+        }
+
     def close(self) -> None:
         for f in self.fetchers:
             f.close()
 
 
-def _robots(policy: FetchPolicy, robots_url: str, agent: str) -> tuple[Any, float | None]:
-    """robots.txt's rules and Crawl-delay for the page check (None, None when there is none)."""
-    from sitemap_auditor.deep.robots_rules import RobotsRules
+def page_agents(user_agent: str) -> tuple[str, ...]:
+    """The agents whose robots.txt rules decide which pages are not requested: Googlebot, whose
+    indexing the check reports, and the product the User-Agent sent names (robots_rules
+    .product_token: `AgencyAudit` for `Mozilla/5.0 (compatible; AgencyAudit/1.0)`), when it
+    names another, since it is that agent that makes the requests."""
+    from sitemap_auditor.deep.robots_rules import product_token
 
+    token = product_token(user_agent)
+    if token is None or token.lower() == "googlebot":
+        return ("Googlebot",)
+    return ("Googlebot", token)
+
+
+def _sent_agent(fetcher: Fetcher, url: str) -> str:
+    """The User-Agent the fetcher sends to url: its own, or the one the policy's headers give."""
+    sent = fetcher.headers_for(url, NO_VALIDATORS)
+    return next((v for k, v in sent.items() if k.lower() == "user-agent"), fetcher.user_agent)
+
+
+def _robots(policy: FetchPolicy, robots_url: str, agent: str) -> tuple[RobotsAgents, float | None]:
+    """Which of the page agents robots.txt disallows a URL to (none when there is no
+    robots.txt), and the Crawl-delay it gives the requesting agent's group (or `*`)."""
     fetcher = Fetcher(policy, user_agent=agent)
+    sent = _sent_agent(fetcher, robots_url)
+    agents = page_agents(sent)
     try:
         with fetcher.open(robots_url) as answer:
             if answer.status != 200:
-                return None, None
+                return RobotsAgents(None, agents), None
             body = b"".join(answer.body(limit=512 * 1024, truncate=True))
     except FetchError:
-        return None, None
+        return RobotsAgents(None, agents), None
     finally:
         fetcher.close()
-    return RobotsRules.parse(body), crawl_delay(body, agent)
+    delay = crawl_delay(body, agents[-1] if len(agents) > 1 else sent)
+    return RobotsAgents(RobotsRules.parse(body), agents), delay
 
 
 def check_pages(
@@ -233,15 +303,14 @@ def check_pages(
         refuse_metadata=True,
         keep_alive=True,
     )
-    rules, delay = _robots(policy, robots_url, options.user_agent)
+    robots, delay = _robots(policy, robots_url, options.user_agent)
     summary.crawl_delay = delay
-    allowed = rules.checker(options.robots_agent) if rules is not None else None
     items, total, sampled = _chosen(listed, done, options.max_pages)
     summary.to_check, summary.sampled = total, sampled
     out = PagesFile(options.pages_out, options.resume) if options.pages_out else None
     checker = _Checker(policy, options, Pacer(options.rate, delay, time.monotonic))
     try:
-        summary.stopped_by = _run(items, allowed, checker, summary, out, start)
+        summary.stopped_by = _run(items, robots, checker, summary, out, start)
     finally:
         checker.close()
         if out is not None:
@@ -250,7 +319,7 @@ def check_pages(
     return summary
 
 
-def _blocked_row(item: Listed) -> dict[str, Any]:
+def _blocked_row(item: Listed, agents: list[str]) -> dict[str, Any]:
     url, sitemap, lastmod = item
     return {
         "url": url,
@@ -260,6 +329,7 @@ def _blocked_row(item: Listed) -> dict[str, Any]:
         "finalUrl": None,
         "indexable": False,
         "reason": "blocked-by-robots",
+        "blockedFor": agents,
         "noindex": None,
         "canonical": None,
         "contentType": None,
@@ -274,7 +344,7 @@ def _blocked_row(item: Listed) -> dict[str, Any]:
 
 def _run(
     items: Iterator[Listed],
-    allowed: Callable[[str], bool] | None,
+    robots: RobotsAgents,
     checker: _Checker,
     summary: Summary,
     out: PagesFile | None,
@@ -303,8 +373,12 @@ def _run(
             if stop.is_set():
                 continue
             try:
-                record(checker.check(item, stop))
-            except Exception:  # one page's unforeseen failure must not lose the others
+                row = checker.check(item, stop)
+            except Exception as e:  # noqa: BLE001 -- a defect on one page: its row says so
+                row = checker.defect(item, e)  # and the other pages are checked
+            try:
+                record(row)
+            except Exception:  # the pages file cannot be written: nothing more can be kept
                 stop.set()
                 raise
 
@@ -324,8 +398,8 @@ def _run(
             if stop.is_set():
                 stopped = "error"
                 break
-            if allowed is not None and not allowed(item[0]):
-                record(_blocked_row(item))
+            if robots.allows is not None and not robots.allows(item[0]):
+                record(_blocked_row(item, robots.blocked_for(item[0])))
                 continue
             work.put(item)
         for _ in threads:

@@ -100,7 +100,7 @@ def _date_modified(text: str) -> str | None:
     """dateModified of the first object of a JSON-LD block that gives one (a @graph searched)."""
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested deeper than the decoder goes: read as none
         return None
     stack = [data]
     seen = 0
@@ -123,9 +123,14 @@ def _charset(content_type: str | None) -> str:
         if key.strip().lower() == "charset":
             name = value.strip().strip("\"'")
             try:
-                return codecs.lookup(name).name
-            except LookupError:
+                name = codecs.lookup(name).name
+                # Only a text encoding that decodes as it is asked to (errors replaced):
+                # `base64`, `rot13`, `undefined` or `idna` would hand the parser bytes, or
+                # raise, whatever the page holds.
+                b"a".decode(name, "replace")
+            except (LookupError, UnicodeError):
                 break
+            return name
     return "utf-8"
 
 

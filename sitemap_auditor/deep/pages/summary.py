@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from sitemap_auditor.deep.checks import named_agents
 from sitemap_auditor.deep.kinds import KINDS, Kind
 
 __all__ = ["MAX_EXAMPLES", "Summary"]
@@ -31,8 +32,11 @@ class Summary:
     indexable: int = 0
     reasons: Counter[str] = field(default_factory=Counter)
     lastmod_mismatch: int = 0
+    internal_errors: int = 0  # pages not judged: their check failed by a defect of this tool
     sitemaps: dict[str, _Sitemap] = field(default_factory=dict)
     examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # The agents robots.txt kept a page from, in the order first met (an ordered set).
+    blocked_for: dict[str, None] = field(default_factory=dict)
     to_check: int = 0
     sampled: bool = False
     stopped_by: str | None = None
@@ -50,7 +54,11 @@ class Summary:
         if row.get("indexable"):
             self.indexable += 1
             per.indexable += 1
+        elif row.get("indexable") is None and reason is None:
+            self.internal_errors += 1
         elif isinstance(reason, str):
+            if reason == "blocked-by-robots":
+                self._blocked(row.get("blockedFor"))
             self.reasons[reason] += 1
             per.reasons[reason] += 1
             self._example(reason, row)
@@ -58,6 +66,13 @@ class Summary:
             self.lastmod_mismatch += 1
             per.lastmod_mismatch += 1
             self._example("lastmod-mismatch", row)
+
+    def _blocked(self, agents: Any) -> None:
+        # A row of an earlier version's file names none: those were blocked for Googlebot.
+        names = agents if isinstance(agents, list) and agents else ["Googlebot"]
+        for name in names[:4]:
+            if isinstance(name, str) and len(self.blocked_for) < 4:
+                self.blocked_for.setdefault(name[:40])
 
     def _example(self, kind: str, row: dict[str, Any]) -> None:
         shown = self.examples.setdefault(kind, [])
@@ -68,6 +83,8 @@ class Summary:
                 example.update(lastmod=row.get("lastmod"), pageModified=row.get("pageModified"))
             if kind in ("page-redirect", "page-redirect-error"):
                 example["redirects"] = row.get("redirects")
+            if kind == "blocked-by-robots":
+                example["blockedFor"] = row.get("blockedFor")
             shown.append(example)
 
     def document(self) -> dict[str, Any]:
@@ -75,7 +92,8 @@ class Summary:
         return {
             "checked": self.checked,
             "indexable": self.indexable,
-            "notIndexable": self.checked - self.indexable,
+            "notIndexable": self.checked - self.indexable - self.internal_errors,
+            "internalErrors": self.internal_errors,
             "byReason": dict(sorted(self.reasons.items())),
             "lastmodMismatch": self.lastmod_mismatch,
             "sampled": self.sampled,
@@ -114,12 +132,19 @@ class Summary:
                     "severity": info.severity.value,
                     "title": info.title,
                     "count": count,
-                    "message": info.message_for(count, _detail(name, examples)),
+                    "message": info.message_for(count, self._detail(name, examples)),
                     "fix": info.fix,
                     "examples": examples,
                 }
             )
         return rows
+
+    def _detail(self, kind: str, examples: list[dict[str, Any]]) -> str:
+        """The {detail} of a finding's sentence, from its examples (the agents robots.txt
+        disallowed pages to, from every row)."""
+        if kind == "blocked-by-robots":
+            return named_agents(list(self.blocked_for)) if self.blocked_for else "Googlebot"
+        return _detail(kind, examples)
 
 
 def _detail(kind: str, examples: list[dict[str, Any]]) -> str:
@@ -134,7 +159,15 @@ def _detail(kind: str, examples: list[dict[str, Any]]) -> str:
 def text(pages: dict[str, Any]) -> str:
     """The page check's part of the text report, from the document's `pages` key."""
     checked, indexable = pages["checked"], pages["indexable"]
-    lines = [f"Pages: {checked:,} checked, {indexable:,} indexable, {checked - indexable:,} not."]
+    failed = pages.get("internalErrors") or 0
+    lines = [
+        f"Pages: {checked:,} checked, {indexable:,} indexable, "
+        f"{checked - indexable - failed:,} not."
+    ]
+    if failed:
+        lines.append(
+            f"  {failed:,} could not be judged: an internal error (the pages file's `error`)."
+        )
     if pages["sampled"]:
         lines.append(f"  An even sample of {pages['toCheck']:,} listed URLs (--max-pages).")
     if pages["stoppedBy"]:

@@ -29,6 +29,7 @@ __all__ = [
     "lastmod_disagrees",
     "page_modified",
     "robots_noindex",
+    "same_resource",
 ]
 
 # Reasons a listed page is not indexable, as the page rows and findings name them.
@@ -144,23 +145,26 @@ def _link_canonical(link: str | None) -> str | None:
     return None
 
 
-def canonical_of(headers: Mapping[str, str], head: HeadFacts | None, page: str) -> str | None:
-    """The page's canonical URL, resolved against it (the head's first, then a Link header)."""
+def canonical_of(
+    headers: Mapping[str, str], head: HeadFacts | None, page: urls.WebURL
+) -> urls.WebURL | None:
+    """The page's canonical URL (the head's first, then a Link header's), read once, against
+    the page's own reading; None when none is given or it is no http(s) URL."""
     written = head.canonical if head is not None and head.canonical else None
     written = written or _link_canonical(headers.get("Link"))
     if written is None:
         return None
     try:
-        return urls.read(written, page).href.split("#", 1)[0]
+        return urls.read(written, page.href)
     except urls.UnfetchableURLError:
         return None
 
 
-def _same(a: str, b: str) -> bool:
-    try:
-        return urls.read(a).href.split("#", 1)[0] == urls.read(b).href.split("#", 1)[0]
-    except urls.UnfetchableURLError:
-        return a == b
+def same_resource(a: urls.WebURL, b: urls.WebURL) -> bool:
+    """Whether two readings name one page (urls.resource_key): host case, a default port, a
+    fragment, an empty query and the spelling of a percent-escape make no difference; a
+    trailing slash, the scheme, a path's case or a query do."""
+    return urls.resource_key(a) == urls.resource_key(b)
 
 
 def _status_reason(status: int) -> str | None:
@@ -190,8 +194,8 @@ def _soft_404(head: HeadFacts | None, html: bool, body_bytes: int) -> bool:
 
 def judge(
     *,
-    requested: str,
-    final: str,
+    requested: urls.WebURL,
+    final: urls.WebURL,
     status: int,
     redirected: bool,
     headers: Mapping[str, str],
@@ -200,7 +204,8 @@ def judge(
     body_bytes: int,
     now: datetime,
 ) -> Verdict:
-    """The verdict on one listed URL from its final answer (after redirected hops, if any);
+    """The verdict on one listed URL from its final answer (after redirected hops, if any):
+    requested and final are the fetch's readings of the URL asked and of the one that answered;
     robots_tags: the value of each X-Robots-Tag line of that answer, on its own."""
     canonical = canonical_of(headers, head, final) if 200 <= status <= 299 else None
     reason = _status_reason(status)
@@ -211,13 +216,14 @@ def judge(
         html = head is not None
         if noindex is not None:
             reason = "page-noindex"
-        elif canonical is not None and not _same(canonical, final):
+        elif canonical is not None and not same_resource(canonical, final):
             reason = "page-canonicalised"
         elif _soft_404(head, html, body_bytes):
             reason = "page-soft-404"
-        elif redirected and not _same(requested, final):
+        elif redirected and not same_resource(requested, final):
             reason = "page-redirect"
-    return Verdict(reason is None, reason, noindex, canonical)
+    shown = canonical.href.split("#", 1)[0] if canonical is not None else None
+    return Verdict(reason is None, reason, noindex, shown)
 
 
 def failed(kind: FetchErrorKind, redirected: bool) -> Verdict:

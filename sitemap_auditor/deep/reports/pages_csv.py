@@ -21,6 +21,7 @@ PAGE_COLUMNS = (
     "finalUrl",
     "indexable",
     "reason",
+    "blockedFor",
     "noindex",
     "canonical",
     "contentType",
@@ -28,6 +29,7 @@ PAGE_COLUMNS = (
     "pageModified",
     "lastmodMismatch",
     "error",
+    "headCut",
     "ms",
 )
 
@@ -38,6 +40,9 @@ def _value(row: dict[str, Any], column: str) -> Any:
         hops = value if isinstance(value, list) else []
         shown = (f"{h.get('status')} {h.get('location')}" for h in hops if isinstance(h, dict))
         return " ".join(shown)
+    if column == "blockedFor":
+        agents = value if isinstance(value, list) else []
+        return ", ".join(str(a) for a in agents)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (dict, list)):

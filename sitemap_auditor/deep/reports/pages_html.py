@@ -29,10 +29,13 @@ def section(pages: object) -> str:
     if not isinstance(pages, Mapping):
         return ""
     checked, indexable = _int(pages.get("checked")), _int(pages.get("indexable"))
+    failed = _int(pages.get("internalErrors"))
+    unjudged = f", {failed:,} not judged (an internal error)" if failed else ""
     parts = [
         '<section id="pages" aria-labelledby="pages-h"><h2 id="pages-h">Listed pages</h2>',
         f"<p>{checked:,} listed pages checked: {indexable:,} indexable, "
-        f"{checked - indexable:,} not. The full list is in pages.csv.</p>",
+        f"{max(0, checked - indexable - failed):,} not{unjudged}. "
+        "The full list is in pages.csv.</p>",
     ]
     if pages.get("sampled"):
         parts.append(f"<p>An even sample of {_int(pages.get('toCheck')):,} listed URLs.</p>")
