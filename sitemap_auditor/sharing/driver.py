@@ -67,8 +67,11 @@ LOCAL_MAX_WAIT_S = DEFAULT_MAX_WAIT_S + site_facts.MAX_FETCH_SECONDS
 
 FETCHED, REUSED, WAITED = Source.FETCHED.value, Source.REUSED.value, Source.WAITED.value
 
-# What a fetch has learnt so far, as facts (complete=False): the driver looks at it mid-fetch to
-# tell the waiters at once when the facts will not be shareable.
+# What a fetch has learnt so far, as facts (complete=False): shown once robots.txt has answered
+# and after each candidate tried. Facts only grow (an outcome shown is final), so the holder sizes
+# each as the store would keep it (`SharedStore.pack`) and tells the waiters as soon as the facts
+# are too large or echo a credential, not when the fetch ends. Each look encodes and compresses
+# what is known: a few ms for the largest facts a fetch makes (0.9 MB of JSON).
 Progress = Callable[[SiteFacts], None]
 # A fetch of the site: given the facts to revalidate (or None), and where to report progress.
 Fetch = Callable[[SiteFacts | None, Progress], SiteFacts]
@@ -462,6 +465,7 @@ class Sharing:
                         store.mark_unshareable(req.key, owner, at, marked.lasting)
                         seen = lease.StoreAnswered()
                     case lease.FetchAlone(reason=reason):
+                        waited = machine.waited_s(self._wall())  # its wait, not its own fetch
                         got = self._fetch(fetch, _newer(known, stored_facts()))
                         return Shared(
                             got,
@@ -470,7 +474,7 @@ class Sharing:
                             errors,
                             reason.value,
                             machine.throttled,
-                            waited_s=machine.waited_s(self._wall()),
+                            waited_s=waited,
                         )
                     case lease.Finish(use=use, source=source, reason=reason):
                         if use is lease.Use.STORED:

@@ -64,6 +64,19 @@ def test_unshareable_facts_known_early_cost_no_wait() -> None:
     assert p99(on) <= p99(off) + 0.3
 
 
+def test_facts_that_grow_too_large_release_the_waiters_once_they_do() -> None:
+    # A 120 s fetch of 100 candidates, each refused; the facts grow to 200 KB, past the item's
+    # 16 KB after the ninth candidate (11 s in). The holder marks them then: its waiters, and the
+    # audits that come later (the mark is lasting), fetch by themselves within their budget.
+    site = {"s": Site(120.0, facts_bytes=200 * 1024, candidates=100)}
+    on, off = both(site, burst(spread_s=60.0))
+    assert on.incomplete() == off.incomplete() == 0
+    assert len(on.fetches) == N
+    assert set(r.reason for r in on.records) <= {"holder", "unshareable"}
+    assert max(r.waited_s for r in on.records) <= 0.1 + 9 * 1.2 + 2 * lease.POLL_MAX_S
+    assert on.durations()[N // 2] <= 1.2 * off.durations()[N // 2]
+
+
 @pytest.mark.parametrize("seed", [1, 3])
 def test_a_lasting_mark_is_heeded_by_an_audit_whose_read_lagged_behind_it(seed: int) -> None:
     # robots.txt answers in 25 ms and echoes the credential: the holder's mark is written while

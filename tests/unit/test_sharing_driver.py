@@ -381,6 +381,41 @@ def test_facts_too_large_already_mid_fetch_release_the_waiters_then() -> None:
     assert got.unshareable == "too-large" and store.calls.count("mark") == 1
 
 
+def growing_facts(at: float, tried: int, of: int = 3) -> facts.SiteFacts:
+    """A site whose robots.txt lists `of` candidates that all fail, `tried` of them tried."""
+    urls = tuple(f"{SITE}/sitemap-{n}.xml" for n in range(of))
+    robots = facts.RobotsProbe(200, True, urls, (), ())
+    outcomes = tuple(
+        facts.CandidateOutcome(u, None, issue(u, Kind.HTTP_STATUS, "HTTP 404")) for u in urls
+    )
+    return facts.SiteFacts(robots, urls, outcomes[:tried], tried == of, at, 3.5)
+
+
+def test_facts_that_grow_too_large_release_the_waiters_after_the_candidate_that_made_them_so() -> (
+    None
+):
+    clock, store, sharing, req, errors = setup()
+    shown: list[tuple[float, int]] = []
+
+    def fetch(previous: facts.SiteFacts | None, progress: Progress) -> facts.SiteFacts:
+        # robots.txt at 0.5 s, then a candidate a second, each outcome shown as it comes.
+        for tried in range(3):
+            clock.sleep(0.5 if tried == 0 else 1.0)
+            progress(growing_facts(0.0, tried))
+            shown.append((clock.wall(), tried))
+        clock.sleep(1.0)
+        return growing_facts(clock.wall(), 3)
+
+    # Robots.txt and one outcome fit the store; two outcomes do not.
+    one, two = (len(facts.encode(growing_facts(0.0, n))) for n in (1, 2))
+    store.limit = (one + two) // 2
+    got = sharing.obtain(req, fetch, errors.append)
+    raw = store.items["k"]
+    assert raw["marked_at"] == shown[2][0] < got.facts.fetched_at
+    assert raw["lasting"] is True and store.calls.count("mark") == 1
+    assert got.unshareable == "too-large" and got.facts.complete and "put" not in store.calls
+
+
 def test_a_mark_that_fails_mid_fetch_is_written_at_the_end() -> None:
     clock, store, sharing, req, errors = setup(publishable=False)
     store.script = [("mark", False)]
@@ -453,10 +488,10 @@ def test_a_waiter_hedges_a_late_holder_whose_takeover_it_cannot_afford() -> None
     got = obtain(sharing, req, fetch, errors)
     assert got.source == FETCHED and got.reason == "hedged" and fetch.count == 1
     # Late once its count stood still for a renewal period and the grace, on this audit's clock;
-    # then its own fetch of 1 s (which its waited_s takes in, as it is reckoned at the end).
-    late = lease.LEASE_RENEW_S + lease.LATE_GRACE_S + 1.0
+    # then its own fetch of 1 s, which is no wait (waited_s ends where its fetch begins).
+    late = lease.LEASE_RENEW_S + lease.LATE_GRACE_S
     assert late < got.waited_s <= late + lease.POLL_MAX_S * 1.5
-    assert clock.wall() - started == pytest.approx(got.waited_s)
+    assert clock.wall() - started == pytest.approx(got.waited_s + 1.0)
 
 
 @dataclass
