@@ -8,6 +8,7 @@ machine what came of it. The machine makes no call, reads no clock and never sle
 drives it against the real store, the unit tests and `bench/scale.py` against fakes in virtual
 time. Times are wall-clock seconds (stamps, windows, the lease's writes), but for whether a
 holder is alive, which a waiter judges on its own monotonic clock (`liveness`, `step`'s `mono`).
+The values, actions and observations it deals in are defined in `vocabulary` and named here.
 
 What it guarantees (section 7): an audit waits for a fetch as long as that fetch's lease is
 renewed, up to its own budget; a store that throttles keeps it waiting with jittered backoff;
@@ -32,7 +33,6 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
 from enum import Enum
 
 from sitemap_auditor.sharing.liveness import (
@@ -42,6 +42,31 @@ from sitemap_auditor.sharing.liveness import (
     LEASE_S,
     Watch,
     renewal_due_s,
+)
+from sitemap_auditor.sharing.vocabulary import (
+    Action,
+    FetchAlone,
+    Fetched,
+    FetchHolding,
+    Finish,
+    Item,
+    LeaseRefused,
+    LeaseTaken,
+    MarkUnshareable,
+    Observation,
+    Publish,
+    Read,
+    ReadDone,
+    Reason,
+    Sleep,
+    Slept,
+    Source,
+    Stamp,
+    StoreAnswered,
+    StoreFailed,
+    TakeLease,
+    Unshareable,
+    Use,
 )
 
 __all__ = [
@@ -154,50 +179,6 @@ UNSHAREABLE_HOLD_S = 86_400.0
 REFRESH_RECHECK_S = 1.0
 
 
-class Source(Enum):
-    """How an audit got its site's facts."""
-
-    FETCHED = "fetched"  # by its own fetch
-    REUSED = "reused"  # facts already there, within their window
-    WAITED = "waited"  # the facts of another audit's fetch it waited for
-
-
-class Reason(Enum):
-    """Why an audit fetched the site itself."""
-
-    HOLDER = "holder"  # it took the lease: the one fetch others wait for
-    REFRESH = "refresh"  # it took the lease to refresh facts ahead of their window's end
-    STORE_FAILED = "store-failed"  # the store did not answer
-    UNSHAREABLE = "unshareable"  # the fetch it waited for, or the site's last one, was unshareable
-    BUDGET = "budget"  # its own time budget ran out while it waited
-    # The holder was late, and waiting for a takeover would outlast its budget, or it had waited
-    # OVERDUE_FACTOR fetch times already; in its own process, the holder's budget would not cover
-    # the site's recorded fetch (`hedge_local`).
-    HEDGED = "hedged"
-
-
-class Unshareable(Enum):
-    """Why a fetch's facts could not be shared through the store."""
-
-    LARGE = "too-large"  # too large for an item; lasting: the next fetch will be as large
-    CREDENTIAL = "credential-echoed"  # the site echoed a credential into them; lasting
-    CUT = "cut-by-budget"  # the holder's own budget cut its fetch short; a later one may finish
-    DEFECT = "defect"  # the holder failed; a later one may not
-
-    @property
-    def lasting(self) -> bool:
-        """True when a later fetch of the site would be unshareable for the same reason."""
-        return self in (Unshareable.LARGE, Unshareable.CREDENTIAL)
-
-
-class Use(Enum):
-    """Which facts a finishing audit uses."""
-
-    KNOWN = "known"  # those its process already held
-    STORED = "stored"  # those of the item it read last
-    OWN = "own"  # those of its own fetch
-
-
 class Phase(Enum):
     """Where an audit is in the protocol: each action the machine asks for puts it in one."""
 
@@ -249,41 +230,6 @@ TRANSITIONS: dict[tuple[Phase, Phase], str] = {
 }
 
 
-@dataclass(frozen=True)
-class Stamp:
-    """What the protocol knows of a set of facts: when, how long, how sound, whose."""
-
-    fetched_at: float  # when the fetch that gave them finished
-    fetch_s: float = 0.0  # how long that fetch took
-    transient: bool = False  # they hold an answer that may not hold a moment later (a 503)
-    flight: str | None = None  # the lease owner whose fetch gave them
-
-
-@dataclass(frozen=True)
-class Item:
-    """A site's shared item as the protocol reads it."""
-
-    stamp: Stamp | None = None
-    lease_owner: str | None = None
-    lease_until: float | None = None
-    unshareable_flight: str | None = None  # the last flight whose facts could not be shared
-    unshareable_at: float | None = None
-    unshareable_lasting: bool = False
-    # When the lease was taken, on its holder's clock (None: not known): for operators.
-    lease_at: float | None = None
-    # How often its holder has renewed the lease (0: taken, not renewed; None: not known, a writer
-    # that keeps no count): what a waiter judges the holder by, on its own clock (`liveness`).
-    lease_renewals: int | None = None
-
-    @property
-    def lease_held(self) -> bool:
-        """True when some audit holds a lease on the site. Whether its holder is alive is not read
-        off its end (a time on the holder's clock) but judged by each waiter on its own clock, by
-        the renewals it sees (`liveness.Watch`); the store reads a lease ending further ahead than
-        a lease runs as none (`credible_until`)."""
-        return self.lease_owner is not None and self.lease_until is not None
-
-
 def abandoned(item: Item, now: float) -> bool:
     """True for a lease that ended more than CLOCK_SKEW_S ago on this audit's clock: a live
     holder renews it LEASE_S ahead every LEASE_RENEW_S, so within the skew allowed none lets it
@@ -298,131 +244,6 @@ def credible_until(until: float, now: float) -> bool:
     than a lease runs (LEASE_S), give or take the clocks' skew (CLOCK_SKEW_S). The store's rule for
     what it reads (`dynamostore.read_item`) and writes over (`may_take`); no waiter's."""
     return now <= until <= now + LEASE_S + CLOCK_SKEW_S
-
-
-# --- actions: what the machine asks its driver to do --------------------------------------------
-
-
-@dataclass(frozen=True)
-class Read:
-    """Read the site's item."""
-
-    consistent: bool
-
-
-@dataclass(frozen=True)
-class TakeLease:
-    """Write this audit's lease unless a live lease, facts fetched at or after `due` (transient
-    facts never stand in the way) or a lasting unshareable mark made at or after `marked_since`
-    are there."""
-
-    until: float
-    now: float
-    due: float
-    # A lasting mark this recent says the next fetch would not be shareable either: an audit that
-    # read the item before the mark was written fetches by itself rather than hold a lease.
-    marked_since: float
-    # A late holder's lease this write replaces, as read (its owner and end): taken over while
-    # still live, but only if unchanged since (not renewed meanwhile, nor replaced).
-    over_owner: str | None = None
-    over_until: float | None = None
-
-
-@dataclass(frozen=True)
-class Sleep:
-    """Wait until this time, then report Slept."""
-
-    until: float
-
-
-@dataclass(frozen=True)
-class FetchHolding:
-    """Fetch the site, renewing the lease meanwhile, then report Fetched."""
-
-    refresh: bool
-
-
-@dataclass(frozen=True)
-class Publish:
-    """Write the fetched facts with this stamp, which ends the lease."""
-
-    stamp: Stamp
-
-
-@dataclass(frozen=True)
-class MarkUnshareable:
-    """End the lease with a mark that this flight's facts cannot be shared."""
-
-    at: float
-    why: Unshareable
-
-
-@dataclass(frozen=True)
-class FetchAlone:
-    """Fetch the site without the store, publish nothing, and finish."""
-
-    reason: Reason
-
-
-@dataclass(frozen=True)
-class Finish:
-    """Done: use these facts."""
-
-    use: Use
-    source: Source
-    reason: Reason | None = None
-
-
-Action = Read | TakeLease | Sleep | FetchHolding | Publish | MarkUnshareable | FetchAlone | Finish
-
-
-# --- observations: what came of an action -------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ReadDone:
-    """The item as read; None when the site has none."""
-
-    item: Item | None
-
-
-@dataclass(frozen=True)
-class StoreFailed:
-    """The call failed: throttled (the store answered, later) or no usable answer at all."""
-
-    throttled: bool
-
-
-@dataclass(frozen=True)
-class LeaseTaken:
-    """The lease is this audit's."""
-
-
-@dataclass(frozen=True)
-class LeaseRefused:
-    """The condition did not hold: another lease, or facts fetched since, are there."""
-
-
-@dataclass(frozen=True)
-class Slept:
-    """The sleep asked for is over."""
-
-
-@dataclass(frozen=True)
-class Fetched:
-    """The holder's fetch is done; `unshareable` says why its facts cannot go to the store."""
-
-    stamp: Stamp
-    unshareable: Unshareable | None = None
-    marked: bool = False  # the mark was written mid-fetch, as soon as the holder knew
-
-
-@dataclass(frozen=True)
-class StoreAnswered:
-    """A publish or a mark was written."""
-
-
-Observation = ReadDone | StoreFailed | LeaseTaken | LeaseRefused | Slept | Fetched | StoreAnswered
 
 
 # --- pure rules ---------------------------------------------------------------------------------
