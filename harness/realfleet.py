@@ -308,9 +308,11 @@ class SimTable:
 
         self._call("put_item", put, WRITE_LATENCY_S)
 
-    def mark_unshareable(self, key: str, owner: str, at: float, lasting: bool) -> None:
+    def mark_unshareable(
+        self, key: str, owner: str, at: float, lasting: bool, flight: str | None = None
+    ) -> None:
         def mark(t: float) -> object | None:
-            return True if self.db.mark(key, owner, at, lasting, t) else None
+            return True if self.db.mark(key, owner, at, lasting, t, flight) else None
 
         self._call("update_item", mark, WRITE_LATENCY_S)
 
@@ -358,8 +360,10 @@ class ContainerTable:
     def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
         self.table.put(key, packed, stamp, expires_at)
 
-    def mark_unshareable(self, key: str, owner: str, at: float, lasting: bool) -> None:
-        self.table.mark_unshareable(key, owner, at, lasting)
+    def mark_unshareable(
+        self, key: str, owner: str, at: float, lasting: bool, flight: str | None = None
+    ) -> None:
+        self.table.mark_unshareable(key, owner, at, lasting, flight)
 
 
 @dataclass
@@ -388,6 +392,7 @@ class RealFleet:
         kill_from: float = 0.0,  # the first fetch starting this long after the start, or later
         partitions: int | None = None,  # the table's partitions; None: limits per item only
         clock_skew_s: float = 0.0,  # each container's clock is off by uniform(-this, this)
+        kills: int = 1,  # how many fetches in a row are killed, `kill_first_fetch_after` in
     ) -> None:
         self.clock = VirtualTime()
         self.kill_site = kill_site
@@ -402,7 +407,8 @@ class RealFleet:
         self.window_s = 0 if mode == "off" else window_s
         self.budget_s = budget_s
         self.kill_after = kill_first_fetch_after
-        self.killed = False
+        self.kills = kills
+        self.killed = 0
         tokens = itertools.count()
         self.pool: list[Container] = []
         for i in range(containers):
@@ -480,11 +486,11 @@ class RealFleet:
         self.fetches.append(record)
         if (
             self.kill_after is not None
-            and not self.killed
+            and self.killed < self.kills
             and self.kill_site in (None, site)
             and clock.now >= self.kill_from
         ):
-            self.killed = True
+            self.killed += 1
             clock.at(clock.now + self.kill_after, lambda: self._die(c))
         took = model.fetch_s
         left = max(0.0, budget_end - clock.now)

@@ -117,8 +117,11 @@ class SharedStore(Protocol):
     def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
         """Publish a site's facts, replacing the item (and so any lease)."""
 
-    def mark_unshareable(self, key: str, owner: str, at: float, lasting: bool) -> None:
-        """End this owner's lease with the mark that its facts cannot be shared."""
+    def mark_unshareable(
+        self, key: str, owner: str, at: float, lasting: bool, flight: str | None = None
+    ) -> None:
+        """End this owner's lease with the mark that its facts cannot be shared, naming `flight`
+        (None: the owner's own; a waiter marking dead holders names the reason instead)."""
 
 
 @dataclass(frozen=True)
@@ -461,8 +464,12 @@ class Sharing:
                         assert own is not None and packed is not None
                         store.put(req.key, packed, stamp, own.fetched_at + RETENTION_S)
                         seen = lease.StoreAnswered()
-                    case lease.MarkUnshareable(at=at, why=marked):
+                    case lease.MarkUnshareable(at=at, why=marked, over=None):
                         store.mark_unshareable(req.key, owner, at, marked.lasting)
+                        seen = lease.StoreAnswered()
+                    case lease.MarkUnshareable(at=at, why=marked, over=str(late)):
+                        # A waiter ends a late holder's lease: the mark names why, not a flight.
+                        store.mark_unshareable(req.key, late, at, marked.lasting, marked.value)
                         seen = lease.StoreAnswered()
                     case lease.FetchAlone(reason=reason):
                         waited = machine.waited_s(self._wall())  # its wait, not its own fetch

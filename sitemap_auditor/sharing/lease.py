@@ -26,7 +26,9 @@ of the fetch that its waiters awaited; an audit whose budget cannot cover the si
 fetch does not hold the lease, nor do its process's other audits wait for its fetch
 (`hedge_local`: they wait for their process's fetch to its end otherwise); a lasting mark is
 heeded for UNSHAREABLE_HOLD_S, past the window, by the lease write (`TakeLease.marked_since`) as
-by the read.
+by the read; a waiter that has seen DEAD_HOLDERS holders in a row die marks the last one's lease
+instead of taking it over, and that mark sends every audit that reads it within
+DEAD_HOLDERS_HOLD_S to fetch by itself (`dead_mark_held`).
 """
 
 from __future__ import annotations
@@ -71,6 +73,8 @@ from sitemap_auditor.sharing.vocabulary import (
 
 __all__ = [
     "CLOCK_SKEW_S",
+    "DEAD_HOLDERS",
+    "DEAD_HOLDERS_HOLD_S",
     "FIRST_RENEWAL_S",
     "LATE_GRACE_S",
     "LEASE_RENEW_S",
@@ -109,6 +113,7 @@ __all__ = [
     "awaited_facts",
     "backoff_s",
     "credible_until",
+    "dead_mark_held",
     "due",
     "hedge",
     "hedge_local",
@@ -174,6 +179,17 @@ UNKNOWN_FETCH_S = 30.0
 # window: the site's next bursts fetch at once instead of each waiting for one holder's fetch that
 # will not be shared either. After it, one fetch finds out again whether the site still is so.
 UNSHAREABLE_HOLD_S = 86_400.0
+# A waiter that has seen this many holders of the site late in a row (each one's renewal count
+# stood still: dead, or too slow to wait for), none of which gave facts, does not take the last
+# one over: it ends that lease with a mark that its holders died (Unshareable.DEAD), and fetches by
+# itself. The mark lets every waiter of that lease, and every audit that reads it within
+# DEAD_HOLDERS_HOLD_S, fetch at once instead of waiting for a third holder that would likely die
+# too (a site whose fetch kills its container); after it, one audit takes the lease again to find
+# out. Two containers dying in a row on one site's fetch by chance is rare, and then the hold costs
+# only fetches (as sharing off), never a result. The mark is not lasting: the lease write does not
+# heed it (a reader that missed it takes the lease: one holder more, as before).
+DEAD_HOLDERS = 2
+DEAD_HOLDERS_HOLD_S = 30.0
 # A process that has just looked at the store for a refresh and found another audit refreshing
 # does not look again for this long: its audits go on reusing the facts still in their window.
 REFRESH_RECHECK_S = 1.0
@@ -190,6 +206,7 @@ class Phase(Enum):
     TAKEOVER_CONFIRM = "takeover-confirm"  # a consistent read that the takeover writes on
     HOLDING = "holding"  # the lease is its own: fetching, renewing it
     PUBLISHING = "publishing"  # writing its facts, or the mark that they cannot be shared
+    RELEASING = "releasing"  # a waiter's mark that a second holder in a row died (DEAD_HOLDERS)
     ALONE = "alone"  # fetching by itself, without the store (the end)
     DONE = "done"  # finished with facts in hand (the end)
 
@@ -221,12 +238,14 @@ TRANSITIONS: dict[tuple[Phase, Phase], str] = {
     (Phase.TAKEOVER_CONFIRM, Phase.WAITING): "a new holder, or renewed",
     (Phase.TAKEOVER_CONFIRM, Phase.TAKEOVER_CONFIRM): "throttled: back off, read again",
     (Phase.TAKEOVER_CONFIRM, Phase.HOLDING): "the lease read is its own (a lost answer)",
+    (Phase.TAKEOVER_CONFIRM, Phase.RELEASING): "a second holder late in a row: mark it dead",
     (Phase.TAKEOVER_CONFIRM, Phase.ALONE): "unshareable, hedge, store failed or budget",
     (Phase.TAKEOVER_CONFIRM, Phase.DONE): "the awaited facts",
     (Phase.HOLDING, Phase.PUBLISHING): "fetched",
     (Phase.HOLDING, Phase.DONE): "fetched, mark written mid-fetch",
     (Phase.PUBLISHING, Phase.PUBLISHING): "throttled: try again",
     (Phase.PUBLISHING, Phase.DONE): "written, or given up",
+    (Phase.RELEASING, Phase.ALONE): "marked, or not: fetch by itself",
 }
 
 
@@ -400,6 +419,19 @@ def lasting_mark_held(item: Item | None, now: float, held_s: float) -> bool:
     )
 
 
+def dead_mark_held(item: Item | None, now: float) -> bool:
+    """True when a waiter marked the site's last holders dead (DEAD_HOLDERS in a row) within
+    DEAD_HOLDERS_HOLD_S, and no lease is live: an audit fetches by itself without waiting for a
+    holder (those that waited on the marked lease, and newcomers alike)."""
+    return (
+        item is not None
+        and item.unshareable_flight == Unshareable.DEAD.value
+        and item.unshareable_at is not None
+        and now - item.unshareable_at <= DEAD_HOLDERS_HOLD_S
+        and not item.lease_held
+    )
+
+
 class Local(Enum):
     """What an audit does with what its own process knows of its site."""
 
@@ -474,6 +506,10 @@ class Protocol:
         self._fetch_s: float | None = known.fetch_s if known is not None else None
         # The renewals seen of the holder waited on, on this audit's monotonic clock.
         self._watch: Watch | None = None
+        # The holders it has seen late, or replaced by another's takeover (none gave facts, or
+        # it would have finished), and whether it is marking the last of them dead.
+        self._late: set[str] = set()
+        self._releasing = False
         # This audit's monotonic clock at the step being taken.
         self._mono = 0.0
         # When this audit asked for its own lease, on its monotonic clock (its renewals keep to
@@ -509,7 +545,7 @@ class Protocol:
             TakeLease: Phase.TAKING,
             FetchHolding: Phase.HOLDING,
             Publish: Phase.PUBLISHING,
-            MarkUnshareable: Phase.PUBLISHING,
+            MarkUnshareable: Phase.PUBLISHING if self._fetched is not None else Phase.RELEASING,
             FetchAlone: Phase.ALONE,
             Finish: Phase.DONE,
         }
@@ -517,6 +553,9 @@ class Protocol:
 
     def _step(self, seen: Observation, now: float) -> Action:
         taking, self._taking = self._taking, False
+        if self._releasing:
+            # Its mark over the dead holders is written, or not: either way, it fetches now.
+            return FetchAlone(Reason.UNSHAREABLE)
         if isinstance(seen, StoreFailed):
             return self._failed(seen, now, taking)
         if not isinstance(seen, Slept):
@@ -579,7 +618,9 @@ class Protocol:
         decided = self._awaited(item)
         if decided is None:
             decided = self._reuse(item, now)
-        if decided is None and lasting_mark_held(item, now, self.mark_held_s):
+        if decided is None and (
+            lasting_mark_held(item, now, self.mark_held_s) or dead_mark_held(item, now)
+        ):
             decided = FetchAlone(Reason.UNSHAREABLE)
         if decided is not None:
             return decided
@@ -646,6 +687,13 @@ class Protocol:
         waited = now - (self.waited_since or now)
         if not watch.late(self._mono) and not abandoned(item, now):
             return self._sleep(now + poll_s(waited, self.rng), now)
+        assert item.lease_owner is not None
+        self._late.add(item.lease_owner)
+        if confirming and len(self._late) >= DEAD_HOLDERS:
+            # Still late on the consistent read: the second holder in a row to die. Its lease
+            # ends with a mark that lets every waiter fetch now, not wait for a third.
+            self._releasing = True
+            return MarkUnshareable(now, Unshareable.DEAD, over=item.lease_owner)
         if hedge(now, self.budget_end, self._fetch_s, waited):
             return FetchAlone(Reason.HEDGED)
         if confirming:
@@ -659,6 +707,9 @@ class Protocol:
         assert item.lease_owner is not None and item.lease_until is not None
         watch = self._watch
         if watch is None or watch.holder != item.lease_owner:
+            if watch is not None:
+                # Replaced without facts: another waiter took the late holder over.
+                self._late.add(watch.holder)
             self.waiting_for = item.lease_owner
             if self.waited_since is None:
                 self.waited_since = now

@@ -65,6 +65,9 @@ class Unshareable(Enum):
     CREDENTIAL = "credential-echoed"  # the site echoed a credential into them; lasting
     CUT = "cut-by-budget"  # the holder's own budget cut its fetch short; a later one may finish
     DEFECT = "defect"  # the holder failed; a later one may not
+    # Two holders in a row stopped renewing (died): a waiter ends the second's lease with this
+    # mark, which names no flight but this reason; short-lived (lease.DEAD_HOLDERS_HOLD_S).
+    DEAD = "holders-dead"
 
     @property
     def lasting(self) -> bool:
@@ -166,10 +169,13 @@ class Publish:
 
 @dataclass(frozen=True)
 class MarkUnshareable:
-    """End the lease with a mark that this flight's facts cannot be shared."""
+    """End the lease with a mark that this flight's facts cannot be shared; or, for a waiter
+    (`over`), end that late holder's lease with the mark that its holders died (Unshareable.DEAD),
+    which names the reason for its flight."""
 
     at: float
     why: Unshareable
+    over: str | None = None  # the late holder whose lease a waiter ends; None: its own lease
 
 
 @dataclass(frozen=True)

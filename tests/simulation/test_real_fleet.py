@@ -27,6 +27,7 @@ def _moves_in_the_table(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
 
 
 N = 100
+AUDIT_S = 0.1  # an audit's own time past its facts (harness.realfleet.AUDIT_CPU_S, a poll)
 
 
 def burst(n: int = N, site: str = "s", spread_s: float = 1.0) -> list[tuple[float, str]]:
@@ -110,6 +111,21 @@ def test_a_dead_holder_costs_one_more_fetch_and_no_incomplete_result(
     assert len(on.fetches) <= 3
     # Slower than off (docs/operations.md says why), never past the budget.
     assert max(on.durations()) <= 147.0 + 0.1
+
+
+def test_after_two_dead_holders_in_a_row_the_waiters_fetch_at_once_not_behind_a_third() -> None:
+    # The site's first two fetches kill their containers a second in: the holder, then the
+    # waiter that took it over. The waiters that saw both die mark the second dead: every one
+    # fetches now (as sharing off would), and so does every newcomer within the mark's hold.
+    arrivals = burst(spread_s=20.0)
+    on = RealFleet(N, {"s": Site(25.0)}, kill_first_fetch_after=1.0, kills=2).run(arrivals)
+    assert on.lost_audits == 2 and on.incomplete() == 0 and len(on.records) == N - 2
+    assert {r.reason for r in on.records} == {"unshareable"}
+    # Each death is known a grace after the first renewal it missed (3.5 s), then a takeover's
+    # pause; the audits waited for two of those, never for a third holder's fetch.
+    two_deaths = 2 * (1.0 + lease.FIRST_RENEWAL_S + lease.LATE_GRACE_S + 1.5)
+    assert max(r.waited_s for r in on.records) <= two_deaths
+    assert max(on.durations()) <= two_deaths + 25.0 + AUDIT_S
 
 
 def test_a_slow_site_gives_every_waiter_a_complete_result_sooner() -> None:

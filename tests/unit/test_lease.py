@@ -955,3 +955,79 @@ def test_a_lease_abandoned_long_ago_is_taken_over_without_a_renewal_periods_watc
     # whose clock is behind.
     assert lease.abandoned(counted(until=NOW - 60.0), NOW)
     assert not lease.abandoned(counted(until=NOW - lease.CLOCK_SKEW_S + 0.1), NOW)
+
+
+# --- two dead holders in a row --------------------------------------------------------------------
+
+
+def confirm_late(m: Protocol, item: Item, since: float) -> tuple[Action, float]:
+    """Feed the waiter `item` from `since` until it is late and read again (consistently); the
+    action it then takes on that same item, and when."""
+    t = since
+    action = m.step(ReadDone(item), t)
+    while not (isinstance(action, Read) and action.consistent):
+        assert isinstance(action, Sleep | Read), action
+        if isinstance(action, Sleep):
+            t = action.until
+            action = m.step(Slept(), t)
+        else:
+            action = m.step(ReadDone(item), t)
+    return m.step(ReadDone(item), t), t
+
+
+def test_a_waiter_that_saw_two_holders_die_in_a_row_marks_the_second_and_fetches() -> None:
+    m = machine()
+    # The first holder dies: this waiter confirms it late and writes the takeover; another
+    # waiter's takeover came first (refused), and that one, the second holder, dies too.
+    took, t = confirm_late(m, counted("first"), NOW)
+    assert isinstance(took, TakeLease) and took.over_owner == "first"
+    assert m.step(LeaseRefused(), t) == Read(consistent=True)
+    second = counted("second", until=t + lease.LEASE_S)
+    marked, t2 = confirm_late(m, second, t)
+    # Not a third holder: the second's lease ends with a mark that names why, and it fetches.
+    assert marked == MarkUnshareable(t2, Unshareable.DEAD, over="second")
+    assert m.phase is lease.Phase.RELEASING
+    assert m.step(StoreAnswered(), t2) == FetchAlone(Reason.UNSHAREABLE)
+    # A mark that failed (its answer lost, or throttled) changes nothing: it fetches.
+    m = machine()
+    confirm_late(m, counted("first"), NOW)
+    m.step(LeaseRefused(), t)
+    confirm_late(m, second, t)
+    assert m.step(StoreFailed(throttled=True), t2) == FetchAlone(Reason.UNSHAREABLE)
+
+
+def test_a_holder_taken_over_by_another_waiter_counts_as_one_that_died() -> None:
+    # This waiter never judged the first holder late itself: another took it over first.
+    m = machine()
+    assert isinstance(m.step(ReadDone(counted("first")), NOW), Sleep)
+    second = counted("second", until=NOW + 2 + lease.LEASE_S)
+    marked, t = confirm_late(m, second, NOW + 2)
+    assert marked == MarkUnshareable(t, Unshareable.DEAD, over="second")
+
+
+def test_one_dead_holder_is_taken_over_as_before() -> None:
+    # A waiter that saw only the second holder (it came after the first died) takes it over.
+    took, _ = confirm_late(machine(), counted("second"), NOW)
+    assert isinstance(took, TakeLease) and took.over_owner == "second"
+
+
+def test_the_dead_holders_mark_sends_waiters_and_newcomers_to_fetch_for_its_hold_only() -> None:
+    def marked(at: float) -> Item:
+        return Item(unshareable_flight="holders-dead", unshareable_at=at)
+
+    # A waiter of the marked lease (its flight is not named: the mark names why) fetches now.
+    m = machine()
+    m.step(ReadDone(counted("second")), NOW)
+    m.step(Slept(), NOW + 1)
+    assert m.step(ReadDone(marked(NOW + 1)), NOW + 1.1) == FetchAlone(Reason.UNSHAREABLE)
+    # A newcomer within the hold fetches at once; after it, it takes the lease again.
+    hold = lease.DEAD_HOLDERS_HOLD_S
+    assert machine().step(ReadDone(marked(NOW - hold)), NOW) == FetchAlone(Reason.UNSHAREABLE)
+    assert isinstance(machine().step(ReadDone(marked(NOW - hold - 0.1)), NOW), TakeLease)
+    # Not lasting: the lease write does not heed it (a reader that missed it holds the lease).
+    ask = machine().step(ReadDone(None), NOW)
+    assert isinstance(ask, TakeLease) and lease.may_take(marked(NOW), "me", ask)
+    # A live lease over it is waited for as any other.
+    live = replace(counted("third"), unshareable_flight="holders-dead", unshareable_at=NOW)
+    assert isinstance(machine().step(ReadDone(live), NOW), Sleep)
+    assert not lease.dead_mark_held(live, NOW) and lease.dead_mark_held(marked(NOW), NOW)

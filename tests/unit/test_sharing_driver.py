@@ -125,13 +125,15 @@ class MemoryStore:
         self._maybe_fail("put")
         self.items[key] = {"facts": packed, "stamp": stamp}
 
-    def mark_unshareable(self, key: str, owner: str, at: float, lasting: bool) -> None:
+    def mark_unshareable(
+        self, key: str, owner: str, at: float, lasting: bool, flight: str | None = None
+    ) -> None:
         self._maybe_fail("mark")
         raw = self.items.get(key, {})
         if raw.get("owner") == owner:
             for name in ("owner", "until", "renewals"):
                 raw.pop(name, None)
-            raw.update(marked=owner, marked_at=at, lasting=lasting)
+            raw.update(marked=flight or owner, marked_at=at, lasting=lasting)
 
 
 def site_facts(at: float, status: int = 200, echo: str = "") -> facts.SiteFacts:
