@@ -499,6 +499,10 @@ class Audit:
                 return lease.ReadDone(s.item if s else None)
 
             self._sdk(read, READ_LATENCY_S)
+        elif isinstance(action, lease.TakeLease) and action.standby:
+            # This model has no standby slot (harness/realfleet.py runs the driver, which has):
+            # the slot is always another's, and the waiter waits on.
+            self._observe(lease.LeaseRefused(), 0.0)
         elif isinstance(action, lease.TakeLease):
 
             def take(t: float) -> lease.Observation | None:

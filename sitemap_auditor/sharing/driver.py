@@ -34,6 +34,7 @@ __all__ = [
     "LOCAL_MAX_WAIT_S",
     "RETENTION_S",
     "REUSED",
+    "STANDBY_SUFFIX",
     "WAITED",
     "Fetch",
     "LocalStore",
@@ -64,6 +65,10 @@ DEFAULT_MAX_WAIT_S = 120.0
 # only puts a wait before a fetch of its own (a site that never answers: 120 s of waiting, then
 # its own 120 s, against 120 s with sharing off).
 LOCAL_MAX_WAIT_S = DEFAULT_MAX_WAIT_S + site_facts.MAX_FETCH_SECONDS
+
+# The key of a site's standby slot (lease.standby): its key with this appended (a siteBase has no
+# `|`; the facts kept out of an item take `|facts`).
+STANDBY_SUFFIX = "|standby"
 
 FETCHED, REUSED, WAITED = Source.FETCHED.value, Source.REUSED.value, Source.WAITED.value
 
@@ -431,17 +436,18 @@ class Sharing:
             seen: lease.Observation
             try:
                 match action:
-                    case lease.Read(consistent=consistent):
-                        got_item = store.get(req.key, consistent)
-                        stored, stored_item = None, got_item
+                    case lease.Read(consistent=consistent, standby=slot):
+                        got_item = store.get(_key(req, slot), consistent)
+                        if not slot:
+                            stored, stored_item = None, got_item
                         seen = lease.ReadDone(got_item.item if got_item is not None else None)
-                    case lease.TakeLease():
-                        took = store.take_lease(req.key, owner, action)
+                    case lease.TakeLease(standby=slot):
+                        took = store.take_lease(_key(req, slot), owner, action)
                         seen = lease.LeaseTaken() if took else lease.LeaseRefused()
                     case lease.Sleep(until=until):
                         self._sleep(max(0.0, until - self._wall()))
                         seen = lease.Slept()
-                    case lease.FetchHolding():
+                    case lease.FetchHolding(standby=slot):
                         started = self._wall()
                         taken_at = machine.taken_at
                         if taken_at is None:
@@ -454,6 +460,7 @@ class Sharing:
                             fetch,
                             _newer(known, stored_facts()),
                             failed,
+                            slot,
                         )
                         unshareable, packed, encoded = self._packing(store, req, own)
                         if early is not None:
@@ -522,14 +529,16 @@ class Sharing:
         fetch: Fetch,
         previous: SiteFacts | None,
         failed: Callable[[StoreError], None],
+        standby: bool = False,
     ) -> tuple[SiteFacts, Unshareable | None, bool]:
         """Fetch as the lease's holder: the facts, why they proved unshareable mid-fetch (if they
-        did), and whether the waiters were told then (the mark written)."""
+        did), and whether the waiters were told then (the mark written). In the standby slot
+        (`standby`), that slot is renewed, and the holder, not this audit, tells the waiters."""
         early: list[tuple[Unshareable, bool]] = []
-        with self._renewing(store, req.key, owner, taken_at, failed) as stop:
+        with self._renewing(store, _key(req, standby), owner, taken_at, failed) as stop:
 
             def progress(partial: SiteFacts) -> None:
-                if early:
+                if early or standby:
                     return
                 why = self._unpackable(store, req, partial)
                 if why is None:
@@ -549,7 +558,7 @@ class Sharing:
                 own = self._fetch(fetch, previous, progress)
             except BaseException:
                 # A defect: the waiters fetch by themselves now, not when the lease lapses.
-                if not (early and early[0][1]):
+                if not (early and early[0][1]) and not standby:
                     with suppress(StoreError):
                         store.mark_unshareable(req.key, owner, self._wall(), False)
                 raise
@@ -631,6 +640,12 @@ def _thread(work: Callable[[], None]) -> Callable[[], None]:
     worker = threading.Thread(target=work, name="lease-renewal", daemon=True)
     worker.start()
     return lambda: worker.join(timeout=2.0)
+
+
+def _key(req: ShareRequest, standby: bool) -> str:
+    """The store key of the site's item, or of its standby slot (an item of its own, which only
+    ever holds a lease)."""
+    return req.key + STANDBY_SUFFIX if standby else req.key
 
 
 def _newer(a: SiteFacts | None, b: SiteFacts | None) -> SiteFacts | None:

@@ -28,7 +28,9 @@ fetch does not hold the lease, nor do its process's other audits wait for its fe
 heeded for UNSHAREABLE_HOLD_S, past the window, by the lease write (`TakeLease.marked_since`) as
 by the read; a waiter that has seen DEAD_HOLDERS holders in a row die marks the last one's lease
 instead of taking it over, and that mark sends every audit that reads it within
-DEAD_HOLDERS_HOLD_S to fetch by itself (`dead_mark_held`).
+DEAD_HOLDERS_HOLD_S to fetch by itself (`dead_mark_held`); an early waiter on a holder whose
+fetch has run past `standby_after_s` fetches beside it in the site's standby slot (`standby`),
+and a waiter that finds the holder late reads that slot before it takes over or hedges.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from sitemap_auditor.sharing.liveness import (
     LEASE_S,
     Watch,
     renewal_due_s,
+    renewed_age_s,
 )
 from sitemap_auditor.sharing.vocabulary import (
     Action,
@@ -80,6 +83,8 @@ __all__ = [
     "LEASE_RENEW_S",
     "LEASE_S",
     "OVERDUE_FACTOR",
+    "STANDBY_EARLY_S",
+    "STANDBY_MIN_S",
     "TRANSITIONS",
     "UNKNOWN_FETCH_S",
     "UNSHAREABLE_HOLD_S",
@@ -125,6 +130,8 @@ __all__ = [
     "poll_s",
     "renewal_due_s",
     "renewal_s",
+    "standby",
+    "standby_after_s",
     "usable",
 ]
 
@@ -190,6 +197,20 @@ UNSHAREABLE_HOLD_S = 86_400.0
 # heed it (a reader that missed it takes the lease: one holder more, as before).
 DEAD_HOLDERS = 2
 DEAD_HOLDERS_HOLD_S = 30.0
+# A standby holder: once the holder's fetch has run longer than standby_after_s (half the site's
+# recorded fetch time, at least STANDBY_MIN_S; STANDBY_MIN_S for a site with no fetch recorded),
+# an early waiter (one that came within STANDBY_EARLY_S of the holder's take: its budget is the
+# first a death of the holder would sink) takes the site's standby slot, a lease beside the
+# holder's, and fetches too, if its budget covers the fetch (the site's recorded fetch time, or
+# the fetch deadline when none is recorded, and never less than the holder has already fetched).
+# Whichever of the two publishes first gives the waiters their facts (the standby does not
+# publish over facts of the wait already there): a death of the holder then costs its waiters
+# the standby's head start, not a death found late and a whole fetch after it. The price: a
+# second fetch of the site for each wait that lasts that long. STANDBY_EARLY_S: the holder's age
+# as a waiter knows it (`liveness.Watch.age`) lags its true age by up to a renewal period and
+# the grace.
+STANDBY_MIN_S = 5.0
+STANDBY_EARLY_S = LEASE_RENEW_S + LATE_GRACE_S
 # A process that has just looked at the store for a refresh and found another audit refreshing
 # does not look again for this long: its audits go on reusing the facts still in their window.
 REFRESH_RECHECK_S = 1.0
@@ -207,6 +228,7 @@ class Phase(Enum):
     HOLDING = "holding"  # the lease is its own: fetching, renewing it
     PUBLISHING = "publishing"  # writing its facts, or the mark that they cannot be shared
     RELEASING = "releasing"  # a waiter's mark that a second holder in a row died (DEAD_HOLDERS)
+    STANDBY = "standby"  # the standby slot is its own: fetching beside the holder, renewing it
     ALONE = "alone"  # fetching by itself, without the store (the end)
     DONE = "done"  # finished with facts in hand (the end)
 
@@ -223,28 +245,31 @@ TRANSITIONS: dict[tuple[Phase, Phase], str] = {
     (Phase.LOOKING, Phase.ALONE): "store failed, lasting mark, hedge or budget",
     (Phase.LOOKING, Phase.DONE): "current facts",
     (Phase.TAKING, Phase.HOLDING): "lease taken",
+    (Phase.TAKING, Phase.STANDBY): "standby slot taken: fetch beside the holder",
     (Phase.TAKING, Phase.LOOKING): "refused, or no answer: read again",
     (Phase.TAKING, Phase.WAITING): "refused, throttled or no answer, a holder known: read again",
     (Phase.TAKING, Phase.ALONE): "store failed, or refused too often",
     (Phase.TAKING, Phase.DONE): "refresh refused: another refreshes",
     (Phase.WAITING, Phase.WAITING): "holder renewing: poll again",
-    (Phase.WAITING, Phase.TAKING): "lease gone, facts due: refresh",
+    (Phase.WAITING, Phase.TAKING): "lease gone, facts due: refresh; or the standby slot",
     (Phase.WAITING, Phase.TAKEOVER_JITTER): "holder missed a renewal, or its lease is gone",
     (Phase.WAITING, Phase.HOLDING): "the lease read is its own (a lost answer)",
     (Phase.WAITING, Phase.ALONE): "unshareable, hedge, store failed or budget",
     (Phase.WAITING, Phase.DONE): "the awaited facts",
     (Phase.TAKEOVER_JITTER, Phase.TAKEOVER_CONFIRM): "pause over",
     (Phase.TAKEOVER_CONFIRM, Phase.TAKING): "still late, or its lease gone: take over",
-    (Phase.TAKEOVER_CONFIRM, Phase.WAITING): "a new holder, or renewed",
+    (Phase.TAKEOVER_CONFIRM, Phase.WAITING): "a new holder, renewed, or a standby may fetch",
     (Phase.TAKEOVER_CONFIRM, Phase.TAKEOVER_CONFIRM): "throttled: back off, read again",
     (Phase.TAKEOVER_CONFIRM, Phase.HOLDING): "the lease read is its own (a lost answer)",
     (Phase.TAKEOVER_CONFIRM, Phase.RELEASING): "a second holder late in a row: mark it dead",
     (Phase.TAKEOVER_CONFIRM, Phase.ALONE): "unshareable, hedge, store failed or budget",
     (Phase.TAKEOVER_CONFIRM, Phase.DONE): "the awaited facts",
     (Phase.HOLDING, Phase.PUBLISHING): "fetched",
+    (Phase.STANDBY, Phase.PUBLISHING): "fetched: publish, unless the wait's facts came first",
+    (Phase.STANDBY, Phase.DONE): "fetched, not shareable: its own facts",
     (Phase.HOLDING, Phase.DONE): "fetched, mark written mid-fetch",
     (Phase.PUBLISHING, Phase.PUBLISHING): "throttled: try again",
-    (Phase.PUBLISHING, Phase.DONE): "written, or given up",
+    (Phase.PUBLISHING, Phase.DONE): "written, given up, or the wait's facts came first",
     (Phase.RELEASING, Phase.ALONE): "marked, or not: fetch by itself",
 }
 
@@ -305,7 +330,13 @@ def backoff_s(attempt: int, rng: random.Random) -> float:
     return rng.uniform(0.0, cap)
 
 
-def hedge(now: float, budget_end: float, fetch_s: float | None, waited_s: float = 0.0) -> bool:
+def hedge(
+    now: float,
+    budget_end: float,
+    fetch_s: float | None,
+    waited_s: float = 0.0,
+    floor_s: float = 0.0,
+) -> bool:
     """True when a waiter on a late holder (`liveness.holder_late`: slow, or dead) fetches by
     itself beside it (a hedged fetch) instead of taking its lease over.
 
@@ -313,12 +344,14 @@ def hedge(now: float, budget_end: float, fetch_s: float | None, waited_s: float 
     would end past the waiter's own budget, it cannot afford it, and fetching now is never slower.
     So too once the waiter has waited OVERDUE_FACTOR times the site's fetch (`waited_s`): its wait
     already cost more than fetching would have. `fetch_s` is the site's recorded fetch time, None
-    when it has none (the whole-fetch deadline stands for it, and no wait is overdue).
+    when it has none (the whole-fetch deadline stands for it, and no wait is overdue); a takeover's
+    fetch takes at least `floor_s` too (what the late holder had fetched when it last renewed:
+    `liveness.renewed_age_s`).
     """
     if fetch_s is not None and fetch_s > 0 and waited_s >= OVERDUE_FACTOR * fetch_s:
         return True
     took = fetch_s if fetch_s is not None and fetch_s > 0 else UNKNOWN_FETCH_S
-    return now + TAKEOVER_JITTER_S + took > budget_end
+    return now + TAKEOVER_JITTER_S + max(took, floor_s) > budget_end
 
 
 def may_take(item: Item | None, owner: str, request: TakeLease) -> bool:
@@ -359,6 +392,28 @@ def may_take(item: Item | None, owner: str, request: TakeLease) -> bool:
         or marked_at > ahead
     )
     return lease_free and facts_free and mark_free
+
+
+def standby_after_s(fetch_s: float | None) -> float:
+    """How long a holder's fetch runs before an early waiter fetches beside it in the standby
+    slot: half the site's recorded fetch time, at least STANDBY_MIN_S (None: no fetch recorded)."""
+    if fetch_s is None or fetch_s <= 0:
+        return STANDBY_MIN_S
+    return max(STANDBY_MIN_S, fetch_s / 2)
+
+
+def standby(
+    now: float, budget_end: float, fetch_s: float | None, waited_s: float, holder_age_s: float
+) -> bool:
+    """True when a waiter on a live holder takes the standby slot now: the holder's fetch has
+    run past `standby_after_s` (`holder_age_s`, as the waiter knows it: `liveness.Watch.age`),
+    this waiter has waited from within STANDBY_EARLY_S of the holder's take (an early waiter,
+    whose budget a death would sink first), and its budget covers the fetch (the recorded time,
+    or UNKNOWN_FETCH_S, and at least what the holder has fetched already)."""
+    if holder_age_s < standby_after_s(fetch_s) or waited_s < holder_age_s - STANDBY_EARLY_S:
+        return False
+    took = fetch_s if fetch_s is not None and fetch_s > 0 else UNKNOWN_FETCH_S
+    return now + max(took, holder_age_s) <= budget_end
 
 
 def renewal_s(throttled_in_a_row: int, rng: random.Random) -> float:
@@ -510,6 +565,15 @@ class Protocol:
         # it would have finished), and whether it is marking the last of them dead.
         self._late: set[str] = set()
         self._releasing = False
+        # The standby slot: asked for once (`standby`), being asked for, and when it was taken
+        # (wall clock; None: this audit is no standby).
+        self._standby_asked = False
+        self._standby_asking = False
+        self.standby_since: float | None = None
+        # A late holder confirmed, whose standby slot it reads before taking over (that lease as
+        # read); and until when it takes a standby it saw fetching for alive (wall clock).
+        self._slot_for: Item | None = None
+        self._standby_alive_until = -math.inf
         # This audit's monotonic clock at the step being taken.
         self._mono = 0.0
         # When this audit asked for its own lease, on its monotonic clock (its renewals keep to
@@ -538,9 +602,12 @@ class Protocol:
         if isinstance(action, (Read, Sleep)):
             if self._takeover is not None:
                 return self._takeover
-            if isinstance(action, Sleep) and self._fetched is not None:
-                return Phase.PUBLISHING  # a throttled publish or mark, tried again
+            if self._fetched is not None:
+                # A throttled publish or mark, tried again; a standby's look before its publish.
+                return Phase.PUBLISHING
             return Phase.WAITING if self.waiting_for is not None else Phase.LOOKING
+        if isinstance(action, FetchHolding) and action.standby:
+            return Phase.STANDBY
         phases: dict[type, Phase] = {
             TakeLease: Phase.TAKING,
             FetchHolding: Phase.HOLDING,
@@ -556,6 +623,9 @@ class Protocol:
         if self._releasing:
             # Its mark over the dead holders is written, or not: either way, it fetches now.
             return FetchAlone(Reason.UNSHAREABLE)
+        decided = self._standby_step(seen, now)
+        if decided is not None:
+            return decided
         if isinstance(seen, StoreFailed):
             return self._failed(seen, now, taking)
         if not isinstance(seen, Slept):
@@ -686,6 +756,11 @@ class Protocol:
         watch = self._watching(item, now)
         waited = now - (self.waited_since or now)
         if not watch.late(self._mono) and not abandoned(item, now):
+            age = watch.age(self._mono)
+            if not self._standby_asked and standby(
+                now, self.budget_end, self._fetch_s, waited, age
+            ):
+                return self._take_standby(now)
             return self._sleep(now + poll_s(waited, self.rng), now)
         assert item.lease_owner is not None
         self._late.add(item.lease_owner)
@@ -694,7 +769,25 @@ class Protocol:
             # ends with a mark that lets every waiter fetch now, not wait for a third.
             self._releasing = True
             return MarkUnshareable(now, Unshareable.DEAD, over=item.lease_owner)
-        if hedge(now, self.budget_end, self._fetch_s, waited):
+        if now < self._standby_alive_until:
+            # A standby fetches beside the dead holder: its facts come sooner than a takeover's
+            # or a hedge's would.
+            return self._sleep(now + poll_s(waited, self.rng), now)
+        seen_standby = self._standby_alive_until > -math.inf
+        if seen_standby or (
+            confirming and renewed_age_s(item.lease_renewals) >= standby_after_s(self._fetch_s)
+        ):
+            # The holder fetched long enough for a standby to have begun (or one was seen, a
+            # lease's length ago): its slot says whether it still fetches.
+            self._slot_for = item
+            return Read(consistent=True, standby=True)
+        return self._over_late(item, now, confirming)
+
+    def _over_late(self, item: Item, now: float, confirming: bool) -> Action:
+        """A late holder, no standby beside it: fetch beside it when a takeover would outlast
+        the budget (`hedge`), or take it over (after the pause, on the consistent read)."""
+        floor = renewed_age_s(item.lease_renewals)
+        if hedge(now, self.budget_end, self._fetch_s, self.waited_s(now), floor):
             return FetchAlone(Reason.HEDGED)
         if confirming:
             return self._take(now, item)
@@ -732,8 +825,14 @@ class Protocol:
         self._takeover = Phase.TAKEOVER_JITTER
         return self._sleep(now + self.rng.uniform(0.0, TAKEOVER_JITTER_S), now)
 
+    def _fetch_floor(self, item: Item) -> float | None:
+        """How long the site's fetch takes at least, as this waiter knows it: its recorded time,
+        and never less than a late holder had fetched when it last renewed (None: neither)."""
+        floor = max(self._fetch_s or 0.0, renewed_age_s(item.lease_renewals))
+        return floor if floor > 0 else None
+
     def _take(self, now: float, over: Item | None = None) -> Action:
-        fetch_s = self._fetch_s
+        fetch_s = self._fetch_s if over is None else self._fetch_floor(over)
         if not self._refresh and fetch_s is not None and now + fetch_s > self.budget_end:
             # Its budget would cut the site's fetch short: as the holder, it would make others
             # wait for facts that cannot be shared. It fetches by itself; another takes the lease.
@@ -756,7 +855,10 @@ class Protocol:
         return TakeLease(until=now + LEASE_S, now=now, due=due, marked_since=marked_since)
 
     def waited_s(self, now: float) -> float:
-        """How long this audit has waited for another's fetch, by now."""
+        """How long this audit has waited for another's fetch, by now (a standby's wait ended
+        when it took the slot)."""
+        if self.standby_since is not None:
+            now = self.standby_since
         return 0.0 if self.waited_since is None else max(0.0, now - self.waited_since)
 
     def _sleep(self, until: float, now: float) -> Action:
@@ -809,4 +911,57 @@ class Protocol:
 
     def _holder_done(self) -> Action:
         reason = Reason.REFRESH if self._refresh else Reason.HOLDER
+        if self.standby_since is not None:
+            reason = Reason.STANDBY
         return Finish(Use.OWN, Source.FETCHED, reason)
+
+    # --- the standby slot -----------------------------------------------------------------------
+
+    def _take_standby(self, now: float) -> Action:
+        """Ask for the site's standby slot (once): a lease of its own beside the holder's."""
+        self._standby_asked = self._standby_asking = True
+        self.taken_at = self._mono
+        return TakeLease(
+            until=now + LEASE_S,
+            now=now,
+            due=now - self.window_s / 2,
+            marked_since=math.inf,
+            standby=True,
+        )
+
+    def _standby_step(self, seen: Observation, now: float) -> Action | None:
+        """What a standby does next, an audit that asked for the slot, or one that read it before
+        a takeover; None: not one."""
+        if self._slot_for is not None:
+            late, self._slot_for = self._slot_for, None
+            slot = seen.item if isinstance(seen, ReadDone) else None
+            if slot is not None and slot.lease_held and not abandoned(slot, now):
+                # The standby is fetching: wait for its facts (its slot's lease runs LEASE_S).
+                self._standby_alive_until = now + LEASE_S
+                return self._sleep(now + poll_s(self.waited_s(now), self.rng), now)
+            # None, or gone: the late holder is taken over (or hedged), as without a standby.
+            self._standby_alive_until = -math.inf
+            return self._over_late(late, now, confirming=True)
+        if self._standby_asking:
+            self._standby_asking = False
+            if isinstance(seen, LeaseTaken):
+                self.standby_since = now
+                return FetchHolding(refresh=False, standby=True)
+            # Another's, or no answer (a slot taken but not answered lapses): it waits on.
+            self.taken_at = None
+            return self._sleep(now + poll_s(self.waited_s(now), self.rng), now)
+        if self.standby_since is None:
+            return None
+        if isinstance(seen, Fetched):
+            self._fetched = seen.stamp
+            self._retry_deadline = now + PUBLISH_RETRY_S
+            if seen.unshareable is not None:
+                return self._holder_done()  # its own facts; the holder marks the lease
+            return Read(consistent=True)  # whether the wait's facts came first
+        if isinstance(seen, ReadDone):
+            assert self._fetched is not None and self.waiting_for is not None
+            stamp = seen.item.stamp if seen.item is not None else None
+            if awaited_facts(stamp, self.waiting_for, self.waited_since):
+                return self._holder_done()  # the holder (or a takeover) published first
+            return Publish(self._owned(self._fetched))
+        return None

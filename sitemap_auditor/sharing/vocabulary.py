@@ -56,6 +56,10 @@ class Reason(Enum):
     # OVERDUE_FACTOR fetch times already; in its own process, the holder's budget would not cover
     # the site's recorded fetch (`hedge_local`).
     HEDGED = "hedged"
+    # It waited on a holder whose fetch had run long (lease.standby_after_s), took the site's
+    # standby slot and fetched beside it: a death of the holder costs its waiters the standby's
+    # head start, not a whole fetch. Whichever publishes first is the facts the waiters take.
+    STANDBY = "standby"
 
 
 class Unshareable(Enum):
@@ -123,9 +127,10 @@ class Item:
 
 @dataclass(frozen=True)
 class Read:
-    """Read the site's item."""
+    """Read the site's item (or its standby slot's)."""
 
     consistent: bool
+    standby: bool = False
 
 
 @dataclass(frozen=True)
@@ -144,6 +149,9 @@ class TakeLease:
     # still live, but only if unchanged since (not renewed meanwhile, nor replaced).
     over_owner: str | None = None
     over_until: float | None = None
+    # The site's standby slot, not its lease: a lease of its own, beside the holder's (the same
+    # rule, `may_take`, on the slot's own item).
+    standby: bool = False
 
 
 @dataclass(frozen=True)
@@ -155,9 +163,10 @@ class Sleep:
 
 @dataclass(frozen=True)
 class FetchHolding:
-    """Fetch the site, renewing the lease meanwhile, then report Fetched."""
+    """Fetch the site, renewing the lease (or the standby slot) meanwhile, then report Fetched."""
 
     refresh: bool
+    standby: bool = False  # in the standby slot: the holder, not this audit, marks unshareable
 
 
 @dataclass(frozen=True)

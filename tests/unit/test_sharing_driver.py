@@ -24,6 +24,7 @@ from sitemap_auditor.sharing.driver import (
     FETCHED,
     LOCAL_MAX_WAIT_S,
     REUSED,
+    STANDBY_SUFFIX,
     WAITED,
     LocalStore,
     Progress,
@@ -657,3 +658,43 @@ def test_a_holder_whose_budget_covers_the_site_is_waited_for() -> None:
     req = ShareRequest("k", 60, clock.mono() + 140, None, lambda data: True)
     got = holder.sharing.obtain(req, fetch, no_errors)
     assert got.source == WAITED and fetch.count == 0 and got.waited_s == pytest.approx(10.0)
+
+
+def holder_renewing(clock: Clock, store: MemoryStore) -> None:
+    """Give the store a holder's lease, taken now, that its reads show renewed on schedule."""
+    took = clock.wall()
+    store.items["k"] = {"owner": "holder", "until": took + lease.LEASE_S, "renewals": 0}
+    real_get = store.get
+
+    def renewing(key: str, consistent: bool) -> StoredItem | None:
+        raw = store.items.get("k", {})
+        if raw.get("owner") == "holder":
+            renewed, n = 0.0, 0
+            while took + lease.renewal_due_s(renewed) <= clock.wall():
+                renewed, n = lease.renewal_due_s(renewed), n + 1
+            raw.update(renewals=n, until=took + renewed + lease.LEASE_S)
+        return real_get(key, consistent)
+
+    store.get = renewing  # type: ignore[method-assign]
+
+
+@pytest.mark.parametrize("publishable", [True, False])
+def test_a_waiter_on_a_long_fetch_stands_by_beside_it_in_a_slot_of_its_own(
+    publishable: bool,
+) -> None:
+    clock, store, sharing, req, errors = setup(publishable)
+    holder_renewing(clock, store)
+    fetch = Fetcher(clock, echo="" if publishable else "?p=secret")
+    got = obtain(sharing, req, fetch, errors)
+    assert got.source == FETCHED and got.reason == "standby" and fetch.count == 1
+    # It took the slot (an item of its own) once the holder had fetched for STANDBY_MIN_S.
+    slot = store.items["k" + STANDBY_SUFFIX]
+    assert lease.STANDBY_MIN_S <= got.waited_s <= lease.STANDBY_MIN_S + 1.5 * lease.POLL_MAX_S
+    assert "mark" not in store.calls and errors == []
+    if publishable:
+        # The first facts of the wait: published, under its own token (the holder's lease ends).
+        stamp = store.items["k"]["stamp"]
+        assert isinstance(stamp, lease.Stamp) and stamp.flight == slot["owner"]
+    else:
+        # Its facts cannot be shared: the holder, not the standby, tells the waiters.
+        assert store.items["k"]["owner"] == "holder" and "put" not in store.calls
