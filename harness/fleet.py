@@ -289,14 +289,16 @@ class SimDynamo:
         units = math.ceil(size / READ_UNIT_BYTES) * 0.5
         return self._admit("read", key + "|facts", units, at)
 
-    def mark(self, key: str, owner: str, when: float, lasting: bool, at: float) -> bool:
-        """False when throttled."""
+    def mark(
+        self, key: str, owner: str, when: float, lasting: bool, at: float, flight: str | None = None
+    ) -> bool:
+        """False when throttled. The mark names `flight` (None: the owner's)."""
         s = self.state(key)
         if not self._admit("write", key, math.ceil(self._size(key) / WRITE_UNIT_BYTES), at):
             return False
         if s is not None and s.item.lease_owner == owner:
             i = s.item
-            item = lease.Item(i.stamp, None, None, owner, when, lasting)
+            item = lease.Item(i.stamp, None, None, flight or owner, when, lasting)
             self._write(key, at, StoredState(item, s.size, s.facts_flight, s.blob))
         return True
 
@@ -497,6 +499,10 @@ class Audit:
                 return lease.ReadDone(s.item if s else None)
 
             self._sdk(read, READ_LATENCY_S)
+        elif isinstance(action, lease.TakeLease) and action.standby:
+            # This model has no standby slot (harness/realfleet.py runs the driver, which has):
+            # the slot is always another's, and the waiter waits on.
+            self._observe(lease.LeaseRefused(), 0.0)
         elif isinstance(action, lease.TakeLease):
 
             def take(t: float) -> lease.Observation | None:
@@ -527,7 +533,11 @@ class Audit:
         elif isinstance(action, lease.MarkUnshareable):
 
             def mark(t: float) -> lease.Observation | None:
-                if not store.mark(key, self.owner, action.at, action.why.lasting, t):
+                over = action.over
+                flight = None if over is None else action.why.value
+                if not store.mark(
+                    key, over or self.owner, action.at, action.why.lasting, t, flight
+                ):
                     return None
                 return lease.StoreAnswered()
 

@@ -177,6 +177,9 @@ class Site:
     fetch_s: float = 0.8
     facts_bytes: int = 650  # its facts' item
     echoes_credential: bool = False  # robots.txt echoes the credential: never in the table
+    # robots.txt lists this many candidates, each tried in turn for an equal share of the fetch
+    # and refused; the facts grow with each one's outcome, to `facts_bytes` with the last.
+    candidates: int = 1
 
 
 @dataclass
@@ -214,6 +217,7 @@ class SimTable:
         self.lost_writes = lost_writes  # the share of writes applied whose answer is lost
         # encoded facts -> (their item's size, their flight, the facts)
         self.registry: dict[bytes, tuple[int, int, site_facts.SiteFacts]] = {}
+        self.sizes: dict[bytes, int] = {}  # encoded facts so far, mid-fetch -> their item's size
         self.by_flight: dict[int, site_facts.SiteFacts] = {}
         self.lost = 0
         self.refused = 0  # items read as no item: a time in them ahead of the reader's clock
@@ -292,9 +296,8 @@ class SimTable:
 
     def pack(self, data: bytes) -> bytes | None:
         known = self.registry.get(data)
-        if known is None:
-            return data  # a part of a fetch, mid-fetch: small
-        return data if known[0] <= MAX_SHARED_BYTES else None
+        size = known[0] if known is not None else self.sizes.get(data, 0)
+        return data if size <= MAX_SHARED_BYTES else None
 
     def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
         size, flight, facts = self.registry[packed]
@@ -305,9 +308,11 @@ class SimTable:
 
         self._call("put_item", put, WRITE_LATENCY_S)
 
-    def mark_unshareable(self, key: str, owner: str, at: float, lasting: bool) -> None:
+    def mark_unshareable(
+        self, key: str, owner: str, at: float, lasting: bool, flight: str | None = None
+    ) -> None:
         def mark(t: float) -> object | None:
-            return True if self.db.mark(key, owner, at, lasting, t) else None
+            return True if self.db.mark(key, owner, at, lasting, t, flight) else None
 
         self._call("update_item", mark, WRITE_LATENCY_S)
 
@@ -355,8 +360,10 @@ class ContainerTable:
     def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
         self.table.put(key, packed, stamp, expires_at)
 
-    def mark_unshareable(self, key: str, owner: str, at: float, lasting: bool) -> None:
-        self.table.mark_unshareable(key, owner, at, lasting)
+    def mark_unshareable(
+        self, key: str, owner: str, at: float, lasting: bool, flight: str | None = None
+    ) -> None:
+        self.table.mark_unshareable(key, owner, at, lasting, flight)
 
 
 @dataclass
@@ -385,6 +392,7 @@ class RealFleet:
         kill_from: float = 0.0,  # the first fetch starting this long after the start, or later
         partitions: int | None = None,  # the table's partitions; None: limits per item only
         clock_skew_s: float = 0.0,  # each container's clock is off by uniform(-this, this)
+        kills: int = 1,  # how many fetches in a row are killed, `kill_first_fetch_after` in
     ) -> None:
         self.clock = VirtualTime()
         self.kill_site = kill_site
@@ -399,7 +407,8 @@ class RealFleet:
         self.window_s = 0 if mode == "off" else window_s
         self.budget_s = budget_s
         self.kill_after = kill_first_fetch_after
-        self.killed = False
+        self.kills = kills
+        self.killed = 0
         tokens = itertools.count()
         self.pool: list[Container] = []
         for i in range(containers):
@@ -477,27 +486,42 @@ class RealFleet:
         self.fetches.append(record)
         if (
             self.kill_after is not None
-            and not self.killed
+            and self.killed < self.kills
             and self.kill_site in (None, site)
             and clock.now >= self.kill_from
         ):
-            self.killed = True
+            self.killed += 1
             clock.at(clock.now + self.kill_after, lambda: self._die(c))
         took = model.fetch_s
         left = max(0.0, budget_end - clock.now)
         robots_s = min(0.1, took / 4)
-        clock.sleep(min(robots_s, left))
-        url = f"https://{site}/sitemap.xml"
-        robots = site_facts.RobotsProbe(200, True, (url,), (), ())
-        progress(site_facts.SiteFacts(robots, (url,), (), complete=False))
-        clock.sleep(max(0.0, min(took, left) - robots_s))
+        spent = min(robots_s, left)
+        clock.sleep(spent)
+        n = model.candidates
+        urls = (f"https://{site}/sitemap.xml", *(f"https://{site}/s{k}.xml" for k in range(1, n)))
+        robots = site_facts.RobotsProbe(200, True, urls, (), ())
+        outcomes = tuple(
+            site_facts.CandidateOutcome(u, None, issue(u, Kind.HTTP_STATUS, "HTTP 404"))
+            for u in urls
+        )
+        progress(site_facts.SiteFacts(robots, urls, (), complete=False))
+        each_s = (took - robots_s) / n
+        for k in range(1, n):
+            if spent + each_s > left:
+                break
+            clock.sleep(each_s)
+            spent += each_s
+            # What the fetch shows after each candidate that leaves more to try: its facts so
+            # far, which the table would keep in a share of the item's size.
+            partial = site_facts.SiteFacts(robots, urls, outcomes[:k], complete=False)
+            self.table.sizes[site_facts.encode(partial)] = model.facts_bytes * k // n
+            progress(partial)
+        clock.sleep(max(0.0, min(took, left) - spent))
         record.ended = clock.now
-        refused = issue(url, Kind.HTTP_STATUS, "HTTP 404")
-        outcome = site_facts.CandidateOutcome(url, None, refused)
         got = site_facts.SiteFacts(
             robots,
-            (url,),
-            (outcome,),
+            urls,
+            outcomes,
             complete=took <= left,
             fetched_at=clock.now + c.offset,  # as the container's clock has it
             fetch_seconds=took,

@@ -154,9 +154,15 @@ def _try_candidate(
 
 
 def first_sitemap(
-    fetcher: Fetcher, candidates: Sequence[str], previous: SiteFacts | None = None
+    fetcher: Fetcher,
+    candidates: Sequence[str],
+    previous: SiteFacts | None = None,
+    tried: Callable[[tuple[CandidateOutcome, ...]], None] | None = None,
 ) -> tuple[CandidateOutcome, ...]:
-    """Try candidates in order until one parses; return the outcome of each one tried."""
+    """Try candidates in order until one parses; return the outcome of each one tried.
+
+    `tried` is shown the outcomes so far after each candidate that leaves more to try: what the
+    facts will hold at least (sharing looks at their size as they grow)."""
     outcomes: list[CandidateOutcome] = []
     for number, url in enumerate(candidates, 1):
         budget = fetcher.remaining_budget()
@@ -169,6 +175,8 @@ def first_sitemap(
         outcomes.append(outcome)
         if outcome.selected is not None:
             break
+        if tried is not None and number < len(candidates):
+            tried(tuple(outcomes))
     return tuple(outcomes)
 
 

@@ -21,7 +21,7 @@ from sitemap_auditor.audit.request import AuditRequest
 from sitemap_auditor.core import candidates
 from sitemap_auditor.core import site as sites
 from sitemap_auditor.core.credentials import Credentials
-from sitemap_auditor.core.facts import SiteFacts
+from sitemap_auditor.core.facts import CandidateOutcome, SiteFacts
 from sitemap_auditor.core.issues import Issue, Kind, issue
 from sitemap_auditor.core.parser import MAX_UNPARSABLE_SAMPLES
 from sitemap_auditor.fetching.fetch import Fetcher
@@ -41,14 +41,20 @@ def fetch_facts(
 ) -> SiteFacts:
     """What the site answers now: robots probe -> candidates -> streaming parse.
 
-    `progress` is shown what is known once robots.txt has answered (as incomplete facts), so that
-    sharing can tell the audits waiting for this fetch at once when its facts cannot be shared."""
+    `progress` is shown what is known (as incomplete facts) once robots.txt has answered, then
+    after each candidate that leaves more to try: facts only grow, so sharing can tell the audits
+    waiting for this fetch as soon as its facts cannot be shared (too large, a credential
+    echoed)."""
     started = time.monotonic()
     robots = probe.robots_txt(fetcher, site.robots_txt_url, previous.robots if previous else None)
     tried = candidates.for_site(site, robots.sitemaps)
-    if progress is not None:
-        progress(SiteFacts(robots, tried, (), complete=False))
-    outcomes = probe.first_sitemap(fetcher, tried, previous)
+
+    def so_far(outcomes: tuple[CandidateOutcome, ...]) -> None:
+        if progress is not None:
+            progress(SiteFacts(robots, tried, outcomes, complete=False))
+
+    so_far(())
+    outcomes = probe.first_sitemap(fetcher, tried, previous, so_far)
     took = time.monotonic() - started
     return probe.gather(fetcher, robots, tried, outcomes, previous, time.time(), took)
 

@@ -34,6 +34,7 @@ __all__ = [
     "LOCAL_MAX_WAIT_S",
     "RETENTION_S",
     "REUSED",
+    "STANDBY_SUFFIX",
     "WAITED",
     "Fetch",
     "LocalStore",
@@ -65,10 +66,17 @@ DEFAULT_MAX_WAIT_S = 120.0
 # its own 120 s, against 120 s with sharing off).
 LOCAL_MAX_WAIT_S = DEFAULT_MAX_WAIT_S + site_facts.MAX_FETCH_SECONDS
 
+# The key of a site's standby slot (lease.standby): its key with this appended (a siteBase has no
+# `|`; the facts kept out of an item take `|facts`).
+STANDBY_SUFFIX = "|standby"
+
 FETCHED, REUSED, WAITED = Source.FETCHED.value, Source.REUSED.value, Source.WAITED.value
 
-# What a fetch has learnt so far, as facts (complete=False): the driver looks at it mid-fetch to
-# tell the waiters at once when the facts will not be shareable.
+# What a fetch has learnt so far, as facts (complete=False): shown once robots.txt has answered
+# and after each candidate tried. Facts only grow (an outcome shown is final), so the holder sizes
+# each as the store would keep it (`SharedStore.pack`) and tells the waiters as soon as the facts
+# are too large or echo a credential, not when the fetch ends. Each look encodes and compresses
+# what is known: a few ms for the largest facts a fetch makes (0.9 MB of JSON).
 Progress = Callable[[SiteFacts], None]
 # A fetch of the site: given the facts to revalidate (or None), and where to report progress.
 Fetch = Callable[[SiteFacts | None, Progress], SiteFacts]
@@ -114,8 +122,11 @@ class SharedStore(Protocol):
     def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
         """Publish a site's facts, replacing the item (and so any lease)."""
 
-    def mark_unshareable(self, key: str, owner: str, at: float, lasting: bool) -> None:
-        """End this owner's lease with the mark that its facts cannot be shared."""
+    def mark_unshareable(
+        self, key: str, owner: str, at: float, lasting: bool, flight: str | None = None
+    ) -> None:
+        """End this owner's lease with the mark that its facts cannot be shared, naming `flight`
+        (None: the owner's own; a waiter marking dead holders names the reason instead)."""
 
 
 @dataclass(frozen=True)
@@ -425,17 +436,18 @@ class Sharing:
             seen: lease.Observation
             try:
                 match action:
-                    case lease.Read(consistent=consistent):
-                        got_item = store.get(req.key, consistent)
-                        stored, stored_item = None, got_item
+                    case lease.Read(consistent=consistent, standby=slot):
+                        got_item = store.get(_key(req, slot), consistent)
+                        if not slot:
+                            stored, stored_item = None, got_item
                         seen = lease.ReadDone(got_item.item if got_item is not None else None)
-                    case lease.TakeLease():
-                        took = store.take_lease(req.key, owner, action)
+                    case lease.TakeLease(standby=slot):
+                        took = store.take_lease(_key(req, slot), owner, action)
                         seen = lease.LeaseTaken() if took else lease.LeaseRefused()
                     case lease.Sleep(until=until):
                         self._sleep(max(0.0, until - self._wall()))
                         seen = lease.Slept()
-                    case lease.FetchHolding():
+                    case lease.FetchHolding(standby=slot):
                         started = self._wall()
                         taken_at = machine.taken_at
                         if taken_at is None:
@@ -448,6 +460,7 @@ class Sharing:
                             fetch,
                             _newer(known, stored_facts()),
                             failed,
+                            slot,
                         )
                         unshareable, packed, encoded = self._packing(store, req, own)
                         if early is not None:
@@ -458,10 +471,15 @@ class Sharing:
                         assert own is not None and packed is not None
                         store.put(req.key, packed, stamp, own.fetched_at + RETENTION_S)
                         seen = lease.StoreAnswered()
-                    case lease.MarkUnshareable(at=at, why=marked):
+                    case lease.MarkUnshareable(at=at, why=marked, over=None):
                         store.mark_unshareable(req.key, owner, at, marked.lasting)
                         seen = lease.StoreAnswered()
+                    case lease.MarkUnshareable(at=at, why=marked, over=str(late)):
+                        # A waiter ends a late holder's lease: the mark names why, not a flight.
+                        store.mark_unshareable(req.key, late, at, marked.lasting, marked.value)
+                        seen = lease.StoreAnswered()
                     case lease.FetchAlone(reason=reason):
+                        waited = machine.waited_s(self._wall())  # its wait, not its own fetch
                         got = self._fetch(fetch, _newer(known, stored_facts()))
                         return Shared(
                             got,
@@ -470,7 +488,7 @@ class Sharing:
                             errors,
                             reason.value,
                             machine.throttled,
-                            waited_s=machine.waited_s(self._wall()),
+                            waited_s=waited,
                         )
                     case lease.Finish(use=use, source=source, reason=reason):
                         if use is lease.Use.STORED:
@@ -511,14 +529,16 @@ class Sharing:
         fetch: Fetch,
         previous: SiteFacts | None,
         failed: Callable[[StoreError], None],
+        standby: bool = False,
     ) -> tuple[SiteFacts, Unshareable | None, bool]:
         """Fetch as the lease's holder: the facts, why they proved unshareable mid-fetch (if they
-        did), and whether the waiters were told then (the mark written)."""
+        did), and whether the waiters were told then (the mark written). In the standby slot
+        (`standby`), that slot is renewed, and the holder, not this audit, tells the waiters."""
         early: list[tuple[Unshareable, bool]] = []
-        with self._renewing(store, req.key, owner, taken_at, failed) as stop:
+        with self._renewing(store, _key(req, standby), owner, taken_at, failed) as stop:
 
             def progress(partial: SiteFacts) -> None:
-                if early:
+                if early or standby:
                     return
                 why = self._unpackable(store, req, partial)
                 if why is None:
@@ -538,7 +558,7 @@ class Sharing:
                 own = self._fetch(fetch, previous, progress)
             except BaseException:
                 # A defect: the waiters fetch by themselves now, not when the lease lapses.
-                if not (early and early[0][1]):
+                if not (early and early[0][1]) and not standby:
                     with suppress(StoreError):
                         store.mark_unshareable(req.key, owner, self._wall(), False)
                 raise
@@ -620,6 +640,12 @@ def _thread(work: Callable[[], None]) -> Callable[[], None]:
     worker = threading.Thread(target=work, name="lease-renewal", daemon=True)
     worker.start()
     return lambda: worker.join(timeout=2.0)
+
+
+def _key(req: ShareRequest, standby: bool) -> str:
+    """The store key of the site's item, or of its standby slot (an item of its own, which only
+    ever holds a lease)."""
+    return req.key + STANDBY_SUFFIX if standby else req.key
 
 
 def _newer(a: SiteFacts | None, b: SiteFacts | None) -> SiteFacts | None:

@@ -301,17 +301,21 @@ class DynamoStore:
                 },
             )
 
-    def mark_unshareable(self, key: str, owner: str, at: float, lasting: bool) -> None:
-        """End this owner's lease with the mark that its facts cannot be shared."""
+    def mark_unshareable(
+        self, key: str, owner: str, at: float, lasting: bool, flight: str | None = None
+    ) -> None:
+        """End this owner's lease with the mark that its facts cannot be shared, naming `flight`
+        (None: the owner's)."""
         with contextlib.suppress(_ConditionFailedError):
             self._call(
                 "update_item",
                 Key={"pk": {"S": key}},
                 UpdateExpression="REMOVE lease_owner, lease_until, lease_at, lease_renewals "
-                "SET unshareable_flight = :o, unshareable_at = :at, unshareable_lasting = :l",
+                "SET unshareable_flight = :f, unshareable_at = :at, unshareable_lasting = :l",
                 ConditionExpression="lease_owner = :o",
                 ExpressionAttributeValues={
                     ":o": {"S": owner},
+                    ":f": {"S": owner if flight is None else flight},
                     ":at": {"N": repr(at)},
                     ":l": {"BOOL": lasting},
                 },

@@ -8,6 +8,7 @@ machine what came of it. The machine makes no call, reads no clock and never sle
 drives it against the real store, the unit tests and `bench/scale.py` against fakes in virtual
 time. Times are wall-clock seconds (stamps, windows, the lease's writes), but for whether a
 holder is alive, which a waiter judges on its own monotonic clock (`liveness`, `step`'s `mono`).
+The values, actions and observations it deals in are defined in `vocabulary` and named here.
 
 What it guarantees (section 7): an audit waits for a fetch as long as that fetch's lease is
 renewed, up to its own budget; a store that throttles keeps it waiting with jittered backoff;
@@ -25,14 +26,17 @@ of the fetch that its waiters awaited; an audit whose budget cannot cover the si
 fetch does not hold the lease, nor do its process's other audits wait for its fetch
 (`hedge_local`: they wait for their process's fetch to its end otherwise); a lasting mark is
 heeded for UNSHAREABLE_HOLD_S, past the window, by the lease write (`TakeLease.marked_since`) as
-by the read.
+by the read; a waiter that has seen DEAD_HOLDERS holders in a row die marks the last one's lease
+instead of taking it over, and that mark sends every audit that reads it within
+DEAD_HOLDERS_HOLD_S to fetch by itself (`dead_mark_held`); an early waiter on a holder whose
+fetch has run past `standby_after_s` fetches beside it in the site's standby slot (`standby`),
+and a waiter that finds the holder late reads that slot before it takes over or hedges.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
 from enum import Enum
 
 from sitemap_auditor.sharing.liveness import (
@@ -42,15 +46,45 @@ from sitemap_auditor.sharing.liveness import (
     LEASE_S,
     Watch,
     renewal_due_s,
+    renewed_age_s,
+)
+from sitemap_auditor.sharing.vocabulary import (
+    Action,
+    FetchAlone,
+    Fetched,
+    FetchHolding,
+    Finish,
+    Item,
+    LeaseRefused,
+    LeaseTaken,
+    MarkUnshareable,
+    Observation,
+    Publish,
+    Read,
+    ReadDone,
+    Reason,
+    Sleep,
+    Slept,
+    Source,
+    Stamp,
+    StoreAnswered,
+    StoreFailed,
+    TakeLease,
+    Unshareable,
+    Use,
 )
 
 __all__ = [
     "CLOCK_SKEW_S",
+    "DEAD_HOLDERS",
+    "DEAD_HOLDERS_HOLD_S",
     "FIRST_RENEWAL_S",
     "LATE_GRACE_S",
     "LEASE_RENEW_S",
     "LEASE_S",
     "OVERDUE_FACTOR",
+    "STANDBY_EARLY_S",
+    "STANDBY_MIN_S",
     "TRANSITIONS",
     "UNKNOWN_FETCH_S",
     "UNSHAREABLE_HOLD_S",
@@ -84,6 +118,7 @@ __all__ = [
     "awaited_facts",
     "backoff_s",
     "credible_until",
+    "dead_mark_held",
     "due",
     "hedge",
     "hedge_local",
@@ -95,6 +130,8 @@ __all__ = [
     "poll_s",
     "renewal_due_s",
     "renewal_s",
+    "standby",
+    "standby_after_s",
     "usable",
 ]
 
@@ -149,53 +186,34 @@ UNKNOWN_FETCH_S = 30.0
 # window: the site's next bursts fetch at once instead of each waiting for one holder's fetch that
 # will not be shared either. After it, one fetch finds out again whether the site still is so.
 UNSHAREABLE_HOLD_S = 86_400.0
+# A waiter that has seen this many holders of the site late in a row (each one's renewal count
+# stood still: dead, or too slow to wait for), none of which gave facts, does not take the last
+# one over: it ends that lease with a mark that its holders died (Unshareable.DEAD), and fetches by
+# itself. The mark lets every waiter of that lease, and every audit that reads it within
+# DEAD_HOLDERS_HOLD_S, fetch at once instead of waiting for a third holder that would likely die
+# too (a site whose fetch kills its container); after it, one audit takes the lease again to find
+# out. Two containers dying in a row on one site's fetch by chance is rare, and then the hold costs
+# only fetches (as sharing off), never a result. The mark is not lasting: the lease write does not
+# heed it (a reader that missed it takes the lease: one holder more, as before).
+DEAD_HOLDERS = 2
+DEAD_HOLDERS_HOLD_S = 30.0
+# A standby holder: once the holder's fetch has run longer than standby_after_s (half the site's
+# recorded fetch time, at least STANDBY_MIN_S; STANDBY_MIN_S for a site with no fetch recorded),
+# an early waiter (one that came within STANDBY_EARLY_S of the holder's take: its budget is the
+# first a death of the holder would sink) takes the site's standby slot, a lease beside the
+# holder's, and fetches too, if its budget covers the fetch (the site's recorded fetch time, or
+# the fetch deadline when none is recorded, and never less than the holder has already fetched).
+# Whichever of the two publishes first gives the waiters their facts (the standby does not
+# publish over facts of the wait already there): a death of the holder then costs its waiters
+# the standby's head start, not a death found late and a whole fetch after it. The price: a
+# second fetch of the site for each wait that lasts that long. STANDBY_EARLY_S: the holder's age
+# as a waiter knows it (`liveness.Watch.age`) lags its true age by up to a renewal period and
+# the grace.
+STANDBY_MIN_S = 5.0
+STANDBY_EARLY_S = LEASE_RENEW_S + LATE_GRACE_S
 # A process that has just looked at the store for a refresh and found another audit refreshing
 # does not look again for this long: its audits go on reusing the facts still in their window.
 REFRESH_RECHECK_S = 1.0
-
-
-class Source(Enum):
-    """How an audit got its site's facts."""
-
-    FETCHED = "fetched"  # by its own fetch
-    REUSED = "reused"  # facts already there, within their window
-    WAITED = "waited"  # the facts of another audit's fetch it waited for
-
-
-class Reason(Enum):
-    """Why an audit fetched the site itself."""
-
-    HOLDER = "holder"  # it took the lease: the one fetch others wait for
-    REFRESH = "refresh"  # it took the lease to refresh facts ahead of their window's end
-    STORE_FAILED = "store-failed"  # the store did not answer
-    UNSHAREABLE = "unshareable"  # the fetch it waited for, or the site's last one, was unshareable
-    BUDGET = "budget"  # its own time budget ran out while it waited
-    # The holder was late, and waiting for a takeover would outlast its budget, or it had waited
-    # OVERDUE_FACTOR fetch times already; in its own process, the holder's budget would not cover
-    # the site's recorded fetch (`hedge_local`).
-    HEDGED = "hedged"
-
-
-class Unshareable(Enum):
-    """Why a fetch's facts could not be shared through the store."""
-
-    LARGE = "too-large"  # too large for an item; lasting: the next fetch will be as large
-    CREDENTIAL = "credential-echoed"  # the site echoed a credential into them; lasting
-    CUT = "cut-by-budget"  # the holder's own budget cut its fetch short; a later one may finish
-    DEFECT = "defect"  # the holder failed; a later one may not
-
-    @property
-    def lasting(self) -> bool:
-        """True when a later fetch of the site would be unshareable for the same reason."""
-        return self in (Unshareable.LARGE, Unshareable.CREDENTIAL)
-
-
-class Use(Enum):
-    """Which facts a finishing audit uses."""
-
-    KNOWN = "known"  # those its process already held
-    STORED = "stored"  # those of the item it read last
-    OWN = "own"  # those of its own fetch
 
 
 class Phase(Enum):
@@ -209,6 +227,8 @@ class Phase(Enum):
     TAKEOVER_CONFIRM = "takeover-confirm"  # a consistent read that the takeover writes on
     HOLDING = "holding"  # the lease is its own: fetching, renewing it
     PUBLISHING = "publishing"  # writing its facts, or the mark that they cannot be shared
+    RELEASING = "releasing"  # a waiter's mark that a second holder in a row died (DEAD_HOLDERS)
+    STANDBY = "standby"  # the standby slot is its own: fetching beside the holder, renewing it
     ALONE = "alone"  # fetching by itself, without the store (the end)
     DONE = "done"  # finished with facts in hand (the end)
 
@@ -225,63 +245,33 @@ TRANSITIONS: dict[tuple[Phase, Phase], str] = {
     (Phase.LOOKING, Phase.ALONE): "store failed, lasting mark, hedge or budget",
     (Phase.LOOKING, Phase.DONE): "current facts",
     (Phase.TAKING, Phase.HOLDING): "lease taken",
+    (Phase.TAKING, Phase.STANDBY): "standby slot taken: fetch beside the holder",
     (Phase.TAKING, Phase.LOOKING): "refused, or no answer: read again",
     (Phase.TAKING, Phase.WAITING): "refused, throttled or no answer, a holder known: read again",
     (Phase.TAKING, Phase.ALONE): "store failed, or refused too often",
     (Phase.TAKING, Phase.DONE): "refresh refused: another refreshes",
     (Phase.WAITING, Phase.WAITING): "holder renewing: poll again",
-    (Phase.WAITING, Phase.TAKING): "lease gone, facts due: refresh",
+    (Phase.WAITING, Phase.TAKING): "lease gone, facts due: refresh; or the standby slot",
     (Phase.WAITING, Phase.TAKEOVER_JITTER): "holder missed a renewal, or its lease is gone",
     (Phase.WAITING, Phase.HOLDING): "the lease read is its own (a lost answer)",
     (Phase.WAITING, Phase.ALONE): "unshareable, hedge, store failed or budget",
     (Phase.WAITING, Phase.DONE): "the awaited facts",
     (Phase.TAKEOVER_JITTER, Phase.TAKEOVER_CONFIRM): "pause over",
     (Phase.TAKEOVER_CONFIRM, Phase.TAKING): "still late, or its lease gone: take over",
-    (Phase.TAKEOVER_CONFIRM, Phase.WAITING): "a new holder, or renewed",
+    (Phase.TAKEOVER_CONFIRM, Phase.WAITING): "a new holder, renewed, or a standby may fetch",
     (Phase.TAKEOVER_CONFIRM, Phase.TAKEOVER_CONFIRM): "throttled: back off, read again",
     (Phase.TAKEOVER_CONFIRM, Phase.HOLDING): "the lease read is its own (a lost answer)",
+    (Phase.TAKEOVER_CONFIRM, Phase.RELEASING): "a second holder late in a row: mark it dead",
     (Phase.TAKEOVER_CONFIRM, Phase.ALONE): "unshareable, hedge, store failed or budget",
     (Phase.TAKEOVER_CONFIRM, Phase.DONE): "the awaited facts",
     (Phase.HOLDING, Phase.PUBLISHING): "fetched",
+    (Phase.STANDBY, Phase.PUBLISHING): "fetched: publish, unless the wait's facts came first",
+    (Phase.STANDBY, Phase.DONE): "fetched, not shareable: its own facts",
     (Phase.HOLDING, Phase.DONE): "fetched, mark written mid-fetch",
     (Phase.PUBLISHING, Phase.PUBLISHING): "throttled: try again",
-    (Phase.PUBLISHING, Phase.DONE): "written, or given up",
+    (Phase.PUBLISHING, Phase.DONE): "written, given up, or the wait's facts came first",
+    (Phase.RELEASING, Phase.ALONE): "marked, or not: fetch by itself",
 }
-
-
-@dataclass(frozen=True)
-class Stamp:
-    """What the protocol knows of a set of facts: when, how long, how sound, whose."""
-
-    fetched_at: float  # when the fetch that gave them finished
-    fetch_s: float = 0.0  # how long that fetch took
-    transient: bool = False  # they hold an answer that may not hold a moment later (a 503)
-    flight: str | None = None  # the lease owner whose fetch gave them
-
-
-@dataclass(frozen=True)
-class Item:
-    """A site's shared item as the protocol reads it."""
-
-    stamp: Stamp | None = None
-    lease_owner: str | None = None
-    lease_until: float | None = None
-    unshareable_flight: str | None = None  # the last flight whose facts could not be shared
-    unshareable_at: float | None = None
-    unshareable_lasting: bool = False
-    # When the lease was taken, on its holder's clock (None: not known): for operators.
-    lease_at: float | None = None
-    # How often its holder has renewed the lease (0: taken, not renewed; None: not known, a writer
-    # that keeps no count): what a waiter judges the holder by, on its own clock (`liveness`).
-    lease_renewals: int | None = None
-
-    @property
-    def lease_held(self) -> bool:
-        """True when some audit holds a lease on the site. Whether its holder is alive is not read
-        off its end (a time on the holder's clock) but judged by each waiter on its own clock, by
-        the renewals it sees (`liveness.Watch`); the store reads a lease ending further ahead than
-        a lease runs as none (`credible_until`)."""
-        return self.lease_owner is not None and self.lease_until is not None
 
 
 def abandoned(item: Item, now: float) -> bool:
@@ -298,131 +288,6 @@ def credible_until(until: float, now: float) -> bool:
     than a lease runs (LEASE_S), give or take the clocks' skew (CLOCK_SKEW_S). The store's rule for
     what it reads (`dynamostore.read_item`) and writes over (`may_take`); no waiter's."""
     return now <= until <= now + LEASE_S + CLOCK_SKEW_S
-
-
-# --- actions: what the machine asks its driver to do --------------------------------------------
-
-
-@dataclass(frozen=True)
-class Read:
-    """Read the site's item."""
-
-    consistent: bool
-
-
-@dataclass(frozen=True)
-class TakeLease:
-    """Write this audit's lease unless a live lease, facts fetched at or after `due` (transient
-    facts never stand in the way) or a lasting unshareable mark made at or after `marked_since`
-    are there."""
-
-    until: float
-    now: float
-    due: float
-    # A lasting mark this recent says the next fetch would not be shareable either: an audit that
-    # read the item before the mark was written fetches by itself rather than hold a lease.
-    marked_since: float
-    # A late holder's lease this write replaces, as read (its owner and end): taken over while
-    # still live, but only if unchanged since (not renewed meanwhile, nor replaced).
-    over_owner: str | None = None
-    over_until: float | None = None
-
-
-@dataclass(frozen=True)
-class Sleep:
-    """Wait until this time, then report Slept."""
-
-    until: float
-
-
-@dataclass(frozen=True)
-class FetchHolding:
-    """Fetch the site, renewing the lease meanwhile, then report Fetched."""
-
-    refresh: bool
-
-
-@dataclass(frozen=True)
-class Publish:
-    """Write the fetched facts with this stamp, which ends the lease."""
-
-    stamp: Stamp
-
-
-@dataclass(frozen=True)
-class MarkUnshareable:
-    """End the lease with a mark that this flight's facts cannot be shared."""
-
-    at: float
-    why: Unshareable
-
-
-@dataclass(frozen=True)
-class FetchAlone:
-    """Fetch the site without the store, publish nothing, and finish."""
-
-    reason: Reason
-
-
-@dataclass(frozen=True)
-class Finish:
-    """Done: use these facts."""
-
-    use: Use
-    source: Source
-    reason: Reason | None = None
-
-
-Action = Read | TakeLease | Sleep | FetchHolding | Publish | MarkUnshareable | FetchAlone | Finish
-
-
-# --- observations: what came of an action -------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ReadDone:
-    """The item as read; None when the site has none."""
-
-    item: Item | None
-
-
-@dataclass(frozen=True)
-class StoreFailed:
-    """The call failed: throttled (the store answered, later) or no usable answer at all."""
-
-    throttled: bool
-
-
-@dataclass(frozen=True)
-class LeaseTaken:
-    """The lease is this audit's."""
-
-
-@dataclass(frozen=True)
-class LeaseRefused:
-    """The condition did not hold: another lease, or facts fetched since, are there."""
-
-
-@dataclass(frozen=True)
-class Slept:
-    """The sleep asked for is over."""
-
-
-@dataclass(frozen=True)
-class Fetched:
-    """The holder's fetch is done; `unshareable` says why its facts cannot go to the store."""
-
-    stamp: Stamp
-    unshareable: Unshareable | None = None
-    marked: bool = False  # the mark was written mid-fetch, as soon as the holder knew
-
-
-@dataclass(frozen=True)
-class StoreAnswered:
-    """A publish or a mark was written."""
-
-
-Observation = ReadDone | StoreFailed | LeaseTaken | LeaseRefused | Slept | Fetched | StoreAnswered
 
 
 # --- pure rules ---------------------------------------------------------------------------------
@@ -465,7 +330,13 @@ def backoff_s(attempt: int, rng: random.Random) -> float:
     return rng.uniform(0.0, cap)
 
 
-def hedge(now: float, budget_end: float, fetch_s: float | None, waited_s: float = 0.0) -> bool:
+def hedge(
+    now: float,
+    budget_end: float,
+    fetch_s: float | None,
+    waited_s: float = 0.0,
+    floor_s: float = 0.0,
+) -> bool:
     """True when a waiter on a late holder (`liveness.holder_late`: slow, or dead) fetches by
     itself beside it (a hedged fetch) instead of taking its lease over.
 
@@ -473,12 +344,14 @@ def hedge(now: float, budget_end: float, fetch_s: float | None, waited_s: float 
     would end past the waiter's own budget, it cannot afford it, and fetching now is never slower.
     So too once the waiter has waited OVERDUE_FACTOR times the site's fetch (`waited_s`): its wait
     already cost more than fetching would have. `fetch_s` is the site's recorded fetch time, None
-    when it has none (the whole-fetch deadline stands for it, and no wait is overdue).
+    when it has none (the whole-fetch deadline stands for it, and no wait is overdue); a takeover's
+    fetch takes at least `floor_s` too (what the late holder had fetched when it last renewed:
+    `liveness.renewed_age_s`).
     """
     if fetch_s is not None and fetch_s > 0 and waited_s >= OVERDUE_FACTOR * fetch_s:
         return True
     took = fetch_s if fetch_s is not None and fetch_s > 0 else UNKNOWN_FETCH_S
-    return now + TAKEOVER_JITTER_S + took > budget_end
+    return now + TAKEOVER_JITTER_S + max(took, floor_s) > budget_end
 
 
 def may_take(item: Item | None, owner: str, request: TakeLease) -> bool:
@@ -519,6 +392,28 @@ def may_take(item: Item | None, owner: str, request: TakeLease) -> bool:
         or marked_at > ahead
     )
     return lease_free and facts_free and mark_free
+
+
+def standby_after_s(fetch_s: float | None) -> float:
+    """How long a holder's fetch runs before an early waiter fetches beside it in the standby
+    slot: half the site's recorded fetch time, at least STANDBY_MIN_S (None: no fetch recorded)."""
+    if fetch_s is None or fetch_s <= 0:
+        return STANDBY_MIN_S
+    return max(STANDBY_MIN_S, fetch_s / 2)
+
+
+def standby(
+    now: float, budget_end: float, fetch_s: float | None, waited_s: float, holder_age_s: float
+) -> bool:
+    """True when a waiter on a live holder takes the standby slot now: the holder's fetch has
+    run past `standby_after_s` (`holder_age_s`, as the waiter knows it: `liveness.Watch.age`),
+    this waiter has waited from within STANDBY_EARLY_S of the holder's take (an early waiter,
+    whose budget a death would sink first), and its budget covers the fetch (the recorded time,
+    or UNKNOWN_FETCH_S, and at least what the holder has fetched already)."""
+    if holder_age_s < standby_after_s(fetch_s) or waited_s < holder_age_s - STANDBY_EARLY_S:
+        return False
+    took = fetch_s if fetch_s is not None and fetch_s > 0 else UNKNOWN_FETCH_S
+    return now + max(took, holder_age_s) <= budget_end
 
 
 def renewal_s(throttled_in_a_row: int, rng: random.Random) -> float:
@@ -575,6 +470,19 @@ def lasting_mark_held(item: Item | None, now: float, held_s: float) -> bool:
         and item.unshareable_lasting
         and item.unshareable_at is not None
         and now - item.unshareable_at <= held_s
+        and not item.lease_held
+    )
+
+
+def dead_mark_held(item: Item | None, now: float) -> bool:
+    """True when a waiter marked the site's last holders dead (DEAD_HOLDERS in a row) within
+    DEAD_HOLDERS_HOLD_S, and no lease is live: an audit fetches by itself without waiting for a
+    holder (those that waited on the marked lease, and newcomers alike)."""
+    return (
+        item is not None
+        and item.unshareable_flight == Unshareable.DEAD.value
+        and item.unshareable_at is not None
+        and now - item.unshareable_at <= DEAD_HOLDERS_HOLD_S
         and not item.lease_held
     )
 
@@ -653,6 +561,19 @@ class Protocol:
         self._fetch_s: float | None = known.fetch_s if known is not None else None
         # The renewals seen of the holder waited on, on this audit's monotonic clock.
         self._watch: Watch | None = None
+        # The holders it has seen late, or replaced by another's takeover (none gave facts, or
+        # it would have finished), and whether it is marking the last of them dead.
+        self._late: set[str] = set()
+        self._releasing = False
+        # The standby slot: asked for once (`standby`), being asked for, and when it was taken
+        # (wall clock; None: this audit is no standby).
+        self._standby_asked = False
+        self._standby_asking = False
+        self.standby_since: float | None = None
+        # A late holder confirmed, whose standby slot it reads before taking over (that lease as
+        # read); and until when it takes a standby it saw fetching for alive (wall clock).
+        self._slot_for: Item | None = None
+        self._standby_alive_until = -math.inf
         # This audit's monotonic clock at the step being taken.
         self._mono = 0.0
         # When this audit asked for its own lease, on its monotonic clock (its renewals keep to
@@ -681,14 +602,17 @@ class Protocol:
         if isinstance(action, (Read, Sleep)):
             if self._takeover is not None:
                 return self._takeover
-            if isinstance(action, Sleep) and self._fetched is not None:
-                return Phase.PUBLISHING  # a throttled publish or mark, tried again
+            if self._fetched is not None:
+                # A throttled publish or mark, tried again; a standby's look before its publish.
+                return Phase.PUBLISHING
             return Phase.WAITING if self.waiting_for is not None else Phase.LOOKING
+        if isinstance(action, FetchHolding) and action.standby:
+            return Phase.STANDBY
         phases: dict[type, Phase] = {
             TakeLease: Phase.TAKING,
             FetchHolding: Phase.HOLDING,
             Publish: Phase.PUBLISHING,
-            MarkUnshareable: Phase.PUBLISHING,
+            MarkUnshareable: Phase.PUBLISHING if self._fetched is not None else Phase.RELEASING,
             FetchAlone: Phase.ALONE,
             Finish: Phase.DONE,
         }
@@ -696,6 +620,12 @@ class Protocol:
 
     def _step(self, seen: Observation, now: float) -> Action:
         taking, self._taking = self._taking, False
+        if self._releasing:
+            # Its mark over the dead holders is written, or not: either way, it fetches now.
+            return FetchAlone(Reason.UNSHAREABLE)
+        decided = self._standby_step(seen, now)
+        if decided is not None:
+            return decided
         if isinstance(seen, StoreFailed):
             return self._failed(seen, now, taking)
         if not isinstance(seen, Slept):
@@ -758,7 +688,9 @@ class Protocol:
         decided = self._awaited(item)
         if decided is None:
             decided = self._reuse(item, now)
-        if decided is None and lasting_mark_held(item, now, self.mark_held_s):
+        if decided is None and (
+            lasting_mark_held(item, now, self.mark_held_s) or dead_mark_held(item, now)
+        ):
             decided = FetchAlone(Reason.UNSHAREABLE)
         if decided is not None:
             return decided
@@ -824,8 +756,38 @@ class Protocol:
         watch = self._watching(item, now)
         waited = now - (self.waited_since or now)
         if not watch.late(self._mono) and not abandoned(item, now):
+            age = watch.age(self._mono)
+            if not self._standby_asked and standby(
+                now, self.budget_end, self._fetch_s, waited, age
+            ):
+                return self._take_standby(now)
             return self._sleep(now + poll_s(waited, self.rng), now)
-        if hedge(now, self.budget_end, self._fetch_s, waited):
+        assert item.lease_owner is not None
+        self._late.add(item.lease_owner)
+        if confirming and len(self._late) >= DEAD_HOLDERS:
+            # Still late on the consistent read: the second holder in a row to die. Its lease
+            # ends with a mark that lets every waiter fetch now, not wait for a third.
+            self._releasing = True
+            return MarkUnshareable(now, Unshareable.DEAD, over=item.lease_owner)
+        if now < self._standby_alive_until:
+            # A standby fetches beside the dead holder: its facts come sooner than a takeover's
+            # or a hedge's would.
+            return self._sleep(now + poll_s(waited, self.rng), now)
+        seen_standby = self._standby_alive_until > -math.inf
+        if seen_standby or (
+            confirming and renewed_age_s(item.lease_renewals) >= standby_after_s(self._fetch_s)
+        ):
+            # The holder fetched long enough for a standby to have begun (or one was seen, a
+            # lease's length ago): its slot says whether it still fetches.
+            self._slot_for = item
+            return Read(consistent=True, standby=True)
+        return self._over_late(item, now, confirming)
+
+    def _over_late(self, item: Item, now: float, confirming: bool) -> Action:
+        """A late holder, no standby beside it: fetch beside it when a takeover would outlast
+        the budget (`hedge`), or take it over (after the pause, on the consistent read)."""
+        floor = renewed_age_s(item.lease_renewals)
+        if hedge(now, self.budget_end, self._fetch_s, self.waited_s(now), floor):
             return FetchAlone(Reason.HEDGED)
         if confirming:
             return self._take(now, item)
@@ -838,6 +800,9 @@ class Protocol:
         assert item.lease_owner is not None and item.lease_until is not None
         watch = self._watch
         if watch is None or watch.holder != item.lease_owner:
+            if watch is not None:
+                # Replaced without facts: another waiter took the late holder over.
+                self._late.add(watch.holder)
             self.waiting_for = item.lease_owner
             if self.waited_since is None:
                 self.waited_since = now
@@ -860,8 +825,14 @@ class Protocol:
         self._takeover = Phase.TAKEOVER_JITTER
         return self._sleep(now + self.rng.uniform(0.0, TAKEOVER_JITTER_S), now)
 
+    def _fetch_floor(self, item: Item) -> float | None:
+        """How long the site's fetch takes at least, as this waiter knows it: its recorded time,
+        and never less than a late holder had fetched when it last renewed (None: neither)."""
+        floor = max(self._fetch_s or 0.0, renewed_age_s(item.lease_renewals))
+        return floor if floor > 0 else None
+
     def _take(self, now: float, over: Item | None = None) -> Action:
-        fetch_s = self._fetch_s
+        fetch_s = self._fetch_s if over is None else self._fetch_floor(over)
         if not self._refresh and fetch_s is not None and now + fetch_s > self.budget_end:
             # Its budget would cut the site's fetch short: as the holder, it would make others
             # wait for facts that cannot be shared. It fetches by itself; another takes the lease.
@@ -884,7 +855,10 @@ class Protocol:
         return TakeLease(until=now + LEASE_S, now=now, due=due, marked_since=marked_since)
 
     def waited_s(self, now: float) -> float:
-        """How long this audit has waited for another's fetch, by now."""
+        """How long this audit has waited for another's fetch, by now (a standby's wait ended
+        when it took the slot)."""
+        if self.standby_since is not None:
+            now = self.standby_since
         return 0.0 if self.waited_since is None else max(0.0, now - self.waited_since)
 
     def _sleep(self, until: float, now: float) -> Action:
@@ -937,4 +911,57 @@ class Protocol:
 
     def _holder_done(self) -> Action:
         reason = Reason.REFRESH if self._refresh else Reason.HOLDER
+        if self.standby_since is not None:
+            reason = Reason.STANDBY
         return Finish(Use.OWN, Source.FETCHED, reason)
+
+    # --- the standby slot -----------------------------------------------------------------------
+
+    def _take_standby(self, now: float) -> Action:
+        """Ask for the site's standby slot (once): a lease of its own beside the holder's."""
+        self._standby_asked = self._standby_asking = True
+        self.taken_at = self._mono
+        return TakeLease(
+            until=now + LEASE_S,
+            now=now,
+            due=now - self.window_s / 2,
+            marked_since=math.inf,
+            standby=True,
+        )
+
+    def _standby_step(self, seen: Observation, now: float) -> Action | None:
+        """What a standby does next, an audit that asked for the slot, or one that read it before
+        a takeover; None: not one."""
+        if self._slot_for is not None:
+            late, self._slot_for = self._slot_for, None
+            slot = seen.item if isinstance(seen, ReadDone) else None
+            if slot is not None and slot.lease_held and not abandoned(slot, now):
+                # The standby is fetching: wait for its facts (its slot's lease runs LEASE_S).
+                self._standby_alive_until = now + LEASE_S
+                return self._sleep(now + poll_s(self.waited_s(now), self.rng), now)
+            # None, or gone: the late holder is taken over (or hedged), as without a standby.
+            self._standby_alive_until = -math.inf
+            return self._over_late(late, now, confirming=True)
+        if self._standby_asking:
+            self._standby_asking = False
+            if isinstance(seen, LeaseTaken):
+                self.standby_since = now
+                return FetchHolding(refresh=False, standby=True)
+            # Another's, or no answer (a slot taken but not answered lapses): it waits on.
+            self.taken_at = None
+            return self._sleep(now + poll_s(self.waited_s(now), self.rng), now)
+        if self.standby_since is None:
+            return None
+        if isinstance(seen, Fetched):
+            self._fetched = seen.stamp
+            self._retry_deadline = now + PUBLISH_RETRY_S
+            if seen.unshareable is not None:
+                return self._holder_done()  # its own facts; the holder marks the lease
+            return Read(consistent=True)  # whether the wait's facts came first
+        if isinstance(seen, ReadDone):
+            assert self._fetched is not None and self.waiting_for is not None
+            stamp = seen.item.stamp if seen.item is not None else None
+            if awaited_facts(stamp, self.waiting_for, self.waited_since):
+                return self._holder_done()  # the holder (or a takeover) published first
+            return Publish(self._owned(self._fetched))
+        return None

@@ -23,6 +23,7 @@ __all__ = [
     "holder_late",
     "renewal_due_s",
     "renewal_period_s",
+    "renewed_age_s",
 ]
 
 # A lease is this long and renewed every LEASE_RENEW_S while its holder fetches. Its end, on the
@@ -58,6 +59,17 @@ def renewal_due_s(renewed_s: float) -> float:
     return FIRST_RENEWAL_S + LEASE_RENEW_S * (
         math.floor((renewed_s - FIRST_RENEWAL_S) / LEASE_RENEW_S) + 1
     )
+
+
+def renewed_age_s(renewals: int | None) -> float:
+    """How old a lease at least was, on its holder's clock, when its holder wrote this renewal
+    count: its n-th renewal comes on schedule (`renewal_due_s`) or later, never sooner. A count
+    measured on no clock of the reader's: a lower bound on how long the holder has fetched, and
+    so on how long the site's fetch takes (0 for a lease not yet renewed, or one without a
+    count)."""
+    if not renewals:
+        return 0.0
+    return FIRST_RENEWAL_S + LEASE_RENEW_S * (renewals - 1)
 
 
 def renewal_period_s(renewals: int | None) -> float:
@@ -104,6 +116,11 @@ class Watch:
     def late(self, mono: float) -> bool:
         """True when the holder has missed a renewal by `mono` (`holder_late`)."""
         return holder_late(self.renewals, mono - self.since)
+
+    def age(self, mono: float) -> float:
+        """How long the holder has held its lease at least, by `mono`: its count's age
+        (`renewed_age_s`) and the time since the waiter first read that count."""
+        return renewed_age_s(self.renewals) + max(0.0, mono - self.since)
 
 
 def _mark(renewals: int | None, until: float) -> float:

@@ -715,6 +715,23 @@ def test_a_late_holder_lease_is_taken_over_only_as_it_was_read(table: str) -> No
 
 
 @pytest.mark.usefixtures("local_aws")
+def test_a_waiters_mark_over_dead_holders_ends_that_lease_and_names_why(table: str) -> None:
+    store = dynamostore.DynamoStore(table)
+    now = time.time()
+    assert store.take_lease("dead", "second", ask(now + 10, now, now - 30))
+    # Over another lease than the one read dead, the mark is not written.
+    store.mark_unshareable("dead", "first", now + 1, False, "holders-dead")
+    got = store.get("dead", consistent=True)
+    assert got is not None and got.item.lease_owner == "second"
+    assert got.item.unshareable_flight is None
+    store.mark_unshareable("dead", "second", now + 1, False, "holders-dead")
+    got = store.get("dead", consistent=True)
+    assert got is not None and got.item.lease_owner is None
+    assert got.item.unshareable_flight == "holders-dead" and got.item.unshareable_at == now + 1
+    assert not got.item.unshareable_lasting and lease.dead_mark_held(got.item, now + 2)
+
+
+@pytest.mark.usefixtures("local_aws")
 def test_a_recent_lasting_mark_refuses_the_lease_a_stale_reader_asks_for(table: str) -> None:
     store = dynamostore.DynamoStore(table)
     now = time.time()

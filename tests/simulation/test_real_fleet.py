@@ -27,6 +27,9 @@ def _moves_in_the_table(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
 
 
 N = 100
+# A burst of a site whose fetch outlasts lease.STANDBY_MIN_S fetches it twice: the holder, and
+# the standby beside it.
+AUDIT_S = 0.1  # an audit's own time past its facts (harness.realfleet.AUDIT_CPU_S, a poll)
 
 
 def burst(n: int = N, site: str = "s", spread_s: float = 1.0) -> list[tuple[float, str]]:
@@ -49,7 +52,8 @@ def p99(f: RealFleet) -> float:
 @pytest.mark.parametrize("fetch_s", [0.8, 25.0])
 def test_a_burst_fetches_once_and_is_no_slower(fetch_s: float) -> None:
     on, off = both({"s": Site(fetch_s)}, burst())
-    assert len(on.fetches) == 1 and len(off.fetches) == N
+    assert len(on.fetches) == (1 if fetch_s < lease.STANDBY_MIN_S else 2)
+    assert len(off.fetches) == N
     assert on.incomplete() == off.incomplete() == 0
     # A waiter's facts come one poll after the holder's publish at most (a tenth of its wait,
     # at most a second, jittered): the one way a waiter is slower than its own fetch.
@@ -62,6 +66,19 @@ def test_unshareable_facts_known_early_cost_no_wait() -> None:
     assert all(r.reason in ("holder", "unshareable") for r in on.records)
     # Released once robots.txt answered: each fetches side by side with the holder.
     assert p99(on) <= p99(off) + 0.3
+
+
+def test_facts_that_grow_too_large_release_the_waiters_once_they_do() -> None:
+    # A 120 s fetch of 100 candidates, each refused; the facts grow to 200 KB, past the item's
+    # 16 KB after the ninth candidate (11 s in). The holder marks them then: its waiters, and the
+    # audits that come later (the mark is lasting), fetch by themselves within their budget.
+    site = {"s": Site(120.0, facts_bytes=200 * 1024, candidates=100)}
+    on, off = both(site, burst(spread_s=60.0))
+    assert on.incomplete() == off.incomplete() == 0
+    assert len(on.fetches) == N
+    assert set(r.reason for r in on.records) <= {"holder", "standby", "unshareable"}
+    assert max(r.waited_s for r in on.records) <= 0.1 + 9 * 1.2 + 2 * lease.POLL_MAX_S
+    assert on.durations()[N // 2] <= 1.2 * off.durations()[N // 2]
 
 
 @pytest.mark.parametrize("seed", [1, 3])
@@ -99,9 +116,47 @@ def test_a_dead_holder_costs_one_more_fetch_and_no_incomplete_result(
     assert max(on.durations()) <= 147.0 + 0.1
 
 
+def test_after_two_dead_holders_in_a_row_the_waiters_fetch_at_once_not_behind_a_third() -> None:
+    # The site's first two fetches kill their containers a second in: the holder, then the
+    # waiter that took it over. The waiters that saw both die mark the second dead: every one
+    # fetches now (as sharing off would), and so does every newcomer within the mark's hold.
+    arrivals = burst(spread_s=20.0)
+    on = RealFleet(N, {"s": Site(25.0)}, kill_first_fetch_after=1.0, kills=2).run(arrivals)
+    assert on.lost_audits == 2 and on.incomplete() == 0 and len(on.records) == N - 2
+    assert {r.reason for r in on.records} == {"unshareable"}
+    # Each death is known a grace after the first renewal it missed (3.5 s), then a takeover's
+    # pause; the audits waited for two of those, never for a third holder's fetch.
+    two_deaths = 2 * (1.0 + lease.FIRST_RENEWAL_S + lease.LATE_GRACE_S + 1.5)
+    assert max(r.waited_s for r in on.records) <= two_deaths
+    assert max(on.durations()) <= two_deaths + 25.0 + AUDIT_S
+
+
+@pytest.mark.parametrize(("fetch_s", "dies_at"), [(120.0, 30.0), (80.0, 68.5)])
+@pytest.mark.parametrize("seed", [1, 5])
+def test_a_holder_dying_mid_fetch_of_a_site_never_fetched_costs_no_result(
+    fetch_s: float, dies_at: float, seed: int
+) -> None:
+    # 150 audits over 60 s of a site with no fetch recorded; the holder dies mid-fetch. An
+    # early waiter stood by from STANDBY_MIN_S in: the waiters take its facts, not a takeover's
+    # begun after the death was found (which, begun late by an audit that came early, its budget
+    # would cut).
+    n = 150
+    arrivals = burst(n, spread_s=60.0)
+    site = {"s": Site(fetch_s)}
+    on = RealFleet(n, site, kill_first_fetch_after=dies_at, seed=seed).run(arrivals)
+    off = RealFleet(n, site, mode="off", kill_first_fetch_after=dies_at, seed=seed).run(arrivals)
+    assert on.lost_audits == off.lost_audits == 1
+    assert on.incomplete() <= off.incomplete() == 0
+    assert len(on.fetches) == 2  # the dead holder's, the standby's
+    # Every audit is done a poll after the standby's facts (begun STANDBY_MIN_S in), or sooner.
+    last = lease.STANDBY_MIN_S + 2 * lease.POLL_MAX_S + fetch_s + 1.0
+    assert max(on.durations()) <= last < 147.0
+    assert on.durations()[n // 2] <= off.durations()[n // 2]
+
+
 def test_a_slow_site_gives_every_waiter_a_complete_result_sooner() -> None:
     on, off = both({"s": Site(120.0)}, burst(spread_s=60.0))
-    assert on.incomplete() == 0 and len(on.fetches) == 1
+    assert on.incomplete() == 0 and len(on.fetches) == 2  # the holder's, the standby's
     assert on.durations()[N // 2] <= off.durations()[N // 2]
 
 
@@ -252,7 +307,7 @@ def test_clocks_skewed_within_the_allowance_still_share_one_fetch_a_burst() -> N
     skew = lease.CLOCK_SKEW_S / 2  # any two clocks within CLOCK_SKEW_S
     on = RealFleet(N, {"s": Site(25.0)}, clock_skew_s=skew).run(burst())
     off = RealFleet(N, {"s": Site(25.0)}, mode="off", clock_skew_s=skew).run(burst())
-    assert len(on.fetches) == 1 and on.incomplete() == 0 and on.table.refused == 0
+    assert len(on.fetches) == 2 and on.incomplete() == 0 and on.table.refused == 0
     assert p99(on) <= p99(off) + lease.POLL_MAX_S * 1.5
 
 
@@ -260,7 +315,9 @@ def test_a_dead_holder_with_skewed_clocks_costs_one_more_fetch_within_the_budget
     skew = lease.CLOCK_SKEW_S / 2
     on = RealFleet(N, {"s": Site(25.0)}, kill_first_fetch_after=5.0, clock_skew_s=skew)
     on.run(burst())
-    assert on.lost_audits == 1 and on.incomplete() == 0 and len(on.fetches) == 2
+    # The holder's, the standby's (from 5 s in) and a takeover's: the waiters that never asked
+    # for the slot do not know of the standby.
+    assert on.lost_audits == 1 and on.incomplete() == 0 and len(on.fetches) == 3
     # The dead holder renewed last at LEASE_RENEW_S: its lease lapses LEASE_S later on its clock,
     # no more than the skew later on a waiter's; one takeover's fetch, one poll late.
     lapse = lease.LEASE_RENEW_S + lease.LEASE_S + skew + lease.TAKEOVER_JITTER_S
@@ -284,6 +341,10 @@ def test_clocks_skewed_within_the_allowance_do_not_make_a_live_holder_look_late(
     arrivals = [(0.0, "s"), *((150.0 + t, s) for t, s in burst(spread_s=60.0))]
     skew = lease.CLOCK_SKEW_S / 2
     on = RealFleet(N, {"s": Site(80.0)}, clock_skew_s=skew, seed=seed).run(arrivals)
-    assert len(on.fetches) == 2 and on.incomplete() == 0
+    assert len(on.fetches) == 3 and on.incomplete() == 0  # the second burst's standby
     assert not [r for r in on.records if r.reason == "hedged"]
-    assert max(on.durations()) <= 80.0 + 1.5 * lease.POLL_MAX_S
+    waiters = sorted(r.ended - r.arrived for r in on.records if r.reason != "standby")
+    assert waiters[-1] <= 80.0 + 1.5 * lease.POLL_MAX_S
+    # The standby's own answer waits for its own fetch, begun half a fetch in: within budget.
+    (stood,) = [r for r in on.records if r.reason == "standby"]
+    assert stood.ended - stood.arrived <= lease.standby_after_s(80.0) + 80.0 + 1.0 < 147.0

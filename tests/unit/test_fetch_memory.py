@@ -11,9 +11,10 @@ from collections.abc import Sequence
 
 import pytest
 
-from sitemap_auditor.audit import probe
+from sitemap_auditor.audit import probe, steps
 from sitemap_auditor.core.credentials import Credentials
 from sitemap_auditor.core.errors import MAX_BODY_BYTES, FetchError, FetchErrorKind
+from sitemap_auditor.core.facts import SiteFacts
 from sitemap_auditor.core.site import resolve
 from sitemap_auditor.core.validators import NO_VALIDATORS
 from sitemap_auditor.fetching.exchange import Request
@@ -296,6 +297,29 @@ def test_candidates_are_tried_in_turn_until_one_parses() -> None:
     assert [o.url for o in outcome] == [SITE + "/a.xml", SITE + "/b.xml", SITE + "/c.xml"]
     assert all(o.issue is not None for o in outcome[:2])
     assert outcome[0].validators == NO_VALIDATORS
+
+
+def test_the_fetch_shows_its_facts_as_they_grow_after_robots_and_each_candidate_left() -> None:
+    # Sharing sizes the facts as they grow: robots.txt's answer, then the outcomes so far after
+    # each candidate that leaves more to try (the last one's are the fetch's own facts).
+    f = fetcher(
+        {
+            SITE + "/robots.txt": Canned(
+                200, {}, b"Sitemap: /a.xml\nSitemap: /b.xml\nSitemap: /c.xml\n"
+            ),
+            SITE + "/a.xml": Canned(404),
+            SITE + "/b.xml": Canned(200, {}, b"<html></html>"),
+            SITE + "/c.xml": Canned(200, {}, URLSET),
+        }
+    )
+    shown: list[SiteFacts] = []
+    site = resolve(SITE + "/")
+    assert site is not None
+    got = steps.fetch_facts(site, f, None, shown.append)
+    assert [len(p.outcomes) for p in shown] == [0, 1, 2]
+    assert all(not p.complete and p.candidates == got.candidates for p in shown)
+    assert shown[-1].outcomes == got.outcomes[:2] and len(got.outcomes) == 3
+    assert got.selected is not None and got.complete
 
 
 # --- each hop heard (the page check lists a redirect chain) --------------------------------------

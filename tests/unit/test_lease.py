@@ -852,14 +852,19 @@ def test_a_holder_that_stops_renewing_is_taken_over_on_the_waiters_own_clock() -
     t = NOW
     first_seen: float | None = None
     action = m.step(ReadDone(item_at(t)), t, mono)
-    while not isinstance(action, TakeLease):
-        assert isinstance(action, Sleep | Read), action
-        if isinstance(action, Sleep):
+    while not isinstance(action, TakeLease) or action.standby:
+        assert isinstance(action, Sleep | Read | TakeLease), action
+        if isinstance(action, TakeLease):
+            action = m.step(LeaseRefused(), t, mono)  # the standby slot is another's
+        elif isinstance(action, Sleep):
             mono += action.until - t
             t = action.until
             if t >= NOW + 7.0 and t - mono > NOW - 5_000.0 - 1.0:
                 t -= 30.0  # the step back
             action = m.step(Slept(), t, mono)
+        elif action.standby:
+            # It fetched past the standby's time: the slot is read first, and is empty.
+            action = m.step(ReadDone(None), t, mono)
         else:
             seen = item_at(mono - 5_000.0 + NOW)  # the true time is the monotonic clock's
             if seen.lease_renewals == 2 and first_seen is None:
@@ -949,9 +954,218 @@ def test_a_lease_abandoned_long_ago_is_taken_over_without_a_renewal_periods_watc
     assert isinstance(action, Sleep) and action.until - NOW <= lease.TAKEOVER_JITTER_S
     take = m.step(Slept(), action.until)
     assert take == Read(consistent=True)
-    over = m.step(ReadDone(counted("gone", 3, until=NOW - 60.0)), action.until)
+    slot = m.step(ReadDone(counted("gone", 3, until=NOW - 60.0)), action.until)
+    # It had fetched past the standby's time (three renewals): its slot is looked at first.
+    assert slot == Read(consistent=True, standby=True)
+    over = m.step(ReadDone(None), action.until)
     assert isinstance(over, TakeLease) and over.over_owner == "gone"
     # One that ended within the allowance is watched as before: it may be a live holder's
     # whose clock is behind.
     assert lease.abandoned(counted(until=NOW - 60.0), NOW)
     assert not lease.abandoned(counted(until=NOW - lease.CLOCK_SKEW_S + 0.1), NOW)
+
+
+# --- two dead holders in a row --------------------------------------------------------------------
+
+
+def confirm_late(m: Protocol, item: Item, since: float) -> tuple[Action, float]:
+    """Feed the waiter `item` from `since` until it is late and read again (consistently); the
+    action it then takes on that same item, and when."""
+    t = since
+    action = m.step(ReadDone(item), t)
+    while not (isinstance(action, Read) and action.consistent):
+        assert isinstance(action, Sleep | Read | TakeLease), action
+        if isinstance(action, TakeLease):
+            assert action.standby  # the slot is another's: it waits on
+            action = m.step(LeaseRefused(), t)
+        elif isinstance(action, Sleep):
+            t = action.until
+            action = m.step(Slept(), t)
+        else:
+            action = m.step(ReadDone(item), t)
+    return m.step(ReadDone(item), t), t
+
+
+def test_a_waiter_that_saw_two_holders_die_in_a_row_marks_the_second_and_fetches() -> None:
+    m = machine()
+    # The first holder dies: this waiter confirms it late and writes the takeover; another
+    # waiter's takeover came first (refused), and that one, the second holder, dies too.
+    took, t = confirm_late(m, counted("first"), NOW)
+    assert isinstance(took, TakeLease) and took.over_owner == "first"
+    assert m.step(LeaseRefused(), t) == Read(consistent=True)
+    second = counted("second", until=t + lease.LEASE_S)
+    marked, t2 = confirm_late(m, second, t)
+    # Not a third holder: the second's lease ends with a mark that names why, and it fetches.
+    assert marked == MarkUnshareable(t2, Unshareable.DEAD, over="second")
+    assert m.phase is lease.Phase.RELEASING
+    assert m.step(StoreAnswered(), t2) == FetchAlone(Reason.UNSHAREABLE)
+    # A mark that failed (its answer lost, or throttled) changes nothing: it fetches.
+    m = machine()
+    confirm_late(m, counted("first"), NOW)
+    m.step(LeaseRefused(), t)
+    confirm_late(m, second, t)
+    assert m.step(StoreFailed(throttled=True), t2) == FetchAlone(Reason.UNSHAREABLE)
+
+
+def test_a_holder_taken_over_by_another_waiter_counts_as_one_that_died() -> None:
+    # This waiter never judged the first holder late itself: another took it over first.
+    m = machine()
+    assert isinstance(m.step(ReadDone(counted("first")), NOW), Sleep)
+    second = counted("second", until=NOW + 2 + lease.LEASE_S)
+    marked, t = confirm_late(m, second, NOW + 2)
+    assert marked == MarkUnshareable(t, Unshareable.DEAD, over="second")
+
+
+def test_one_dead_holder_is_taken_over_as_before() -> None:
+    # A waiter that saw only the second holder (it came after the first died) takes it over.
+    took, _ = confirm_late(machine(), counted("second"), NOW)
+    assert isinstance(took, TakeLease) and took.over_owner == "second"
+
+
+def test_the_dead_holders_mark_sends_waiters_and_newcomers_to_fetch_for_its_hold_only() -> None:
+    def marked(at: float) -> Item:
+        return Item(unshareable_flight="holders-dead", unshareable_at=at)
+
+    # A waiter of the marked lease (its flight is not named: the mark names why) fetches now.
+    m = machine()
+    m.step(ReadDone(counted("second")), NOW)
+    m.step(Slept(), NOW + 1)
+    assert m.step(ReadDone(marked(NOW + 1)), NOW + 1.1) == FetchAlone(Reason.UNSHAREABLE)
+    # A newcomer within the hold fetches at once; after it, it takes the lease again.
+    hold = lease.DEAD_HOLDERS_HOLD_S
+    assert machine().step(ReadDone(marked(NOW - hold)), NOW) == FetchAlone(Reason.UNSHAREABLE)
+    assert isinstance(machine().step(ReadDone(marked(NOW - hold - 0.1)), NOW), TakeLease)
+    # Not lasting: the lease write does not heed it (a reader that missed it holds the lease).
+    ask = machine().step(ReadDone(None), NOW)
+    assert isinstance(ask, TakeLease) and lease.may_take(marked(NOW), "me", ask)
+    # A live lease over it is waited for as any other.
+    live = replace(counted("third"), unshareable_flight="holders-dead", unshareable_at=NOW)
+    assert isinstance(machine().step(ReadDone(live), NOW), Sleep)
+    assert not lease.dead_mark_held(live, NOW) and lease.dead_mark_held(marked(NOW), NOW)
+
+
+# --- the standby holder -------------------------------------------------------------------------
+
+
+def renewing(owner: str = "holder", took: float = NOW) -> Callable[[float], Item]:
+    """The item, at a time, of a holder that took its lease at `took` and renews on schedule."""
+
+    def item_at(t: float) -> Item:
+        renewed, n = 0.0, 0
+        while took + lease.renewal_due_s(renewed) <= t:
+            renewed, n = lease.renewal_due_s(renewed), n + 1
+        return counted(owner, n, until=took + renewed + lease.LEASE_S)
+
+    return item_at
+
+
+def poll_until_not_sleeping(m: Protocol, item_at: Callable[[float], Item], t: float) -> Action:
+    """Feed a waiter the item at each poll from `t`, until it asks for something else."""
+    action = m.step(ReadDone(item_at(t)), t)
+    while isinstance(action, Sleep):
+        t = action.until
+        assert m.step(Slept(), t) == Read(consistent=False)
+        action = m.step(ReadDone(item_at(t)), t)
+    return action
+
+
+def test_the_standby_waits_half_the_recorded_fetch_at_least_five_seconds() -> None:
+    assert lease.standby_after_s(None) == lease.STANDBY_MIN_S == 5.0
+    assert lease.standby_after_s(4.0) == 5.0 and lease.standby_after_s(80.0) == 40.0
+    # An early waiter (it came with the holder), a holder past the time, a budget that covers.
+    assert lease.standby(NOW, NOW + 140, 80.0, waited_s=40.0, holder_age_s=40.0)
+    assert not lease.standby(NOW, NOW + 140, 80.0, waited_s=39.0, holder_age_s=39.0)
+    # A waiter that came later than STANDBY_EARLY_S after the take is not the one.
+    late = 40.0 - lease.STANDBY_EARLY_S - 0.1
+    assert not lease.standby(NOW, NOW + 140, 80.0, waited_s=late, holder_age_s=40.0)
+    # Its budget must cover the fetch: the recorded time, the deadline when none, and never less
+    # than the holder has fetched already.
+    assert not lease.standby(NOW, NOW + 79, 80.0, waited_s=40.0, holder_age_s=40.0)
+    assert not lease.standby(NOW, NOW + 29, None, waited_s=5.0, holder_age_s=5.0)
+    assert lease.standby(NOW, NOW + 30, None, waited_s=5.0, holder_age_s=5.0)
+    assert not lease.standby(NOW, NOW + 45, None, waited_s=50.0, holder_age_s=50.0)
+
+
+def test_an_early_waiter_takes_the_standby_slot_fetches_and_publishes_unless_beaten() -> None:
+    for beaten in (False, True):
+        m = machine()
+        ask = poll_until_not_sleeping(m, renewing(), NOW)
+        # Once the holder's fetch has run STANDBY_MIN_S (a site never fetched), and only once.
+        assert isinstance(ask, TakeLease) and ask.standby and ask.over_owner is None
+        t = ask.now
+        assert NOW + lease.STANDBY_MIN_S <= t <= NOW + lease.STANDBY_MIN_S + lease.POLL_MAX_S * 1.5
+        assert m.step(LeaseTaken(), t) == FetchHolding(refresh=False, standby=True)
+        assert m.phase is lease.Phase.STANDBY
+        # Fetched: it looks whether the wait's facts came first; publishes its own if not.
+        assert m.step(Fetched(Stamp(t + 30, 30.0)), t + 30) == Read(consistent=True)
+        holders = Item(stamp=Stamp(t + 20, 30.0, flight="holder"))
+        if beaten:
+            assert m.step(ReadDone(holders), t + 30) == Finish(
+                Use.OWN, Source.FETCHED, Reason.STANDBY
+            )
+        else:
+            assert m.step(ReadDone(renewing()(t + 30)), t + 30) == Publish(
+                Stamp(t + 30, 30.0, False, "me")
+            )
+            done = m.step(StoreAnswered(), t + 30.1)
+            assert done == Finish(Use.OWN, Source.FETCHED, Reason.STANDBY)
+        # Its wait ended when it took the slot, not when its own fetch did.
+        assert m.waited_s(t + 31) == pytest.approx(t - NOW)
+
+
+def test_a_waiter_refused_the_slot_waits_on_and_asks_no_more() -> None:
+    m = machine()
+    ask = poll_until_not_sleeping(m, renewing(), NOW)
+    assert isinstance(ask, TakeLease) and ask.standby
+    assert isinstance(m.step(LeaseRefused(), ask.now), Sleep)
+    assert m.failed_writes == 0
+    # Until the holder publishes, however long it fetches.
+    landed = Item(stamp=Stamp(NOW + 60, 60.0, flight="holder"))
+    item_at = renewing()
+
+    def until_landed(t: float) -> Item:
+        return landed if t >= NOW + 60 else item_at(t)
+
+    t = ask.now
+    action = m.step(Slept(), t)
+    assert action == Read(consistent=False)
+    assert poll_until_not_sleeping(m, until_landed, t) == Finish(Use.STORED, Source.WAITED)
+
+
+def test_a_late_comer_or_a_short_budget_takes_no_standby_slot() -> None:
+    # It came 10 s after the holder took its lease: others came earlier.
+    # Either waits for the holder to the end of its budget, never asking for the slot.
+    m = machine()
+    action = poll_until_not_sleeping(m, renewing(took=NOW - 10), NOW)
+    assert action == FetchAlone(Reason.BUDGET)
+    # Its budget cannot cover a fetch of a site with none recorded (the 30 s deadline).
+    m = machine(budget=25.0)
+    assert poll_until_not_sleeping(m, renewing(), NOW) == FetchAlone(Reason.BUDGET)
+
+
+def test_a_dead_holder_with_a_standby_fetching_is_not_taken_over() -> None:
+    m = machine()
+    dead = counted("holder", 3, until=NOW + 8.5)  # renewed three times (8.5 s), then died
+    slot = counted("standby", 1, until=NOW + 12)
+    action, t = wait_until_late(m, dead, NOW + lease.LEASE_S)
+    assert action == Read(consistent=True)
+    # It fetched past the standby's time: the slot is read before a takeover.
+    assert m.step(ReadDone(dead), t) == Read(consistent=True, standby=True)
+    # A standby fetches: it waits for its facts, and looks at the slot again a lease later.
+    assert isinstance(m.step(ReadDone(slot), t), Sleep)
+    assert m.step(Slept(), t + 1) == Read(consistent=False)
+    assert isinstance(m.step(ReadDone(dead), t + 1), Sleep)
+    assert m.step(Slept(), t + lease.LEASE_S + 0.1) == Read(consistent=False)
+    assert m.step(ReadDone(dead), t + lease.LEASE_S + 0.1) == Read(consistent=True, standby=True)
+    # The standby's slot lapsed (it died too): the dead holder is taken over.
+    over = m.step(ReadDone(None), t + lease.LEASE_S + 0.2)
+    assert isinstance(over, TakeLease) and over.over_owner == "holder" and not over.standby
+
+
+def test_a_takeover_or_its_hedge_reckons_with_what_the_dead_holder_fetched() -> None:
+    # A takeover's fetch takes no less than the dead holder had fetched (60.5 s, 20 renewals):
+    # with 60 s of budget left, it fetches beside it rather than take a lease it cannot finish.
+    assert liveness.renewed_age_s(20) == 2.5 + 19 * 3.0
+    assert lease.hedge(NOW, NOW + 60, None, floor_s=60.5)
+    assert not lease.hedge(NOW, NOW + 62, None, floor_s=60.5)
+    assert not lease.hedge(NOW, NOW + 60, None)  # the 30 s deadline alone would fit

@@ -24,6 +24,7 @@ from sitemap_auditor.sharing.driver import (
     FETCHED,
     LOCAL_MAX_WAIT_S,
     REUSED,
+    STANDBY_SUFFIX,
     WAITED,
     LocalStore,
     Progress,
@@ -125,13 +126,15 @@ class MemoryStore:
         self._maybe_fail("put")
         self.items[key] = {"facts": packed, "stamp": stamp}
 
-    def mark_unshareable(self, key: str, owner: str, at: float, lasting: bool) -> None:
+    def mark_unshareable(
+        self, key: str, owner: str, at: float, lasting: bool, flight: str | None = None
+    ) -> None:
         self._maybe_fail("mark")
         raw = self.items.get(key, {})
         if raw.get("owner") == owner:
             for name in ("owner", "until", "renewals"):
                 raw.pop(name, None)
-            raw.update(marked=owner, marked_at=at, lasting=lasting)
+            raw.update(marked=flight or owner, marked_at=at, lasting=lasting)
 
 
 def site_facts(at: float, status: int = 200, echo: str = "") -> facts.SiteFacts:
@@ -381,6 +384,41 @@ def test_facts_too_large_already_mid_fetch_release_the_waiters_then() -> None:
     assert got.unshareable == "too-large" and store.calls.count("mark") == 1
 
 
+def growing_facts(at: float, tried: int, of: int = 3) -> facts.SiteFacts:
+    """A site whose robots.txt lists `of` candidates that all fail, `tried` of them tried."""
+    urls = tuple(f"{SITE}/sitemap-{n}.xml" for n in range(of))
+    robots = facts.RobotsProbe(200, True, urls, (), ())
+    outcomes = tuple(
+        facts.CandidateOutcome(u, None, issue(u, Kind.HTTP_STATUS, "HTTP 404")) for u in urls
+    )
+    return facts.SiteFacts(robots, urls, outcomes[:tried], tried == of, at, 3.5)
+
+
+def test_facts_that_grow_too_large_release_the_waiters_after_the_candidate_that_made_them_so() -> (
+    None
+):
+    clock, store, sharing, req, errors = setup()
+    shown: list[tuple[float, int]] = []
+
+    def fetch(previous: facts.SiteFacts | None, progress: Progress) -> facts.SiteFacts:
+        # robots.txt at 0.5 s, then a candidate a second, each outcome shown as it comes.
+        for tried in range(3):
+            clock.sleep(0.5 if tried == 0 else 1.0)
+            progress(growing_facts(0.0, tried))
+            shown.append((clock.wall(), tried))
+        clock.sleep(1.0)
+        return growing_facts(clock.wall(), 3)
+
+    # Robots.txt and one outcome fit the store; two outcomes do not.
+    one, two = (len(facts.encode(growing_facts(0.0, n))) for n in (1, 2))
+    store.limit = (one + two) // 2
+    got = sharing.obtain(req, fetch, errors.append)
+    raw = store.items["k"]
+    assert raw["marked_at"] == shown[2][0] < got.facts.fetched_at
+    assert raw["lasting"] is True and store.calls.count("mark") == 1
+    assert got.unshareable == "too-large" and got.facts.complete and "put" not in store.calls
+
+
 def test_a_mark_that_fails_mid_fetch_is_written_at_the_end() -> None:
     clock, store, sharing, req, errors = setup(publishable=False)
     store.script = [("mark", False)]
@@ -453,10 +491,10 @@ def test_a_waiter_hedges_a_late_holder_whose_takeover_it_cannot_afford() -> None
     got = obtain(sharing, req, fetch, errors)
     assert got.source == FETCHED and got.reason == "hedged" and fetch.count == 1
     # Late once its count stood still for a renewal period and the grace, on this audit's clock;
-    # then its own fetch of 1 s (which its waited_s takes in, as it is reckoned at the end).
-    late = lease.LEASE_RENEW_S + lease.LATE_GRACE_S + 1.0
+    # then its own fetch of 1 s, which is no wait (waited_s ends where its fetch begins).
+    late = lease.LEASE_RENEW_S + lease.LATE_GRACE_S
     assert late < got.waited_s <= late + lease.POLL_MAX_S * 1.5
-    assert clock.wall() - started == pytest.approx(got.waited_s)
+    assert clock.wall() - started == pytest.approx(got.waited_s + 1.0)
 
 
 @dataclass
@@ -620,3 +658,43 @@ def test_a_holder_whose_budget_covers_the_site_is_waited_for() -> None:
     req = ShareRequest("k", 60, clock.mono() + 140, None, lambda data: True)
     got = holder.sharing.obtain(req, fetch, no_errors)
     assert got.source == WAITED and fetch.count == 0 and got.waited_s == pytest.approx(10.0)
+
+
+def holder_renewing(clock: Clock, store: MemoryStore) -> None:
+    """Give the store a holder's lease, taken now, that its reads show renewed on schedule."""
+    took = clock.wall()
+    store.items["k"] = {"owner": "holder", "until": took + lease.LEASE_S, "renewals": 0}
+    real_get = store.get
+
+    def renewing(key: str, consistent: bool) -> StoredItem | None:
+        raw = store.items.get("k", {})
+        if raw.get("owner") == "holder":
+            renewed, n = 0.0, 0
+            while took + lease.renewal_due_s(renewed) <= clock.wall():
+                renewed, n = lease.renewal_due_s(renewed), n + 1
+            raw.update(renewals=n, until=took + renewed + lease.LEASE_S)
+        return real_get(key, consistent)
+
+    store.get = renewing  # type: ignore[method-assign]
+
+
+@pytest.mark.parametrize("publishable", [True, False])
+def test_a_waiter_on_a_long_fetch_stands_by_beside_it_in_a_slot_of_its_own(
+    publishable: bool,
+) -> None:
+    clock, store, sharing, req, errors = setup(publishable)
+    holder_renewing(clock, store)
+    fetch = Fetcher(clock, echo="" if publishable else "?p=secret")
+    got = obtain(sharing, req, fetch, errors)
+    assert got.source == FETCHED and got.reason == "standby" and fetch.count == 1
+    # It took the slot (an item of its own) once the holder had fetched for STANDBY_MIN_S.
+    slot = store.items["k" + STANDBY_SUFFIX]
+    assert lease.STANDBY_MIN_S <= got.waited_s <= lease.STANDBY_MIN_S + 1.5 * lease.POLL_MAX_S
+    assert "mark" not in store.calls and errors == []
+    if publishable:
+        # The first facts of the wait: published, under its own token (the holder's lease ends).
+        stamp = store.items["k"]["stamp"]
+        assert isinstance(stamp, lease.Stamp) and stamp.flight == slot["owner"]
+    else:
+        # Its facts cannot be shared: the holder, not the standby, tells the waiters.
+        assert store.items["k"]["owner"] == "holder" and "put" not in store.calls
