@@ -59,6 +59,7 @@ class Scenario:
     measured: Callable[[str], bool] = lambda site: True  # the audits a row's latency is of
     partitions: int | None = None  # the table's partitions; None: DynamoDB's limits per item
     clock_skew_s: float = 0.0  # each container's clock off by uniform(-this, this)
+    kills: int = 1  # how many fetches in a row `kill_after` kills
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,40 @@ def hot_sites(sites: int, burst_n: int, rate: float, span_s: float) -> Arrivals:
         steady = int((span_s - 1.0) * rate)
         out += [(1.0 + (k + i / sites) / rate, name) for k in range(steady)]
     return sorted(out)
+
+
+def slow_sites_dying(n: int) -> list[Scenario]:
+    """Slow sites whose holders die, or whose facts grow too large, mid-fetch: where waiting
+    once cost results that sharing off completes."""
+    return [
+        Scenario(
+            f"{n:,} audits over 60 s of a site never fetched, 120 s fetch, the holder dies at 30 s",
+            {"s": Site(120.0)},
+            burst(n, spread_s=60.0),
+            kill_after=30.0,
+        ),
+        Scenario(
+            f"{n:,} audits over 60 s of a site never fetched, 80 s fetch, the holder dies at "
+            "68.5 s",
+            {"s": Site(80.0)},
+            burst(n, spread_s=60.0),
+            kill_after=68.5,
+        ),
+        Scenario(
+            f"{n:,} audits over 60 s, 120 s fetch of 100 candidates, facts past 16 KB after the "
+            "ninth",
+            {"s": Site(120.0, facts_bytes=200 * 1024, candidates=100)},
+            burst(n, spread_s=60.0),
+        ),
+        Scenario(
+            f"{n:,} audits over 60 s, 25 s fetch, the first two fetches kill their containers "
+            "1 s in",
+            {"s": Site(25.0)},
+            burst(n, spread_s=60.0),
+            kill_after=1.0,
+            kills=2,
+        ),
+    ]
 
 
 def scenarios(quick: bool) -> list[Scenario]:
@@ -146,6 +181,7 @@ def scenarios(quick: bool) -> list[Scenario]:
         Scenario(
             f"{n:,} audits over 60 s, 120 s fetch", {"s": Site(120.0)}, burst(n, spread_s=60.0)
         ),
+        *slow_sites_dying(n),
         Scenario(
             "a burst whose facts cannot be shared (credential echoed), 5 s fetch",
             {"s": Site(5.0, echoes_credential=True)},
@@ -242,6 +278,7 @@ def run(s: Scenario, mode: str) -> Row:
         kill_from=s.kill_from,
         partitions=s.partitions,
         clock_skew_s=s.clock_skew_s,
+        kills=s.kills,
     )
     f.run(s.arrivals)
     durations = sorted(r.ended - r.arrived for r in f.records if s.measured(r.site))

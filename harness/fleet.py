@@ -487,7 +487,9 @@ class Audit:
         f = self.f
         store = f.store
         key = self.site
-        if isinstance(action, lease.Read):
+        if isinstance(action, lease.Read) and action.standby:
+            self._observe(lease.ReadDone(None), 0.0)  # no standby slot in this model: empty
+        elif isinstance(action, lease.Read):
 
             def read(t: float) -> lease.Observation | None:
                 ok, s = store.read(key, action.consistent, t)

@@ -568,6 +568,8 @@ class Protocol:
         # The standby slot: asked for once (`standby`), being asked for, and when it was taken
         # (wall clock; None: this audit is no standby).
         self._standby_asked = False
+        self._standby_pausing = False  # a random pause first (TAKEOVER_JITTER_S), as a takeover
+        self._standby_looking = False  # then a consistent read of the slot
         self._standby_asking = False
         self.standby_since: float | None = None
         # A late holder confirmed, whose standby slot it reads before taking over (that lease as
@@ -760,7 +762,7 @@ class Protocol:
             if not self._standby_asked and standby(
                 now, self.budget_end, self._fetch_s, waited, age
             ):
-                return self._take_standby(now)
+                return self._standby_pause(now)
             return self._sleep(now + poll_s(waited, self.rng), now)
         assert item.lease_owner is not None
         self._late.add(item.lease_owner)
@@ -917,9 +919,15 @@ class Protocol:
 
     # --- the standby slot -----------------------------------------------------------------------
 
+    def _standby_pause(self, now: float) -> Action:
+        """Before asking for the standby slot (once): a random pause, then a consistent read of
+        the slot, so that of a crowd of early waiters one writes it and the others see it taken."""
+        self._standby_asked = self._standby_pausing = True
+        return self._sleep(now + self.rng.uniform(0.0, TAKEOVER_JITTER_S), now)
+
     def _take_standby(self, now: float) -> Action:
-        """Ask for the site's standby slot (once): a lease of its own beside the holder's."""
-        self._standby_asked = self._standby_asking = True
+        """Ask for the site's standby slot: a lease of its own beside the holder's."""
+        self._standby_asking = True
         self.taken_at = self._mono
         return TakeLease(
             until=now + LEASE_S,
@@ -942,6 +950,20 @@ class Protocol:
             # None, or gone: the late holder is taken over (or hedged), as without a standby.
             self._standby_alive_until = -math.inf
             return self._over_late(late, now, confirming=True)
+        if self._standby_pausing and isinstance(seen, Slept):
+            self._standby_pausing = False
+            self._standby_looking = True
+            return Read(consistent=True, standby=True)
+        if self._standby_looking:
+            self._standby_looking = False
+            slot = seen.item if isinstance(seen, ReadDone) else None
+            if isinstance(seen, StoreFailed) or (
+                slot is not None and slot.lease_held and not abandoned(slot, now)
+            ):
+                if slot is not None:
+                    self._standby_alive_until = now + LEASE_S  # another stands by
+                return self._sleep(now + poll_s(self.waited_s(now), self.rng), now)
+            return self._take_standby(now)
         if self._standby_asking:
             self._standby_asking = False
             if isinstance(seen, LeaseTaken):

@@ -40,6 +40,7 @@ from sitemap_auditor.audit.config import Settings
 from sitemap_auditor.core.errors import StoreError
 from sitemap_auditor.fetching.fetch import REQUEST_DEADLINE_S, FetchPolicy
 from sitemap_auditor.sharing import dynamostore, lease
+from sitemap_auditor.sharing.driver import STANDBY_SUFFIX
 
 FRESH = days_ago(1)
 SHARED = replace(LOCAL, share_seconds=60)
@@ -941,3 +942,20 @@ def test_a_lease_write_without_an_answer_costs_its_short_timeout(
     finally:
         dynamostore.reset()
         fake.stop()
+
+
+@pytest.mark.usefixtures("local_aws")
+def test_the_standby_slot_is_a_lease_in_an_item_of_its_own(table: str) -> None:
+    store = dynamostore.DynamoStore(table)
+    now = time.time()
+    slot = "site" + STANDBY_SUFFIX
+    assert store.take_lease("site", "holder", ask(now + 10, now, now - 30))
+    standby = replace(ask(now + 11, now + 1, now - 29), standby=True)
+    # The holder's lease does not stand in the slot's way; a second standby is refused.
+    assert store.take_lease(slot, "standby", standby)
+    assert not store.take_lease(slot, "other", standby)
+    store.renew_lease(slot, "standby", now + 14)
+    got, site = store.get(slot, consistent=True), store.get("site", consistent=True)
+    assert got is not None and got.item.lease_owner == "standby"
+    assert got.item.lease_renewals == 1 and got.facts is None
+    assert site is not None and site.item.lease_owner == "holder"

@@ -353,7 +353,13 @@ def test_waiters_of_a_dead_holder_of_a_quick_site_fetch_before_its_lease_lapses(
     assert [codes_of(a["result"]) for a in answers] == [["100", "200"]] * 6
     logs = [x for w in waiters for x in w.finished_logs()]
     # Once the holder was late (its first renewal missed) and they had waited three fetch times,
-    # each container's lead fetched by itself: before the lease lapsed (10 s) and a takeover.
-    assert [x.get("fetch_reason") for x in logs].count("hedged") == 2
+    # each container's lead fetched by itself: before the lease lapsed (10 s) and a takeover. Or,
+    # when the holder had fetched past the standby's 5 s before it died (the containers' start
+    # takes seconds), one lead stood by beside it and the other found the standby and took its
+    # facts.
+    reasons = [x.get("fetch_reason") for x in logs]
+    fetched = reasons.count("hedged") + reasons.count("standby")
+    assert set(reasons) <= {"hedged", "standby", None}
+    assert fetched == 2 or reasons.count("standby") == fetched == 1
     assert time.monotonic() - killed < 10.0
-    assert count(site, "/sitemap.xml") == 2 + 2
+    assert count(site, "/sitemap.xml") == 2 + fetched

@@ -1059,13 +1059,20 @@ def renewing(owner: str = "holder", took: float = NOW) -> Callable[[float], Item
     return item_at
 
 
-def poll_until_not_sleeping(m: Protocol, item_at: Callable[[float], Item], t: float) -> Action:
-    """Feed a waiter the item at each poll from `t`, until it asks for something else."""
+def poll_until_not_sleeping(
+    m: Protocol, item_at: Callable[[float], Item], t: float, slot: Item | None = None
+) -> Action:
+    """Feed a waiter the item at each poll from `t` (and `slot` when it reads the standby slot),
+    until it asks for something else."""
     action = m.step(ReadDone(item_at(t)), t)
     while isinstance(action, Sleep):
         t = action.until
-        assert m.step(Slept(), t) == Read(consistent=False)
-        action = m.step(ReadDone(item_at(t)), t)
+        action = m.step(Slept(), t)
+        if action == Read(consistent=True, standby=True):
+            action = m.step(ReadDone(slot), t)
+        else:
+            assert action == Read(consistent=False)
+            action = m.step(ReadDone(item_at(t)), t)
     return action
 
 
@@ -1093,7 +1100,9 @@ def test_an_early_waiter_takes_the_standby_slot_fetches_and_publishes_unless_bea
         # Once the holder's fetch has run STANDBY_MIN_S (a site never fetched), and only once.
         assert isinstance(ask, TakeLease) and ask.standby and ask.over_owner is None
         t = ask.now
-        assert NOW + lease.STANDBY_MIN_S <= t <= NOW + lease.STANDBY_MIN_S + lease.POLL_MAX_S * 1.5
+        # After a pause of up to TAKEOVER_JITTER_S and a consistent read of the empty slot.
+        late = lease.POLL_MAX_S * 1.5 + lease.TAKEOVER_JITTER_S
+        assert NOW + lease.STANDBY_MIN_S <= t <= NOW + lease.STANDBY_MIN_S + late
         assert m.step(LeaseTaken(), t) == FetchHolding(refresh=False, standby=True)
         assert m.phase is lease.Phase.STANDBY
         # Fetched: it looks whether the wait's facts came first; publishes its own if not.
@@ -1113,7 +1122,19 @@ def test_an_early_waiter_takes_the_standby_slot_fetches_and_publishes_unless_bea
         assert m.waited_s(t + 31) == pytest.approx(t - NOW)
 
 
-def test_a_waiter_refused_the_slot_waits_on_and_asks_no_more() -> None:
+def test_a_waiter_that_finds_the_slot_taken_waits_on_and_asks_no_more() -> None:
+    # Another early waiter's standby is in the slot: it does not write, and waits on.
+    m = machine()
+    standing = counted("standby", 0, until=NOW + 15)
+    landed = Item(stamp=Stamp(NOW + 60, 60.0, flight="holder"))
+
+    def landed_at_60(t: float) -> Item:
+        return landed if t >= NOW + 60 else renewing()(t)
+
+    assert poll_until_not_sleeping(m, landed_at_60, NOW, standing) == Finish(
+        Use.STORED, Source.WAITED
+    )
+    # Its write refused (another's came first): the same.
     m = machine()
     ask = poll_until_not_sleeping(m, renewing(), NOW)
     assert isinstance(ask, TakeLease) and ask.standby
