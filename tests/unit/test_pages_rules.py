@@ -401,13 +401,44 @@ def test_the_digest_set_holds_each_key_once_through_growth() -> None:
     from sitemap_auditor.deep.pages.store import DigestSet, url_key
 
     s = DigestSet(4)
-    keys = [url_key(f"https://a.example/{i}") for i in range(5000)] + [0, 1]
-    assert all(s.add(k) for k in keys[:-1])  # 0 is kept as 1
-    assert not s.add(1) and not any(s.add(k) for k in keys)
+    keys = [url_key(f"https://a.example/{i}") for i in range(5000)] + [0, 1, 2]
+    assert all(s.add(k) for k in keys[:-2])  # 0 and 1 mark slots: kept as 2
+    assert not s.add(1) and not s.add(2) and not any(s.add(k) for k in keys)
     assert len(s) == 5001 and keys[17] in s and url_key("https://b.example/") not in s
     copy = s.copy()
     assert copy.add(url_key("https://b.example/")) and len(s) == 5001 and len(copy) == 5002
-    assert sorted(s) == sorted({k or 1 for k in keys})
+    assert sorted(s) == sorted({k if k > 1 else 2 for k in keys})
+
+
+def test_a_digest_taken_is_gone_and_growth_drops_its_slot() -> None:
+    from sitemap_auditor.deep.pages.store import DigestSet, url_key
+
+    s = DigestSet(4)
+    keys = [url_key(f"https://a.example/{i}") for i in range(3000)]
+    for k in keys:
+        s.add(k)
+    assert all(s.take(k) for k in keys[::2]) and not any(s.take(k) for k in keys[::2])
+    assert len(s) == 1500 and keys[0] not in s and keys[1] in s
+    assert sorted(s) == sorted(keys[1::2])
+    assert s.add(keys[0]) and keys[0] in s  # a taken digest may come back
+    more = [url_key(f"https://b.example/{i}") for i in range(20_000)]
+    assert all(s.add(k) for k in more)  # the arrays grow, the taken slots left behind
+    assert len(s) == 21_501 and sorted(s) == sorted([keys[0], *keys[1::2], *more])
+
+
+def test_each_distinct_url_is_chosen_once_in_walk_order_past_those_done() -> None:
+    from sitemap_auditor.deep.pages.check import _chosen
+    from sitemap_auditor.deep.pages.store import DigestSet, url_key
+
+    walk = [(f"https://a.example/{i % 7}", "s", None) for i in range(20)]
+    done = DigestSet()
+    done.add(url_key("https://a.example/3"))
+    items, total, sampled = _chosen(lambda: iter(walk), done, 0)
+    assert [u for u, _, _ in items] == [f"https://a.example/{i}" for i in (0, 1, 2, 4, 5, 6)]
+    assert (total, sampled) == (6, False)
+    items, total, sampled = _chosen(lambda: iter(walk), done, 3)
+    assert [u for u, _, _ in items] == [f"https://a.example/{i}" for i in (0, 2, 5)]
+    assert (total, sampled) == (3, True)
 
 
 def test_the_worst_severity_takes_the_page_findings_with_the_walks() -> None:

@@ -2,8 +2,8 @@
 guarded fetcher (its address guard, credentials only to the site's own origin, deadline, each
 redirect hop heard), paced politely, judged by verdict.py, written to the pages file as it goes.
 
-Fed an iterator of (url, sitemap, lastmod), in walk order, read twice when a limit asks for a
-sample (once to count, once to check); only 64-bit digests of the URLs seen are held.
+Fed an iterator of (url, sitemap, lastmod), in walk order, read twice (once to count, once to
+check); only 64-bit digests of the URLs seen are held, in one table for both readings.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from sitemap_auditor.deep.pages.head import READ_LIMIT, HeadFacts, HeadReader
 from sitemap_auditor.deep.pages.pacing import Pacer, crawl_delay, retry_after_seconds
 from sitemap_auditor.deep.pages.store import DigestSet, PagesFile, url_key
 from sitemap_auditor.deep.pages.summary import Summary
-from sitemap_auditor.deep.robots_rules import RobotsRules
+from sitemap_auditor.deep.robots_rules import RobotsRules, product_token
 from sitemap_auditor.fetching.fetch import USER_AGENT, Fetcher, FetchPolicy, Hop
 
 __all__ = ["DEFAULT_MAX_PAGES", "Listed", "PageOptions", "check_pages", "page_agents"]
@@ -65,26 +65,30 @@ class PageOptions:
             raise ValueError("rate must be > 0")
 
 
-def _distinct(listed: Iterable[Listed], skip: DigestSet) -> Iterator[Listed]:
-    seen = skip.copy()
-    for item in listed:
-        if seen.add(url_key(item[0])):
-            yield item
-
-
 def _chosen(
     listed: Callable[[], Iterable[Listed]], done: DigestSet, max_pages: int
 ) -> tuple[Iterator[Listed], int, bool]:
     """The URLs to check, how many, and whether they are a sample: an even stride through the
-    walk's order (so every sitemap gives its share) when there are more than max_pages."""
-    total = sum(1 for _ in _distinct(listed(), done))
+    walk's order (so every sitemap gives its share) when there are more than max_pages.
+
+    One table of digests serves both readings of the walk's URLs: the count fills it with each
+    URL not done, the check takes each from it the first time it meets it (a repeat finds it
+    taken), so the second reading holds nothing more than the first."""
+    table = DigestSet()
+    total = sum(1 for url, _, _ in listed() if (key := url_key(url)) not in done and table.add(key))
+
+    def distinct() -> Iterator[Listed]:
+        for item in listed():
+            if table.take(url_key(item[0])):
+                yield item
+
     if not max_pages or total <= max_pages:
-        return _distinct(listed(), done), total, False
+        return distinct(), total, False
     step = total / max_pages
 
     def sample() -> Iterator[Listed]:
         taken = 0
-        for i, item in enumerate(_distinct(listed(), done)):
+        for i, item in enumerate(distinct()):
             if taken < max_pages and i >= int(taken * step):
                 taken += 1
                 yield item
@@ -243,8 +247,6 @@ def page_agents(user_agent: str) -> tuple[str, ...]:
     indexing the check reports, and the product the User-Agent sent names (robots_rules
     .product_token: `AgencyAudit` for `Mozilla/5.0 (compatible; AgencyAudit/1.0)`), when it
     names another, since it is that agent that makes the requests."""
-    from sitemap_auditor.deep.robots_rules import product_token
-
     token = product_token(user_agent)
     if token is None or token.lower() == "googlebot":
         return ("Googlebot",)

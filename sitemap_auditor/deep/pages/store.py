@@ -18,67 +18,94 @@ def url_key(url: str) -> int:
     return int.from_bytes(hashlib.blake2b(url.encode("utf-8", "replace"), digest_size=8).digest())
 
 
+_SHARD_BITS = 6  # 64 tables, chosen by a digest's top bits
+_TAKEN = 1  # a slot whose digest was taken (DigestSet.take); 0 is an empty slot
+
+
 class DigestSet:
-    """A set of 64-bit URL digests in one array of 8-byte slots (open addressing, doubled when
-    3/4 full): 11 to 21 bytes a URL, where a Python set of ints takes 50 to 70."""
+    """A set of 64-bit URL digests in 64 arrays of 8-byte slots (open addressing, each doubled
+    when 3/4 full): 11 to 21 bytes a URL, where a Python set of ints takes 50 to 70. A digest's
+    top bits choose its array, so that growing one copies a 64th of the set, not all of it (one
+    array would need its old and new slots at once, half as much again)."""
 
     def __init__(self, capacity: int = 1024) -> None:
-        self._slots = array("Q", [0]) * capacity
-        self._mask = capacity - 1
-        self._count = 0
+        per = max(4, 1 << max(0, (capacity >> _SHARD_BITS) - 1).bit_length())
+        self._shards = [array("Q", [0]) * per for _ in range(1 << _SHARD_BITS)]
+        self._counts = [0] * (1 << _SHARD_BITS)  # slots used, taken ones included
+        self._taken = 0
 
     def __len__(self) -> int:
-        return self._count
+        return sum(self._counts) - self._taken
 
     def __iter__(self) -> Iterator[int]:
-        return (v for v in self._slots if v)
+        return (v for slots in self._shards for v in slots if v > _TAKEN)
+
+    @staticmethod
+    def _key(key: int) -> int:
+        return key if key > _TAKEN else 2  # 0 and 1 mark empty and taken slots
+
+    def _find(self, key: int) -> tuple[array[int], int]:
+        """The array of key and the slot that holds it, or the empty slot where it would go."""
+        slots = self._shards[key >> (64 - _SHARD_BITS)]
+        mask = len(slots) - 1
+        i = key & mask
+        while True:
+            v = slots[i]
+            if v == key or v == 0:
+                return slots, i
+            i = (i + 1) & mask
 
     def __contains__(self, key: object) -> bool:
         if not isinstance(key, int):
             return False
-        key = key or 1
-        slots, mask = self._slots, self._mask
-        i = key & mask
-        while True:
-            v = slots[i]
-            if v == key:
-                return True
-            if v == 0:
-                return False
-            i = (i + 1) & mask
+        slots, i = self._find(self._key(key))
+        return slots[i] != 0
 
     def add(self, key: int) -> bool:
-        """Add a digest; True when it was not there yet."""
-        key = key or 1  # 0 marks an empty slot
-        slots, mask = self._slots, self._mask
-        i = key & mask
-        while True:
-            v = slots[i]
-            if v == 0:
-                slots[i] = key
-                self._count += 1
-                if self._count * 4 > (mask + 1) * 3:
-                    self._grow()
-                return True
-            if v == key:
-                return False
-            i = (i + 1) & mask
+        """Add a digest; True when it was not there yet (a taken digest is there no more)."""
+        key = self._key(key)
+        slots, i = self._find(key)
+        if slots[i] != 0:
+            return False
+        slots[i] = key
+        shard = key >> (64 - _SHARD_BITS)
+        self._counts[shard] += 1
+        if self._counts[shard] * 4 > len(slots) * 3:
+            self._grow(shard)
+        return True
+
+    def take(self, key: int) -> bool:
+        """Remove a digest that is there (True), leaving its slot taken: a set that is only
+        taken from after it is filled, as a second pass over what filled it does."""
+        slots, i = self._find(self._key(key))
+        if slots[i] == 0:
+            return False
+        slots[i] = _TAKEN
+        self._taken += 1
+        return True
 
     def copy(self) -> DigestSet:
         """Another set of the same digests."""
-        other = DigestSet(self._mask + 1)
-        other._slots = array("Q", self._slots)
-        other._count = self._count
+        other = DigestSet(0)
+        other._shards = [array("Q", slots) for slots in self._shards]
+        other._counts = list(self._counts)
+        other._taken = self._taken
         return other
 
-    def _grow(self) -> None:
-        old = self._slots
-        self._slots = array("Q", [0]) * (2 * len(old))
-        self._mask = len(self._slots) - 1
-        self._count = 0
+    def _grow(self, shard: int) -> None:
+        old = self._shards[shard]
+        slots = self._shards[shard] = array("Q", [0]) * (2 * len(old))
+        mask = len(slots) - 1
+        count = 0
         for v in old:
-            if v:
-                self.add(v)
+            if v > _TAKEN:  # a taken slot is dropped
+                i = v & mask
+                while slots[i]:
+                    i = (i + 1) & mask
+                slots[i] = v
+                count += 1
+        self._taken -= sum(1 for v in old if v == _TAKEN)
+        self._counts[shard] = count
 
 
 class PagesFile:
