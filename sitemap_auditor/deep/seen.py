@@ -230,11 +230,10 @@ class Duplicates:
         return bool(self._order(number) < self._order(other))
 
     def _found(
-        self, slot: int, url: str, file_number: int, line: int | None, report: Report
+        self, slot: int, h: int, url: str, file_number: int, line: int | None, report: Report
     ) -> None:
         # Called under the lock: url was seen before, in the listing the slot keeps.
         kept, kept_line, last = self._table.first(slot)
-        h = hash(url)
         if kept == file_number:
             report(line, url, 1)
         elif self._keeps(file_number, kept):
@@ -265,9 +264,10 @@ class Duplicates:
     def add(self, url: str, file_number: int, line: int | None, report: Report) -> None:
         """Look for url; report(line, url, again) when this listing is a repeat."""
         with self._lock:
-            slot = self._table.add(hash(url), file_number, line or 0)
+            h = hash(url)
+            slot = self._table.add(h, file_number, line or 0)
             if slot >= 0:
-                self._found(slot, url, file_number, line, report)
+                self._found(slot, h, url, file_number, line, report)
 
     @property
     def full(self) -> bool:

@@ -38,6 +38,25 @@ def _finding_row(change: str, f: Mapping[str, object], counts: str) -> str:
     )
 
 
+def _table(heads: tuple[str, ...], rows: list[str], what: str) -> str:
+    """A table of at most MAX_ROWS rows (the rest counted), scrolling within its box; "" for
+    no rows."""
+    if not rows:
+        return ""
+    head = "".join(f"<th>{h}</th>" for h in heads)
+    more = (
+        f"<p>And {len(rows) - MAX_ROWS:,} more {what} in the JSON document.</p>"
+        if len(rows) > MAX_ROWS
+        else ""
+    )
+    return (
+        f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>'
+        + "".join(rows[:MAX_ROWS])
+        + "</tbody></table></div>"
+        + more
+    )
+
+
 def section(comparison: object) -> str:
     """The section, or "" when the document was compared with none."""
     if not isinstance(comparison, Mapping):
@@ -70,30 +89,12 @@ def section(comparison: object) -> str:
         _finding_row("changed", f, f"×{_n(f.get('countBefore'))} then ×{_n(f.get('countAfter'))}")
         for f in _items(comparison.get("changedFindings"))
     ]
-    if rows:
-        parts.append(
-            '<div class="scroll"><table><thead><tr><th>change</th><th>severity</th><th>kind</th>'
-            "<th>where</th><th>count</th></tr></thead><tbody>"
-            + "".join(rows[:MAX_ROWS])
-            + "</tbody></table></div>"
-        )
-        if len(rows) > MAX_ROWS:
-            parts.append(f"<p>And {len(rows) - MAX_ROWS:,} more in the JSON document.</p>")
+    parts.append(_table(("change", "severity", "kind", "where", "count"), rows, "findings"))
     sitemaps = [
         f'<tr><td class="url">{_t(s.get("url"))}</td><td>{_n(s.get("entriesBefore"))}</td>'
         f"<td>{_n(s.get('entriesAfter'))}</td></tr>"
         for s in _items(comparison.get("sitemaps"))
     ]
-    if sitemaps:
-        parts.append(
-            '<div class="scroll"><table><thead><tr><th>sitemap</th><th>URLs before</th>'
-            "<th>URLs now</th></tr></thead><tbody>"
-            + "".join(sitemaps[:MAX_ROWS])
-            + "</tbody></table></div>"
-        )
-        if len(sitemaps) > MAX_ROWS:
-            parts.append(
-                f"<p>And {len(sitemaps) - MAX_ROWS:,} more sitemaps in the JSON document.</p>"
-            )
+    parts.append(_table(("sitemap", "URLs before", "URLs now"), sitemaps, "sitemaps"))
     parts.append("</section>")
     return "".join(parts)
