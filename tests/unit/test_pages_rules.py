@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -84,6 +85,36 @@ def test_a_charset_that_is_no_text_encoding_is_read_as_utf_8() -> None:
     body = "<head><title>Caf\u00e9</title></head>".encode()
     for charset in ("base64", "rot13", "hex", "zlib", "undefined", "idna", "no-such-thing"):
         assert read(body, content_type=f"text/html; charset={charset}").title == "Caf\u00e9"
+
+
+def test_marked_sections_are_bogus_comments_as_browsers_read_them() -> None:
+    # IE's downlevel-revealed conditionals show their content to every other reader.
+    revealed = b"<html><head><![if !IE]><meta name=robots content=noindex><![endif]>"
+    assert read(revealed + b"<title>t</title></head>").robots == ("noindex",)
+    # What the standard library's marked-section reading gives up on (AssertionError).
+    for odd in (b"<![ secret ]>", b"<![if-lt-IE-9[ <p> ]]>", b"<![CDATA[ x ]]>"):
+        facts = read(b"<html><head><title>t</title>" + odd + b"<link rel=canonical href=/c></head>")
+        assert facts.ended and facts.title == "t" and facts.canonical == "/c", odd
+    # In HTML a CDATA opener is a comment up to the first `>`, not to `]]>`.
+    assert read(b"<head><![CDATA[ a > <meta name=robots content=none> ]]></head>").robots == (
+        "none",
+    )
+    # Never closed: the reading ends with the bytes, nothing raised.
+    assert read(b"<head><![CDATA[ x").robots == ()
+
+
+def test_any_bytes_in_any_chunks_are_read_without_an_exception() -> None:
+    pieces = [
+        b"<", b">", b"<!", b"<![", b"[", b"]", b"<!--", b"-->", b"<?", b"</", b"<head>",
+        b"<meta name=robots content=noindex>", b"<!DOCTYPE", b"&#", b"&amp", b"&", b";",
+        b"<script>", b"</script>", b"<title>", b"'", b'"', b"=", b"/", b" ", b"\n", b"a",
+        b"\xff", b"<![CDATA[", b"]]>", b"<a b='", b"<!ELEMENT", b"<!ATTLIST",
+    ]  # fmt: skip
+    rng = random.Random(20261204)
+    for _ in range(5000):
+        body = b"".join(rng.choice(pieces) for _ in range(rng.randint(1, 30)))
+        facts = read(body, chunk=rng.randint(1, 8))
+        assert len(facts.robots) <= 20
 
 
 def test_a_json_ld_block_nested_past_the_decoders_depth_gives_no_date() -> None:

@@ -74,6 +74,16 @@ class _Parser(HTMLParser):
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)
 
+    def parse_html_declaration(self, i: int) -> int:
+        # `<![` outside SVG and MathML is a bogus comment to the next `>`, as browsers read it
+        # (HTML's "markup declaration open" state); the standard library reads it as an SGML
+        # marked section instead, and raises AssertionError on one it cannot name (`<![ x`,
+        # `<![if-lt-IE-9[`) where a browser goes on. `<![if !IE]><meta ...><![endif]>` thus
+        # shows its meta, as it does to Googlebot.
+        if self.rawdata.startswith("<![", i):
+            return self.parse_bogus_comment(i)
+        return int(super().parse_html_declaration(i))
+
     def _start(self, what: str) -> None:
         self._in, self._text, self._chars = what, [], 0
 
