@@ -12,6 +12,9 @@ It knows sockets and name look-ups, not HTTP: the transport calls `connect` for 
 
 from __future__ import annotations
 
+import heapq
+import itertools
+import os
 import socket
 import threading
 import time
@@ -22,7 +25,14 @@ from typing import Any
 from sitemap_auditor.core.errors import FetchError, FetchErrorKind
 from sitemap_auditor.fetching import addresses
 
-__all__ = ["MAX_PENDING_LOOKUPS", "Guard", "Resolver", "connect_failed", "system_resolver"]
+__all__ = [
+    "MAX_PENDING_LOOKUPS",
+    "Guard",
+    "Resolver",
+    "Watchdog",
+    "connect_failed",
+    "system_resolver",
+]
 
 Resolver = Callable[[str, int], Sequence[str]]
 # A look-up runs in a daemon thread that the fetch stops waiting for at its deadline; one that a
@@ -78,6 +88,77 @@ class _Lookup:
         finally:
             _LOOKUP_SLOTS.release()
             self.done.set()
+
+
+class Watchdog:
+    """One thread that expires every watched guard at its deadline, in deadline order.
+
+    A timer thread a fetch cost about 175 µs of CPU to start and end, a tenth of a page check's;
+    this costs a heap push. Entries of fetches that ended are dropped when they reach the top, or
+    all at once when they are most of the heap, so it holds at most about twice the fetches
+    running. The thread is started on first use (and again in a forked child, which has none).
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition(threading.Lock())
+        self._heap: list[list[Any]] = []  # [deadline, seq, guard or None once cancelled]
+        self._seq = itertools.count()
+        self._cancelled = 0
+        self._pid = -1
+
+    def watch(self, guard: Guard) -> list[Any]:
+        """Expire guard at its deadline unless cancelled first; the entry to cancel."""
+        entry: list[Any] = [guard.deadline, next(self._seq), guard]
+        with self._cond:
+            if self._pid != os.getpid():
+                self._pid = os.getpid()
+                self._heap, self._cancelled = [], 0
+                threading.Thread(target=self._run, name="fetch-watchdog", daemon=True).start()
+            heapq.heappush(self._heap, entry)
+            if self._heap[0] is entry:
+                self._cond.notify()
+        return entry
+
+    @property
+    def held(self) -> int:
+        """Entries held: the watched fetches, and ended ones not dropped yet."""
+        return len(self._heap)
+
+    def cancel(self, entry: list[Any]) -> None:
+        """The fetch is over: its guard is not to be expired."""
+        with self._cond:
+            if entry[2] is None:
+                return
+            entry[2] = None
+            self._cancelled += 1
+            if self._cancelled > 64 and 2 * self._cancelled > len(self._heap):
+                self._heap = [e for e in self._heap if e[2] is not None]
+                heapq.heapify(self._heap)
+                self._cancelled = 0
+
+    def _due(self) -> Guard:
+        with self._cond:
+            while True:
+                while self._heap and self._heap[0][2] is None:
+                    heapq.heappop(self._heap)
+                    self._cancelled -= 1
+                if not self._heap:
+                    self._cond.wait()
+                    continue
+                left = self._heap[0][0] - time.monotonic()
+                if left <= 0:
+                    entry = heapq.heappop(self._heap)
+                    guard: Guard = entry[2]
+                    entry[2] = None
+                    return guard
+                self._cond.wait(left)
+
+    def _run(self) -> None:
+        while True:
+            self._due().expire()
+
+
+_WATCHDOG = Watchdog()
 
 
 class Guard:
@@ -154,13 +235,11 @@ class Guard:
     @contextmanager
     def watched(self) -> Iterator[Guard]:
         """Run the body with a watchdog that expires this guard at its deadline."""
-        watchdog = threading.Timer(self.remaining(), self.expire)
-        watchdog.daemon = True
-        watchdog.start()
+        entry = _WATCHDOG.watch(self)
         try:
             yield self
         finally:
-            watchdog.cancel()
+            _WATCHDOG.cancel(entry)
             with self._lock:  # a watchdog that fired just now has finished cutting
                 self._over = True
 
