@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import ssl
 import struct
 import subprocess
 import threading
@@ -17,7 +18,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.tls import Certificates
 
 __all__ = [
     "LoopbackService",
@@ -63,10 +67,19 @@ class _Server(ThreadingHTTPServer):
         return got
 
 
-def serve(handler: type[BaseHTTPRequestHandler], host: str = "127.0.0.1") -> _Server:
+def serve(
+    handler: type[BaseHTTPRequestHandler], host: str = "127.0.0.1", tls: Certificates | None = None
+) -> _Server:
     """A threaded server of handler on a free port of host, serving from a daemon thread; stop it
-    with `shutdown()` and `server_close()`."""
+    with `shutdown()` and `server_close()`. With tls, HTTPS: each connection's handshake is made
+    in its own handler thread, as its first read asks."""
     server = _Server((host, 0), handler)
+    if tls is not None:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(tls.cert_file, tls.key_file)
+        server.socket = context.wrap_socket(
+            server.socket, server_side=True, do_handshake_on_connect=False
+        )
     threading.Thread(
         target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
     ).start()
@@ -101,6 +114,8 @@ class Site:
     seen: list[Seen] = field(default_factory=list)
     server: _Server | None = None
     host: str = "127.0.0.1"
+    # HTTPS with this server certificate (harness/tls.py), else plain HTTP.
+    tls: Certificates | None = None
 
     @property
     def connections(self) -> int:
@@ -115,7 +130,7 @@ class Site:
 
     @property
     def base(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        return f"{'https' if self.tls else 'http'}://{self.host}:{self.port}"
 
     def url(self, path: str) -> str:
         return self.base + path
@@ -147,7 +162,7 @@ class Site:
             def log_message(self, fmt: str, *args: object) -> None:
                 pass
 
-        self.server = serve(Handler, self.host)
+        self.server = serve(Handler, self.host, self.tls)
         return self
 
     def stop(self) -> None:

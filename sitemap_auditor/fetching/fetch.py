@@ -79,6 +79,9 @@ class FetchPolicy:
     # Keep one connection a host for the next fetch of that host (the deep audit's page check,
     # which asks one host for many pages); the Lambda opens one connection a hop.
     keep_alive: bool = False
+    # A PEM file of the authorities whose certificates are trusted, instead of the default
+    # bundle (certifi's): a staging site's own authority, or the tests' HTTPS on loopback.
+    ca_file: str | None = None
 
 
 @dataclass(frozen=True)
@@ -173,7 +176,7 @@ class Fetcher:
                 HttpTransport,  # requests and urllib3, behind their boundary
             )
 
-            transport = HttpTransport(keep_alive=policy.keep_alive)
+            transport = HttpTransport(keep_alive=policy.keep_alive, ca_file=policy.ca_file)
         self._transport = transport
 
     def close(self) -> None:

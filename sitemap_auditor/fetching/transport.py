@@ -215,6 +215,14 @@ class _GuardedHTTPSConnection(_OneReadingRequest, HTTPSConnection):
     def _new_conn(self) -> socket.socket:
         return _connect(self)
 
+    def connect(self) -> None:
+        super().connect()
+        # The TLS socket took over the guarded one's descriptor and left it detached: the
+        # watchdog must cut this one, or a site that drips its answer over TLS holds the fetch
+        # (and the Lambda) past every deadline. The handshake itself is bounded by the socket's
+        # timeout, which the guard set to the time left.
+        _EXCHANGE.get().guard.adopt(self.sock)
+
 
 class _NoReuse:
     """Never hand a connection back for reuse (the Lambda's fetches: a connection a hop, with
@@ -348,12 +356,14 @@ class HttpTransport:
     keep_alive, a connection is kept for the next request of its host (at most one a host, for
     at most four hosts)."""
 
-    def __init__(self, keep_alive: bool = False) -> None:
+    def __init__(self, keep_alive: bool = False, ca_file: str | None = None) -> None:
         # No Session: no cookies, no proxies or .netrc credentials from the environment.
         self._adapter = GuardedAdapter(
             max_retries=0, pool_connections=4, pool_maxsize=1, keep_alive=keep_alive
         )
         self.keep_alive = keep_alive
+        # Certificates are always verified: against ca_file's authorities, else certifi's.
+        self._verify: str | bool = ca_file if ca_file is not None else True
 
     def close(self) -> None:
         """Release the connections."""
@@ -383,7 +393,11 @@ class HttpTransport:
         # Straight to the adapter, not through a Session: a Session brings cookies, and it
         # works out the next request from Location even when it will not follow it.
         return self._adapter.send(
-            prepared(request), stream=True, timeout=(remaining, remaining), proxies={}
+            prepared(request),
+            stream=True,
+            timeout=(remaining, remaining),
+            proxies={},
+            verify=self._verify,
         )
 
 
