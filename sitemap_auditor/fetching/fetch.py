@@ -171,12 +171,16 @@ class Fetcher:
         # Set when a fetch was cut by the audit's own time budget rather than by the site: the
         # audit's facts are then incomplete (docs/contract.md §7).
         self.ran_out_of_budget = False
-        if transport is None:
+        if transport is None and policy.keep_alive:
+            from sitemap_auditor.fetching.kept_transport import KeptTransport  # http.client
+
+            transport = KeptTransport(ca_file=policy.ca_file)
+        elif transport is None:
             from sitemap_auditor.fetching.transport import (
                 HttpTransport,  # requests and urllib3, behind their boundary
             )
 
-            transport = HttpTransport(keep_alive=policy.keep_alive, ca_file=policy.ca_file)
+            transport = HttpTransport(ca_file=policy.ca_file)
         self._transport = transport
 
     def close(self) -> None:

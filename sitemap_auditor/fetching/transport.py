@@ -2,10 +2,10 @@
 wire bytes read, and whatever they raise mapped, in one table, to the audit's kinds of fetch error.
 
 Every connection goes through the fetch's Guard (checked addresses, its deadline), to the host
-and port of the request's one reading (urls.WebURL). By default none is kept for reuse (the
-Lambda's fetches); a transport made with keep_alive (the deep audit's page check) keeps one
-connection a host for the next fetch of that host, under that fetch's guard. Nothing above
-this module sees an exception or a type of the HTTP stack.
+and port of the request's one reading (urls.WebURL), and none is kept for reuse: the Lambda's
+fetches and the walk's open one a hop (the page check keeps them: kept_transport.py, which
+shares this module's error table). Nothing above these modules sees an exception or a type of
+the HTTP stack.
 """
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ import contextvars
 import http.client
 import socket
 import ssl
-import time
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +37,7 @@ __all__ = [
     "HttpTransport",
     "classify",
     "explain",
+    "is_stale",
     "mapped_errors",
     "prepared",
 ]
@@ -161,12 +161,10 @@ def mapped_errors(guard: Guard) -> Iterator[None]:
 
 @dataclass
 class _Exchange:
-    """The exchange under way in this thread: its guard, the one reading of its URL, and
-    whether it was handed a kept connection (which the server may have closed meanwhile)."""
+    """The exchange under way in this thread: its guard and the one reading of its URL."""
 
     guard: Guard
     url: WebURL
-    reused: bool = False
 
 
 _EXCHANGE: contextvars.ContextVar[_Exchange] = contextvars.ContextVar("sitemap_auditor_exchange")
@@ -197,10 +195,6 @@ class _OneReadingRequest:
         self, method: str, url: str, skip_host: bool = False, skip_accept_encoding: bool = False
     ) -> None:
         reading = _EXCHANGE.get().url
-        if getattr(self, "sock", None) is not None:
-            # A kept connection: opened for an earlier request of this pool's host, it must be
-            # this request's host too (a new one is checked as it opens, in _connect).
-            _same_host(self, reading)  # type: ignore[arg-type]
         super().putrequest(  # type: ignore[misc]
             method, reading.target, skip_host=skip_host, skip_accept_encoding=skip_accept_encoding
         )
@@ -234,25 +228,6 @@ class _NoReuse:
         super()._put_conn(None)  # type: ignore[misc]
 
 
-class _KeepAlive:
-    """Hand a kept connection only to a fetch whose guard then owns its socket: the fetch's
-    watchdog cuts it at the fetch's deadline as it cuts a socket the fetch opened. The address
-    was checked by the guard of the fetch that opened it, under the same FetchPolicy."""
-
-    def _get_conn(self, timeout: float | None = None) -> BaseHTTPConnection:
-        conn: BaseHTTPConnection = super()._get_conn(timeout)  # type: ignore[misc]
-        sock = getattr(conn, "sock", None)
-        if sock is not None:
-            exchange = _EXCHANGE.get()
-            try:
-                exchange.guard.adopt(sock)
-            except BaseException:
-                conn.close()
-                raise
-            exchange.reused = True
-        return conn
-
-
 class _GuardedHTTPPool(_NoReuse, HTTPConnectionPool):
     ConnectionCls = _GuardedHTTPConnection
 
@@ -261,28 +236,14 @@ class _GuardedHTTPSPool(_NoReuse, HTTPSConnectionPool):
     ConnectionCls = _GuardedHTTPSConnection
 
 
-class _KeptHTTPPool(_KeepAlive, HTTPConnectionPool):
-    ConnectionCls = _GuardedHTTPConnection
-
-
-class _KeptHTTPSPool(_KeepAlive, HTTPSConnectionPool):
-    ConnectionCls = _GuardedHTTPSConnection
-
-
 class GuardedAdapter(HTTPAdapter):
-    """A requests adapter whose connections go only to checked addresses; with keep_alive, one
-    connection a host is kept for the next request (pool_maxsize)."""
-
-    def __init__(self, *args: Any, keep_alive: bool = False, **kwargs: Any) -> None:
-        self.keep_alive = keep_alive
-        super().__init__(*args, **kwargs)
+    """A requests adapter whose connections go only to checked addresses, none kept."""
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
-        kept = getattr(self, "keep_alive", False)
         self.poolmanager.pool_classes_by_scheme = {
-            "http": _KeptHTTPPool if kept else _GuardedHTTPPool,
-            "https": _KeptHTTPSPool if kept else _GuardedHTTPSPool,
+            "http": _GuardedHTTPPool,
+            "https": _GuardedHTTPSPool,
         }
 
 
@@ -299,23 +260,18 @@ def prepared(request: Request) -> requests.PreparedRequest:
     return prepared
 
 
-# What is left of a body is read to its end, so that a kept connection can serve the next
-# request, when it is no more than this and comes within this time (a server that sends a page's
-# head early and its body slowly costs at most that); a longer rest closes the connection.
-DRAIN_BYTES = 64 * 1024
-DRAIN_SECONDS = 0.25
 # A kept connection the server closed while it waited fails as one of these, before any answer.
-# (http.client's RemoteDisconnected is a ConnectionResetError.)
-_STALE = (ConnectionResetError, ConnectionAbortedError, BrokenPipeError)
+# (http.client's RemoteDisconnected is a ConnectionResetError; over TLS, a server that closes
+# without its close_notify gives an EOF error.)
+_STALE = (ConnectionResetError, ConnectionAbortedError, BrokenPipeError, ssl.SSLEOFError)
 
 
 class _HttpReply:
     """The head of a requests answer; its body read through the same error table."""
 
-    def __init__(self, raw: requests.Response, guard: Guard, keep_alive: bool = False) -> None:
+    def __init__(self, raw: requests.Response, guard: Guard) -> None:
         self._raw = raw
         self._guard = guard
-        self._keep_alive = keep_alive
         self.status: int = raw.status_code
         self.headers: Mapping[str, str] = raw.headers
 
@@ -328,40 +284,16 @@ class _HttpReply:
             yield from self._raw.raw.stream(size, decode_content=False)
 
     def close(self) -> None:
-        if self._keep_alive and not self._guard.past_deadline():
-            self._drain()
-        self._raw.close()  # a connection whose body was read to its end went back to its pool
-
-    def _drain(self) -> None:
-        """Read the rest of a short body (DRAIN_BYTES, DRAIN_SECONDS at most, within the fetch's
-        deadline): at its end, urllib3 hands the connection back for the next request of its
-        host (which sets the socket's timeout afresh); short of it, the connection is closed."""
-        raw = self._raw.raw
-        left = raw.length_remaining
-        sock = getattr(raw.connection, "sock", None)  # None: the server said it would close
-        if sock is None or (left is not None and left > DRAIN_BYTES):
-            return
-        read = 0
-        until = time.monotonic() + min(DRAIN_SECONDS, self._guard.remaining())
-        with suppress(*TRANSPORT_ERRORS):  # a read that fails or times out: the connection closes
-            sock.settimeout(max(until - time.monotonic(), 0.001))
-            for chunk in raw.stream(16 * 1024, decode_content=False):
-                read += len(chunk)
-                if read > DRAIN_BYTES or time.monotonic() > until:
-                    return
+        self._raw.close()
 
 
 class HttpTransport:
-    """Sends one GET at a time through guarded connections; redirects are the caller's. With
-    keep_alive, a connection is kept for the next request of its host (at most one a host, for
-    at most four hosts)."""
+    """Sends one GET at a time through guarded connections, a new one a request; redirects are
+    the caller's."""
 
-    def __init__(self, keep_alive: bool = False, ca_file: str | None = None) -> None:
+    def __init__(self, ca_file: str | None = None) -> None:
         # No Session: no cookies, no proxies or .netrc credentials from the environment.
-        self._adapter = GuardedAdapter(
-            max_retries=0, pool_connections=4, pool_maxsize=1, keep_alive=keep_alive
-        )
-        self.keep_alive = keep_alive
+        self._adapter = GuardedAdapter(max_retries=0, pool_connections=4, pool_maxsize=1)
         # Certificates are always verified: against ca_file's authorities, else certifi's.
         self._verify: str | bool = ca_file if ca_file is not None else True
 
@@ -371,20 +303,10 @@ class HttpTransport:
 
     def send(self, request: Request, guard: Guard) -> Reply:
         """Send a GET for request and return the answer's head, its body not yet read."""
-        exchange = _Exchange(guard, request.url)
-        token = _EXCHANGE.set(exchange)
+        token = _EXCHANGE.set(_Exchange(guard, request.url))
         try:
             with mapped_errors(guard):
-                try:
-                    raw = self._send(request, guard)
-                except TRANSPORT_ERRORS as e:
-                    if not (exchange.reused and _stale(e)) or guard.past_deadline():
-                        raise
-                    # The server closed the kept connection as it waited: once more, on a new
-                    # one (a GET; nothing of an answer had come).
-                    exchange.reused = False
-                    raw = self._send(request, guard)
-                return _HttpReply(raw, guard, self.keep_alive)
+                return _HttpReply(self._send(request, guard), guard)
         finally:
             _EXCHANGE.reset(token)
 
@@ -401,6 +323,6 @@ class HttpTransport:
         )
 
 
-def _stale(exc: BaseException) -> bool:
+def is_stale(exc: BaseException) -> bool:
     """Whether exc says a kept connection was closed by the server before it answered."""
     return any(isinstance(e, _STALE) for e in _chain(exc))
