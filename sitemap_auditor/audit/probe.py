@@ -22,6 +22,7 @@ from sitemap_auditor.fetching.fetch import Fetcher, transient_status
 __all__ = [
     "NOT_MODIFIED",
     "OUT_OF_TIME",
+    "PARTIAL_EVERY_BYTES",
     "Step",
     "first_sitemap",
     "gather",
@@ -30,6 +31,9 @@ __all__ = [
 ]
 
 NOT_MODIFIED = 304
+# How often a sitemap's outcome so far is shown while its body is read (bytes on the wire): the
+# facts are encoded to be sized each time, about 50 µs.
+PARTIAL_EVERY_BYTES = 256 * 1024
 OUT_OF_TIME = "not fetched: the audit ran out of time"
 
 
@@ -122,8 +126,13 @@ def robots_txt(
 
 
 def _try_candidate(
-    fetcher: Fetcher, url: str, previous: CandidateOutcome | None
+    fetcher: Fetcher,
+    url: str,
+    previous: CandidateOutcome | None,
+    partial: Callable[[CandidateOutcome], None] | None = None,
 ) -> CandidateOutcome:
+    """The candidate's outcome; `partial`, when given, is shown the outcome so far after each
+    PARTIAL_EVERY_BYTES of its body (what the sitemap gave up to there)."""
     # A transient answer (a 503 that carried an ETag) is asked afresh, never revalidated.
     if previous is not None and previous.transient:
         previous = None
@@ -139,10 +148,17 @@ def _try_candidate(
                     url, None, refused, resp.validators, resp.wire_bytes, transient
                 )
             parser = SitemapParser()
+            told = 0
             for chunk in resp.body():
                 parser.feed(chunk)
                 if parser.finished:
                     break  # refused already: the rest of the body cannot change that
+                if partial is not None and resp.wire_bytes - told >= PARTIAL_EVERY_BYTES:
+                    told = resp.wire_bytes
+                    so_far = parser.so_far()
+                    if so_far is not None:
+                        found = SelectedSitemap(url, resp.status, resp.content_type, so_far)
+                        partial(CandidateOutcome(url, found, None, resp.validators, told))
             outcome = parser.close()
             if isinstance(outcome, ParsedSitemap):
                 selected = SelectedSitemap(url, resp.status, resp.content_type, outcome)
@@ -161,9 +177,17 @@ def first_sitemap(
 ) -> tuple[CandidateOutcome, ...]:
     """Try candidates in order until one parses; return the outcome of each one tried.
 
-    `tried` is shown the outcomes so far after each candidate that leaves more to try: what the
-    facts will hold at least (sharing looks at their size as they grow)."""
+    `tried` is shown the outcomes so far after each candidate that leaves more to try, and
+    within a candidate's body, every PARTIAL_EVERY_BYTES, with that candidate's outcome so far:
+    what the facts will hold at least (sharing looks at their size as they grow; a sitemap adds
+    at most its bounded samples of unparsable <lastmod> values, which a refusal at its end
+    drops)."""
     outcomes: list[CandidateOutcome] = []
+
+    def partial(so_far: CandidateOutcome) -> None:
+        if tried is not None:
+            tried((*outcomes, so_far))
+
     for number, url in enumerate(candidates, 1):
         budget = fetcher.remaining_budget()
         if budget is not None and budget <= 0:
@@ -171,7 +195,9 @@ def first_sitemap(
             outcomes.append(CandidateOutcome(url, None, issue(url, Kind.OUT_OF_TIME, OUT_OF_TIME)))
             continue
         _tell(Step(url, number, len(candidates)))
-        outcome = _try_candidate(fetcher, url, previous.outcome(url) if previous else None)
+        outcome = _try_candidate(
+            fetcher, url, previous.outcome(url) if previous else None, partial if tried else None
+        )
         outcomes.append(outcome)
         if outcome.selected is not None:
             break

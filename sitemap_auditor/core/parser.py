@@ -360,6 +360,11 @@ class SitemapParser:
             self._start(data)
         self._parse(data, final=False)
 
+    def so_far(self) -> ParsedSitemap | None:
+        """What the document gave up to the bytes fed (None before its root, or once refused):
+        its facts only grow, but for the document's own refusal, which drops them."""
+        return None if self._outcome is not None else self._facts()
+
     def close(self) -> ParsedSitemap | Rejected:
         """Finish the document and return what it was."""
         if self._outcome is None:

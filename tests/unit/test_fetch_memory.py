@@ -14,7 +14,7 @@ import pytest
 from sitemap_auditor.audit import probe, steps
 from sitemap_auditor.core.credentials import Credentials
 from sitemap_auditor.core.errors import MAX_BODY_BYTES, FetchError, FetchErrorKind
-from sitemap_auditor.core.facts import SiteFacts
+from sitemap_auditor.core.facts import SiteFacts, encode
 from sitemap_auditor.core.site import resolve
 from sitemap_auditor.core.validators import NO_VALIDATORS
 from sitemap_auditor.fetching.exchange import Request
@@ -320,6 +320,39 @@ def test_the_fetch_shows_its_facts_as_they_grow_after_robots_and_each_candidate_
     assert all(not p.complete and p.candidates == got.candidates for p in shown)
     assert shown[-1].outcomes == got.outcomes[:2] and len(got.outcomes) == 3
     assert got.selected is not None and got.complete
+
+
+def test_a_long_sitemap_shows_its_outcome_so_far_as_its_body_is_read() -> None:
+    # Sharing sizes the facts within a sitemap too: what it has given so far (here, its bounded
+    # samples of unparsable <lastmod> values, met first), every PARTIAL_EVERY_BYTES of its body.
+    bad = b"".join(
+        b"<url><loc>http://site.test:8080/x%d</loc><lastmod>%s</lastmod></url>"
+        % (i, b"not a date " * 9 + b"%d" % i)
+        for i in range(30)
+    )
+    good = b"<url><loc>http://site.test:8080/a</loc><lastmod>2026-11-30</lastmod></url>" * 20_000
+    body = b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">' + bad + good
+    body += b"</urlset>"
+    f = fetcher(
+        {
+            SITE + "/robots.txt": Canned(200, {}, b"Sitemap: /big.xml\n"),
+            SITE + "/big.xml": Canned(200, {}, body),
+        }
+    )
+    shown: list[SiteFacts] = []
+    site = resolve(SITE + "/")
+    assert site is not None
+    got = steps.fetch_facts(site, f, None, shown.append)
+    partials = [p for p in shown if p.outcomes]
+    assert len(partials) == len(body) // probe.PARTIAL_EVERY_BYTES
+    first = partials[0].outcomes[-1].selected
+    assert first is not None and first.url == SITE + "/big.xml"
+    assert len(first.parsed.unparsable_samples) == 20  # all it will ever hold, known early
+    final = got.outcomes[-1].selected
+    assert final is not None and first.parsed.entry_count < final.parsed.entry_count == 20_030
+    # The facts only grow: each partial is encoded no larger than the next, nor the final facts.
+    sizes = [len(encode(p)) for p in shown] + [len(encode(got))]
+    assert sizes == sorted(sizes)
 
 
 # --- each hop heard (the page check lists a redirect chain) --------------------------------------
