@@ -128,6 +128,24 @@ def slow_sites_dying(n: int) -> list[Scenario]:
             burst(n, spread_s=60.0),
         ),
         Scenario(
+            f"{n:,} audits over 60 s of a site never fetched, 120 s fetch, facts that pass 16 KB "
+            "only at the end",
+            {"s": Site(120.0, facts_bytes=200 * 1024)},
+            burst(n, spread_s=60.0),
+        ),
+        Scenario(
+            "a burst whose facts pass 16 KB only at the end, 5 s fetch",
+            {"s": Site(5.0, facts_bytes=200 * 1024)},
+            burst(n),
+        ),
+        Scenario(
+            f"{n:,} audits over 60 s, 25 s fetch, every fetch kills its container 1 s in",
+            {"s": Site(25.0)},
+            burst(n, spread_s=60.0),
+            kill_after=1.0,
+            kills=10**9,
+        ),
+        Scenario(
             f"{n:,} audits over 60 s, 25 s fetch, the first two fetches kill their containers "
             "1 s in",
             {"s": Site(25.0)},
@@ -160,6 +178,7 @@ def scenarios(quick: bool) -> list[Scenario]:
     sites_hot_small = {f"hot{i}": Site(0.8, facts_bytes=650) for i in range(hot_n)}
     within = lease.CLOCK_SKEW_S / 2  # any two clocks within CLOCK_SKEW_S of each other
     beyond = lease.CLOCK_SKEW_S  # two clocks up to twice CLOCK_SKEW_S apart
+    far = 8.0  # two clocks up to 16 s apart: NTP lost for hours
     return [
         Scenario(f"{n:,} audits within 1 s, 0.8 s fetch", {"s": Site(0.8)}, burst(n)),
         Scenario(f"{n:,} audits within 1 s, 25 s fetch", {"s": Site(25.0)}, burst(n)),
@@ -264,6 +283,19 @@ def scenarios(quick: bool) -> list[Scenario]:
             kill_after=5.0,
             clock_skew_s=beyond,
         ),
+        Scenario(
+            f"{n:,} audits within 1 s, 25 s fetch, clocks skewed ±{far:g} s",
+            {"s": Site(25.0)},
+            burst(n),
+            clock_skew_s=far,
+        ),
+        Scenario(
+            f"{n:,} audits over 60 s, 80 s fetch, its fetch time recorded by an earlier audit, "
+            f"clocks skewed ±{far:g} s",
+            {"s": Site(80.0)},
+            [(0.0, "s"), *((150.0 + t, site) for t, site in burst(n, spread_s=60.0))],
+            clock_skew_s=far,
+        ),
     ]
 
 
@@ -327,7 +359,7 @@ def render(rows: list[Row], quick: bool, cpu_s: float) -> str:
         "uniform within the bounds the row states: its driver reads it, its facts and leases carry",
         "it, and the items it reads are judged on it as `dynamostore.read_item` judges them.",
         f"±{lease.CLOCK_SKEW_S / 2:g} s keeps any two clocks within `lease.CLOCK_SKEW_S`; "
-        f"±{lease.CLOCK_SKEW_S:g} s goes beyond it.",
+        f"±{lease.CLOCK_SKEW_S:g} s goes beyond it; ±8 s is a clock that lost NTP for hours.",
         "A container runs one invocation at a time and keeps its process store; 1,000 containers",
         "at most (Lambda's concurrency), the rest queue; a killed container's audit is lost and",
         "Lambda starts another in its place. Budgets are 147 s, the share window 60 s. `on`: the",
@@ -354,7 +386,43 @@ def render(rows: list[Row], quick: bool, cpu_s: float) -> str:
             f"{r.peak_read:,.0f} / {r.peak_write:,.0f} | {r.throttled:,} | "
             f"{r.dynamo_usd * per:.2f} | {r.gb_s:,.1f} | {r.lambda_usd * per:.2f} |"
         )
-    return "\n".join([*head, *lines, "", END]) + "\n"
+    return "\n".join([*head, *lines, "", *judged(rows), "", END]) + "\n"
+
+
+def judged(rows: list[Row]) -> list[str]:
+    """Each scenario's sharing on against off: more incomplete results (never allowed), and a
+    p50 or a cost over 1.2 times off's (said in docs/operations.md)."""
+    by: dict[str, dict[str, Row]] = {}
+    for r in rows:
+        by.setdefault(r.scenario, {})[r.mode] = r
+    worse_results, slower, dearer = [], [], []
+    for name, modes in by.items():
+        on, off = modes.get("on"), modes.get("off")
+        if on is None or off is None:
+            continue
+        if on.incomplete > off.incomplete:
+            worse_results.append(f"{name} ({on.incomplete} against {off.incomplete})")
+        if on.p50 > 1.2 * off.p50:
+            slower.append(f"{name} (p50 {on.p50:.2f} s against {off.p50:.2f} s)")
+        cost_on = (on.dynamo_usd + on.lambda_usd) / max(1, on.audits)
+        cost_off = (off.dynamo_usd + off.lambda_usd) / max(1, off.audits)
+        if cost_on > 1.2 * cost_off:
+            dearer.append(f"{name} (${cost_on * 1e6:.2f} against ${cost_off * 1e6:.2f} a million)")
+    out = [
+        "Sharing on against off, row by row: "
+        + (
+            "no row has more incomplete results."
+            if not worse_results
+            else "**more incomplete results** in " + "; ".join(worse_results) + "."
+        )
+    ]
+    out.append("- p50 over 1.2 times off's: " + ("; ".join(slower) if slower else "none") + ".")
+    out.append(
+        "- cost (DynamoDB and Lambda a million audits) over 1.2 times off's: "
+        + ("; ".join(dearer) if dearer else "none")
+        + "."
+    )
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:

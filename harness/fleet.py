@@ -281,7 +281,10 @@ class SimDynamo:
             blob, size = size, REFERENCE_ITEM_BYTES
         if not self._admit("write", key, math.ceil(size / WRITE_UNIT_BYTES), at):
             return False
-        self._write(key, at, StoredState(lease.Item(stamp=stamp), size, flight, blob))
+        item = lease.Item(stamp=stamp)
+        if stamp.awaited_only:  # for the fetch's waiters; newcomers read the lasting mark
+            item = lease.Item(stamp, None, None, stamp.flight, stamp.fetched_at, True)
+        self._write(key, at, StoredState(item, size, flight, blob))
         return True
 
     def read_blob(self, key: str, size: int, at: float) -> bool:

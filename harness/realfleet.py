@@ -51,7 +51,8 @@ from sitemap_auditor.sharing.driver import (
 # A lost answer is known this late: a lease write's, and any other call's (as dynamostore's).
 LEASE_WRITE_READ_TIMEOUT_S = dynamostore.LEASE_WRITE_READ_TIMEOUT_S
 READ_TIMEOUT_S = dynamostore.READ_TIMEOUT_S
-MAX_SHARED_BYTES = 16 * 1024  # dynamostore.MAX_ITEM_BYTES
+MAX_SHARED_BYTES = dynamostore.MAX_ITEM_BYTES
+MAX_AWAITED_BYTES = dynamostore.MAX_AWAITED_BYTES
 AUDIT_CPU_S = 0.02
 
 
@@ -294,10 +295,10 @@ class SimTable:
 
         self._call("update_item", renew, WRITE_LATENCY_S)
 
-    def pack(self, data: bytes) -> bytes | None:
+    def pack(self, data: bytes, for_waiters: bool = False) -> bytes | None:
         known = self.registry.get(data)
         size = known[0] if known is not None else self.sizes.get(data, 0)
-        return data if size <= MAX_SHARED_BYTES else None
+        return data if size <= (MAX_AWAITED_BYTES if for_waiters else MAX_SHARED_BYTES) else None
 
     def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
         size, flight, facts = self.registry[packed]
@@ -354,8 +355,8 @@ class ContainerTable:
     def renew_lease(self, key: str, owner: str, until: float) -> None:
         self.table.renew_lease(key, owner, until)
 
-    def pack(self, data: bytes) -> bytes | None:
-        return self.table.pack(data)
+    def pack(self, data: bytes, for_waiters: bool = False) -> bytes | None:
+        return self.table.pack(data, for_waiters)
 
     def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
         self.table.put(key, packed, stamp, expires_at)

@@ -116,8 +116,10 @@ class SharedStore(Protocol):
     def renew_lease(self, key: str, owner: str, until: float) -> None:
         """Extend this owner's lease to `until` and count one more renewal in it."""
 
-    def pack(self, data: bytes) -> bytes | None:
-        """The facts as the store keeps them; None when they are too large for it."""
+    def pack(self, data: bytes, for_waiters: bool = False) -> bytes | None:
+        """The facts as the store keeps them; None when they are too large for it: for the site's
+        item, which every audit may read, or (`for_waiters`) for an item of their own that only
+        the waiters of their fetch read (lease.Stamp.awaited_only)."""
 
     def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
         """Publish a site's facts, replacing the item (and so any lease)."""
@@ -416,15 +418,27 @@ class Sharing:
         stored_item: StoredItem | None = None  # the item read last
 
         def stored_facts() -> SiteFacts | None:
-            """The facts of the item read last (read from the store when kept out of it)."""
+            """The facts of the item read last (read from the store when kept out of it). Facts
+            handed only to their fetch's waiters, whose large item a crowd of them reads at once,
+            are read again after a throttled answer, with backoff, within the audit's budget:
+            those waiters may not have the time left to fetch by themselves."""
             nonlocal stored, stored_item
             if stored_item is not None:
                 held, stored_item = stored_item, None
-                try:
-                    stored = held.facts_now()
-                except StoreError as e:
-                    failed(e)
-                    stored = None
+                patient = held.item.stamp is not None and held.item.stamp.awaited_only
+                attempt = 0
+                while True:
+                    try:
+                        stored = held.facts_now()
+                        break
+                    except StoreError as e:
+                        failed(e)
+                        stored = None
+                        attempt += 1
+                        pause = lease.backoff_s(attempt, self._rng)
+                        if not (patient and e.throttled) or self._mono() + pause >= budget_end:
+                            break
+                        self._sleep(pause)
             return stored
 
         own: SiteFacts | None = None
@@ -466,7 +480,9 @@ class Sharing:
                         if early is not None:
                             unshareable, packed = early, None
                         fetched = stamp_of(own) or lease.Stamp(started)
-                        seen = lease.Fetched(fetched, unshareable, told)
+                        # Too large for the item, packed for the waiters' item instead.
+                        for_waiters = unshareable is Unshareable.LARGE and packed is not None
+                        seen = lease.Fetched(fetched, unshareable, told, for_waiters)
                     case lease.Publish(stamp=stamp):
                         assert own is not None and packed is not None
                         store.put(req.key, packed, stamp, own.fetched_at + RETENTION_S)
@@ -480,7 +496,17 @@ class Sharing:
                         seen = lease.StoreAnswered()
                     case lease.FetchAlone(reason=reason):
                         waited = machine.waited_s(self._wall())  # its wait, not its own fetch
-                        got = self._fetch(fetch, _newer(known, stored_facts()))
+                        # Facts handed only to their fetch's waiters are not read to revalidate
+                        # with: an item of up to MAX_AWAITED_BYTES, for each of a day's audits.
+                        last = stored_item.item if stored_item is not None else None
+                        for_waiters = (
+                            last is not None
+                            and last.stamp is not None
+                            and (last.stamp.awaited_only)
+                        )
+                        got = self._fetch(
+                            fetch, _newer(known, None if for_waiters else stored_facts())
+                        )
                         return Shared(
                             got,
                             FETCHED,
@@ -588,7 +614,8 @@ class Sharing:
             return Unshareable.CREDENTIAL, None, len(data)
         packed = store.pack(data)
         if packed is None:
-            return Unshareable.LARGE, None, len(data)
+            # Kept for no newcomer; for this fetch's waiters, if an item of their own holds them.
+            return Unshareable.LARGE, store.pack(data, for_waiters=True), len(data)
         return None, packed, len(data)
 
     @contextmanager

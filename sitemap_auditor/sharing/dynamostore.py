@@ -45,6 +45,7 @@ __all__ = [
     "FACTS_SUFFIX",
     "INLINE_FACTS_BYTES",
     "MAX_ATTEMPTS",
+    "MAX_AWAITED_BYTES",
     "MAX_ITEM_BYTES",
     "READ_TIMEOUT_S",
     "THROTTLING_CODES",
@@ -68,6 +69,10 @@ MAX_ITEM_BYTES = 16 * 1024
 # outnumber writes: each container's reuse, each waiter's polls). Larger facts would make every
 # poll and every lease write cost more: they go in an item of their own.
 INLINE_FACTS_BYTES = 3 * 1024
+# Facts over MAX_ITEM_BYTES that a fetch found only at its end are still handed to the audits
+# that waited for it (lease.Stamp.awaited_only), in their item of their own, up to this: a
+# DynamoDB item holds 400 KB. Each of those waiters reads them once; no one else does.
+MAX_AWAITED_BYTES = 350 * 1024
 # The key of the item holding a site's facts kept out of its item (a siteBase has no `|`).
 FACTS_SUFFIX = "|facts"
 # The facts attribute: their length (what they inflate to), then the zlib stream.
@@ -321,13 +326,18 @@ class DynamoStore:
                 },
             )
 
-    def pack(self, data: bytes) -> bytes | None:
+    def pack(self, data: bytes, for_waiters: bool = False) -> bytes | None:
         """The facts as the item keeps them (their length, then compressed); None when too
-        large for an item, or for its reader."""
+        large for an item (MAX_ITEM_BYTES; MAX_AWAITED_BYTES for the waiters' own), or for its
+        reader."""
         if len(data) > site_facts.MAX_FACTS_BYTES:
             return None
         packed = len(data).to_bytes(_LENGTH_BYTES, "big") + zlib.compress(data, 6)
-        return packed if len(packed) <= MAX_ITEM_BYTES else None
+        return (
+            packed
+            if len(packed) <= (MAX_AWAITED_BYTES if for_waiters else MAX_ITEM_BYTES)
+            else None
+        )
 
     def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
         """Publish a site's facts, replacing the item (and so any lease or mark)."""
@@ -353,7 +363,13 @@ def published_item(
     }
     if stamp.flight is not None:
         item["flight"] = {"S": stamp.flight}
-    if len(packed) <= INLINE_FACTS_BYTES:
+    if stamp.awaited_only:
+        # For the fetch's waiters only; newcomers read the lasting mark and fetch by themselves.
+        item["awaited_only"] = {"BOOL": True}
+        item["unshareable_flight"] = {"S": stamp.flight or uuid.uuid4().hex}
+        item["unshareable_at"] = {"N": repr(stamp.fetched_at)}
+        item["unshareable_lasting"] = {"BOOL": True}
+    if len(packed) <= INLINE_FACTS_BYTES and not stamp.awaited_only:
         item["facts"] = {"B": packed}
     else:
         item["facts_ref"] = {"S": stamp.flight or uuid.uuid4().hex}
@@ -379,7 +395,7 @@ def read_facts_item(item: Mapping[str, Any], ref: str) -> site_facts.SiteFacts |
     if _text(item, "flight") != ref:
         return None
     _number(item, "expires_at", 0.0, float(2**53))
-    return site_facts.decode(_inflate(_value(item, "facts", "B")))
+    return site_facts.decode(_inflate(_value(item, "facts", "B"), MAX_AWAITED_BYTES))
 
 
 # --- reading an item: nothing trusted as written ------------------------------------------------
@@ -441,10 +457,11 @@ def _together(item: Mapping[str, Any], names: tuple[str, ...]) -> bool:
     return all(there)
 
 
-def _inflate(packed: object) -> bytes:
-    """The facts' JSON: inflated in bounded steps, never past their stated length."""
-    if not isinstance(packed, bytes | bytearray) or len(packed) > MAX_ITEM_BYTES + _LENGTH_BYTES:
-        _invalid("facts", f"not binary of at most {MAX_ITEM_BYTES} bytes")
+def _inflate(packed: object, limit: int = MAX_ITEM_BYTES) -> bytes:
+    """The facts' JSON: inflated in bounded steps, never past their stated length. `limit`: the
+    most this module writes where they were read (MAX_AWAITED_BYTES in an item of their own)."""
+    if not isinstance(packed, bytes | bytearray) or len(packed) > limit:
+        _invalid("facts", f"not binary of at most {limit} bytes")
     stated = int.from_bytes(packed[:_LENGTH_BYTES], "big")
     if len(packed) < _LENGTH_BYTES or stated > site_facts.MAX_FACTS_BYTES:
         _invalid("facts", f"not stated to inflate to at most {site_facts.MAX_FACTS_BYTES} bytes")
@@ -500,8 +517,11 @@ def read_item(item: Mapping[str, Any], now: float) -> tuple[StoredItem, str | No
                 _invalid("facts fetchedAt", f"ahead of the clock by {lease.CLOCK_SKEW_S:g} s+")
         else:
             _text(item, "facts_ref")  # read by the store: the facts are in their own item
-        stamp = lease.Stamp(fetched_at, fetch_s, transient, _text(item, "flight"))
-    elif "flight" in item:
+        awaited_only = bool(_flag(item, "awaited_only"))
+        if awaited_only and held == "facts":
+            _invalid("awaited_only", "with facts in the site's item")
+        stamp = lease.Stamp(fetched_at, fetch_s, transient, _text(item, "flight"), awaited_only)
+    elif "flight" in item or "awaited_only" in item:
         _invalid("flight", "without facts")
     _number(item, "expires_at", 0.0, float(2**53))
     owner = until = taken = renewals = None

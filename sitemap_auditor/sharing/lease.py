@@ -30,13 +30,17 @@ by the read; a waiter that has seen DEAD_HOLDERS holders in a row die marks the 
 instead of taking it over, and that mark sends every audit that reads it within
 DEAD_HOLDERS_HOLD_S to fetch by itself (`dead_mark_held`); an early waiter on a holder whose
 fetch has run past `standby_after_s` fetches beside it in the site's standby slot (`standby`),
-and a waiter that finds the holder late reads that slot before it takes over or hedges.
+and a waiter that finds the holder late reads that slot before it takes over or hedges; facts
+found too large to share only at the end of their fetch are published for that fetch's waiters
+alone (`Stamp.awaited_only`, with a lasting mark), which take them when a fetch of their own
+would cost more (`takes_awaited`).
 """
 
 from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 from enum import Enum
 
 from sitemap_auditor.sharing.liveness import (
@@ -75,6 +79,7 @@ from sitemap_auditor.sharing.vocabulary import (
 )
 
 __all__ = [
+    "AWAITED_MIN_FETCH_S",
     "CLOCK_SKEW_S",
     "DEAD_HOLDERS",
     "DEAD_HOLDERS_HOLD_S",
@@ -132,6 +137,7 @@ __all__ = [
     "renewal_s",
     "standby",
     "standby_after_s",
+    "takes_awaited",
     "usable",
 ]
 
@@ -214,6 +220,9 @@ STANDBY_EARLY_S = LEASE_RENEW_S + LATE_GRACE_S
 # A process that has just looked at the store for a refresh and found another audit refreshing
 # does not look again for this long: its audits go on reusing the facts still in their window.
 REFRESH_RECHECK_S = 1.0
+# Facts too large to keep for reuse but handed to their fetch's waiters (Stamp.awaited_only) are
+# taken by a waiter when that fetch took this long or more (`takes_awaited`).
+AWAITED_MIN_FETCH_S = 10.0
 
 
 class Phase(Enum):
@@ -300,6 +309,7 @@ def usable(stamp: Stamp | None, window_s: float, now: float) -> bool:
     return (
         stamp is not None
         and not stamp.transient
+        and not stamp.awaited_only
         and now - stamp.fetched_at <= window_s
         and stamp.fetched_at <= now + CLOCK_SKEW_S
     )
@@ -459,6 +469,16 @@ def awaited_facts(stamp: Stamp | None, waiting_for: str, waited_since: float | N
     if stamp.flight == waiting_for:
         return True
     return waited_since is not None and stamp.fetched_at >= waited_since
+
+
+def takes_awaited(stamp: Stamp, now: float, budget_end: float) -> bool:
+    """True when a waiter takes facts handed only to the waiters of their fetch (too large to be
+    kept for reuse: `Stamp.awaited_only`) rather than fetch by itself: when that fetch took
+    AWAITED_MIN_FETCH_S or more (reading a large item is then the quicker, and a crowd of its
+    readers the lighter load on the site), or when a fetch of its own would not end within its
+    budget. A quick site's waiters fetch by themselves, side by side, as for any unshareable
+    facts."""
+    return stamp.fetch_s >= AWAITED_MIN_FETCH_S or now + stamp.fetch_s > budget_end
 
 
 def lasting_mark_held(item: Item | None, now: float, held_s: float) -> bool:
@@ -664,6 +684,10 @@ class Protocol:
             if seen.unshareable is not None:
                 if seen.marked:
                     return self._holder_done()  # the waiters were told mid-fetch
+                if seen.for_waiters:
+                    # Found too large only at the end: its waiters may no longer have the time
+                    # to fetch by themselves, so the facts go to them (and to no one else).
+                    return Publish(self._owned(replace(seen.stamp, awaited_only=True)))
                 return MarkUnshareable(now, seen.unshareable)
             return Publish(self._owned(seen.stamp))
         # StoreAnswered: the publish or the mark is written.
@@ -687,7 +711,7 @@ class Protocol:
         self._note_fetch_time(item)
         if item is not None and owns_lease(item, self.owner):
             return self._hold_own(item)
-        decided = self._awaited(item)
+        decided = self._awaited(item, now)
         if decided is None:
             decided = self._reuse(item, now)
         if decided is None and (
@@ -716,14 +740,18 @@ class Protocol:
         self._takeover = None
         return FetchHolding(refresh=self._refresh)
 
-    def _awaited(self, item: Item | None) -> Action | None:
+    def _awaited(self, item: Item | None, now: float) -> Action | None:
         """For a waiter: the facts of the very fetch it waited for (transient ones included) are
         its facts; a mark that that fetch's facts cannot be shared sends it (and every other
         waiter, side by side) to fetch now. None: neither is there."""
         waiting = self.waiting_for
         if waiting is None or item is None:
             return None
-        if awaited_facts(item.stamp, waiting, self.waited_since):
+        stamp = item.stamp
+        if awaited_facts(stamp, waiting, self.waited_since):
+            assert stamp is not None
+            if stamp.awaited_only and not takes_awaited(stamp, now, self.budget_end):
+                return FetchAlone(Reason.UNSHAREABLE)
             return Finish(Use.STORED, Source.WAITED)
         if item.unshareable_flight == waiting:
             return FetchAlone(Reason.UNSHAREABLE)
@@ -869,7 +897,7 @@ class Protocol:
         return Sleep(min(until, self.budget_end))
 
     def _owned(self, stamp: Stamp) -> Stamp:
-        return Stamp(stamp.fetched_at, stamp.fetch_s, stamp.transient, self.owner)
+        return replace(stamp, flight=self.owner)
 
     # --- failures -------------------------------------------------------------------------------
 

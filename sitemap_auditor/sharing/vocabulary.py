@@ -95,6 +95,9 @@ class Stamp:
     fetch_s: float = 0.0  # how long that fetch took
     transient: bool = False  # they hold an answer that may not hold a moment later (a 503)
     flight: str | None = None  # the lease owner whose fetch gave them
+    # Too large to be kept for reuse (over the shared item's size), handed only to the audits
+    # that waited for this very fetch, with a lasting mark that sends newcomers to fetch alone.
+    awaited_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -245,6 +248,9 @@ class Fetched:
     stamp: Stamp
     unshareable: Unshareable | None = None
     marked: bool = False  # the mark was written mid-fetch, as soon as the holder knew
+    # Too large to share (Unshareable.LARGE), but not too large for an item of their own that
+    # only this fetch's waiters read: they are published for them (Stamp.awaited_only).
+    for_waiters: bool = False
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,8 @@ from harness.environments import aws_environment, container_environment
 from harness.servers import LoopbackService, Site, reply, robots_with, send
 from sitemap_auditor import handler
 from sitemap_auditor.audit.config import Settings
-from sitemap_auditor.core.errors import StoreError
+from sitemap_auditor.core.errors import InvalidItemError, StoreError
+from sitemap_auditor.core.issues import Kind, issue
 from sitemap_auditor.fetching.fetch import REQUEST_DEADLINE_S, FetchPolicy
 from sitemap_auditor.sharing import dynamostore, lease
 from sitemap_auditor.sharing.driver import STANDBY_SUFFIX
@@ -809,6 +810,50 @@ def test_large_facts_are_kept_out_of_the_item_that_leases_touch(local_aws: str, 
     store.put("big", packed_small, lease.Stamp(now + 2, 0.5, False, "flight-2"), now + 120)
     last = store.get("big", consistent=True)
     assert last is not None and last.facts == small and last.load is None
+
+
+def test_facts_too_large_to_share_are_kept_for_their_waiters_with_a_lasting_mark(
+    local_aws: str, table: str
+) -> None:
+    from sitemap_auditor.core import facts
+
+    store = dynamostore.DynamoStore(table)
+    now = time.time()
+    rng = random.Random(6)
+    # 100 candidates of random names (no compression to speak of), each refused with its issue:
+    # well past MAX_ITEM_BYTES compressed, within MAX_AWAITED_BYTES.
+    names = "abcdefghijklmnopqrstuvwxyz0123456789"
+    urls = tuple(
+        f"https://www.example.com/{''.join(rng.choices(names, k=600))}/{i}.xml" for i in range(100)
+    )
+    outcomes = tuple(
+        facts.CandidateOutcome(u, None, issue(u, Kind.HTTP_STATUS, "HTTP 404")) for u in urls
+    )
+    robots = facts.RobotsProbe(200, True, urls, (), ())
+    large = facts.SiteFacts(robots, urls, outcomes, fetched_at=now, fetch_seconds=90.0)
+    data = facts.encode(large)
+    assert store.pack(data) is None
+    packed = store.pack(data, for_waiters=True)
+    assert packed is not None and len(packed) > dynamostore.MAX_ITEM_BYTES
+    stamp = lease.Stamp(now, 90.0, False, "flight-9", awaited_only=True)
+    store.put("awaited", packed, stamp, now + 60)
+    got = store.get("awaited", consistent=True)
+    assert got is not None and got.item.stamp == stamp
+    # Newcomers read the lasting mark, under the flight's name, and fetch by themselves.
+    item = got.item
+    assert (item.unshareable_flight, item.unshareable_lasting) == ("flight-9", True)
+    assert lease.lasting_mark_held(item, now + 1, lease.UNSHAREABLE_HOLD_S)
+    # The waiters read the facts from their own item.
+    assert got.facts is None and got.facts_now() == large
+    raw = dynamodb(local_aws).get_item(
+        TableName=table, Key={"pk": {"S": "awaited"}}, ConsistentRead=True
+    )["Item"]
+    assert raw["awaited_only"] == {"BOOL": True} and "facts" not in raw
+    # Facts that large written into the site's item itself are not what this module writes.
+    forged = {**raw, "facts": {"B": packed}}
+    del forged["facts_ref"], forged["awaited_only"]
+    with pytest.raises(InvalidItemError):
+        dynamostore.read_item(forged, now)
 
 
 def test_an_unreadable_cache_key_keeps_credentialed_facts_in_the_process(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 from collections.abc import Iterator
 
 import pytest
@@ -66,6 +67,26 @@ def test_unshareable_facts_known_early_cost_no_wait() -> None:
     assert all(r.reason in ("holder", "unshareable") for r in on.records)
     # Released once robots.txt answered: each fetches side by side with the holder.
     assert p99(on) <= p99(off) + 0.3
+
+
+def test_facts_found_too_large_only_at_the_end_of_a_slow_fetch_go_to_its_waiters() -> None:
+    # A 120 s site never fetched before, audited over 60 s: its facts pass 16 KB only at the end.
+    # Sent to fetch by themselves then, its waiters would not have the time (before: all but
+    # the holder incomplete); handed the facts in an item of their own, every one completes.
+    site = {"s": Site(120.0, facts_bytes=200 * 1024)}
+    on, off = both(site, burst(spread_s=60.0))
+    assert on.incomplete() == off.incomplete() == 0
+    assert len(on.fetches) <= 2  # the holder, and its standby
+    assert sum(1 for r in on.records if r.source == "waited") >= N - 2
+    assert statistics.median(on.durations()) <= statistics.median(off.durations())
+
+
+def test_a_quick_sites_waiters_fetch_by_themselves_when_its_facts_prove_too_large() -> None:
+    # A 5 s fetch: reading a large item at once would be throttled longer than a fetch.
+    on, off = both({"s": Site(5.0, facts_bytes=200 * 1024)}, burst())
+    assert on.incomplete() == off.incomplete() == 0
+    assert len(on.fetches) == N
+    assert all(r.reason in ("holder", "unshareable") for r in on.records)
 
 
 def test_facts_that_grow_too_large_release_the_waiters_once_they_do() -> None:

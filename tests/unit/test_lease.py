@@ -122,6 +122,65 @@ def test_an_unshareable_fetch_sends_its_waiters_to_fetch_at_once() -> None:
     assert m.step(ReadDone(marked), NOW + 1.1) == FetchAlone(Reason.UNSHAREABLE)
 
 
+def test_facts_found_too_large_at_the_end_are_published_for_the_waiters_only() -> None:
+    m = machine()
+    m.step(ReadDone(None), NOW)
+    m.step(LeaseTaken(), NOW)
+    big = Fetched(Stamp(NOW + 120, 120.0), Unshareable.LARGE, for_waiters=True)
+    assert m.step(big, NOW + 120) == Publish(
+        Stamp(NOW + 120, 120.0, flight="me", awaited_only=True)
+    )
+    assert m.step(StoreAnswered(), NOW + 120) == Finish(Use.OWN, Source.FETCHED, Reason.HOLDER)
+    # Told mid-fetch, the waiters fetched then: nothing is published.
+    m = machine()
+    m.step(ReadDone(None), NOW)
+    m.step(LeaseTaken(), NOW)
+    told = Fetched(Stamp(NOW + 120, 120.0), Unshareable.LARGE, marked=True, for_waiters=True)
+    assert m.step(told, NOW + 120) == Finish(Use.OWN, Source.FETCHED, Reason.HOLDER)
+    # Too large even for the waiters' item: the mark, as before.
+    m = machine()
+    m.step(ReadDone(None), NOW)
+    m.step(LeaseTaken(), NOW)
+    huge = Fetched(Stamp(NOW + 120, 120.0), Unshareable.LARGE)
+    assert m.step(huge, NOW + 120) == MarkUnshareable(NOW + 120, Unshareable.LARGE)
+
+
+def _awaited_only(fetch_s: float, at: float) -> Item:
+    stamp = Stamp(at, fetch_s, flight="holder", awaited_only=True)
+    return Item(
+        stamp=stamp, unshareable_flight="holder", unshareable_at=at, unshareable_lasting=True
+    )
+
+
+@pytest.mark.parametrize(
+    ("fetch_s", "budget", "taken"),
+    [
+        (120.0, 147.0, True),  # a slow site: the waiters could not fetch it again in time
+        (10.0, 147.0, True),  # AWAITED_MIN_FETCH_S: reading is the quicker
+        (5.0, 147.0, False),  # a quick site: its waiters fetch by themselves, side by side
+        (5.0, 5.5, True),  # but not past their budget
+    ],
+)
+def test_a_waiter_takes_facts_published_for_the_waiters_when_fetching_would_cost_more(
+    fetch_s: float, budget: float, taken: bool
+) -> None:
+    m = machine(budget=budget)
+    m.step(ReadDone(leased("holder")), NOW)
+    m.step(Slept(), NOW + 1)
+    got = m.step(ReadDone(_awaited_only(fetch_s, NOW + 1)), NOW + 1.1)
+    assert got == (Finish(Use.STORED, Source.WAITED) if taken else FetchAlone(Reason.UNSHAREABLE))
+    assert (
+        lease.takes_awaited(Stamp(NOW, fetch_s, awaited_only=True), NOW + 1.1, NOW + budget)
+        is taken
+    )
+
+
+def test_facts_published_for_the_waiters_are_reused_by_no_newcomer() -> None:
+    item = _awaited_only(120.0, NOW - 5)
+    assert not lease.usable(item.stamp, WINDOW, NOW)
+    assert machine().step(ReadDone(item), NOW) == FetchAlone(Reason.UNSHAREABLE)
+
+
 def test_a_lasting_mark_sends_newcomers_to_fetch_for_its_hold_only() -> None:
     marked = Item(unshareable_flight="x", unshareable_at=NOW - 10, unshareable_lasting=True)
     assert machine().step(ReadDone(marked), NOW) == FetchAlone(Reason.UNSHAREABLE)

@@ -71,6 +71,7 @@ class MemoryStore:
     calls: list[str] = field(default_factory=list)
     script: list[tuple[str, bool]] = field(default_factory=list)  # (op, throttled) to fail next
     limit: int = 300 * 1024
+    awaited_limit: int = 300 * 1024  # for facts handed only to their fetch's waiters
 
     def _maybe_fail(self, op: str) -> None:
         self.calls.append(op)
@@ -119,12 +120,14 @@ class MemoryStore:
             raw["until"] = until
             raw["renewals"] = int(raw.get("renewals") or 0) + 1  # type: ignore[call-overload]
 
-    def pack(self, data: bytes) -> bytes | None:
-        return data if len(data) <= self.limit else None
+    def pack(self, data: bytes, for_waiters: bool = False) -> bytes | None:
+        return data if len(data) <= (self.awaited_limit if for_waiters else self.limit) else None
 
     def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
         self._maybe_fail("put")
         self.items[key] = {"facts": packed, "stamp": stamp}
+        if stamp.awaited_only:  # as dynamostore writes it: with the lasting mark
+            self.items[key].update(marked=stamp.flight, marked_at=stamp.fetched_at, lasting=True)
 
     def mark_unshareable(
         self, key: str, owner: str, at: float, lasting: bool, flight: str | None = None
@@ -278,9 +281,28 @@ def test_a_store_that_does_not_answer_costs_no_result() -> None:
 
 def test_facts_too_large_for_an_item_are_marked_unshareable() -> None:
     clock, store, sharing, req, errors = setup()
-    store.limit = 10
+    store.limit = store.awaited_limit = 10
     got = obtain(sharing, req, Fetcher(clock), errors)
     assert got.unshareable == "too-large" and store.items["k"]["lasting"] is True
+    assert "facts" not in store.items["k"]
+
+
+def test_facts_too_large_to_share_go_to_the_waiters_only_with_the_lasting_mark() -> None:
+    clock, store, sharing, req, errors = setup()
+    # Found too large only at the end (what robots.txt gave fits), for the site's item, not for
+    # the waiters' own.
+    partial = replace(site_facts(clock.wall()), outcomes=(), complete=False)
+    store.limit = len(facts.encode(partial)) + 20
+    fetch = Fetcher(clock)
+    got = obtain(sharing, req, fetch, errors)
+    assert got.unshareable == "too-large" and got.source == FETCHED
+    stamp = store.items["k"]["stamp"]
+    assert isinstance(stamp, lease.Stamp) and stamp.awaited_only and stamp.flight is not None
+    assert store.items["k"]["lasting"] is True and store.items["k"]["marked"] == stamp.flight
+    # A newcomer (another process) neither reuses them nor reads them: it fetches by itself.
+    other = Sharing(LocalStore(), clock.wall, clock.mono, clock.sleep, random.Random(5))
+    again = obtain(other, req, fetch, errors)
+    assert again.source == FETCHED and again.reason == "unshareable" and fetch.count == 2
 
 
 def test_refresh_ahead_fetches_once_and_others_keep_reusing() -> None:
