@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import itertools
+import math
 import random
 import threading
 from collections.abc import Callable, Iterable
@@ -181,6 +182,9 @@ class Site:
     # robots.txt lists this many candidates, each tried in turn for an equal share of the fetch
     # and refused; the facts grow with each one's outcome, to `facts_bytes` with the last.
     candidates: int = 1
+    # A fetch that ends before this many seconds from the start answers a transient error (a
+    # 503): its facts go to its waiters only.
+    transient_until: float = -math.inf
 
 
 @dataclass
@@ -200,6 +204,7 @@ class Record:
     reason: str | None
     complete: bool
     waited_s: float
+    transient: bool = False  # the facts it used hold a transient answer
 
 
 class SimTable:
@@ -394,6 +399,7 @@ class RealFleet:
         partitions: int | None = None,  # the table's partitions; None: limits per item only
         clock_skew_s: float = 0.0,  # each container's clock is off by uniform(-this, this)
         kills: int = 1,  # how many fetches in a row are killed, `kill_first_fetch_after` in
+        default_site: Callable[[str], Site] | None = None,  # a site not in `sites`, by its name
     ) -> None:
         self.clock = VirtualTime()
         self.kill_site = kill_site
@@ -404,6 +410,7 @@ class RealFleet:
         self.skew_rng = random.Random(seed + 2)
         self.table = SimTable(self.clock, random.Random(seed + 1), lost_writes, partitions)
         self.sites = sites
+        self.default_site = default_site
         self.mode = mode
         self.window_s = 0 if mode == "off" else window_s
         self.budget_s = budget_s
@@ -450,7 +457,10 @@ class RealFleet:
     def _audit(self, c: Container, site: str, arrived: float) -> None:
         clock = self.clock
         started = clock.now
-        model = self.sites[site]
+        model = self.sites.get(site)
+        if model is None:
+            assert self.default_site is not None, f"no model of {site}"
+            model = self.sites[site] = self.default_site(site)
         store = c.store if self.mode == "on" else None
         echoed = model.echoes_credential
         req = ShareRequest(
@@ -475,6 +485,7 @@ class RealFleet:
                 got.reason,
                 got.facts.complete,
                 got.waited_s,
+                got.facts.transient,
             )
         )
         self._free(c)
@@ -501,10 +512,14 @@ class RealFleet:
         n = model.candidates
         urls = (f"https://{site}/sitemap.xml", *(f"https://{site}/s{k}.xml" for k in range(1, n)))
         robots = site_facts.RobotsProbe(200, True, urls, (), ())
-        outcomes = tuple(
+        # The last candidate answers 503 when the fetch ends while the site is failing.
+        failing = clock.now + took - START < model.transient_until
+        refused = [
             site_facts.CandidateOutcome(u, None, issue(u, Kind.HTTP_STATUS, "HTTP 404"))
-            for u in urls
-        )
+            for u in urls[:-1]
+        ]
+        last = issue(urls[-1], Kind.HTTP_STATUS, "HTTP 503" if failing else "HTTP 404")
+        outcomes = (*refused, site_facts.CandidateOutcome(urls[-1], None, last, transient=failing))
         progress(site_facts.SiteFacts(robots, urls, (), complete=False))
         each_s = (took - robots_s) / n
         for k in range(1, n):
@@ -562,6 +577,28 @@ class RealFleet:
         self._free(fresh)
 
     # --- what a run gave ------------------------------------------------------------------------
+
+    def waiting(self, site: str, every_s: float, until: float) -> list[tuple[float, int]]:
+        """How many audits of site were waiting for another's fetch at each moment, every
+        `every_s` seconds from the start until `until` (seconds from the start): an audit waits
+        from its start for its `waited_s`."""
+        spans = sorted(
+            (r.started - START, r.started - START + r.waited_s)
+            for r in self.records
+            if r.site == site and r.waited_s > 0
+        )
+        ends: list[float] = []
+        out: list[tuple[float, int]] = []
+        i = 0
+        for k in range(int(until / every_s) + 1):
+            t = k * every_s
+            while i < len(spans) and spans[i][0] <= t:
+                heapq.heappush(ends, spans[i][1])
+                i += 1
+            while ends and ends[0] <= t:
+                heapq.heappop(ends)
+            out.append((START + t, len(ends)))
+        return out
 
     def durations(self) -> list[float]:
         return sorted(r.ended - r.arrived for r in self.records)

@@ -684,9 +684,11 @@ class Protocol:
             if seen.unshareable is not None:
                 if seen.marked:
                     return self._holder_done()  # the waiters were told mid-fetch
-                if seen.for_waiters:
-                    # Found too large only at the end: its waiters may no longer have the time
-                    # to fetch by themselves, so the facts go to them (and to no one else).
+                if seen.for_waiters and seen.stamp.fetch_s >= AWAITED_MIN_FETCH_S:
+                    # Found too large only at the end of a slow fetch: its waiters may no longer
+                    # have the time to fetch by themselves, so the facts go to them (and to no
+                    # one else). A quicker fetch's waiters fetch by themselves (`takes_awaited`):
+                    # its facts are not written for nobody (a large item, paid by the KB).
                     return Publish(self._owned(replace(seen.stamp, awaited_only=True)))
                 return MarkUnshareable(now, seen.unshareable)
             return Publish(self._owned(seen.stamp))

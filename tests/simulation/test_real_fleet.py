@@ -188,6 +188,77 @@ def test_an_audit_alone_on_its_site_pays_a_read_and_two_writes() -> None:
     assert db.read_units == 10 * 0.5 and db.write_units == 10 * 2.0
 
 
+@pytest.mark.parametrize(
+    ("size", "read_units", "write_units"),
+    [
+        # The common item: one eventually consistent read, a lease and a publish, a unit each.
+        (650, 0.5, 2.0),
+        # Facts kept out of the site's item: the read and the lease on the stale item cost what
+        # a small one's do (the facts' own item is read once more, to revalidate with), and the
+        # publish one unit more than the facts themselves.
+        (10_000, 0.5 + 1.5, 1.0 + 10.0 + 1.0),
+        # Facts too large to share: the first audit's lease and mark; the next, within the
+        # mark's day, reads it and fetches by itself, writing nothing.
+        (50_000, 0.5, 0.0),
+    ],
+)
+def test_what_an_audit_alone_on_its_site_costs_again_after_its_window(
+    size: int, read_units: float, write_units: float
+) -> None:
+    site = {"s": Site(0.8, facts_bytes=size)}
+    first = RealFleet(1, site, mode="on").run([(0.0, "s")])
+    again = RealFleet(1, site, mode="on").run([(0.0, "s"), (120.0, "s")])
+    db1, db2 = first.table.db, again.table.db
+    assert db1.read_units == 0.5  # the first audit's read of no item
+    assert db2.read_units - db1.read_units == read_units
+    assert db2.write_units - db1.write_units == write_units
+    assert len(again.fetches) == 2 and db2.failed_conditional_writes == 0
+
+
+def test_a_burst_reading_the_largest_shared_facts_is_not_throttled_into_fetching() -> None:
+    # The largest facts the table shares (dynamostore.MAX_ITEM_BYTES), read by 1,000 audits.
+    f = RealFleet(1000, {"s": Site(0.8, facts_bytes=16 * 1024)}).run(burst(1000))
+    assert len(f.fetches) == 1 and f.table.db.throttled_calls == 0
+
+
+def test_throttled_polls_never_make_a_waiter_fetch() -> None:
+    # 1,000 waiters polling one item through a 25 s fetch are more than its read units.
+    f = RealFleet(1000, {"s": Site(25.0)}).run(burst(1000))
+    assert f.table.db.throttled_calls > 0
+    assert len(f.fetches) <= 2 and f.incomplete() == 0  # the holder, its standby
+    assert not any(r.reason == "store-failed" for r in f.records)
+
+
+def test_a_transient_answer_goes_to_its_waiters_only() -> None:
+    # The site answers 503 until 1.5 s in: the first fetch's facts go to its 50 waiters, and the
+    # next audit (2 s in) fetches again, to be shared as usual.
+    site = {"s": Site(1.0, transient_until=1.5)}
+    arrivals = [*burst(50, spread_s=0.5), *[(2.0 + i * 0.01, "s") for i in range(50)]]
+    f = RealFleet(N, site).run(arrivals)
+    assert len(f.fetches) == 2
+    for r in f.records:
+        assert r.transient == (r.arrived < START + 2.0), r
+
+
+def test_a_hot_site_is_refreshed_ahead_and_nobody_waits_at_window_ends() -> None:
+    rng = random.Random(3)
+    arrivals = []
+    t = 0.0
+    while t < 200:
+        t += rng.expovariate(200.0)
+        arrivals.append((t, "s"))
+    f = RealFleet(1000, {"s": Site(5.0)}).run(arrivals)
+    reasons = [r.reason for r in sorted(f.records, key=lambda r: r.started) if r.reason]
+    assert reasons[0] == "holder" and set(reasons[1:]) <= {"refresh", "standby"}
+    assert "refresh" in reasons
+    # The refresh starts inside the window of the facts it replaces: no crowd forms at its end.
+    first = min(f.fetches, key=lambda x: x.started).ended
+    assert first is not None
+    waiting = f.waiting("s", 0.05, 200.0)
+    drained = next(t for t, n in waiting if t > first and n == 0)
+    assert max(n for t, n in waiting if t > drained) <= 20
+
+
 def test_a_dead_holders_waiters_leave_the_accounts_concurrency_once_it_is_late() -> None:
     # 100 containers: the hot site's 99 waiters would hold all but one while they wait.
     other = [(70.0 + i / 15, f"o{i}") for i in range(150)]

@@ -137,12 +137,17 @@ def test_facts_found_too_large_at_the_end_are_published_for_the_waiters_only() -
     m.step(LeaseTaken(), NOW)
     told = Fetched(Stamp(NOW + 120, 120.0), Unshareable.LARGE, marked=True, for_waiters=True)
     assert m.step(told, NOW + 120) == Finish(Use.OWN, Source.FETCHED, Reason.HOLDER)
-    # Too large even for the waiters' item: the mark, as before.
-    m = machine()
-    m.step(ReadDone(None), NOW)
-    m.step(LeaseTaken(), NOW)
-    huge = Fetched(Stamp(NOW + 120, 120.0), Unshareable.LARGE)
-    assert m.step(huge, NOW + 120) == MarkUnshareable(NOW + 120, Unshareable.LARGE)
+    # Too large even for the waiters' item, or a quick fetch (whose waiters fetch by
+    # themselves): the mark, as before.
+    for fetched in (
+        Fetched(Stamp(NOW + 120, 120.0), Unshareable.LARGE),
+        Fetched(Stamp(NOW + 5, 5.0), Unshareable.LARGE, for_waiters=True),
+    ):
+        m = machine()
+        m.step(ReadDone(None), NOW)
+        m.step(LeaseTaken(), NOW)
+        at = fetched.stamp.fetched_at
+        assert m.step(fetched, at) == MarkUnshareable(at, Unshareable.LARGE)
 
 
 def _awaited_only(fetch_s: float, at: float) -> Item:

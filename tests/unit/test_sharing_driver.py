@@ -294,7 +294,12 @@ def test_facts_too_large_to_share_go_to_the_waiters_only_with_the_lasting_mark()
     partial = replace(site_facts(clock.wall()), outcomes=(), complete=False)
     store.limit = len(facts.encode(partial)) + 20
     fetch = Fetcher(clock)
-    got = obtain(sharing, req, fetch, errors)
+
+    def slow(previous: facts.SiteFacts | None, progress: Progress) -> facts.SiteFacts:
+        # A fetch that took lease.AWAITED_MIN_FETCH_S: its waiters take such facts.
+        return replace(fetch(previous, progress), fetch_seconds=lease.AWAITED_MIN_FETCH_S)
+
+    got = sharing.obtain(req, slow, errors.append)
     assert got.unshareable == "too-large" and got.source == FETCHED
     stamp = store.items["k"]["stamp"]
     assert isinstance(stamp, lease.Stamp) and stamp.awaited_only and stamp.flight is not None
