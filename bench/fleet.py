@@ -6,8 +6,8 @@
 
 Each audit is one call of `sitemap_auditor.sharing.driver.Sharing.obtain`, the function's own driver
 (and through it `sitemap_auditor.sharing.lease`), with its clock, sleep, lease token and
-renewal thread injected, in virtual time (harness/realfleet.py), against the simulated DynamoDB of
-harness/fleet.py. Each row runs the same arrivals three times: sharing on (the table),
+renewal thread injected, in virtual time (harness/fleet.py), against the simulated DynamoDB of
+harness/simdynamo.py. Each row runs the same arrivals three times: sharing on (the table),
 in-process only (`SITEMAP_CACHE_TABLE` unset) and off (`SITEMAP_SHARE_SECONDS=0`). Prints the
 markdown section and writes it into bench/RESULTS.md, between its own markers.
 """
@@ -29,8 +29,8 @@ sys.path.insert(0, str(BENCH))
 
 import report  # noqa: E402
 
-from harness.fleet import READ_UNITS_PER_S, WRITE_UNITS_PER_S  # noqa: E402
-from harness.realfleet import RealFleet, Site  # noqa: E402
+from harness.fleet import RealFleet, Site  # noqa: E402
+from harness.simdynamo import READ_UNITS_PER_S, WRITE_UNITS_PER_S  # noqa: E402
 from sitemap_auditor.sharing import lease  # noqa: E402
 
 BEGIN = "<!-- bench/fleet.py: begin -->"
@@ -85,7 +85,12 @@ class Row:
 
     @property
     def lambda_usd(self) -> float:
-        return self.gb_s * LAMBDA_GB_S + self.audits * LAMBDA_REQUEST
+        return self.gb_s * LAMBDA_GB_S + self.arrived * LAMBDA_REQUEST
+
+    @property
+    def arrived(self) -> int:
+        """Audits asked for: those that answered and those lost with their containers."""
+        return self.audits + self.lost
 
 
 def burst(n: int, site: str = "s", spread_s: float = 1.0) -> Arrivals:
@@ -315,7 +320,7 @@ def run(s: Scenario, mode: str) -> Row:
     f.run(s.arrivals)
     durations = sorted(r.ended - r.arrived for r in f.records if s.measured(r.site))
     db = f.table.db
-    billed = sum(r.ended - r.started for r in f.records)
+    billed = sum(r.ended - r.started for r in f.records) + f.lost_billed_s
     return Row(
         s.name,
         mode,
@@ -350,7 +355,7 @@ def render(rows: list[Row], quick: bool, cpu_s: float) -> str:
         "",
         "Every audit is one call of the function's own `Sharing.obtain` (and so of `lease`),",
         "its clock, sleep, lease token and renewal thread injected, in virtual time",
-        "(harness/realfleet.py), against the simulated DynamoDB of harness/fleet.py",
+        "(harness/fleet.py), against the simulated DynamoDB of harness/simdynamo.py",
         f"({READ_UNITS_PER_S:,.0f} read and {WRITE_UNITS_PER_S:,.0f} write units a second per "
         "item; in the rows on partitions, per",
         "partition, shared by the items whose keys hash to it; log-normal latencies, lagging",
@@ -370,7 +375,9 @@ def render(rows: list[Row], quick: bool, cpu_s: float) -> str:
         'saved up); "throttled calls": attempts',
         "the table refused for it. Lambda is billed at 256 MB (the template's MemorySize),",
         f"${LAMBDA_GB_S} per GB-s and $0.20 per million requests; DynamoDB on demand, $0.125 per",
-        "million read units and $0.625 per million write units.",
+        "million read units and $0.625 per million write units. `audits`: those that answered;",
+        "costs are per million audits asked for, those lost with their containers included",
+        "(billed until the container died).",
         "",
         "| scenario | mode | audits | p50 | p99 | incomplete | site fetches | read units | "
         "write units | busiest second | throttled calls | DynamoDB $ / M audits | GB-s | "
@@ -379,7 +386,7 @@ def render(rows: list[Row], quick: bool, cpu_s: float) -> str:
     ]
     lines = []
     for r in rows:
-        per = 1e6 / max(1, r.audits)
+        per = 1e6 / max(1, r.arrived)
         lines.append(
             f"| {r.scenario} | {r.mode} | {r.audits:,} | {r.p50:.2f} s | {r.p99:.2f} s | "
             f"{r.incomplete} | {r.fetches:,} | {r.read_units:,.1f} | {r.write_units:,.1f} | "
@@ -404,8 +411,8 @@ def judged(rows: list[Row]) -> list[str]:
             worse_results.append(f"{name} ({on.incomplete} against {off.incomplete})")
         if on.p50 > 1.2 * off.p50:
             slower.append(f"{name} (p50 {on.p50:.2f} s against {off.p50:.2f} s)")
-        cost_on = (on.dynamo_usd + on.lambda_usd) / max(1, on.audits)
-        cost_off = (off.dynamo_usd + off.lambda_usd) / max(1, off.audits)
+        cost_on = (on.dynamo_usd + on.lambda_usd) / max(1, on.arrived)
+        cost_off = (off.dynamo_usd + off.lambda_usd) / max(1, off.arrived)
         if cost_on > 1.2 * cost_off:
             dearer.append(f"{name} (${cost_on * 1e6:.2f} against ${cost_off * 1e6:.2f} a million)")
     out = [

@@ -1,88 +1,201 @@
-"""A fleet of the function's containers in virtual time, driving the project's own lease protocol.
+"""A fleet of the function's containers in virtual time, each audit run by the REAL sharing driver.
 
-Discrete events, no sockets, no sleeps: every audit asks `sitemap_auditor.sharing.lease` what to do,
-exactly as `sitemap_auditor.sharing.driver` does, and this module plays the parts around it: the
-containers (one invocation at a time each, each with its own cache of facts), a DynamoDB item
-per site with per-item token buckets (or, optionally, partitions whose limits the items hashed to
-them share), call latencies, eventually consistent reads that lag, and throttling answered as
-DynamoDB answers it; and the sites, whose fetch takes a given time and may
-answer a transient error, or give facts that cannot be shared. Used by tests/unit (small fleets,
-exact counts) and by bench/scale.py (the fleet at the platform's scale, with costs).
+The one fleet simulator of the project: it plays only what is
+around `sitemap_auditor.sharing.driver.Sharing`: each audit is one call of `Sharing.obtain` in a
+thread
+of its own, with the driver's clock, sleep, renewal thread and lease token injected, against
+`SimTable`, the `SharedStore` interface over fleet.py's simulated DynamoDB (per-item token
+buckets, or partitions shared by the items hashed to them; latencies, lagging reads, throttling,
+botocore's two attempts, and writes whose answer is lost after the read timeout though the table
+applied them). Each container's wall clock may be off the true time by an offset of its own
+(`clock_skew_s`): its driver reads that clock, its facts carry it, and its store judges the items
+it reads on it, as `dynamostore.read_item` does. The threads take turns: exactly
+one runs at any moment and virtual time moves only when every one of them waits, so a run is
+deterministic for its seed. Containers run one invocation at a time and keep their process store
+across invocations; at most `containers` run at once (Lambda's concurrency), the others queue.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import heapq
 import itertools
 import math
 import random
-from collections import defaultdict
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
 
-from sitemap_auditor.sharing import lease
-from sitemap_auditor.sharing.lease import Local, Reason, Source, Unshareable
+from harness.simdynamo import (
+    READ_LATENCY_S,
+    SDK_ATTEMPTS,
+    SDK_BACKOFF_S,
+    START,
+    WRITE_LATENCY_S,
+    SimDynamo,
+    StoredState,
+)
+from sitemap_auditor.core import facts as site_facts
+from sitemap_auditor.core.errors import StoreError
+from sitemap_auditor.core.issues import Kind, issue
+from sitemap_auditor.sharing import dynamostore, lease
+from sitemap_auditor.sharing.driver import (
+    FETCHED,
+    LocalStore,
+    Progress,
+    Shared,
+    ShareRequest,
+    Sharing,
+    StoredItem,
+)
 
-# DynamoDB's limits and prices for one item (one partition key): read and write units a second,
-# and what a call costs in them. The same limits hold for one partition of the table (adaptive
-# capacity aside): with a partition model (`SimDynamo(partitions=N)`), the items whose keys hash
-# to one partition share them.
-READ_UNITS_PER_S = 3000.0
-WRITE_UNITS_PER_S = 1000.0
-READ_UNIT_BYTES = 4096  # a consistent read: 1 unit per 4 KB; eventually consistent: half
-WRITE_UNIT_BYTES = 1024  # a write: 1 unit per KB; a conditional write that fails: 1 unit
-# Call latencies inside one region, as seen from Lambda (median, and a log-normal spread).
-READ_LATENCY_S = 0.004
-WRITE_LATENCY_S = 0.007
-LATENCY_SIGMA = 0.5
-# How far behind an eventually consistent read may be (DynamoDB: "usually within a second").
-REPLICA_LAG_S = 0.05
-# botocore's standard retry mode: a throttled attempt is tried once more (2 attempts in all,
-# dynamostore.MAX_ATTEMPTS) after a random part of a second.
-SDK_ATTEMPTS = 2
-SDK_BACKOFF_S = 1.0
-# Facts whose item would be over 4 KB are kept in an item of their own (dynamostore
-# INLINE_FACTS_BYTES): the site's item, which leases and polls touch, is then this size.
-INLINE_ITEM_BYTES = 4096
-REFERENCE_ITEM_BYTES = 300
-# What an audit costs besides fetching: the rules and the Response.
+# A lost answer is known this late: a lease write's, and any other call's (as dynamostore's).
+LEASE_WRITE_READ_TIMEOUT_S = dynamostore.LEASE_WRITE_READ_TIMEOUT_S
+READ_TIMEOUT_S = dynamostore.READ_TIMEOUT_S
+MAX_SHARED_BYTES = dynamostore.MAX_ITEM_BYTES
+MAX_AWAITED_BYTES = dynamostore.MAX_AWAITED_BYTES
 AUDIT_CPU_S = 0.02
-START = 1_800_000_000.0  # virtual wall clock at the start of a run
 
 
-class Machine(Protocol):
-    """What drives an audit's store calls: lease.Protocol, or a model of an older protocol."""
-
-    throttled: int
-
-    def start(self) -> lease.Action: ...
-
-    def step(self, seen: lease.Observation, now: float) -> lease.Action: ...
-
-
-MachineFactory = Callable[
-    [str, float, float, lease.Stamp | None, random.Random, float | None], Machine
-]
-LocalChoice = Callable[[lease.Stamp | None, float, float, bool, float | None, float], Local]
+class Abandoned(BaseException):
+    """Raised in a thread whose container died, or at the end of a run: unwind, do nothing."""
 
 
 @dataclass
-class SiteModel:
-    """How a simulated site answers a fetch that starts at a given time."""
+class _Task:
+    go: threading.Event = field(default_factory=threading.Event)
+    dead: Callable[[], bool] = lambda: False
 
-    fetch_s: Callable[[random.Random], float] = lambda rng: 0.8
-    facts_bytes: int = 1500  # the item's size with its facts
-    unshareable: Unshareable | None = None  # its facts can never be shared (too large, ...)
-    transient: Callable[[float], bool] = lambda t: False  # the fetch starting then gets a 503
+
+class VirtualTime:
+    """Threads taking turns in virtual time: one runs; the clock moves when all of them wait."""
+
+    def __init__(self) -> None:
+        self.now = START
+        self._heap: list[tuple[float, int, _Task | Callable[[], None]]] = []
+        self._seq = itertools.count()
+        self._yielded = threading.Event()
+        self._local = threading.local()
+        self.closed = False
+        self._tasks: list[_Task] = []
+
+    def wall(self) -> float:
+        return self.now
+
+    def mono(self) -> float:
+        return self.now - START + 1000.0
+
+    def _me(self) -> _Task:
+        task: _Task | None = getattr(self._local, "task", None)
+        assert task is not None, "only a task of this clock may wait on it"
+        return task
+
+    def _block(self, until: float) -> None:
+        task = self._me()
+        if self.closed or task.dead():
+            raise Abandoned
+        task.go.clear()
+        heapq.heappush(self._heap, (max(until, self.now), next(self._seq), task))
+        self._yielded.set()
+        task.go.wait()
+        if self.closed or task.dead():
+            raise Abandoned
+
+    def sleep(self, seconds: float) -> None:
+        self._block(self.now + max(0.0, seconds))
+
+    def wait(self, stop: threading.Event, seconds: float) -> bool:
+        """Event.wait in virtual time: True once stop is set (looked at when the pause ends)."""
+        if stop.is_set():
+            return True
+        self.sleep(seconds)
+        return stop.is_set()
+
+    def at(self, when: float, fn: Callable[[], None]) -> None:
+        """Call fn in the scheduler at that time (arrivals, deaths)."""
+        heapq.heappush(self._heap, (when, next(self._seq), fn))
+
+    def start(self, work: Callable[[], None], dead: Callable[[], bool] = lambda: False) -> None:
+        """Run work as a task of its own, from now."""
+        task = _Task(dead=dead)
+        self._tasks.append(task)
+
+        def body() -> None:
+            self._local.task = task
+            task.go.wait()
+            try:
+                if not (self.closed or task.dead()):
+                    work()
+            except Abandoned:
+                pass
+            finally:
+                self._tasks.remove(task)
+                self._yielded.set()
+
+        threading.Thread(target=body, daemon=True).start()
+        heapq.heappush(self._heap, (self.now, next(self._seq), task))
+
+    def spawn_for(
+        self, dead: Callable[[], bool]
+    ) -> Callable[[Callable[[], None]], Callable[[], None]]:
+        """The driver's `spawn`: a task beside the caller; waiting for its end is not needed."""
+
+        def spawn(work: Callable[[], None]) -> Callable[[], None]:
+            self.start(work, dead)
+            return lambda: None
+
+        return spawn
+
+    def run(self, until: float | None = None) -> None:
+        """Play every event in time order."""
+        while self._heap:
+            when, _, what = heapq.heappop(self._heap)
+            if until is not None and when > until:
+                break
+            self.now = when
+            if isinstance(what, _Task):
+                if what.dead():
+                    continue  # a dead container's thread never runs again
+                self._yielded.clear()
+                what.go.set()
+                self._yielded.wait()
+            else:
+                what()
+        self.close()
+
+    def close(self) -> None:
+        """Unwind every thread still waiting."""
+        self.closed = True
+        for task in list(self._tasks):
+            self._yielded.clear()
+            task.go.set()
+            self._yielded.wait(timeout=1.0)
+
+
+@dataclass
+class Site:
+    """How a simulated site answers."""
+
+    fetch_s: float = 0.8
+    facts_bytes: int = 650  # its facts' item
+    echoes_credential: bool = False  # robots.txt echoes the credential: never in the table
+    # robots.txt lists this many candidates, each tried in turn for an equal share of the fetch
+    # and refused; the facts grow with each one's outcome, to `facts_bytes` with the last.
+    candidates: int = 1
+    # A fetch that ends before this many seconds from the start answers a transient error (a
+    # 503): its facts go to its waiters only.
+    transient_until: float = -math.inf
+
+
+@dataclass
+class Fetch:
+    site: str
+    started: float
+    ended: float | None = None
 
 
 @dataclass
 class Record:
-    """One audit, as it ended."""
-
     site: str
     arrived: float
     started: float
@@ -90,603 +203,412 @@ class Record:
     source: str
     reason: str | None
     complete: bool
-    facts_flight: int | None  # which site fetch gave the facts it used
-    transient: bool
-    throttled: int
-    lost: bool = False  # its container was killed
+    waited_s: float
+    transient: bool = False  # the facts it used hold a transient answer
 
 
-@dataclass
-class SiteFetch:
-    """One fetch of a site by an audit."""
+class SimTable:
+    """The SharedStore interface over the simulated DynamoDB, in virtual time."""
 
-    id: int
-    site: str
-    started: float
-    ended: float | None
-    reason: str
-    transient: bool
-    complete: bool = True
-    throttle_caused: bool = False
-
-
-@dataclass
-class Bucket:
-    """A per-item token bucket (one second of capacity, refilled continuously)."""
-
-    rate: float
-    level: float
-    at: float
-
-    def take(self, units: float, now: float) -> bool:
-        self.level = min(self.rate, self.level + (now - self.at) * self.rate)
-        self.at = now
-        if self.level >= units:
-            self.level -= units
-            return True
-        return False
-
-
-@dataclass
-class StoredState:
-    item: lease.Item
-    size: int
-    facts_flight: int | None = None
-    blob: int = 0  # the size of the facts' own item, when kept out of this one
-
-
-class SimDynamo:
-    """One DynamoDB table of site items, as the protocol sees it, with costs and throttling.
-
-    Throughput is limited per item by default (each partition key its own token buckets). With
-    `partitions`, the table has that many partitions; each item's partition key is hashed to one
-    of them, and the limits are the partition's, shared by every item on it (a site's item and
-    its facts' own item are two keys, each hashed).
-    """
-
-    def __init__(self, rng: random.Random, partitions: int | None = None) -> None:
-        if partitions is not None and partitions < 1:
-            raise ValueError("a table has at least one partition")
+    def __init__(
+        self,
+        clock: VirtualTime,
+        rng: random.Random,
+        lost_writes: float = 0.0,
+        partitions: int | None = None,
+    ) -> None:
+        self.clock = clock
         self.rng = rng
-        self.partitions = partitions
-        self.history: dict[str, list[tuple[float, StoredState]]] = defaultdict(list)
-        self.reads: dict[str, Bucket] = {}
-        self.writes: dict[str, Bucket] = {}
-        self.read_units = 0.0
-        self.write_units = 0.0
-        self.calls: dict[str, int] = defaultdict(int)
-        self.throttled_calls = 0
-        self.failed_conditional_writes = 0
-        # throttled calls by the bucket that refused them (an item's key, or a partition's name)
-        self.throttled_by: dict[str, int] = defaultdict(int)
-        # "read" / "write" -> the most units one bucket admitted within one second
-        self.peak_units: dict[str, float] = defaultdict(float)
-        self._this_second: dict[tuple[str, str], tuple[int, float]] = {}
+        self.db = SimDynamo(random.Random(rng.random()), partitions)
+        self.lost_writes = lost_writes  # the share of writes applied whose answer is lost
+        # encoded facts -> (their item's size, their flight, the facts)
+        self.registry: dict[bytes, tuple[int, int, site_facts.SiteFacts]] = {}
+        self.sizes: dict[bytes, int] = {}  # encoded facts so far, mid-fetch -> their item's size
+        self.by_flight: dict[int, site_facts.SiteFacts] = {}
+        self.lost = 0
+        self.refused = 0  # items read as no item: a time in them ahead of the reader's clock
 
-    def partition(self, key: str) -> str:
-        """The name of the token buckets an item's key draws on: its own, or its partition's."""
-        if self.partitions is None:
-            return key
-        # A stable hash, as DynamoDB's own of the partition key (Python's hash() is salted).
-        digest = hashlib.md5(key.encode("utf-8"), usedforsecurity=False).digest()
-        return f"partition {int.from_bytes(digest[:8], 'big') % self.partitions}"
+    def _call(
+        self,
+        op: str,
+        attempt: Callable[[float], object | None],
+        median: float,
+        timeout_s: float = READ_TIMEOUT_S,
+    ) -> object:
+        for n in range(SDK_ATTEMPTS):
+            latency = self.db.latency(median)
+            lost = median == WRITE_LATENCY_S and self.rng.random() < self.lost_writes
+            if lost:
+                # Applied at the table, the answer never comes back: a timeout.
+                self.clock.sleep(latency)
+                answer = attempt(self.clock.now)
+                self.clock.sleep(max(timeout_s - latency, 0.0))
+                if answer is not None:
+                    self.lost += 1
+                    raise StoreError(op, "ReadTimeoutError", False)
+            else:
+                self.clock.sleep(latency)
+                answer = attempt(self.clock.now)
+                if answer is not None:
+                    return answer
+            if n + 1 < SDK_ATTEMPTS:
+                self.clock.sleep(self.rng.uniform(0.0, SDK_BACKOFF_S))
+        raise StoreError(op, "ThrottlingException", True)
 
-    def latency(self, median: float) -> float:
-        return median * math.exp(self.rng.gauss(0.0, LATENCY_SIGMA))
+    def get(
+        self, key: str, consistent: bool, wall: Callable[[], float] | None = None
+    ) -> StoredItem | None:
+        """The item, judged as `dynamostore.read_item` judges it on the reader's clock once the
+        answer is in (`wall`; None: the true time)."""
 
-    def state(self, key: str, at: float | None = None) -> StoredState | None:
-        versions = self.history.get(key)
-        if not versions:
+        def read(t: float) -> object | None:
+            ok, state = self.db.read(key, consistent, t)
+            return (state,) if ok else None
+
+        answer = self._call("get_item", read, READ_LATENCY_S)
+        assert isinstance(answer, tuple)
+        state: StoredState | None = answer[0]
+        if state is None:
             return None
-        if at is None:
-            return versions[-1][1]
-        for t, s in reversed(versions):
-            if t <= at:
-                return s
-        return None
-
-    def _write(self, key: str, now: float, state: StoredState) -> None:
-        versions = self.history[key]
-        versions.append((now, state))
-        if len(versions) > 8:
-            del versions[:-8]
-
-    def _bucket(self, table: dict[str, Bucket], key: str, rate: float, now: float) -> Bucket:
-        b = table.get(key)
-        if b is None:
-            b = table[key] = Bucket(rate, rate, now)
-        return b
-
-    def _admit(self, kind: str, key: str, units: float, now: float) -> bool:
-        self.calls[kind] += 1
-        reads = kind == "read"
-        table = self.reads if reads else self.writes
-        rate = READ_UNITS_PER_S if reads else WRITE_UNITS_PER_S
-        bucket = self.partition(key)
-        if not self._bucket(table, bucket, rate, now).take(units, now):
-            self.throttled_calls += 1
-            self.throttled_by[bucket] += 1
-            return False
-        if reads:
-            self.read_units += units
-        else:
-            self.write_units += units
-        # The busiest bucket's units in one whole second of the clock: how near its limit it ran.
-        second = math.floor(now)
-        at, used = self._this_second.get((kind, bucket), (second, 0.0))
-        used = used + units if at == second else units
-        self._this_second[kind, bucket] = (second, used)
-        if used > self.peak_units[kind]:
-            self.peak_units[kind] = used
-        return True
-
-    def _size(self, key: str) -> int:
-        s = self.state(key)
-        return s.size if s is not None else 200
-
-    def read(self, key: str, consistent: bool, now: float) -> tuple[bool, StoredState | None]:
-        """(admitted, the state read)."""
-        units = math.ceil(self._size(key) / READ_UNIT_BYTES) * (1.0 if consistent else 0.5)
-        if not self._admit("read", key, units, now):
-            return False, None
-        at = None if consistent else now - self.rng.uniform(0.0, REPLICA_LAG_S)
-        return True, self.state(key, at)
-
-    def take_lease(self, key: str, owner: str, request: lease.TakeLease, at: float) -> bool | None:
-        """Write `owner`'s lease as `request` asks, at `at` (true time), where `lease.may_take`
-        says: True taken, False refused, None throttled."""
-        s = self.state(key)
-        refused = not lease.may_take(s.item if s is not None else None, owner, request)
-        if refused:
-            if not self._admit("write", key, 1.0, at):
-                return None
-            self.failed_conditional_writes += 1
-            return False
-        size = s.size if s is not None else 200
-        if not self._admit("write", key, math.ceil(size / WRITE_UNIT_BYTES), at):
+        item, refused = _as_read(state.item, self.clock.now if wall is None else wall())
+        self.refused += refused
+        if item is None:
             return None
-        base = s.item if s is not None else lease.Item()
-        item = lease.Item(
-            base.stamp,
-            owner,
-            request.until,
-            base.unshareable_flight,
-            base.unshareable_at,
-            base.unshareable_lasting,
-            lease_at=request.now,
-            lease_renewals=0,
+        got = self.by_flight.get(state.facts_flight) if state.facts_flight is not None else None
+        if got is None or not state.blob:
+            return StoredItem(item, got)
+        size = state.blob
+
+        def load() -> site_facts.SiteFacts | None:
+            def blob(t: float) -> object | None:
+                return True if self.db.read_blob(key, size, t) else None
+
+            self._call("get_item", blob, READ_LATENCY_S)
+            return got
+
+        return StoredItem(item, None, load)
+
+    def take_lease(self, key: str, owner: str, request: lease.TakeLease) -> bool:
+        def take(t: float) -> object | None:
+            return self.db.take_lease(key, owner, request, t)
+
+        return bool(self._call("update_item", take, WRITE_LATENCY_S, LEASE_WRITE_READ_TIMEOUT_S))
+
+    def renew_lease(self, key: str, owner: str, until: float) -> None:
+        def renew(t: float) -> object | None:
+            return True if self.db.renew(key, owner, until, t) else None
+
+        self._call("update_item", renew, WRITE_LATENCY_S)
+
+    def pack(self, data: bytes, for_waiters: bool = False) -> bytes | None:
+        known = self.registry.get(data)
+        size = known[0] if known is not None else self.sizes.get(data, 0)
+        return data if size <= (MAX_AWAITED_BYTES if for_waiters else MAX_SHARED_BYTES) else None
+
+    def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
+        size, flight, facts = self.registry[packed]
+        self.by_flight[flight] = facts
+
+        def put(t: float) -> object | None:
+            return True if self.db.put(key, stamp, size, flight, t) else None
+
+        self._call("put_item", put, WRITE_LATENCY_S)
+
+    def mark_unshareable(
+        self, key: str, owner: str, at: float, lasting: bool, flight: str | None = None
+    ) -> None:
+        def mark(t: float) -> object | None:
+            return True if self.db.mark(key, owner, at, lasting, t, flight) else None
+
+        self._call("update_item", mark, WRITE_LATENCY_S)
+
+
+def _as_read(item: lease.Item, now: float) -> tuple[lease.Item | None, bool]:
+    """An item as `dynamostore.read_item` reads it at `now`, and whether it counts as refused:
+    None (no item) when a mark in it is further ahead than the clocks' skew allows; facts stamped
+    further ahead are read (refused for reuse, taken by their waiters); a lease ending further
+    ahead than a lease runs is no lease, and a lease taken further ahead has no known taking
+    time."""
+    ahead = now + lease.CLOCK_SKEW_S
+    if item.unshareable_at is not None and item.unshareable_at > ahead:
+        return None, True
+    refused = item.stamp is not None and item.stamp.fetched_at > ahead
+    until = item.lease_until
+    if until is not None and until >= now and not lease.credible_until(until, now):
+        gone = dataclasses.replace(
+            item, lease_owner=None, lease_until=None, lease_at=None, lease_renewals=None
         )
-        state = StoredState(item, size, s.facts_flight if s else None, s.blob if s else 0)
-        self._write(key, at, state)
-        return True
+        return gone, True
+    if item.lease_at is not None and item.lease_at > ahead:
+        return dataclasses.replace(item, lease_at=None), refused  # a taking time not known
+    return item, refused
 
-    def renew(self, key: str, owner: str, until: float, at: float) -> bool:
-        """False when throttled."""
-        s = self.state(key)
-        if not self._admit("write", key, math.ceil(self._size(key) / WRITE_UNIT_BYTES), at):
-            return False
-        if s is not None and s.item.lease_owner == owner:
-            count = s.item.lease_renewals
-            item = dataclasses.replace(s.item, lease_until=until, lease_renewals=(count or 0) + 1)
-            self._write(key, at, StoredState(item, s.size, s.facts_flight, s.blob))
-        return True
 
-    def put(self, key: str, stamp: lease.Stamp, size: int, flight: int, at: float) -> bool:
-        """False when throttled."""
-        blob = 0
-        if size > INLINE_ITEM_BYTES:
-            # The facts' own item first, then the site's item with the reference.
-            if not self._admit("write", key + "|facts", math.ceil(size / WRITE_UNIT_BYTES), at):
-                return False
-            blob, size = size, REFERENCE_ITEM_BYTES
-        if not self._admit("write", key, math.ceil(size / WRITE_UNIT_BYTES), at):
-            return False
-        item = lease.Item(stamp=stamp)
-        if stamp.awaited_only:  # for the fetch's waiters; newcomers read the lasting mark
-            item = lease.Item(stamp, None, None, stamp.flight, stamp.fetched_at, True)
-        self._write(key, at, StoredState(item, size, flight, blob))
-        return True
+class ContainerTable:
+    """The table as one container's store uses it: what it reads is judged on its own clock."""
 
-    def read_blob(self, key: str, size: int, at: float) -> bool:
-        """Read facts kept out of the site's item (eventually consistent); False when throttled."""
-        units = math.ceil(size / READ_UNIT_BYTES) * 0.5
-        return self._admit("read", key + "|facts", units, at)
+    def __init__(self, table: SimTable, wall: Callable[[], float]) -> None:
+        self.table = table
+        self.wall = wall
 
-    def mark(
-        self, key: str, owner: str, when: float, lasting: bool, at: float, flight: str | None = None
-    ) -> bool:
-        """False when throttled. The mark names `flight` (None: the owner's)."""
-        s = self.state(key)
-        if not self._admit("write", key, math.ceil(self._size(key) / WRITE_UNIT_BYTES), at):
-            return False
-        if s is not None and s.item.lease_owner == owner:
-            i = s.item
-            item = lease.Item(i.stamp, None, None, flight or owner, when, lasting)
-            self._write(key, at, StoredState(item, s.size, s.facts_flight, s.blob))
-        return True
+    def get(self, key: str, consistent: bool) -> StoredItem | None:
+        return self.table.get(key, consistent, self.wall)
+
+    def take_lease(self, key: str, owner: str, request: lease.TakeLease) -> bool:
+        return self.table.take_lease(key, owner, request)
+
+    def renew_lease(self, key: str, owner: str, until: float) -> None:
+        self.table.renew_lease(key, owner, until)
+
+    def pack(self, data: bytes, for_waiters: bool = False) -> bytes | None:
+        return self.table.pack(data, for_waiters)
+
+    def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
+        self.table.put(key, packed, stamp, expires_at)
+
+    def mark_unshareable(
+        self, key: str, owner: str, at: float, lasting: bool, flight: str | None = None
+    ) -> None:
+        self.table.mark_unshareable(key, owner, at, lasting, flight)
 
 
 @dataclass
 class Container:
-    """One execution environment: one invocation at a time, and its own cache of facts."""
-
     id: int
-    busy: bool = False
+    sharing: Sharing
+    store: ContainerTable
+    offset: float = 0.0  # its wall clock less the true time
     dead: bool = False
-    # site -> (stamp, the fetch that gave the facts, complete)
-    cache: dict[str, tuple[lease.Stamp, int]] = field(default_factory=dict)
-    checked: dict[str, float] = field(default_factory=dict)
+    busy_since: float | None = None  # when its audit under way started (virtual time)
 
 
-@dataclass
-class Fleet:
-    """The containers, the table and the sites of one simulated run."""
+class RealFleet:
+    """Containers of the function, each audit one call of the real `Sharing.obtain`."""
 
-    containers: int
-    window_s: float = 60.0
-    budget_s: float = 147.0  # the function's 150 s less the margin kept for the response
-    sites: dict[str, SiteModel] = field(default_factory=dict)
-    machine: MachineFactory = lease.Protocol
-    local: LocalChoice = lease.local_choice
-    sharing: bool = True
-    # the first site fetch that starts is cut off, its container killed, this long after start
-    kill_first_holder_after: float | None = None
-    seed: int = 1
-    partitions: int | None = None  # the table's partitions; None: limits per item only
-    # how a site not named in `sites` answers (a model per site name)
-    default_site: Callable[[str], SiteModel] = lambda name: SiteModel()
-
-    def __post_init__(self) -> None:
-        self.rng = random.Random(self.seed)
-        self.store = SimDynamo(random.Random(self.seed + 1), self.partitions)
-        self.pool = [Container(i) for i in range(self.containers)]
-        self.idle = list(range(self.containers))
+    def __init__(
+        self,
+        containers: int,
+        sites: dict[str, Site],
+        mode: str = "on",  # "on" (the table), "process" (in-process only) or "off"
+        window_s: int = 60,
+        budget_s: float = 147.0,
+        seed: int = 1,
+        kill_first_fetch_after: float | None = None,
+        lost_writes: float = 0.0,
+        kill_site: str | None = None,  # whose first fetch is killed (None: the first of any)
+        kill_from: float = 0.0,  # the first fetch starting this long after the start, or later
+        partitions: int | None = None,  # the table's partitions; None: limits per item only
+        clock_skew_s: float = 0.0,  # each container's clock is off by uniform(-this, this)
+        kills: int = 1,  # how many fetches in a row are killed, `kill_first_fetch_after` in
+        default_site: Callable[[str], Site] | None = None,  # a site not in `sites`, by its name
+    ) -> None:
+        self.clock = VirtualTime()
+        self.kill_site = kill_site
+        self.kill_from = START + kill_from
+        self.rng = random.Random(seed)
+        # Offsets are drawn apart from everything else: a run without skew is the same run.
+        self.skew_s = clock_skew_s
+        self.skew_rng = random.Random(seed + 2)
+        self.table = SimTable(self.clock, random.Random(seed + 1), lost_writes, partitions)
+        self.sites = sites
+        self.default_site = default_site
+        self.mode = mode
+        self.window_s = 0 if mode == "off" else window_s
+        self.budget_s = budget_s
+        self.kill_after = kill_first_fetch_after
+        self.kills = kills
+        self.killed = 0
+        tokens = itertools.count()
+        self.pool: list[Container] = []
+        for i in range(containers):
+            self.pool.append(self._container(i, lambda: f"t{next(tokens)}"))
+        self.idle = list(range(containers))
         self.queue: list[tuple[float, str]] = []
-        self.events: list[tuple[float, int, Callable[[], None]]] = []
-        self.seq = itertools.count()
-        self.now = START
         self.records: list[Record] = []
-        self.fetches: list[SiteFetch] = []
-        self.killed = False
-        self.waiting: dict[str, set[int]] = defaultdict(set)  # site -> audits sleeping on a lease
-        self.max_waiting = 0
-        self.audit_ids = itertools.count()
-        self.probes: list[Callable[[Fleet], None]] = []
+        self.fetches: list[Fetch] = []
+        self.lost_audits = 0
+        self.lost_billed_s = 0.0  # Lambda time of the audits lost with their containers
+        self.flights = itertools.count()
 
-    # --- the event loop -------------------------------------------------------------------------
-
-    def at(self, when: float, fn: Callable[[], None]) -> None:
-        heapq.heappush(self.events, (when, next(self.seq), fn))
-
-    def run(self, arrivals: Iterable[tuple[float, str]], until: float | None = None) -> Fleet:
-        """Play the arrivals (seconds from the start, site) to the end; return self."""
-        feed = iter(arrivals)
-
-        def next_arrival() -> None:
-            for offset, site in feed:
-
-                def arrive(name: str = site) -> None:
-                    self._arrive(name)
-
-                self.at(START + offset, arrive)
-                # Arrivals are fed one at a time, so that a day of them never sits in the heap.
-                self.at(START + offset, next_arrival)
-                return
-
-        next_arrival()
-        while self.events:
-            when, _, fn = heapq.heappop(self.events)
-            if until is not None and when > START + until:
-                break
-            self.now = when
-            fn()
+    def run(self, arrivals: Iterable[tuple[float, str]]) -> RealFleet:
+        for offset, name in arrivals:
+            self.clock.at(START + offset, self._arrival(name))
+        self.clock.run()
         return self
 
-    def every(self, period: float, fn: Callable[[Fleet], None], end: float) -> None:
-        """Call fn(fleet) every period seconds of virtual time until end."""
-
-        def tick(t: float) -> None:
-            fn(self)
-            if t + period <= START + end:
-                self.at(t + period, lambda: tick(t + period))
-
-        self.at(START + period, lambda: tick(START + period))
-
-    # --- containers -----------------------------------------------------------------------------
+    def _arrival(self, site: str) -> Callable[[], None]:
+        return lambda: self._arrive(site)
 
     def _arrive(self, site: str) -> None:
         if not self.idle:
-            self.queue.append((self.now, site))
+            self.queue.append((self.clock.now, site))
             return
         c = self.pool[self.idle.pop(self.rng.randrange(len(self.idle)))]
-        self._start(c, site, self.now)
+        self._start(c, site, self.clock.now)
+
+    def _start(self, c: Container, site: str, arrived: float) -> None:
+        self.clock.start(lambda: self._audit(c, site, arrived), lambda: c.dead)
 
     def _free(self, c: Container) -> None:
-        c.busy = False
-        if c.dead:
-            return
         if self.queue:
             arrived, site = self.queue.pop(0)
             self._start(c, site, arrived)
         else:
             self.idle.append(c.id)
 
-    def _start(self, c: Container, site: str, arrived: float) -> None:
-        c.busy = True
-        Audit(self, c, site, arrived, next(self.audit_ids)).begin()
-
-    def site(self, name: str) -> SiteModel:
-        model = self.sites.get(name)
+    def _audit(self, c: Container, site: str, arrived: float) -> None:
+        clock = self.clock
+        started = c.busy_since = clock.now
+        model = self.sites.get(site)
         if model is None:
-            model = self.sites[name] = self.default_site(name)
-        return model
-
-
-class Audit:
-    """One invocation: the local choice, then the lease protocol's actions, played out."""
-
-    def __init__(self, fleet: Fleet, c: Container, site: str, arrived: float, id_: int) -> None:
-        self.f = fleet
-        self.c = c
-        self.site = site
-        self.arrived = arrived
-        self.id = id_
-        self.started = fleet.now
-        self.budget_end = fleet.now + fleet.budget_s
-        self.owner = f"{c.id}-{id_}"
-        self.machine: Machine | None = None
-        self.known: tuple[lease.Stamp, int] | None = None
-        self.stored_flight: int | None = None
-        self.stored_stamp: lease.Stamp | None = None
-        self.stored_blob = 0  # the size of the facts' own item, for facts kept out of the item
-        self.fetch: SiteFetch | None = None
-        self.renewals_stop = False
-        self.unshareable: Unshareable | None = None
-
-    def begin(self) -> None:
-        f = self.f
-        if not f.sharing:
-            self._fetch_alone(Reason.HOLDER, None)
-            return
-        known = self.c.cache.get(self.site)
-        stamp = known[0] if known else None
-        draw = f.rng.random()
-        choice = f.local(stamp, f.window_s, f.now, False, self.c.checked.get(self.site), draw)
-        if choice is Local.REUSE:
-            assert known is not None
-            self._finish(Source.REUSED, None, known[1], stamp, AUDIT_CPU_S)
-            return
-        self.known = known
-        self.machine = f.machine(self.owner, f.window_s, self.budget_end, stamp, f.rng, draw)
-        self._do(self.machine.start())
-
-    # --- playing the machine's actions ----------------------------------------------------------
-
-    def _observe(self, seen: lease.Observation, delay: float = 0.0) -> None:
-        def go() -> None:
-            if self.c.dead:
-                return
-            self.f.waiting[self.site].discard(self.id)
-            assert self.machine is not None
-            self._do(self.machine.step(seen, self.f.now))
-
-        self.f.at(self.f.now + delay, go)
-
-    def _sdk(self, attempt: Callable[[float], Any], latency: float) -> None:
-        """One store call through botocore: up to SDK_ATTEMPTS attempts; observe the outcome."""
-        f = self.f
-        t = f.now
-        for n in range(SDK_ATTEMPTS):
-            t += f.store.latency(latency)
-            answer = attempt(t)
-            if answer is not None:
-                self._observe(answer, t - f.now)
-                return
-            if n + 1 < SDK_ATTEMPTS:
-                t += f.rng.uniform(0.0, SDK_BACKOFF_S)
-        self._observe(lease.StoreFailed(throttled=True), t - f.now)
-
-    def _do(self, action: lease.Action) -> None:
-        f = self.f
-        store = f.store
-        key = self.site
-        if isinstance(action, lease.Read) and action.standby:
-            self._observe(lease.ReadDone(None), 0.0)  # no standby slot in this model: empty
-        elif isinstance(action, lease.Read):
-
-            def read(t: float) -> lease.Observation | None:
-                ok, s = store.read(key, action.consistent, t)
-                if not ok:
-                    return None
-                self.stored_flight = s.facts_flight if s else None
-                self.stored_stamp = s.item.stamp if s else None
-                self.stored_blob = s.blob if s else 0
-                return lease.ReadDone(s.item if s else None)
-
-            self._sdk(read, READ_LATENCY_S)
-        elif isinstance(action, lease.TakeLease) and action.standby:
-            # This model has no standby slot (harness/realfleet.py runs the driver, which has):
-            # the slot is always another's, and the waiter waits on.
-            self._observe(lease.LeaseRefused(), 0.0)
-        elif isinstance(action, lease.TakeLease):
-
-            def take(t: float) -> lease.Observation | None:
-                got = store.take_lease(key, self.owner, action, t)
-                if got is None:
-                    return None
-                return lease.LeaseTaken() if got else lease.LeaseRefused()
-
-            self._sdk(take, WRITE_LATENCY_S)
-        elif isinstance(action, lease.Sleep):
-            f.waiting[key].add(self.id)
-            f.max_waiting = max(f.max_waiting, len(f.waiting[key]))
-            self._observe(lease.Slept(), max(0.0, action.until - f.now))
-        elif isinstance(action, lease.FetchHolding):
-            reason = Reason.REFRESH if action.refresh else Reason.HOLDER
-            self._site_fetch(reason, holding=True)
-        elif isinstance(action, lease.Publish):
-            size = f.site(key).facts_bytes
-            assert self.fetch is not None
-            flight = self.fetch.id
-
-            def put(t: float) -> lease.Observation | None:
-                if not store.put(key, action.stamp, size, flight, t):
-                    return None
-                return lease.StoreAnswered()
-
-            self._sdk(put, WRITE_LATENCY_S)
-        elif isinstance(action, lease.MarkUnshareable):
-
-            def mark(t: float) -> lease.Observation | None:
-                over = action.over
-                flight = None if over is None else action.why.value
-                if not store.mark(
-                    key, over or self.owner, action.at, action.why.lasting, t, flight
-                ):
-                    return None
-                return lease.StoreAnswered()
-
-            self._sdk(mark, WRITE_LATENCY_S)
-        elif isinstance(action, lease.FetchAlone):
-            self._fetch_alone(action.reason, self.machine)
-        else:
-            assert isinstance(action, lease.Finish)
-            self._finish_with(action)
-
-    def _finish_with(self, action: lease.Finish) -> None:
-        if action.use is lease.Use.KNOWN:
-            assert self.known is not None
-            stamp, flight = self.known
-            self._finish(action.source, None, flight, stamp, AUDIT_CPU_S)
-        elif action.use is lease.Use.STORED:
-            cpu = AUDIT_CPU_S
-            if self.stored_blob:
-                # The facts kept out of the item are read now, as the driver does.
-                f = self.f
-                latency = f.store.latency(READ_LATENCY_S)
-                if not f.store.read_blob(self.site, self.stored_blob, f.now + latency):
-                    self._fetch_alone(Reason.STORE_FAILED, self.machine)
-                    return
-                cpu += latency
-            self._finish(action.source, None, self.stored_flight, self.stored_stamp, cpu)
-        else:
-            assert self.fetch is not None
-            reason = action.reason.value if action.reason else None
-            self._finish(
-                Source.FETCHED, reason, self.fetch.id, self._own_stamp(), AUDIT_CPU_S, self.fetch
-            )
-
-    def _own_stamp(self) -> lease.Stamp:
-        assert self.fetch is not None and self.fetch.ended is not None
-        return lease.Stamp(
-            self.fetch.ended,
-            self.fetch.ended - self.fetch.started,
-            self.fetch.transient,
-            self.owner,
+            assert self.default_site is not None, f"no model of {site}"
+            model = self.sites[site] = self.default_site(site)
+        store = c.store if self.mode == "on" else None
+        echoed = model.echoes_credential
+        req = ShareRequest(
+            site, self.window_s, clock.mono() + self.budget_s, store, lambda data: not echoed
         )
+        budget_end = clock.now + self.budget_s
 
-    # --- fetching the site ----------------------------------------------------------------------
+        def fetch(
+            previous: site_facts.SiteFacts | None, progress: Progress
+        ) -> site_facts.SiteFacts:
+            return self._fetch(c, site, model, budget_end, progress)
 
-    def _site_fetch(self, reason: Reason, holding: bool) -> None:
-        f = self.f
-        model = f.site(self.site)
-        took = model.fetch_s(f.rng)
-        left = max(0.0, self.budget_end - f.now)
-        fetch = SiteFetch(
-            len(f.fetches), self.site, f.now, None, reason.value, model.transient(f.now)
-        )
-        # The audit's own budget cuts a fetch longer than what is left of it.
-        fetch.complete = took <= left
-        if reason is Reason.STORE_FAILED and self.machine is not None:
-            fetch.throttle_caused = self.machine.throttled > 0
-        f.fetches.append(fetch)
-        self.fetch = fetch
-        if holding and f.kill_first_holder_after is not None and not f.killed:
-            f.killed = True
-            f.at(f.now + f.kill_first_holder_after, self._die)
-        if holding:
-            # Renewals keep to the schedule waiters judge the holder by, from when it took the
-            # lease (the sole `fetch.started` for a machine that does not say).
-            taken = getattr(self.machine, "taken_at", None)
-            self._renew_later(0, f.now if taken is None else taken, 0.0)
-
-        def end() -> None:
-            if self.c.dead:
-                return
-            fetch.ended = f.now
-            self.renewals_stop = True
-            if holding:
-                unshareable = model.unshareable if fetch.complete else Unshareable.CUT
-                self.unshareable = unshareable
-                self._observe(lease.Fetched(self._own_stamp(), unshareable))
-            else:
-                stamp = self._own_stamp()
-                self._finish(Source.FETCHED, reason.value, fetch.id, stamp, AUDIT_CPU_S, fetch)
-
-        f.at(f.now + min(took, left), end)
-
-    def _die(self) -> None:
-        self.c.dead = True
-        self.renewals_stop = True
-        lost = Record(
-            self.site, self.arrived, self.started, self.f.now, "lost", None, False, None, False, 0
-        )
-        lost.lost = True
-        self.f.records.append(lost)
-
-    def _renew_later(self, in_a_row: int, taken: float, renewed: float) -> None:
-        f = self.f
-        if in_a_row:
-            delay = lease.renewal_s(in_a_row, f.rng)
-        else:
-            delay = max(0.0, taken + lease.renewal_due_s(renewed) - f.now)
-
-        def renew() -> None:
-            if self.renewals_stop or self.c.dead:
-                return
-            at = f.now
-            t = f.now + f.store.latency(WRITE_LATENCY_S)
-            ok = f.store.renew(self.site, self.owner, at + lease.LEASE_S, t)
-            self._renew_later(0 if ok else in_a_row + 1, taken, at - taken if ok else renewed)
-
-        f.at(f.now + delay, renew)
-
-    def _fetch_alone(self, reason: Reason, machine: Machine | None) -> None:
-        self._site_fetch(reason, holding=False)
-
-    def _finish(
-        self,
-        source: Source,
-        reason: str | None,
-        flight: int | None,
-        stamp: lease.Stamp | None,
-        cpu: float,
-        own: SiteFetch | None = None,
-    ) -> None:
-        f = self.f
-        complete = own.complete if own is not None else True
-        if own is None and flight is not None:
-            complete = f.fetches[flight].complete
-        transient = bool(stamp and stamp.transient)
-        if stamp is not None and complete and f.sharing:
-            cached = self.c.cache.get(self.site)
-            if cached is None or cached[0].fetched_at <= stamp.fetched_at:
-                self.c.cache[self.site] = (stamp, flight if flight is not None else -1)
-        if source is Source.REUSED and self.machine is not None and self.known is not None:
-            self.c.checked[self.site] = f.now
-        throttled = self.machine.throttled if self.machine is not None else 0
-        f.records.append(
+        got: Shared = c.sharing.obtain(req, fetch, lambda e: None)
+        clock.sleep(AUDIT_CPU_S)
+        self.records.append(
             Record(
-                self.site,
-                self.arrived,
-                self.started,
-                f.now + cpu,
-                source.value,
-                reason,
-                complete,
-                flight,
-                transient,
-                throttled,
+                site,
+                arrived,
+                started,
+                clock.now,
+                got.source,
+                got.reason,
+                got.facts.complete,
+                got.waited_s,
+                got.facts.transient,
             )
         )
-        f.at(f.now + cpu, lambda: f._free(self.c))
+        self._free(c)
+
+    def _fetch(
+        self, c: Container, site: str, model: Site, budget_end: float, progress: Progress
+    ) -> site_facts.SiteFacts:
+        clock = self.clock
+        record = Fetch(site, clock.now)
+        self.fetches.append(record)
+        if (
+            self.kill_after is not None
+            and self.killed < self.kills
+            and self.kill_site in (None, site)
+            and clock.now >= self.kill_from
+        ):
+            self.killed += 1
+            clock.at(clock.now + self.kill_after, lambda: self._die(c))
+        took = model.fetch_s
+        left = max(0.0, budget_end - clock.now)
+        robots_s = min(0.1, took / 4)
+        spent = min(robots_s, left)
+        clock.sleep(spent)
+        n = model.candidates
+        urls = (f"https://{site}/sitemap.xml", *(f"https://{site}/s{k}.xml" for k in range(1, n)))
+        robots = site_facts.RobotsProbe(200, True, urls, (), ())
+        # The last candidate answers 503 when the fetch ends while the site is failing.
+        failing = clock.now + took - START < model.transient_until
+        refused = [
+            site_facts.CandidateOutcome(u, None, issue(u, Kind.HTTP_STATUS, "HTTP 404"))
+            for u in urls[:-1]
+        ]
+        last = issue(urls[-1], Kind.HTTP_STATUS, "HTTP 503" if failing else "HTTP 404")
+        outcomes = (*refused, site_facts.CandidateOutcome(urls[-1], None, last, transient=failing))
+        progress(site_facts.SiteFacts(robots, urls, (), complete=False))
+        each_s = (took - robots_s) / n
+        for k in range(1, n):
+            if spent + each_s > left:
+                break
+            clock.sleep(each_s)
+            spent += each_s
+            # What the fetch shows after each candidate that leaves more to try: its facts so
+            # far, which the table would keep in a share of the item's size.
+            partial = site_facts.SiteFacts(robots, urls, outcomes[:k], complete=False)
+            self.table.sizes[site_facts.encode(partial)] = model.facts_bytes * k // n
+            progress(partial)
+        clock.sleep(max(0.0, min(took, left) - spent))
+        record.ended = clock.now
+        got = site_facts.SiteFacts(
+            robots,
+            urls,
+            outcomes,
+            complete=took <= left,
+            fetched_at=clock.now + c.offset,  # as the container's clock has it
+            fetch_seconds=took,
+        )
+        flight = next(self.flights)
+        self.table.registry[site_facts.encode(got)] = (model.facts_bytes, flight, got)
+        return got
+
+    def _container(self, i: int, token: Callable[[], str]) -> Container:
+        """A new container: its own process store and wall clock, the driver on the virtual
+        clock."""
+        offset = self.skew_rng.uniform(-self.skew_s, self.skew_s) if self.skew_s else 0.0
+        clock = self.clock
+
+        def wall() -> float:
+            return clock.now + offset
+
+        c = Container(i, Sharing(), ContainerTable(self.table, wall), offset)
+        c.sharing = Sharing(
+            LocalStore(),
+            wall,
+            self.clock.mono,
+            self.clock.sleep,
+            random.Random(self.rng.random()),
+            token,
+            self.clock.spawn_for(lambda: c.dead),
+            self.clock.wait,
+        )
+        return c
+
+    def _die(self, c: Container) -> None:
+        c.dead = True
+        self.lost_audits += 1
+        if c.busy_since is not None:  # billed until it died
+            self.lost_billed_s += self.clock.now - c.busy_since
+        # The container is gone; Lambda starts another in its place, with an empty process store.
+        fresh = self._container(c.id, lambda: f"r{next(self.flights)}")
+        self.pool[c.id] = fresh
+        self._free(fresh)
+
+    # --- what a run gave ------------------------------------------------------------------------
+
+    def waiting(self, site: str, every_s: float, until: float) -> list[tuple[float, int]]:
+        """How many audits of site were waiting for another's fetch at each moment, every
+        `every_s` seconds from the start until `until` (seconds from the start): an audit waits
+        from its start for its `waited_s`."""
+        spans = sorted(
+            (r.started - START, r.started - START + r.waited_s)
+            for r in self.records
+            if r.site == site and r.waited_s > 0
+        )
+        ends: list[float] = []
+        out: list[tuple[float, int]] = []
+        i = 0
+        for k in range(int(until / every_s) + 1):
+            t = k * every_s
+            while i < len(spans) and spans[i][0] <= t:
+                heapq.heappush(ends, spans[i][1])
+                i += 1
+            while ends and ends[0] <= t:
+                heapq.heappop(ends)
+            out.append((START + t, len(ends)))
+        return out
+
+    def durations(self) -> list[float]:
+        return sorted(r.ended - r.arrived for r in self.records)
+
+    def incomplete(self) -> int:
+        return sum(1 for r in self.records if not r.complete)
+
+    def fetched(self) -> int:
+        return sum(1 for r in self.records if r.source == FETCHED)

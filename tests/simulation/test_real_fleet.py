@@ -1,4 +1,4 @@
-"""The real sharing driver in a fleet in virtual time (harness/realfleet.py), small.
+"""The real sharing driver in a fleet in virtual time (harness/fleet.py), small.
 
 bench/fleet.py runs these rows at 1,000 audits with costs; here, 100 audits each, what must hold
 whatever the tuning: sharing on against sharing off for the same arrivals. And the parts of the
@@ -15,8 +15,8 @@ from collections.abc import Iterator
 import pytest
 from support.phases import checked_moves
 
-from harness.fleet import READ_UNITS_PER_S, START, SimDynamo
-from harness.realfleet import LEASE_WRITE_READ_TIMEOUT_S, RealFleet, SimTable, Site, VirtualTime
+from harness.fleet import LEASE_WRITE_READ_TIMEOUT_S, RealFleet, SimTable, Site, VirtualTime
+from harness.simdynamo import READ_UNITS_PER_S, START, SimDynamo
 from sitemap_auditor.sharing import lease
 from sitemap_auditor.sharing.driver import StoredItem
 
@@ -30,7 +30,7 @@ def _moves_in_the_table(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
 N = 100
 # A burst of a site whose fetch outlasts lease.STANDBY_MIN_S fetches it twice: the holder, and
 # the standby beside it.
-AUDIT_S = 0.1  # an audit's own time past its facts (harness.realfleet.AUDIT_CPU_S, a poll)
+AUDIT_S = 0.1  # an audit's own time past its facts (harness.fleet.AUDIT_CPU_S, a poll)
 
 
 def burst(n: int = N, site: str = "s", spread_s: float = 1.0) -> list[tuple[float, str]]:
@@ -59,6 +59,16 @@ def test_a_burst_fetches_once_and_is_no_slower(fetch_s: float) -> None:
     # A waiter's facts come one poll after the holder's publish at most (a tenth of its wait,
     # at most a second, jittered): the one way a waiter is slower than its own fetch.
     assert p99(on) <= p99(off) + lease.POLL_MAX_S * 1.5
+
+
+@pytest.mark.parametrize("containers", [200, 1000])
+def test_a_thousand_audits_at_once_fetch_the_site_once_however_many_containers(
+    containers: int,
+) -> None:
+    # 200 containers: the others queue, and find the facts when a container frees up.
+    f = RealFleet(containers, {"s": Site(0.8)}).run(burst(1000))
+    assert len(f.fetches) == 1 and len(f.records) == 1000 and f.incomplete() == 0
+    assert sum(1 for r in f.records if r.reason == "holder") == 1
 
 
 def test_unshareable_facts_known_early_cost_no_wait() -> None:

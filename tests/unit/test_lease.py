@@ -1,7 +1,7 @@
-"""The lease protocol's pure core: each step, its rules, and fleets of it in virtual time.
+"""The lease protocol's pure core: each step and its rules.
 
-No socket, no sleep: the machine is fed observations and a time; fleets run in
-harness/fleet.py's discrete-event time, with its simulated DynamoDB.
+No socket, no sleep: the machine is fed observations and a time. Fleets of audits, each one
+call of the real driver, run in virtual time in tests/simulation (harness/fleet.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from support.phases import checked_moves
 
 from harness import lease_diagram
-from harness.fleet import START, Fleet, SiteModel
 from sitemap_auditor.fetching.fetch import REQUEST_DEADLINE_S
 from sitemap_auditor.sharing import lease, liveness
 from sitemap_auditor.sharing.lease import (
@@ -597,124 +596,7 @@ def test_no_lease_write_over_a_lease_just_read_but_that_very_lease(
         t += 0.5
 
 
-# --- fleets in virtual time ---------------------------------------------------------------------
-
-
-def burst(n: int, spread: float = 1.0) -> list[tuple[float, str]]:
-    return [(i * spread / n, "site") for i in range(n)]
-
-
-@pytest.mark.parametrize("containers", [200, 1000])
-@pytest.mark.parametrize("fetch_s", [0.8, 25.0])
-def test_a_burst_of_a_thousand_audits_fetches_the_site_once(
-    containers: int, fetch_s: float
-) -> None:
-    f = Fleet(containers, sites={"site": SiteModel(fetch_s=lambda r: fetch_s)})
-    f.run(burst(1000))
-    assert len(f.fetches) == 1 and f.fetches[0].reason == "holder"
-    assert len(f.records) == 1000 and all(r.complete for r in f.records)
-    assert {r.facts_flight for r in f.records} == {0}
-
-
-def test_a_dead_holder_costs_one_more_fetch() -> None:
-    site = {"site": SiteModel(fetch_s=lambda r: 25.0)}
-    f = Fleet(1000, sites=site, kill_first_holder_after=5.0)
-    f.run(burst(1000))
-    assert len(f.fetches) == 2
-    done = [r for r in f.records if not r.lost]
-    assert len(done) == 999 and all(r.complete for r in done)
-    # Taken over once the lease lapsed, within a lease and a poll of the death.
-    second = f.fetches[1]
-    assert second.started - (START + 5.0) <= lease.LEASE_S + lease.POLL_MAX_S * 1.5 + 0.6
-
-
-@pytest.mark.parametrize("fetch_s", [0.8, 5.0])
-def test_unshareable_facts_release_every_waiter_at_once(fetch_s: float) -> None:
-    site = {"site": SiteModel(fetch_s=lambda r: fetch_s, unshareable=Unshareable.LARGE)}
-    f = Fleet(1000, sites=site)
-    f.run(burst(1000))
-    first_end = f.fetches[0].ended
-    assert first_end is not None
-    for r in f.records:
-        since = max(r.arrived, first_end) if r.arrived < first_end else r.arrived
-        assert r.ended - since <= fetch_s + 1.0, r
-
-
-def test_a_slow_site_gives_every_waiter_a_complete_result() -> None:
-    f = Fleet(1000, sites={"site": SiteModel(fetch_s=lambda r: 120.0)})
-    f.run(burst(1000, spread=60.0))
-    assert len(f.fetches) == 1 and all(r.complete for r in f.records)
-
-
-def test_a_hot_site_is_refreshed_ahead_and_nobody_waits_at_window_ends() -> None:
-    rng = random.Random(3)
-    arrivals = []
-    t = 0.0
-    while t < 200:
-        t += rng.expovariate(200.0)
-        arrivals.append((t, "site"))
-    waiting: list[tuple[float, int]] = []
-    f = Fleet(1000, sites={"site": SiteModel(fetch_s=lambda r: 5.0)})
-    f.every(0.05, lambda fl: waiting.append((fl.now, len(fl.waiting["site"]))), 200)
-    f.run(arrivals)
-    reasons = [x.reason for x in f.fetches]
-    assert reasons[0] == "holder" and set(reasons[1:]) == {"refresh"}
-    # One fetch per window (the refresh starts inside the window of the facts it replaces).
-    for a, b in zip(f.fetches, f.fetches[1:], strict=False):
-        assert a.ended is not None and b.started - a.ended >= WINDOW / 2
-    first = f.fetches[0].ended
-    assert first is not None
-    drained = next(t for t, n in waiting if t > first and n == 0)
-    assert max(n for t, n in waiting if t > drained) <= 20
-
-
-def test_a_transient_answer_goes_to_its_waiters_only() -> None:
-    site = {"site": SiteModel(fetch_s=lambda r: 1.0, transient=lambda t: t < START + 1)}
-    f = Fleet(100, sites=site)
-    f.run([*burst(50, spread=0.5), *[(2.0 + i * 0.01, "site") for i in range(50)]])
-    assert len(f.fetches) == 2
-    assert f.fetches[0].transient and not f.fetches[1].transient
-    for r in f.records:
-        assert r.transient == (r.arrived < START + 2.0)
-
-
-def test_throttling_never_makes_a_waiter_fetch() -> None:
-    # 1,000 waiters polling one item is more than its read units: calls are throttled.
-    f = Fleet(1000, sites={"site": SiteModel(fetch_s=lambda r: 25.0)})
-    f.run(burst(1000))
-    assert f.store.throttled_calls > 0
-    assert len(f.fetches) == 1 and not any(x.throttle_caused for x in f.fetches)
-    assert sum(r.throttled for r in f.records) > 0
-
-
-@pytest.mark.parametrize(
-    ("size", "write_units"),
-    [
-        (650, 2.0),  # the common item: a lease and a publish, one unit each
-        # Facts kept out of the site's item: the lease on the stale item costs one unit, not 49,
-        # and the publish one more than the facts themselves.
-        (50_000, 1.0 + 49.0 + 1.0),
-    ],
-)
-def test_what_an_audit_alone_on_its_site_costs(size: int, write_units: float) -> None:
-    site = {"site": SiteModel(fetch_s=lambda r: 0.8, facts_bytes=size)}
-    f = Fleet(1, sites=site)
-    f.run([(0.0, "site")])
-    first_read, first_write = f.store.read_units, f.store.write_units
-    # The same site after its window: the item holds its stale facts.
-    f.run([(120.0, "site")])
-    # One eventually consistent read of a small item: half a unit, whatever the facts' size.
-    assert first_read == f.store.read_units - first_read == 0.5
-    assert f.store.write_units - first_write == write_units
-    assert len(f.fetches) == 2 and f.store.failed_conditional_writes == 0
-
-
-def test_a_burst_reading_large_facts_is_not_throttled_into_fetching() -> None:
-    # The largest facts the table shares (dynamostore.MAX_ITEM_BYTES), read by 1,000 audits.
-    site = {"site": SiteModel(fetch_s=lambda r: 0.8, facts_bytes=16 * 1024)}
-    f = Fleet(1000, sites=site)
-    f.run(burst(1000))
-    assert len(f.fetches) == 1 and f.store.throttled_calls == 0
+# --- hedging a late holder -----------------------------------------------------------------------
 
 
 def test_a_wait_on_a_late_holder_past_a_few_fetch_times_ends_in_a_fetch() -> None:
