@@ -26,7 +26,8 @@ from sitemap_auditor.core import facts as site_facts
 from sitemap_auditor.core.errors import StoreError as StoreError
 from sitemap_auditor.core.facts import SiteFacts
 from sitemap_auditor.sharing import lease
-from sitemap_auditor.sharing.lease import Local, Reason, Source, Unshareable
+from sitemap_auditor.sharing.lease import Reason, Source, Unshareable
+from sitemap_auditor.sharing.local import Local, local_choice
 
 __all__ = [
     "DEFAULT_MAX_WAIT_S",
@@ -219,7 +220,7 @@ class LocalStore:
         with self._lock:
             known = self._known(key, now)
             flight = self._flights.get(key)
-            choice = lease.local_choice(
+            choice = local_choice(
                 stamp_of(known), window_s, now, flight is not None, self._checked.get(key), draw
             )
             if choice is Local.LEAD:
@@ -278,6 +279,59 @@ class LocalStore:
             self._facts.clear()
             self._checked.clear()
             self._bytes = 0
+
+
+class _LastRead:
+    """The site's item an audit read last, and its facts once loaded (from the store, when they
+    are kept out of the item)."""
+
+    def __init__(
+        self,
+        failed: Callable[[StoreError], None],
+        rng: random.Random,
+        mono: Callable[[], float],
+        sleep: Callable[[float], None],
+        budget_end: float,
+    ) -> None:
+        self._failed, self._rng, self._mono, self._sleep = failed, rng, mono, sleep
+        self._budget_end = budget_end  # on the monotonic clock
+        self._item: StoredItem | None = None
+        self._facts: SiteFacts | None = None
+
+    def read(self, item: StoredItem | None) -> None:
+        """The item just read (None: the site has none)."""
+        self._item, self._facts = item, None
+
+    def facts(self) -> SiteFacts | None:
+        """Its facts. Facts handed only to their fetch's waiters, whose large item a crowd of
+        them reads at once, are read again after a throttled answer, with backoff, within the
+        audit's budget: those waiters may not have the time left to fetch by themselves."""
+        if self._item is None:
+            return self._facts
+        held, self._item = self._item, None
+        patient = held.item.stamp is not None and held.item.stamp.awaited_only
+        attempt = 0
+        while True:
+            try:
+                self._facts = held.facts_now()
+                return self._facts
+            except StoreError as e:
+                self._failed(e)
+                self._facts = None
+                attempt += 1
+                pause = lease.backoff_s(attempt, self._rng)
+                if not (patient and e.throttled) or self._mono() + pause >= self._budget_end:
+                    return None
+                self._sleep(pause)
+
+    def to_revalidate(self) -> SiteFacts | None:
+        """Its facts for a fetch of the audit's own to revalidate with, but never facts handed
+        only to their fetch's waiters: an item of up to MAX_AWAITED_BYTES, for each of a day's
+        audits."""
+        held = self._item
+        if held is not None and held.item.stamp is not None and held.item.stamp.awaited_only:
+            return None
+        return self.facts()
 
 
 class Sharing:
@@ -414,32 +468,7 @@ class Sharing:
         machine = lease.Protocol(
             owner, req.window_s, wall_budget_end, stamp_of(known), self._rng, draw
         )
-        stored: SiteFacts | None = None  # the facts of the item read last, once loaded
-        stored_item: StoredItem | None = None  # the item read last
-
-        def stored_facts() -> SiteFacts | None:
-            """The facts of the item read last (read from the store when kept out of it). Facts
-            handed only to their fetch's waiters, whose large item a crowd of them reads at once,
-            are read again after a throttled answer, with backoff, within the audit's budget:
-            those waiters may not have the time left to fetch by themselves."""
-            nonlocal stored, stored_item
-            if stored_item is not None:
-                held, stored_item = stored_item, None
-                patient = held.item.stamp is not None and held.item.stamp.awaited_only
-                attempt = 0
-                while True:
-                    try:
-                        stored = held.facts_now()
-                        break
-                    except StoreError as e:
-                        failed(e)
-                        stored = None
-                        attempt += 1
-                        pause = lease.backoff_s(attempt, self._rng)
-                        if not (patient and e.throttled) or self._mono() + pause >= budget_end:
-                            break
-                        self._sleep(pause)
-            return stored
+        last = _LastRead(failed, self._rng, self._mono, self._sleep, budget_end)
 
         own: SiteFacts | None = None
         unshareable: Unshareable | None = None
@@ -453,7 +482,7 @@ class Sharing:
                     case lease.Read(consistent=consistent, standby=slot):
                         got_item = store.get(_key(req, slot), consistent)
                         if not slot:
-                            stored, stored_item = None, got_item
+                            last.read(got_item)
                         seen = lease.ReadDone(got_item.item if got_item is not None else None)
                     case lease.TakeLease(standby=slot):
                         took = store.take_lease(_key(req, slot), owner, action)
@@ -472,7 +501,7 @@ class Sharing:
                             owner,
                             taken_at,
                             fetch,
-                            _newer(known, stored_facts()),
+                            _newer(known, last.facts()),
                             failed,
                             slot,
                         )
@@ -496,17 +525,7 @@ class Sharing:
                         seen = lease.StoreAnswered()
                     case lease.FetchAlone(reason=reason):
                         waited = machine.waited_s(self._wall())  # its wait, not its own fetch
-                        # Facts handed only to their fetch's waiters are not read to revalidate
-                        # with: an item of up to MAX_AWAITED_BYTES, for each of a day's audits.
-                        last = stored_item.item if stored_item is not None else None
-                        for_waiters = (
-                            last is not None
-                            and last.stamp is not None
-                            and (last.stamp.awaited_only)
-                        )
-                        got = self._fetch(
-                            fetch, _newer(known, None if for_waiters else stored_facts())
-                        )
+                        got = self._fetch(fetch, _newer(known, last.to_revalidate()))
                         return Shared(
                             got,
                             FETCHED,
@@ -518,7 +537,7 @@ class Sharing:
                         )
                     case lease.Finish(use=use, source=source, reason=reason):
                         if use is lease.Use.STORED:
-                            chosen = stored_facts()
+                            chosen = last.facts()
                             if chosen is None:
                                 # Facts kept out of the item that could not be read: as a store
                                 # that did not answer, the audit fetches by itself.

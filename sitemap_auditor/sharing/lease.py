@@ -101,7 +101,6 @@ __all__ = [
     "Item",
     "LeaseRefused",
     "LeaseTaken",
-    "Local",
     "MarkUnshareable",
     "Observation",
     "Phase",
@@ -128,7 +127,6 @@ __all__ = [
     "hedge",
     "hedge_local",
     "lasting_mark_held",
-    "local_choice",
     "may_take",
     "owns_lease",
     "poll_base_s",
@@ -217,9 +215,6 @@ DEAD_HOLDERS_HOLD_S = 30.0
 # the grace.
 STANDBY_MIN_S = 5.0
 STANDBY_EARLY_S = LEASE_RENEW_S + LATE_GRACE_S
-# A process that has just looked at the store for a refresh and found another audit refreshing
-# does not look again for this long: its audits go on reusing the facts still in their window.
-REFRESH_RECHECK_S = 1.0
 # Facts too large to keep for reuse but handed to their fetch's waiters (Stamp.awaited_only) are
 # taken by a waiter when that fetch took this long or more (`takes_awaited`).
 AWAITED_MIN_FETCH_S = 10.0
@@ -505,33 +500,6 @@ def dead_mark_held(item: Item | None, now: float) -> bool:
         and now - item.unshareable_at <= DEAD_HOLDERS_HOLD_S
         and not item.lease_held
     )
-
-
-class Local(Enum):
-    """What an audit does with what its own process knows of its site."""
-
-    REUSE = "reuse"  # the process's facts, within their window
-    JOIN = "join"  # wait for the fetch this process already has in flight
-    LEAD = "lead"  # go to the store (and maybe fetch) for the process
-
-
-def local_choice(
-    known: Stamp | None,
-    window_s: float,
-    now: float,
-    in_flight: bool,
-    checked_at: float | None,
-    draw: float,
-) -> Local:
-    """What an audit does, from the facts its process holds and whether one fetch is in flight."""
-    if usable(known, window_s, now):
-        assert known is not None
-        if not due(known, window_s, now, draw):
-            return Local.REUSE
-        # Due: one audit of the process looks after the refresh; the others reuse meanwhile.
-        recently = checked_at is not None and now - checked_at < REFRESH_RECHECK_S
-        return Local.REUSE if in_flight or recently else Local.LEAD
-    return Local.JOIN if in_flight else Local.LEAD
 
 
 # --- the machine --------------------------------------------------------------------------------

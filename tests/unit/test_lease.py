@@ -19,7 +19,7 @@ from support.phases import checked_moves
 
 from harness import lease_diagram
 from sitemap_auditor.fetching.fetch import REQUEST_DEADLINE_S
-from sitemap_auditor.sharing import lease, liveness
+from sitemap_auditor.sharing import lease, liveness, local
 from sitemap_auditor.sharing.lease import (
     Action,
     FetchAlone,
@@ -29,7 +29,6 @@ from sitemap_auditor.sharing.lease import (
     Item,
     LeaseRefused,
     LeaseTaken,
-    Local,
     MarkUnshareable,
     Protocol,
     Publish,
@@ -46,6 +45,7 @@ from sitemap_auditor.sharing.lease import (
     Unshareable,
     Use,
 )
+from sitemap_auditor.sharing.local import Local
 
 
 @pytest.fixture(autouse=True)
@@ -543,7 +543,7 @@ def test_local_choice() -> None:
     fresh = Stamp(NOW - 1, 1.0)
     due = Stamp(NOW - 59.9, 1.0)
     stale = Stamp(NOW - 61, 1.0)
-    choice = lease.local_choice
+    choice = local.local_choice
     assert choice(fresh, 60, NOW, False, None, 0.99) is Local.REUSE
     assert choice(due, 60, NOW, False, None, 0.5) is Local.LEAD
     assert choice(due, 60, NOW, False, None, 0.01) is Local.REUSE  # not this audit's draw
