@@ -9,6 +9,7 @@ containers in virtual time; these show it holds in real processes, on real socke
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from collections.abc import Iterator
@@ -377,3 +378,78 @@ def test_waiters_of_a_dead_holder_of_a_quick_site_fetch_before_its_lease_lapses(
         # and every waiter took those facts; the death cost nothing more.
         assert [r for r in reasons if r] == ["standby"], reasons
         assert count(site, "/sitemap.xml") == 2 + 1
+
+
+def test_facts_found_too_large_at_the_end_of_a_slow_fetch_go_to_its_waiters(
+    dynamo: str, table: str, site: Site
+) -> None:
+    from sitemap_auditor.audit import steps
+    from sitemap_auditor.core import facts as site_facts
+    from sitemap_auditor.core.site import resolve
+    from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy
+    from sitemap_auditor.sharing import dynamostore
+
+    rng = random.Random(8)
+    letters = "abcdefghijklmnopqrstuvwxyz0123456789"
+    # The sitemap's 20 unparsable <lastmod> samples (2 KB that compress little) are what the
+    # facts gain at its end; a small sitemap is shown to sharing only whole.
+    bad = ["".join(rng.choices(letters, k=100)) for _ in range(20)]
+    body = urlset([*bad, FRESH])
+    slow = threading.Event()
+
+    def sitemap(h: BaseHTTPRequestHandler) -> None:
+        if slow.is_set():
+            time.sleep(lease.AWAITED_MIN_FETCH_S + 1)  # a slow site: its waiters take the facts
+        send(h, 200, body, {"Content-Type": "application/xml"})
+
+    site.route("/sitemap.xml", sitemap)
+    store = dynamostore.DynamoStore(table)
+    here = resolve(site.url("/"))
+    assert here is not None
+
+    def sizes(n: int) -> tuple[int, int]:
+        """How large robots.txt's answer alone and the whole fetch's facts pack, with n more
+        `Sitemap:` lines (long, of random names: they compress little) after the sitemap's."""
+        names = ["".join(random.Random(i).choices(letters, k=500)) for i in range(n)]
+        lines = [
+            f"Sitemap: {site.url('/sitemap.xml')}",
+            *(f"Sitemap: {site.url('/' + x)}" for x in names),
+        ]
+        site.route("/robots.txt", robots_with(*lines))
+        shown: list[site_facts.SiteFacts] = []
+        fetcher = Fetcher(FetchPolicy(origin=here.origin(), allow_private_networks=True))
+        final = steps.fetch_facts(here, fetcher, None, shown.append)
+        packed = [store.pack(site_facts.encode(f), for_waiters=True) for f in (*shown, final)]
+        assert all(p is not None for p in packed)
+        return max(len(p) for p in packed[:-1] if p), len(packed[-1] or b"")
+
+    # Calibrated here, on this build's encoding: the fewest lines for which the facts fit an
+    # item until the sitemap's end, and not after it.
+    n = next(n for n in range(30, 60) if sizes(n)[0] <= dynamostore.MAX_ITEM_BYTES < sizes(n)[1])
+    sizes(n)  # robots.txt routed for n
+    before = count(site, "/sitemap.xml")
+    slow.set()
+    env = container_environment(dynamo, table)
+    start = time.time() + 8
+    holder = Container(env, {"urls": [site.url("/h")], "budget_ms": 100_000, "start_at": start})
+    waiters = [
+        Container(
+            env, {"urls": [site.url(f"/w{i}/{j}") for j in range(2)], "threads": 2,
+                  "budget_ms": 100_000, "start_at": start + 1.0}
+        )
+        for i in range(2)
+    ]  # fmt: skip
+    answers = [a for c in (holder, *waiters) for a in c.answers()]
+    assert [codes_of(a["result"]) for a in answers] == [["100", "200"]] * 5
+    # The holder's facts proved too large only at its end: published for its waiters alone,
+    # with the lasting mark for newcomers.
+    items = {i["pk"]["S"]: i for i in dynamodb(dynamo).scan(TableName=table)["Items"]}
+    site_item = next(v for k, v in items.items() if not k.endswith(("|facts", "|standby")))
+    assert site_item["awaited_only"] == {"BOOL": True}
+    assert site_item["unshareable_lasting"] == {"BOOL": True}
+    logs = [x for w in waiters for x in w.finished_logs()]
+    sources = [x.get("facts_source") for x in logs]
+    # Each waiting container's lead took them from the table (its other audit from its
+    # process), or one stood by and fetched beside the holder, past 5 s.
+    assert sources.count("waited") >= 3, sources
+    assert count(site, "/sitemap.xml") - before <= 2  # the holder's, and a standby's
