@@ -69,8 +69,8 @@ bench-deep: $(STAMP)
 	$(BIN)/python -m pip install --quiet ultimate-sitemap-parser advertools
 	$(BIN)/python bench/deep.py $(BENCH_DEEP_ARGS)
 
-## The lease protocol played by a fleet in virtual time.
-## The fleet in virtual time: the lease protocol at a hot site's scale (bench/scale.py).
+## Sharing at scale, the real driver in virtual time.
+## Bursts, a hot site and days of audits, sharing on and off (bench/scale.py).
 bench-scale: $(STAMP)
 	$(BIN)/python bench/scale.py
 
