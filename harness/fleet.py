@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from harness.simdynamo import (
+    HEAVY,
     READ_LATENCY_S,
     SDK_ATTEMPTS,
     SDK_BACKOFF_S,
@@ -216,10 +217,13 @@ class SimTable:
         rng: random.Random,
         lost_writes: float = 0.0,
         partitions: int | None = None,
+        heavy: bool = False,  # simdynamo.HEAVY: slower calls, a heavier tail, 10 % throttled
     ) -> None:
         self.clock = clock
         self.rng = rng
-        self.db = SimDynamo(random.Random(rng.random()), partitions)
+        self.db = SimDynamo(
+            random.Random(rng.random()), partitions, **(dict(HEAVY) if heavy else {})
+        )
         self.lost_writes = lost_writes  # the share of writes applied whose answer is lost
         # encoded facts -> (their item's size, their flight, the facts)
         self.registry: dict[bytes, tuple[int, int, site_facts.SiteFacts]] = {}
@@ -238,11 +242,15 @@ class SimTable:
         for n in range(SDK_ATTEMPTS):
             latency = self.db.latency(median)
             lost = median == WRITE_LATENCY_S and self.rng.random() < self.lost_writes
+            # An answer slower than the client's read timeout never comes: the call is applied
+            # at the table all the same, as a write whose answer was lost.
+            lost = lost or latency > timeout_s
             if lost:
                 # Applied at the table, the answer never comes back: a timeout.
-                self.clock.sleep(latency)
+                waited = min(latency, timeout_s)
+                self.clock.sleep(waited)
                 answer = attempt(self.clock.now)
-                self.clock.sleep(max(timeout_s - latency, 0.0))
+                self.clock.sleep(max(timeout_s - waited, 0.0))
                 if answer is not None:
                     self.lost += 1
                     raise StoreError(op, "ReadTimeoutError", False)
@@ -401,6 +409,7 @@ class RealFleet:
         clock_skew_s: float = 0.0,  # each container's clock is off by uniform(-this, this)
         kills: int = 1,  # how many fetches in a row are killed, `kill_first_fetch_after` in
         default_site: Callable[[str], Site] | None = None,  # a site not in `sites`, by its name
+        heavy: bool = False,  # the table under simdynamo.HEAVY conditions
     ) -> None:
         self.clock = VirtualTime()
         self.kill_site = kill_site
@@ -409,7 +418,7 @@ class RealFleet:
         # Offsets are drawn apart from everything else: a run without skew is the same run.
         self.skew_s = clock_skew_s
         self.skew_rng = random.Random(seed + 2)
-        self.table = SimTable(self.clock, random.Random(seed + 1), lost_writes, partitions)
+        self.table = SimTable(self.clock, random.Random(seed + 1), lost_writes, partitions, heavy)
         self.sites = sites
         self.default_site = default_site
         self.mode = mode

@@ -29,6 +29,9 @@ WRITE_UNIT_BYTES = 1024  # a write: 1 unit per KB; a conditional write that fail
 READ_LATENCY_S = 0.004
 WRITE_LATENCY_S = 0.007
 LATENCY_SIGMA = 0.5
+# Heavy conditions (a region under strain): medians three times as long, a heavier tail (p99
+# about 16 times the median), and one call in ten throttled whatever its units.
+HEAVY = {"latency_factor": 3.0, "latency_sigma": 1.2, "throttle_share": 0.1}
 # How far behind an eventually consistent read may be (DynamoDB: "usually within a second").
 REPLICA_LAG_S = 0.05
 # botocore's standard retry mode: a throttled attempt is tried once more (2 attempts in all,
@@ -78,11 +81,23 @@ class SimDynamo:
     its facts' own item are two keys, each hashed).
     """
 
-    def __init__(self, rng: random.Random, partitions: int | None = None) -> None:
+    def __init__(
+        self,
+        rng: random.Random,
+        partitions: int | None = None,
+        latency_factor: float = 1.0,
+        latency_sigma: float = LATENCY_SIGMA,
+        throttle_share: float = 0.0,
+    ) -> None:
         if partitions is not None and partitions < 1:
             raise ValueError("a table has at least one partition")
         self.rng = rng
         self.partitions = partitions
+        # Heavier conditions than DynamoDB's usual: latencies this many times the medians, with
+        # this spread (a heavier tail), and this share of calls throttled whatever the units.
+        self.latency_factor = latency_factor
+        self.latency_sigma = latency_sigma
+        self.throttle_share = throttle_share
         self.history: dict[str, list[tuple[float, StoredState]]] = defaultdict(list)
         self.reads: dict[str, Bucket] = {}
         self.writes: dict[str, Bucket] = {}
@@ -106,7 +121,8 @@ class SimDynamo:
         return f"partition {int.from_bytes(digest[:8], 'big') % self.partitions}"
 
     def latency(self, median: float) -> float:
-        return median * math.exp(self.rng.gauss(0.0, LATENCY_SIGMA))
+        spread = math.exp(self.rng.gauss(0.0, self.latency_sigma))
+        return median * self.latency_factor * spread
 
     def state(self, key: str, at: float | None = None) -> StoredState | None:
         versions = self.history.get(key)
@@ -137,6 +153,10 @@ class SimDynamo:
         table = self.reads if reads else self.writes
         rate = READ_UNITS_PER_S if reads else WRITE_UNITS_PER_S
         bucket = self.partition(key)
+        if self.throttle_share and self.rng.random() < self.throttle_share:
+            self.throttled_calls += 1
+            self.throttled_by[bucket] += 1
+            return False
         if not self._bucket(table, bucket, rate, now).take(units, now):
             self.throttled_calls += 1
             self.throttled_by[bucket] += 1
