@@ -450,3 +450,15 @@ def test_clocks_skewed_within_the_allowance_do_not_make_a_live_holder_look_late(
     # The standby's own answer waits for its own fetch, begun half a fetch in: within budget.
     (stood,) = [r for r in on.records if r.reason == "standby"]
     assert stood.ended - stood.arrived <= lease.standby_after_s(80.0) + 80.0 + 1.0 < 147.0
+
+
+def test_heavy_conditions_cost_time_never_a_result() -> None:
+    # The table three times as slow, with a heavier tail and one call in ten throttled whatever
+    # its units (answers slower than their read timeout lost, the calls applied): the burst still
+    # shares its fetches and every audit answers.
+    heavy = RealFleet(N, {"s": Site(25.0)}, heavy=True).run(burst())
+    calm = RealFleet(N, {"s": Site(25.0)}).run(burst())
+    assert heavy.incomplete() == calm.incomplete() == 0
+    assert len(heavy.fetches) <= 3 and len(heavy.records) == N
+    assert heavy.table.db.throttled_calls > calm.table.db.throttled_calls
+    assert not any(r.reason == "store-failed" for r in heavy.records)
