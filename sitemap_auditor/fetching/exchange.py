@@ -2,7 +2,8 @@
 the reply a transport gives back, the transport's interface, and the validators an answer carries.
 
 The fetcher (fetch.py) speaks only these. `transport.HttpTransport` implements the interface over
-requests and urllib3 (the only module that imports them); `memory_transport.MemoryTransport`
+requests and urllib3 (the only module that imports them), `kept_transport.KeptTransport` over
+http.client on kept connections (the page check's); `memory_transport.MemoryTransport`
 implements it in memory, for tests that need no socket. Importing this module pulls in neither.
 """
 

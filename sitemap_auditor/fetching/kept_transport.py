@@ -22,12 +22,15 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 
-from urllib3.exceptions import InvalidHeader
-
 from sitemap_auditor.core.urls import Origin, WebURL
 from sitemap_auditor.fetching.exchange import Headers, Reply, Request
 from sitemap_auditor.fetching.guard import Guard
-from sitemap_auditor.fetching.transport import TRANSPORT_ERRORS, is_stale, mapped_errors
+from sitemap_auditor.fetching.transport import (
+    TRANSPORT_ERRORS,
+    check_content_length,
+    is_stale,
+    mapped_errors,
+)
 
 __all__ = ["DRAIN_BYTES", "DRAIN_SECONDS", "MAX_KEPT_HOSTS", "KeptTransport"]
 
@@ -111,17 +114,9 @@ class _Connection:
 
 
 def _check_length(response: http.client.HTTPResponse) -> None:
-    """Refuse an answer whose Content-Length lines disagree (RFC 9112 §6.3: no length can be
-    trusted), as urllib3 does; http.client would take the first."""
-    if response.chunked:
-        return  # the length is ignored
-    lines = response.msg.get_all("Content-Length") or []
-    try:
-        lengths = {int(v) for line in lines for v in line.split(",")}
-    except ValueError:
-        return  # no number: read to the end of the connection, by both
-    if len(lengths) > 1:
-        raise InvalidHeader(f"Content-Length contained multiple unmatching values ({lines})")
+    """Refuse an answer whose Content-Length lines disagree, as the requests transport does."""
+    if not response.chunked:  # a chunked answer's length is ignored
+        check_content_length(response.msg.get_all("Content-Length") or [])
 
 
 class _KeptReply:

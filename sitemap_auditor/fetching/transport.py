@@ -35,6 +35,7 @@ __all__ = [
     "TRANSPORT_ERRORS",
     "GuardedAdapter",
     "HttpTransport",
+    "check_content_length",
     "classify",
     "explain",
     "is_stale",
@@ -320,6 +321,20 @@ class HttpTransport:
             timeout=(remaining, remaining),
             proxies={},
             verify=self._verify,
+        )
+
+
+def check_content_length(lines: list[str]) -> None:
+    """Raise what urllib3 raises for an answer whose Content-Length lines disagree (RFC 9112
+    §6.3: no length can then be trusted); the same values repeated (`42, 42`) are one length,
+    and one that is no number leaves the body to be read to the connection's end."""
+    try:
+        lengths = {int(v) for line in lines for v in line.split(",")}
+    except ValueError:
+        return
+    if len(lengths) > 1:
+        raise urllib3.exceptions.InvalidHeader(
+            f"Content-Length contained multiple unmatching values ({lines})"
         )
 
 
