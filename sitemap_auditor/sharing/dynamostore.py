@@ -8,7 +8,9 @@ lease under which they were fetched);
 it renewed the lease: what waiters judge it by, on their own clocks, `liveness`); and
 after a fetch whose facts could not be shared, `unshareable_flight`, `unshareable_at` and
 `unshareable_lasting`. Facts that compress to more than INLINE_FACTS_BYTES
-are kept out of the site's item, in an item of their own (`pk` + FACTS_SUFFIX, with `facts`,
+are kept out of the site's item, in an item of their own (`pk` + FACTS_SUFFIX + `|` + the
+flight, one a flight, so that two publishes close together never leave the site's item
+referring to the other's facts; with `facts`,
 `flight` and `expires_at`), and the site's item holds only the reference `facts_ref` (that item's
 `flight`): every lease write, renewal and poll then costs what a small site's does, and only an
 audit that uses the facts reads them.
@@ -51,6 +53,7 @@ __all__ = [
     "THROTTLING_CODES",
     "DynamoStore",
     "client",
+    "facts_key",
     "published_item",
     "read_item",
     "reset",
@@ -205,7 +208,7 @@ class DynamoStore:
             # may show older facts, never missing ones; a consistent read settles it.
             for strongly in (consistent, True) if not consistent else (True,):
                 answer = self._call(
-                    "get_item", Key={"pk": {"S": key + FACTS_SUFFIX}}, ConsistentRead=strongly
+                    "get_item", Key={"pk": {"S": facts_key(key, ref)}}, ConsistentRead=strongly
                 )
                 held = answer.get("Item") if isinstance(answer, dict) else None
                 if not held:
@@ -376,10 +379,16 @@ def published_item(
     return item
 
 
+def facts_key(key: str, ref: str) -> str:
+    """The key of the item of their own that holds a flight's facts kept out of a site's item:
+    one a flight (a holder's and its standby's publishing at once each write their own)."""
+    return f"{key}{FACTS_SUFFIX}|{ref}"
+
+
 def facts_item(key: str, packed: bytes, ref: str, site_item: Mapping[str, Any]) -> dict[str, Any]:
     """The item of its own that holds facts too large for the site's item (`ref`: its flight)."""
     return {
-        "pk": {"S": key + FACTS_SUFFIX},
+        "pk": {"S": facts_key(key, ref)},
         "facts": {"B": packed},
         "flight": {"S": ref},
         "expires_at": site_item["expires_at"],

@@ -856,6 +856,43 @@ def test_facts_too_large_to_share_are_kept_for_their_waiters_with_a_lasting_mark
         dynamostore.read_item(forged, now)
 
 
+def test_two_publishes_close_together_each_keep_their_own_facts_item(
+    local_aws: str, table: str
+) -> None:
+    # A holder and its standby publish large facts at once: the holder's facts item, then the
+    # standby's whole publish, then the holder's site item. The site's item then refers to the
+    # holder's facts, which must still be there (one facts item a flight), not the standby's.
+    from sitemap_auditor.core import facts
+
+    store = dynamostore.DynamoStore(table)
+    now = time.time()
+    rng = random.Random(7)
+
+    def large(at: float) -> facts.SiteFacts:
+        urls = tuple(
+            f"https://www.example.com/{rng.getrandbits(512):0128x}/{i}.xml" for i in range(60)
+        )
+        return facts.SiteFacts(facts.RobotsProbe(200, True, urls, (), ()), urls, (), fetched_at=at)
+
+    holder, standby = large(now), large(now + 0.5)
+    packed_h = store.pack(facts.encode(holder))
+    packed_s = store.pack(facts.encode(standby))
+    assert packed_h is not None and packed_s is not None
+    assert min(len(packed_h), len(packed_s)) > dynamostore.INLINE_FACTS_BYTES
+    stamp_h = lease.Stamp(now, 2.0, False, "holder-flight")
+    site_h = dynamostore.published_item("twice", packed_h, stamp_h, now + 60)
+    db = dynamodb(local_aws)
+    db.put_item(
+        TableName=table,
+        Item=dynamostore.facts_item("twice", packed_h, "holder-flight", site_h),
+    )
+    store.put("twice", packed_s, lease.Stamp(now + 0.5, 2.5, False, "standby-flight"), now + 60)
+    db.put_item(TableName=table, Item=site_h)
+    got = store.get("twice", consistent=True)
+    assert got is not None and got.item.stamp == stamp_h
+    assert got.facts_now() == holder
+
+
 def test_an_unreadable_cache_key_keeps_credentialed_facts_in_the_process(
     local_aws: str, table: str, site: Site, logs: LogCapture
 ) -> None:
