@@ -531,6 +531,7 @@ class Protocol:
         self.throttled = 0  # throttled answers ridden out, in all
         self._in_a_row = 0
         self._throttled_since: float | None = None
+        self._silent_since: float | None = None  # unanswered calls in a row, since
         self._refresh = False
         self._retry: Action | None = None  # the call a throttled answer repeats
         self._retry_deadline: float | None = None
@@ -621,6 +622,7 @@ class Protocol:
         if not isinstance(seen, Slept):
             self._in_a_row = 0
             self._throttled_since = None
+            self._silent_since = None
         if isinstance(seen, ReadDone):
             return self._read(seen.item, now)
         if isinstance(seen, LeaseTaken):
@@ -896,6 +898,17 @@ class Protocol:
                 # would fetch by itself and leave a lease that nobody renews.
                 self._unsure_writes += 1
                 return Read(consistent=True)
+            if self.waiting_for is not None:
+                # One answer lost (a read past its timeout, in a long tail) is not a store that
+                # does not answer: a waiter on a holder reads again, with backoff, for
+                # THROTTLED_PATIENCE_S of failures in a row, before it fetches by itself (its
+                # own fetch may no longer fit its budget; the holder's facts may).
+                if self._silent_since is None:
+                    self._silent_since = now
+                if now - self._silent_since < THROTTLED_PATIENCE_S:
+                    self._in_a_row += 1
+                    self._retry = Read(consistent=False)
+                    return self._sleep(now + backoff_s(self._in_a_row, self.rng), now)
             return FetchAlone(Reason.STORE_FAILED)
         # Throttled: the store answered, later. Keep waiting, and read again after a backoff
         # (a throttled write is not repeated blindly: the item may have changed meanwhile, and

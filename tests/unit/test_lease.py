@@ -253,9 +253,28 @@ def test_throttling_before_any_lease_is_seen_is_ridden_out_for_a_while() -> None
 
 
 def test_a_store_that_does_not_answer_sends_the_audit_to_fetch() -> None:
+    # An audit that saw no holder fetches at the first unanswered call.
+    assert machine().step(StoreFailed(throttled=False), NOW) == FetchAlone(Reason.STORE_FAILED)
+    # A waiter on a holder reads again after one lost answer (a read past its timeout, in a
+    # long tail), and fetches once the store has not answered for THROTTLED_PATIENCE_S.
     m = machine()
     m.step(ReadDone(leased()), NOW)
-    assert m.step(StoreFailed(throttled=False), NOW + 1) == FetchAlone(Reason.STORE_FAILED)
+    t = NOW + 1
+    action = m.step(StoreFailed(throttled=False), t)
+    while isinstance(action, Sleep):
+        t = action.until
+        assert m.step(Slept(), t) == Read(consistent=False)
+        action = m.step(StoreFailed(throttled=False), t)
+    assert action == FetchAlone(Reason.STORE_FAILED)
+    assert lease.THROTTLED_PATIENCE_S <= t - (NOW + 1) <= lease.THROTTLED_PATIENCE_S + 2
+    # An answer in between starts the count again.
+    m = machine()
+    m.step(ReadDone(leased()), NOW)
+    again = m.step(StoreFailed(throttled=False), NOW + 1)
+    assert isinstance(again, Sleep)
+    m.step(Slept(), again.until)
+    waiting = m.step(ReadDone(leased()), again.until)
+    assert isinstance(waiting, Sleep)
 
 
 def test_a_lapsed_lease_is_taken_over_after_a_jitter_and_a_consistent_read() -> None:
