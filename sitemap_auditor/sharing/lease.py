@@ -41,7 +41,6 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import replace
-from enum import Enum
 
 from sitemap_auditor.sharing.liveness import (
     FIRST_RENEWAL_S,
@@ -52,6 +51,7 @@ from sitemap_auditor.sharing.liveness import (
     renewal_due_s,
     renewed_age_s,
 )
+from sitemap_auditor.sharing.phases import TRANSITIONS, Phase
 from sitemap_auditor.sharing.vocabulary import (
     Action,
     FetchAlone,
@@ -218,64 +218,6 @@ STANDBY_EARLY_S = LEASE_RENEW_S + LATE_GRACE_S
 # Facts too large to keep for reuse but handed to their fetch's waiters (Stamp.awaited_only) are
 # taken by a waiter when that fetch took this long or more (`takes_awaited`).
 AWAITED_MIN_FETCH_S = 10.0
-
-
-class Phase(Enum):
-    """Where an audit is in the protocol: each action the machine asks for puts it in one."""
-
-    LOOKING = "looking"  # reading the item, no holder seen (the first phase; a throttled read's
-    # backoff too)
-    TAKING = "taking"  # its lease write asked for
-    WAITING = "waiting"  # polling for the facts of a holder's fetch
-    TAKEOVER_JITTER = "takeover-jitter"  # the holder is dead or late: a random pause first
-    TAKEOVER_CONFIRM = "takeover-confirm"  # a consistent read that the takeover writes on
-    HOLDING = "holding"  # the lease is its own: fetching, renewing it
-    PUBLISHING = "publishing"  # writing its facts, or the mark that they cannot be shared
-    RELEASING = "releasing"  # a waiter's mark that a second holder in a row died (DEAD_HOLDERS)
-    STANDBY = "standby"  # the standby slot is its own: fetching beside the holder, renewing it
-    ALONE = "alone"  # fetching by itself, without the store (the end)
-    DONE = "done"  # finished with facts in hand (the end)
-
-
-# Every move the machine makes from one phase to the next, and why (what it saw). The unit tests
-# check that each move a run makes is here; scripts/lease_diagram.py draws it into
-# docs/contract.md section 7.
-TRANSITIONS: dict[tuple[Phase, Phase], str] = {
-    (Phase.LOOKING, Phase.LOOKING): "throttled: back off, read again",
-    (Phase.LOOKING, Phase.TAKING): "no current facts, no lease",
-    (Phase.LOOKING, Phase.WAITING): "a lease of another audit",
-    (Phase.LOOKING, Phase.TAKEOVER_JITTER): "a lease that ended long ago (abandoned)",
-    (Phase.LOOKING, Phase.HOLDING): "the lease read is its own (a lost answer)",
-    (Phase.LOOKING, Phase.ALONE): "store failed, lasting mark, hedge or budget",
-    (Phase.LOOKING, Phase.DONE): "current facts",
-    (Phase.TAKING, Phase.HOLDING): "lease taken",
-    (Phase.TAKING, Phase.STANDBY): "standby slot taken: fetch beside the holder",
-    (Phase.TAKING, Phase.LOOKING): "refused, or no answer: read again",
-    (Phase.TAKING, Phase.WAITING): "refused, throttled or no answer, a holder known: read again",
-    (Phase.TAKING, Phase.ALONE): "store failed, or refused too often",
-    (Phase.TAKING, Phase.DONE): "refresh refused: another refreshes",
-    (Phase.WAITING, Phase.WAITING): "holder renewing: poll again",
-    (Phase.WAITING, Phase.TAKING): "lease gone, facts due: refresh; or the standby slot",
-    (Phase.WAITING, Phase.TAKEOVER_JITTER): "holder missed a renewal, or its lease is gone",
-    (Phase.WAITING, Phase.HOLDING): "the lease read is its own (a lost answer)",
-    (Phase.WAITING, Phase.ALONE): "unshareable, hedge, store failed or budget",
-    (Phase.WAITING, Phase.DONE): "the awaited facts",
-    (Phase.TAKEOVER_JITTER, Phase.TAKEOVER_CONFIRM): "pause over",
-    (Phase.TAKEOVER_CONFIRM, Phase.TAKING): "still late, or its lease gone: take over",
-    (Phase.TAKEOVER_CONFIRM, Phase.WAITING): "a new holder, renewed, or a standby may fetch",
-    (Phase.TAKEOVER_CONFIRM, Phase.TAKEOVER_CONFIRM): "throttled: back off, read again",
-    (Phase.TAKEOVER_CONFIRM, Phase.HOLDING): "the lease read is its own (a lost answer)",
-    (Phase.TAKEOVER_CONFIRM, Phase.RELEASING): "a second holder late in a row: mark it dead",
-    (Phase.TAKEOVER_CONFIRM, Phase.ALONE): "unshareable, hedge, store failed or budget",
-    (Phase.TAKEOVER_CONFIRM, Phase.DONE): "the awaited facts",
-    (Phase.HOLDING, Phase.PUBLISHING): "fetched",
-    (Phase.STANDBY, Phase.PUBLISHING): "fetched: publish, unless the wait's facts came first",
-    (Phase.STANDBY, Phase.DONE): "fetched, not shareable: its own facts",
-    (Phase.HOLDING, Phase.DONE): "fetched, mark written mid-fetch",
-    (Phase.PUBLISHING, Phase.PUBLISHING): "throttled: try again",
-    (Phase.PUBLISHING, Phase.DONE): "written, given up, or the wait's facts came first",
-    (Phase.RELEASING, Phase.ALONE): "marked, or not: fetch by itself",
-}
 
 
 def abandoned(item: Item, now: float) -> bool:
@@ -757,6 +699,12 @@ class Protocol:
         self._takeover = None
         watch = self._watching(item, now)
         waited = now - (self.waited_since or now)
+        if len(self._late - {watch.holder}) >= DEAD_HOLDERS:
+            # Holders that churn: DEAD_HOLDERS of them replaced (or late) without facts. Clocks
+            # further apart than CLOCK_SKEW_S make live holders look abandoned to the others,
+            # each takeover starts the fetch again, and a bet on the next holder could cost
+            # this audit the time its own fetch needs. It fetches by itself now, as sharing off.
+            return FetchAlone(Reason.HEDGED)
         if not watch.late(self._mono) and not abandoned(item, now):
             age = watch.age(self._mono)
             if not self._standby_asked and standby(

@@ -436,6 +436,24 @@ def test_clocks_skewed_beyond_the_allowance_cost_fetches_never_results_or_budget
     assert max(on.durations()) < 147.0
 
 
+@pytest.mark.parametrize("seed", [2, 5])  # draws where a waiter once bet on holder after holder
+def test_clocks_skewed_far_beyond_the_allowance_churn_holders_but_never_cost_a_result(
+    seed: int,
+) -> None:
+    # Clocks ±8 s: live holders look abandoned to waiters far ahead of them, and each takeover
+    # starts the 120 s fetch again (its facts found unshareable only past the ninth candidate).
+    # A waiter that bet on holder after holder learnt too late that it had to fetch by itself:
+    # a quarter of the audits were cut by their budget. Having seen two holders replaced, it
+    # fetches at once instead.
+    site = {"s": Site(120.0, facts_bytes=200 * 1024, candidates=100)}
+    arrivals = burst(spread_s=60.0)
+    on = RealFleet(N, site, clock_skew_s=8.0, seed=seed).run(arrivals)
+    off = RealFleet(N, site, mode="off", clock_skew_s=8.0, seed=seed).run(arrivals)
+    assert len(on.records) == len(off.records) == N
+    assert on.incomplete() == off.incomplete() == 0
+    assert any(r.reason == "hedged" for r in on.records)
+
+
 @pytest.mark.parametrize("seed", [3, 5])  # offsets that put waiters well ahead of the holder
 def test_clocks_skewed_within_the_allowance_do_not_make_a_live_holder_look_late(seed: int) -> None:
     # The site's 80 s fetch is recorded: a waiter that judged the holder late near the end of its

@@ -981,6 +981,31 @@ def test_a_holder_taken_over_by_another_waiter_counts_as_one_that_died() -> None
     assert marked == MarkUnshareable(t, Unshareable.DEAD, over="second")
 
 
+def test_a_waiter_that_saw_two_holders_replaced_bets_on_no_third_and_fetches() -> None:
+    # Clocks further apart than the allowance make live holders look abandoned to the others:
+    # each is taken over in turn, and each takeover starts the fetch again. A waiter that saw
+    # two holders replaced without facts fetches by itself at once (as sharing off), whatever
+    # the third holder's lease looks like.
+    m = machine()
+    assert isinstance(m.step(ReadDone(counted("first")), NOW), Sleep)
+    assert isinstance(m.step(ReadDone(counted("second", until=NOW + 11)), NOW + 1), Sleep)
+    third = counted("third", until=NOW + 12)
+    assert m.step(ReadDone(third), NOW + 2) == FetchAlone(Reason.HEDGED)
+    assert m.phase is lease.Phase.ALONE
+
+
+def test_a_stale_read_showing_the_holder_before_the_takeover_is_no_churn() -> None:
+    # Eventually consistent polls may show the replaced holder again, then the new one: two
+    # holders seen, one replaced, as many times as the reads flip between them.
+    m = machine()
+    first, second = counted("first"), counted("second", until=NOW + 11)
+    t = NOW
+    for item in (first, second, first, second, first, second):
+        action = m.step(ReadDone(item), t)
+        assert isinstance(action, Sleep), action
+        t += 0.1
+
+
 def test_one_dead_holder_is_taken_over_as_before() -> None:
     # A waiter that saw only the second holder (it came after the first died) takes it over.
     took, _ = confirm_late(machine(), counted("second"), NOW)
