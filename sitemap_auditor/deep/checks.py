@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import re
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, cast
 
 from sitemap_auditor.core import urls
 from sitemap_auditor.core.lastmod import (
+    common_keys,
     format_instant,
     key_to_instant,
     lastmod_key,
@@ -84,6 +86,9 @@ IDENTICAL_MIN_SHARE = 0.9
 # than a clock's skew (a time).
 _DATE_SLACK_US = 14 * 3600 * 1_000_000
 _TIME_SLACK_US = 3600 * 1_000_000
+# Entries without extensions gathered before `SitemapChecks.flush` checks them as one run, at
+# most: what a run holds is bounded by this as well as by the slice fed.
+_RUN_ENTRIES = 4096
 _US_PER_DAY = 86_400 * 1_000_000
 _LAST_SECOND_US = _US_PER_DAY - 1_000_000
 # Statistics keep at most this many distinct days and months (a hostile file could write
@@ -488,18 +493,44 @@ class LastmodStats:
         if day != self._day:
             # A file lists its URLs mostly by date: the day (and so its month) is often the
             # last one's, known already.
-            self._day = day
-            if len(self.days) < MAX_DISTINCT_DAYS:
-                self.days.add(day)
-            month = _month_of(day)
-            months = self.months
-            if month in months or len(months) < MAX_MONTHS:
-                months.setdefault(month, 0)
-                self._month = month
-            else:
-                self._month = None  # past MAX_MONTHS months, a new one is not counted
+            self._new_day(day)
         if self._month is not None:
             self.months[self._month] += times
+
+    def _new_day(self, day: int) -> None:
+        self._day = day
+        if len(self.days) < MAX_DISTINCT_DAYS:
+            self.days.add(day)
+        month = _month_of(day)
+        months = self.months
+        if month in months or len(months) < MAX_MONTHS:
+            months.setdefault(month, 0)
+            self._month = month
+        else:
+            self._month = None  # past MAX_MONTHS months, a new one is not counted
+
+    def add_keys(self, keys: list[int]) -> None:
+        """`add` of each key in turn (once each), in one call: a run of a file's values."""
+        if not keys:
+            return
+        self.count += len(keys)
+        low, high = min(keys), max(keys)
+        if self.earliest is None or low < self.earliest:
+            self.earliest = low
+        if self.latest is None or high > self.latest:
+            self.latest = high
+        values = self.values
+        for key in keys:
+            if key in values:
+                values[key] += 1
+            elif len(values) < MAX_DISTINCT_DAYS:
+                values[key] = 1
+        # Each run of one day counts as `add` counts it, key by key.
+        for day, run in itertools.groupby([key // _US_PER_DAY for key in keys]):
+            if day != self._day:
+                self._new_day(day)
+            if self._month is not None:
+                self.months[self._month] += sum(1 for _ in run)
 
 
 class Rules(Protocol):
@@ -566,6 +597,7 @@ class RobotsAgents:
                 key = "*" if facts.group == "global" else agent.lower()
                 groups.setdefault(key, ([], test))[0].append(agent)
         self._groups = [(names, test) for names, test in groups.values()]
+        self._rules = rules
         # None where no URL can be disallowed to any agent: robots.txt is not asked per URL.
         self.allows: Callable[[str], bool] | None = None
         if len(self._groups) == 1:
@@ -573,6 +605,21 @@ class RobotsAgents:
         elif self._groups:
             tests = tuple(test for _, test in self._groups)
             self.allows = lambda url: all(test(url) for test in tests)
+
+    def none_blocked(self, origin: str) -> Callable[[str], bool] | None:
+        """`allows` of many URLs at once, written one a line, each `origin` (scheme, host and
+        port) then a path as path_params_query gives it (ASCII, no `%` nor `#`): True when no
+        rule of any agent's matches one of them, so that all are allowed (False: ask `allows`
+        of each). None when some agent's rules cannot be tested so
+        (`RobotsRules.no_rule_matches`); always True when no URL can be disallowed."""
+        tests = []
+        for names, _ in self._groups:
+            no_rule_matches = getattr(self._rules, "no_rule_matches", None)
+            test = None if no_rule_matches is None else no_rule_matches(names[0], origin)
+            if test is None:
+                return None
+            tests.append(test)
+        return lambda lines: all(test(lines) for test in tests)
 
     def blocked_for(self, url: str) -> list[str]:
         """The agents robots.txt disallows url to, in the order given, for a URL `allows`
@@ -690,6 +737,18 @@ class SitemapChecks:
         self._seen = site.seen.add
         self._report = self.repeat
         site.seen.register(number, self)
+        # Entries gathered for `flush` (`batched`): their lines, <loc>s and <lastmod>s.
+        self._lines: list[int] = []
+        self._locs: list[str | None] = []
+        self._lastmods: list[str | None] = []
+        # The robots.txt test of a run of this scope's URLs, one a line (`_allowed_run`).
+        origin = self._prefix[: len(self._prefix) - len(scope.folder)]
+        self._origin = origin
+        self._none_blocked = (
+            None
+            if self._allows is None or scope.scheme not in ("http", "https")
+            else site.robots.none_blocked(origin)
+        )
 
     @property
     def stats(self) -> LastmodStats:
@@ -725,6 +784,82 @@ class SitemapChecks:
             self.lastmod(lastmod, line)
         if ext is not None:
             self._extensions(ext, line, loc or "")
+
+    def batched(self) -> Callable[[int, str | None, str | None, Extensions | None], None]:
+        """An entry callback equal to `entry`, for a urlset, that gathers entries without
+        extensions and checks them a run at a time at each `flush` (which the reader's owner
+        calls after each slice it feeds, and at the end): the same findings, counts and
+        repeats, in the same order, as `entry` of each."""
+        lines, locs, lastmods = self._lines, self._locs, self._lastmods
+        keep_line, keep_loc, keep_lastmod = lines.append, locs.append, lastmods.append
+
+        def gather(line: int, loc: str | None, lastmod: str | None, ext: Extensions | None) -> None:
+            if ext is not None:
+                self.flush()
+                self.entry(line, loc, lastmod, ext)
+                return
+            keep_line(line)
+            keep_loc(loc)
+            keep_lastmod(lastmod)
+            if len(lines) >= _RUN_ENTRIES:
+                self.flush()
+
+        return gather
+
+    def flush(self) -> None:
+        """Check the entries `batched` gathered."""
+        lines, locs, lastmods = self._lines, self._locs, self._lastmods
+        if not lines:
+            return
+        try:
+            if not self._run(lines, locs, lastmods):
+                for line, loc, lastmod in zip(lines, locs, lastmods, strict=True):
+                    self.entry(line, loc, lastmod, None)
+        finally:
+            lines.clear()
+            locs.clear()
+            lastmods.clear()
+
+    def _run(self, lines: list[int], locs: list[str | None], lastmods: list[str | None]) -> bool:
+        """`entry` of each, at once, for the common case: every <loc> one that `location`
+        finds nothing in (the sitemap's own scope, no dot segment, nothing URLs cannot hold;
+        allowed by robots.txt), every <lastmod> absent or of the shapes generators write
+        (`common_keys`: a time and a zone, or a date alone) and not past the next hour (a
+        date's key is its last second: a date within the day before is left to `entry`, which
+        gives dates a day's slack). False, having done nothing: ask `entry` of each.
+        The rules are `location`'s and `lastmod`'s; tests/property/test_deep_runs.py holds
+        the two ways equal."""
+        if self.is_index or not all(locs):
+            return False
+        run = cast(list[str], locs)
+        prefix = self._prefix
+        joined = "".join(run)  # no check below can match across two: each starts with prefix
+        if (
+            not all(map(str.startswith, run, itertools.repeat(prefix)))
+            or max(map(len, run)) > MAX_URL_CHARS
+            or "/." in joined
+            or "/%2" in joined
+            or _NOT_IN_URLS.search(joined) is not None
+            or (self._allows is not None and not self._allowed_run(run, joined))
+        ):
+            return False
+        present = lastmods if None not in lastmods else [m for m in lastmods if m is not None]
+        keys = common_keys(cast(list[str], present)) if present else []
+        if keys is None or (keys and max(keys) > self.now_key + _TIME_SLACK_US):
+            return False
+        self.entries += len(lines)
+        self.without_lastmod += len(lastmods) - len(present)
+        self.site.seen.add_all(run, self.number, lines, self._report)
+        self._stats.add_keys(keys)
+        return True
+
+    def _allowed_run(self, run: list[str], joined: str) -> bool:
+        """True when robots.txt allows every URL of the run to every agent, known at once."""
+        test = self._none_blocked
+        if test is None or not joined.isascii() or "%" in joined or "#" in joined:
+            return False
+        origin = self._origin
+        return all(map(str.startswith, run, itertools.repeat(origin))) and test("\n".join(run))
 
     def _extensions(self, e: Extensions, line: int, loc: str) -> None:
         tally = self.tally

@@ -269,6 +269,15 @@ class Duplicates:
             if slot >= 0:
                 self._found(slot, h, url, file_number, line, report)
 
+    def add_all(self, urls: list[str], file_number: int, lines: list[int], report: Report) -> None:
+        """`add` of each url, on its line, in turn: one hold of the lock for the run."""
+        table_add, found = self._table.add, self._found
+        with self._lock:
+            for url, h, line in zip(urls, map(hash, urls), lines, strict=True):
+                slot = table_add(h, file_number, line)
+                if slot >= 0:
+                    found(slot, h, url, file_number, line, report)
+
     @property
     def full(self) -> bool:
         """True once max_urls were held: duplicates were then looked for among those only."""

@@ -414,7 +414,10 @@ class _Walker:
             # Read before the first entry: an index's entries are not listed URLs, and a file
             # with nothing more to do than the checks gives the parser the checks themselves.
             sc.is_index = root.root == "sitemapindex"
-            return check if not offset and (on_url is None or sc.is_index) else every
+            if offset or (on_url is not None and not sc.is_index):
+                return every
+            # A urlset's entries are checked a run at a time (sc.flush after each feed).
+            return check if sc.is_index else sc.batched()
 
         entries = EntryReader(every, on_head=reader)
         parser = SitemapParser(entries)
@@ -438,6 +441,7 @@ class _Walker:
                 batch.clear()
                 with shared():
                     parser.feed(data)
+                    sc.flush()
                     if not sc.is_index:
                         self.reading_progress(rec.number, sc.entries)
                 held = 0
@@ -451,6 +455,7 @@ class _Walker:
         with shared():
             parser.feed(data)
             outcome = parser.close()
+            sc.flush()
         if data:
             last = data
         root = entries.head.root if entries.head is not None else None

@@ -4,12 +4,13 @@ shortcut, is the plain classification of a stripped value by lastmod_key."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from sitemap_auditor.core.lastmod import XML_SPACE, lastmod_key, zoned_key
+from sitemap_auditor.core.lastmod import XML_SPACE, common_keys, lastmod_key, zoned_key
 from sitemap_auditor.deep.checks import classify_lastmod, instant_key
 from sitemap_auditor.deep.kinds import Kind
 
@@ -83,3 +84,39 @@ _EDGES = ["2026-06-01T00:59:59Z", "2026-06-01T01:00:01Z", " 2026-06-01T01:00:01Z
 @given(near_timestamps() | st.sampled_from(_EDGES))
 def test_classification_is_the_plain_one(text: str) -> None:
     assert classify_lastmod(text, _NOW) == _plain(text, _NOW)
+
+
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def _common(text: str) -> bool:
+    # The two shapes common_keys answers for, as the rest of the project reads them.
+    key = zoned_key(text)
+    if key is not None:
+        return key >= 0
+    return (
+        bool(_DATE.fullmatch(text)) and "0001" < text[:4] < "9999" and lastmod_key(text) is not None
+    )
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.lists(
+        near_timestamps()
+        | st.from_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", fullmatch=True)
+        | st.sampled_from(["2024-05-01T10:00:00+02:00", "2025-01-31T23:59:59Z", "2024-02-29"]),
+        min_size=1,
+        max_size=12,
+    ),
+    st.sampled_from(["", "\n", " ", "\nx", "2024-05-01T10:00:00Z\n2024", "\n2024-05-01"]),
+    st.integers(min_value=0, max_value=11),
+)
+def test_a_run_of_values_is_read_as_each_one_alone(texts: list[str], odd: str, at: int) -> None:
+    # common_keys is lastmod_key of each text, or None: never a key lastmod_key would not
+    # give, and None only when one of them is of neither shape (or names a day its month lacks).
+    if odd:
+        texts = [*texts]
+        texts[at % len(texts)] += odd  # a text holding a line break must not split in two
+    keys = common_keys(texts)
+    expected = [lastmod_key(t) for t in texts] if all(map(_common, texts)) else None
+    assert keys == expected
