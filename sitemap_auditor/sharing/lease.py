@@ -80,6 +80,7 @@ from sitemap_auditor.sharing.vocabulary import (
 
 __all__ = [
     "AWAITED_MIN_FETCH_S",
+    "CHURNED_HOLDERS",
     "CLOCK_SKEW_S",
     "DEAD_HOLDERS",
     "DEAD_HOLDERS_HOLD_S",
@@ -201,6 +202,14 @@ UNSHAREABLE_HOLD_S = 86_400.0
 # heed it (a reader that missed it takes the lease: one holder more, as before).
 DEAD_HOLDERS = 2
 DEAD_HOLDERS_HOLD_S = 30.0
+# A waiter that has seen this many holders of its wait replaced (taken over by other waiters) or
+# late, none with facts, bets on no further holder: it fetches by itself at once (hedged). Clocks
+# further apart than CLOCK_SKEW_S make live holders look abandoned to waiters far ahead of them;
+# each takeover starts the fetch again, and a bet on holder after holder could leave a waiter too
+# little of its budget for its own fetch. Three, one more than DEAD_HOLDERS: a waiter that saw two
+# holders die marks the second (above); a churn of three is clocks, not deaths (at ±8 s, two
+# already sent most of a 25 s site's burst to fetch by itself, 2.6 s later than sharing off).
+CHURNED_HOLDERS = 3
 # A standby holder: once the holder's fetch has run longer than standby_after_s (half the site's
 # recorded fetch time, at least STANDBY_MIN_S; STANDBY_MIN_S for a site with no fetch recorded),
 # an early waiter (one that came within STANDBY_EARLY_S of the holder's take: its budget is the
@@ -699,12 +708,8 @@ class Protocol:
         self._takeover = None
         watch = self._watching(item, now)
         waited = now - (self.waited_since or now)
-        if len(self._late - {watch.holder}) >= DEAD_HOLDERS:
-            # Holders that churn: DEAD_HOLDERS of them replaced (or late) without facts. Clocks
-            # further apart than CLOCK_SKEW_S make live holders look abandoned to the others,
-            # each takeover starts the fetch again, and a bet on the next holder could cost
-            # this audit the time its own fetch needs. It fetches by itself now, as sharing off.
-            return FetchAlone(Reason.HEDGED)
+        if len(self._late - {watch.holder}) >= CHURNED_HOLDERS:
+            return FetchAlone(Reason.HEDGED)  # holders that churn: it bets on no further one
         if not watch.late(self._mono) and not abandoned(item, now):
             age = watch.age(self._mono)
             if not self._standby_asked and standby(

@@ -53,9 +53,9 @@ class Reason(Enum):
     UNSHAREABLE = "unshareable"  # the fetch it waited for, or the site's last one, was unshareable
     BUDGET = "budget"  # its own time budget ran out while it waited
     # The holder was late, and waiting for a takeover would outlast its budget, or it had waited
-    # OVERDUE_FACTOR fetch times already; or it saw DEAD_HOLDERS holders replaced without facts
-    # and would not bet on another (holders that churn); in its own process, the holder's budget
-    # would not cover the site's recorded fetch (`hedge_local`).
+    # OVERDUE_FACTOR fetch times already; or it saw CHURNED_HOLDERS holders replaced without
+    # facts and would not bet on another (holders that churn); in its own process, the holder's
+    # budget would not cover the site's recorded fetch (`hedge_local`).
     HEDGED = "hedged"
     # It waited on a holder whose fetch had run long (lease.standby_after_s), took the site's
     # standby slot and fetched beside it: a death of the holder costs its waiters the standby's

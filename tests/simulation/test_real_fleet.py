@@ -443,8 +443,8 @@ def test_clocks_skewed_far_beyond_the_allowance_churn_holders_but_never_cost_a_r
     # Clocks ±8 s: live holders look abandoned to waiters far ahead of them, and each takeover
     # starts the 120 s fetch again (its facts found unshareable only past the ninth candidate).
     # A waiter that bet on holder after holder learnt too late that it had to fetch by itself:
-    # a quarter of the audits were cut by their budget. Having seen two holders replaced, it
-    # fetches at once instead.
+    # a quarter of the audits were cut by their budget. Having seen lease.CHURNED_HOLDERS
+    # holders replaced, it fetches at once instead.
     site = {"s": Site(120.0, facts_bytes=200 * 1024, candidates=100)}
     arrivals = burst(spread_s=60.0)
     on = RealFleet(N, site, clock_skew_s=8.0, seed=seed).run(arrivals)

@@ -981,16 +981,18 @@ def test_a_holder_taken_over_by_another_waiter_counts_as_one_that_died() -> None
     assert marked == MarkUnshareable(t, Unshareable.DEAD, over="second")
 
 
-def test_a_waiter_that_saw_two_holders_replaced_bets_on_no_third_and_fetches() -> None:
+def test_a_waiter_that_saw_holders_churn_bets_on_no_further_one_and_fetches() -> None:
     # Clocks further apart than the allowance make live holders look abandoned to the others:
     # each is taken over in turn, and each takeover starts the fetch again. A waiter that saw
-    # two holders replaced without facts fetches by itself at once (as sharing off), whatever
-    # the third holder's lease looks like.
+    # CHURNED_HOLDERS holders replaced without facts fetches by itself at once (as sharing off),
+    # whatever the next holder's lease looks like.
+    assert lease.CHURNED_HOLDERS == lease.DEAD_HOLDERS + 1 == 3
     m = machine()
-    assert isinstance(m.step(ReadDone(counted("first")), NOW), Sleep)
-    assert isinstance(m.step(ReadDone(counted("second", until=NOW + 11)), NOW + 1), Sleep)
-    third = counted("third", until=NOW + 12)
-    assert m.step(ReadDone(third), NOW + 2) == FetchAlone(Reason.HEDGED)
+    for k, owner in enumerate(("first", "second", "third")):
+        action = m.step(ReadDone(counted(owner, until=NOW + 10 + k)), NOW + k)
+        assert isinstance(action, Sleep), action
+    fourth = counted("fourth", until=NOW + 13)
+    assert m.step(ReadDone(fourth), NOW + 3) == FetchAlone(Reason.HEDGED)
     assert m.phase is lease.Phase.ALONE
 
 
