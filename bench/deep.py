@@ -12,9 +12,10 @@ other: the deep audit through its command line (`python -m sitemap_auditor deep 
 advertools' `sitemap_to_df` on the site's robots.txt. Each process is timed from its start to its
 exit (interpreter start and imports included, as a user waits for it); its CPU time and peak RSS
 come from the kernel (wait4), and its RSS is sampled while it runs. A contender must find every
-URL for its figures to count. Target: the deep audit at least 5x faster than the fastest peer and
-at most a fifth of that peer's peak RSS; the large run (10 M URLs, children generated streaming)
-shows whether its memory stays flat.
+URL for its figures to count. Targets (TARGET_*): the deep audit's wall time at most a third of
+the fastest peer's, its CPU a URL at most twice the bare floor's (gunzip, expat and
+`datetime.fromisoformat` of every <lastmod>), its peak RSS at most a fifth of that peer's; the
+large run (10 M URLs, children generated streaming) shows whether its memory stays flat.
 
 The peers are not project dependencies: `make bench-deep` installs them into the venv for the
 benchmark only. A peer that is not installed is skipped, and the report says so. The section of
