@@ -15,19 +15,20 @@ import re
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Protocol, cast
 
 from sitemap_auditor.core import urls
-from sitemap_auditor.core.lastmod import (
-    common_keys,
-    format_instant,
-    key_to_instant,
-    lastmod_key,
-    zoned_key,
-)
+from sitemap_auditor.core.lastmod import common_keys
 from sitemap_auditor.core.urls import strip_userinfo
 from sitemap_auditor.deep.kinds import IMPACT_ORDER, KINDS, SEVERITY_ORDER, Kind
+from sitemap_auditor.deep.lastmods import (
+    MAX_DISTINCT_DAYS,
+    MAX_MONTHS,
+    TIME_SLACK_US,
+    LastmodStats,
+    classify_lastmod,
+    instant_key,
+)
 from sitemap_auditor.deep.reading.entries import Extensions
 from sitemap_auditor.deep.seen import (
     DEDUPE_BYTES_PER_URL,
@@ -40,8 +41,10 @@ __all__ = [
     "DEDUPE_BYTES_PER_URL",
     "DEDUPE_FIRST_SLOTS",
     "DEFAULT_MAX_DEDUPE_URLS",
+    "MAX_DISTINCT_DAYS",
     "MAX_EXAMPLES",
     "MAX_EXAMPLE_CHARS",
+    "MAX_MONTHS",
     "MAX_URL_CHARS",
     "QUOTE_CHARS",
     "ROBOTS_AGENTS",
@@ -61,6 +64,7 @@ __all__ = [
     "classify_lastmod",
     "classify_loc",
     "hreflang_valid",
+    "instant_key",
     "line_breaks",
     "merge_findings",
     "named_agents",
@@ -82,23 +86,11 @@ NEWS_MAX_AGE_US = 2 * 86_400 * 1_000_000
 # sitemap of URLs (an index's values are its children's file times: equal ones are right).
 IDENTICAL_MIN_ENTRIES = 20
 IDENTICAL_MIN_SHARE = 0.9
-# A future date is one past the moment by more than the widest time zone (a date alone) or
-# than a clock's skew (a time).
-_DATE_SLACK_US = 14 * 3600 * 1_000_000
-_TIME_SLACK_US = 3600 * 1_000_000
 # Entries without extensions gathered before `SitemapChecks.flush` checks them as one run, at
 # most: what a run holds is bounded by this as well as by the slice fed.
 _RUN_ENTRIES = 4096
-_US_PER_DAY = 86_400 * 1_000_000
-_LAST_SECOND_US = _US_PER_DAY - 1_000_000
-# Statistics keep at most this many distinct days and months (a hostile file could write
-# millions); past them, new ones are no longer counted.
-MAX_DISTINCT_DAYS = 10_000
-MAX_MONTHS = 1200
 # Return links of hreflang alternates are checked for at most this many links (16 bytes each).
 MAX_TRACKED_ALTERNATES = 1_000_000
-# Distinct <lastmod> values counted together before they go into a file's statistics.
-
 _XML_SPACE = " \t\r\n"
 _NOT_IN_URLS = re.compile(r"[\x00-\x20\x7f<>\"{}|\\^`]")
 _BCP47 = re.compile(r"(?i:x-default|[a-z]{2,3}(?:-[a-z]{4})?(?:-(?:[a-z]{2}|[0-9]{3}))?)")
@@ -386,48 +378,6 @@ def classify_loc(loc: str, scope: SitemapScope) -> Kind | None:
     return None
 
 
-def _period_start(text: str, key: int) -> int:
-    """The first microsecond of the period a valid value names (its key is the period's end)."""
-    if len(text) == 4:  # YYYY
-        year = int(text)
-        start = lastmod_key(f"{year:04d}-01-01")
-        return key if start is None else start - _LAST_SECOND_US
-    if len(text) == 7:  # YYYY-MM
-        start = lastmod_key(text + "-01")
-        return key if start is None else start - _LAST_SECOND_US
-    if "T" not in text:  # a date: its key is its last second
-        return key - _LAST_SECOND_US
-    return key
-
-
-def classify_lastmod(raw: str, now_key: int) -> tuple[Kind | None, int | None]:
-    """What is wrong with a <lastmod> (None: nothing), and its key when it parses."""
-    key = zoned_key(raw)
-    if key is not None:
-        # The shape most generators write: a time and a zone, so its period is its instant.
-        if key < 0:
-            return Kind.INVALID_DATE, None
-        return (Kind.FUTURE_LASTMOD if key > now_key + _TIME_SLACK_US else None), key
-    text = raw.strip(_XML_SPACE)
-    key = lastmod_key(text)
-    if key is None:
-        return Kind.INVALID_DATE, None
-    timed = "T" in text
-    if timed and not (text.endswith("Z") or text[-6] in "+-"):
-        return Kind.DATE_WITHOUT_TIMEZONE, key
-    slack = _TIME_SLACK_US if timed else _DATE_SLACK_US
-    if _period_start(text, key) > now_key + slack:
-        return Kind.FUTURE_LASTMOD, key
-    return None, key
-
-
-def instant_key(moment: datetime) -> int:
-    """A moment as a lastmod key (microseconds since 0001-01-01T00:00:00Z)."""
-    key = lastmod_key(format_instant(moment))
-    assert key is not None
-    return key
-
-
 def hreflang_valid(code: str) -> bool:
     """True for a BCP 47 code as hreflang takes them (en, en-GB, zh-Hant-TW, es-419, x-default)."""
     return _BCP47.fullmatch(code.strip()) is not None
@@ -450,87 +400,6 @@ _NEWS_NEEDS = ("name", "language", "publication_date", "title")
 def news_missing(tags: frozenset[str]) -> tuple[str, ...]:
     """The required tags a <news:news> lacks."""
     return tuple(f"news:{t}" for t in _NEWS_NEEDS if t not in tags)
-
-
-@functools.lru_cache(maxsize=4096)
-def _month_of(day: int) -> str:
-    """The month (YYYY-MM) of a day since 0001-01-01, remembered across files."""
-    return format_instant(key_to_instant(day * _US_PER_DAY))[:7]
-
-
-class LastmodStats:
-    """A sitemap's <lastmod> statistics, in bounded memory."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.earliest: int | None = None
-        self.latest: int | None = None
-        self.days: set[int] = set()
-        self.months: dict[str, int] = {}
-        # How many entries hold each distinct value (at most MAX_DISTINCT_DAYS values; past
-        # them, a new value is not counted: the most common one is still known, as one that
-        # holds 90 % of the entries is among the first values seen or holds them itself).
-        self.values: dict[int, int] = {}
-        self.invalid = 0  # values that are no date (counted by SitemapChecks.lastmod)
-        self._day = -1  # the last value's day, and its month (None: not counted)
-        self._month: str | None = None
-
-    def add(self, key: int, times: int = 1) -> None:
-        """Count a parsable value, seen `times` times."""
-        self.count += times
-        earliest = self.earliest
-        if earliest is None or key < earliest:
-            self.earliest = key
-        latest = self.latest
-        if latest is None or key > latest:
-            self.latest = key
-        values = self.values
-        if key in values:
-            values[key] += times
-        elif len(values) < MAX_DISTINCT_DAYS:
-            values[key] = times
-        day = key // _US_PER_DAY
-        if day != self._day:
-            # A file lists its URLs mostly by date: the day (and so its month) is often the
-            # last one's, known already.
-            self._new_day(day)
-        if self._month is not None:
-            self.months[self._month] += times
-
-    def _new_day(self, day: int) -> None:
-        self._day = day
-        if len(self.days) < MAX_DISTINCT_DAYS:
-            self.days.add(day)
-        month = _month_of(day)
-        months = self.months
-        if month in months or len(months) < MAX_MONTHS:
-            months.setdefault(month, 0)
-            self._month = month
-        else:
-            self._month = None  # past MAX_MONTHS months, a new one is not counted
-
-    def add_keys(self, keys: list[int]) -> None:
-        """`add` of each key in turn (once each), in one call: a run of a file's values."""
-        if not keys:
-            return
-        self.count += len(keys)
-        low, high = min(keys), max(keys)
-        if self.earliest is None or low < self.earliest:
-            self.earliest = low
-        if self.latest is None or high > self.latest:
-            self.latest = high
-        values = self.values
-        for key in keys:
-            if key in values:
-                values[key] += 1
-            elif len(values) < MAX_DISTINCT_DAYS:
-                values[key] = 1
-        # Each run of one day counts as `add` counts it, key by key.
-        for day, run in itertools.groupby([key // _US_PER_DAY for key in keys]):
-            if day != self._day:
-                self._new_day(day)
-            if self._month is not None:
-                self.months[self._month] += sum(1 for _ in run)
 
 
 class Rules(Protocol):
@@ -845,7 +714,7 @@ class SitemapChecks:
             return False
         present = lastmods if None not in lastmods else [m for m in lastmods if m is not None]
         keys = common_keys(cast(list[str], present)) if present else []
-        if keys is None or (keys and max(keys) > self.now_key + _TIME_SLACK_US):
+        if keys is None or (keys and max(keys) > self.now_key + TIME_SLACK_US):
             return False
         self.entries += len(lines)
         self.without_lastmod += len(lastmods) - len(present)
