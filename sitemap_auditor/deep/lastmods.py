@@ -106,6 +106,13 @@ class LastmodStats:
         self._day = -1  # the last value's day, and its month (None: not counted)
         self._month: str | None = None
 
+    def settled(self) -> LastmodStats:
+        """These statistics once their file's checks are done: the count of each value (only
+        `SitemapChecks.finish` asks it) is let go, so that a walk of many files with a distinct
+        value per entry does not keep up to MAX_DISTINCT_DAYS of them for each."""
+        self.values = {}
+        return self
+
     def add(self, key: int, times: int = 1) -> None:
         """Count a parsable value, seen `times` times."""
         self.count += times

@@ -642,7 +642,7 @@ class _Walker:
         sc = got.checks
         if sc is not None:
             self.urls += sc.entries if not sc.is_index else 0
-            rec.lastmod = sc.stats
+            rec.lastmod = sc.stats.settled()
             rec.extensions = {
                 "image": sc.images,
                 "video": sc.videos,

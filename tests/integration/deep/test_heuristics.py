@@ -5,9 +5,18 @@ from __future__ import annotations
 
 import re
 
-from support.deep import SITEMAPS_NS, corpus_file, kinds_of, run, serve_listed, urlset_of
+from support.deep import (
+    SITEMAPS_NS,
+    corpus_file,
+    kinds_of,
+    local_only,
+    run,
+    serve_listed,
+    urlset_of,
+)
 
 from harness.servers import Site
+from sitemap_auditor import deep
 
 INDEX = "sitemapindex-642-crlf-sindioses.xml"
 NEWS = "urlset-news-117-ozarks.xml"
@@ -84,3 +93,28 @@ def test_a_news_sitemap_repeating_the_main_one_is_a_notice_not_a_duplicate(site:
     dup = kinds_of(doc, site.url("/post-sitemap.xml"))["duplicate-url"]
     assert dup["count"] == 1 and dup["severity"] == "warning"
     assert "within this file" in dup["message"]
+
+
+def test_a_walk_keeps_no_count_of_each_value_once_a_file_is_checked(site: Site) -> None:
+    # The count of each distinct <lastmod> serves identical-lastmods only, judged when the file
+    # is done: a walk of many files, each with a value per entry, must not keep up to 10,000 of
+    # them for every file (a 10,000,000-URL site grew by 200 MiB so).
+    stamps = [f"2025-03-{1 + i % 28:02d}T{i % 24:02d}:{i % 60:02d}:00+01:00" for i in range(60)]
+    distinct = urlset_of(
+        f"<loc>{site.url(f'/d{i}')}</loc><lastmod>{m}</lastmod>" for i, m in enumerate(stamps)
+    )
+    index = (
+        f'<sitemapindex xmlns="{SITEMAPS_NS}"><sitemap><loc>{site.url("/d.xml")}</loc></sitemap>'
+        f"<sitemap><loc>{site.url('/m.xml')}</loc></sitemap></sitemapindex>"
+    ).encode()
+    serve_listed(site, {"/i.xml": index, "/d.xml": distinct, "/m.xml": corpus_file(MKDOCS)})
+    options = deep.Options(allow_private_networks=True, resolver=local_only)
+    walked = deep.audit_walk(site.url("/"), options=options)
+    files = {r.url.rsplit("/", 1)[1]: r for r in walked.records}
+    for name in ("d.xml", "m.xml"):
+        stats = files[name].lastmod
+        assert stats is not None and stats.count > 0 and stats.values == {}
+    assert files["d.xml"].lastmod is not None and files["d.xml"].lastmod.count == 60
+    doc = run(site.url("/"))
+    assert "identical-lastmods" in kinds_of(doc, site.url("/m.xml"))
+    assert "identical-lastmods" not in kinds_of(doc, site.url("/d.xml"))
