@@ -4,7 +4,6 @@ fed whole and in seeded random chunks. Entries, lines, cuts and errors must be t
 
 from __future__ import annotations
 
-import gzip
 import itertools
 import random
 import re
@@ -12,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from support import plain_reading
-from support.shared import CORPUS, needs_shared
+from support.shared import CORPUS, inflated, needs_shared
 
 from sitemap_auditor.core.issues import Kind
 from sitemap_auditor.core.parser import FEED_SLICE_BYTES, ParsedSitemap, Rejected, SitemapParser
@@ -72,20 +71,13 @@ def splits(document: bytes, draw: random.Random) -> list[list[bytes]]:
     return out
 
 
-def _inflated(body: bytes) -> bytes:
-    try:
-        return gzip.decompress(body) if body[:2] == b"\x1f\x8b" else body
-    except (OSError, EOFError):
-        return body
-
-
 @needs_shared
 def test_every_real_file_reads_as_the_plain_reading_reads_it() -> None:
     files = sorted(p for p in [*CORPUS.rglob("*"), *LOCAL.rglob("*")] if p.is_file())
     draw = random.Random(33)
     compared_files = 0
     for path in files:
-        body = _inflated(path.read_bytes())
+        body = inflated(path.read_bytes())
         if b"<" not in body[:4096]:
             continue
         results = [compared(body, chunks) for chunks in splits(body, draw)]

@@ -5,13 +5,12 @@ the common case with everything the shortcut must leave to `entry`, fed in rando
 
 from __future__ import annotations
 
-import gzip
 import random
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from support.shared import CORPUS, needs_shared
+from support.shared import CORPUS, inflated, needs_shared
 
 from sitemap_auditor.core.parser import SitemapParser
 from sitemap_auditor.deep.checks import (
@@ -225,19 +224,12 @@ def test_a_run_holds_the_common_case_and_the_shortcut_is_taken() -> None:
 # --- real files -----------------------------------------------------------------------------
 
 
-def _inflated(body: bytes) -> bytes:
-    try:
-        return gzip.decompress(body) if body[:2] == b"\x1f\x8b" else body
-    except (OSError, EOFError):
-        return body
-
-
 @needs_shared
 def test_every_real_file_is_checked_alike_either_way() -> None:
     files = sorted(p for p in [*CORPUS.rglob("*"), *LOCAL.rglob("*")] if p.is_file())
     read = 0
     for k, path in enumerate(files):
-        body = _inflated(path.read_bytes())
+        body = inflated(path.read_bytes())
         if b"<url" not in body[:65536]:
             continue
         # Each file beside itself under another name: every URL of the second is a repeat.

@@ -8,12 +8,13 @@ test fails.
 
 from __future__ import annotations
 
+import gzip
 import os
 from pathlib import Path
 
 import pytest
 
-__all__ = ["CORPUS", "SHARED", "SPEC", "needs_shared", "require"]
+__all__ = ["CORPUS", "SHARED", "SPEC", "inflated", "needs_shared", "require"]
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 CORPUS = SHARED / "corpus"
@@ -32,3 +33,11 @@ def require(path: Path = SHARED) -> None:
     if os.environ.get("CI"):
         pytest.fail(f"{why}: CI must have them")
     pytest.skip(why)
+
+
+def inflated(body: bytes) -> bytes:
+    """A corpus file's bytes as a sitemap reader sees them: gunzipped when gzip (else as is)."""
+    try:
+        return gzip.decompress(body) if body[:2] == b"\x1f\x8b" else body
+    except (OSError, EOFError):
+        return body
