@@ -287,6 +287,7 @@ def _handlers(p: Any, reader: EntryReader) -> Handlers:
 
     def start(name: str, attrs: list[str]) -> None:
         nonlocal depth, root, entry_name, count, line, loc, lastmod, container, on_entry
+        nonlocal field, field_depth
         depth += 1
         if attrs:
             names.declare(attrs, depth)
@@ -295,19 +296,20 @@ def _handlers(p: Any, reader: EntryReader) -> Handlers:
                 return
             kind, local = kinds.get(name) or kind_of(name)
             container = ""
-            if local == "lastmod":
-                read("lastmod")
-            elif not kind:
-                if local == "loc":
-                    read("loc")
-            else:
+            if local == "lastmod" or (local == "loc" and not kind):
+                # `read(local)`, inline: this runs for nearly every element of a sitemap.
+                field, field_depth = local, depth
+                parts.clear()
+                p.CharacterDataHandler = collect
+            elif kind:
                 container = extended.opened(kind, local, attrs)
         elif depth == 2:
             if name == entry_name or name.rpartition(":")[2] == entry_name:
                 count += 1
                 line = p.CurrentLineNumber
                 loc = lastmod = None
-                extended.reset()
+                if extended.active:
+                    extended.reset()
                 container = ""
             else:
                 line = 0
@@ -353,7 +355,7 @@ def _handlers(p: Any, reader: EntryReader) -> Handlers:
             field = ""
         elif depth == 2:
             if line:
-                on_entry(line, loc, lastmod, extended.taken())
+                on_entry(line, loc, lastmod, extended.taken() if extended.active else None)
                 line = 0
         elif depth == 3 and container:
             extended.closed(container)
