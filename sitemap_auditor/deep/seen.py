@@ -90,57 +90,71 @@ class SeenUrls:
         keys = array("Q", [0]) * slots  # 0: empty
         files = array("H", [0]) * slots
         lasts = array("H", [0]) * slots
-        lines = array("I", [0]) * slots
+        rows = array("I", [0]) * slots  # the line of the listing that keeps the URL
         n = slots
         size = 0
         full = False
+        found_at = [0]  # the slot of the URL add_run stopped at
+        most = n * 3 // 4  # the table grows past this many URLs
+
+        def add_run(hashes: list[int], file_number: int, lines: list[int], start: int) -> int:
+            """Take hashes[start:] (listed by file_number on lines) in turn, up to the first one
+            seen before: its position (its slot is then `found()`, good until the next add), or
+            len(hashes)."""
+            nonlocal size, full
+            stop, mask = len(hashes), _MASK
+            at = start
+            while at < stop:
+                h = hashes[at] & mask or 1  # 0 marks an empty slot
+                i = h % n
+                v = keys[i]
+                while v:
+                    if v == h:
+                        found_at[0] = i
+                        return at
+                    i += 1
+                    if i == n:
+                        i = 0
+                    v = keys[i]
+                if not full:
+                    if size >= max_urls:
+                        full = True
+                    else:
+                        line = lines[at]
+                        keys[i] = h
+                        files[i] = file_number
+                        lasts[i] = _NONE
+                        rows[i] = line if line <= _MAX_LINE else _MAX_LINE
+                        size += 1
+                        if size > most:
+                            grow()
+                at += 1
+            return stop
 
         def add(url_hash: int, file_number: int, line: int = 0) -> int:
             """-1 for a new URL (kept as listed by file_number on line), else its slot."""
-            nonlocal size, full
-            h = url_hash & _MASK or 1  # 0 marks an empty slot
-            i = h % n
-            v = keys[i]
-            while v:
-                if v == h:
-                    return i
-                i += 1
-                if i == n:
-                    i = 0
-                v = keys[i]
-            if full:
-                return -1
-            if size >= max_urls:
-                full = True
-                return -1
-            keys[i] = h
-            files[i] = file_number
-            lasts[i] = _NONE
-            lines[i] = line if line <= _MAX_LINE else _MAX_LINE
-            size += 1
-            if size * 4 > n * 3:
-                grow()
-            return -1
+            return found_at[0] if add_run([url_hash], file_number, [line], 0) == 0 else -1
 
         def first(slot: int) -> tuple[int, int, int]:
             """The listing that keeps the URL (sitemap, line), and the last other sitemap that
             repeated it (-1: none)."""
             last = lasts[slot]
-            return files[slot], lines[slot], -1 if last == _NONE else last
+            return files[slot], rows[slot], -1 if last == _NONE else last
 
         def move(slot: int, file_number: int, line: int, last: int) -> None:
             files[slot] = file_number
-            lines[slot] = line if line <= _MAX_LINE else _MAX_LINE
+            rows[slot] = line if line <= _MAX_LINE else _MAX_LINE
             lasts[slot] = _NONE if last < 0 else last
 
         def grow() -> None:
-            nonlocal keys, files, lasts, lines, n
-            old_keys, old_files, old_lasts, old_lines = keys, files, lasts, lines
+            nonlocal keys, files, lasts, rows, n, most
+            old_keys, old_files, old_lasts, old_rows = keys, files, lasts, rows
             n = m = len(old_keys) * 3 // 2
+            most = n * 3 // 4
             keys = new_keys = array("Q", [0]) * m
             files = new_files = array("H", [0]) * m
             lasts = new_lasts = array("H", [0]) * m
-            lines = new_lines = array("I", [0]) * m
+            rows = new_rows = array("I", [0]) * m
             for j, v in enumerate(old_keys):
                 if v:
                     i = v % m
@@ -151,12 +165,14 @@ class SeenUrls:
                     new_keys[i] = v
                     new_files[i] = old_files[j]
                     new_lasts[i] = old_lasts[j]
-                    new_lines[i] = old_lines[j]
+                    new_rows[i] = old_rows[j]
 
         def state() -> tuple[int, int, bool]:
             return n, size, full
 
         self.add: Callable[..., int] = add
+        self.add_run: Callable[[list[int], int, list[int], int], int] = add_run
+        self.found: Callable[[], int] = lambda: found_at[0]
         self.first: Callable[[int], tuple[int, int, int]] = first
         self.move: Callable[[int, int, int, int], None] = move
         self._state = state
@@ -271,12 +287,15 @@ class Duplicates:
 
     def add_all(self, urls: list[str], file_number: int, lines: list[int], report: Report) -> None:
         """`add` of each url, on its line, in turn: one hold of the lock for the run."""
-        table_add, found = self._table.add, self._found
+        if len(urls) != len(lines):
+            raise ValueError("a line for each URL")
+        hashes = list(map(hash, urls))
+        table = self._table
         with self._lock:
-            for url, h, line in zip(urls, map(hash, urls), lines, strict=True):
-                slot = table_add(h, file_number, line)
-                if slot >= 0:
-                    found(slot, h, url, file_number, line, report)
+            at = table.add_run(hashes, file_number, lines, 0)
+            while at < len(hashes):  # a URL seen before (rare): its repeat, then the rest
+                self._found(table.found(), hashes[at], urls[at], file_number, lines[at], report)
+                at = table.add_run(hashes, file_number, lines, at + 1)
 
     @property
     def full(self) -> bool:
