@@ -34,6 +34,7 @@ __all__ = ["DEFAULT_MAX_PAGES", "Listed", "PageOptions", "check_pages", "page_ag
 DEFAULT_MAX_PAGES = 10_000
 MAX_RETRIES = 2  # a 429 or 503 is retried this many times before it is a finding
 MAX_RETRY_WAIT_S = 120.0  # a longer Retry-After is not waited out: the answer stands
+_POLL_S = 0.2  # how often a wait on the workers looks at the deadline
 MAX_DEFECT_CHARS = 300  # what a row says of an unforeseen failure: its type and message, cut
 _HTML = ("text/html", "application/xhtml+xml")
 
@@ -119,20 +120,34 @@ class _Checker:
                 self.fetchers.append(f)
         return f
 
-    def wait(self, stop: threading.Event) -> None:
+    def wait(self, stop: threading.Event, deadline: float) -> bool:
+        """Wait for this request's turn (the rate, Crawl-delay, Retry-After); False, at once,
+        when the turn comes at or past the deadline, or once the run stops."""
         delay = self.pacer.reserve()
         if delay > 0:
+            if time.monotonic() + delay >= deadline:
+                return False
             stop.wait(delay)
+        return not stop.is_set()
 
-    def check(self, item: Listed, stop: threading.Event) -> dict[str, Any]:
+    def check(self, item: Listed, stop: threading.Event, deadline: float) -> dict[str, Any] | None:
+        """The page's row; None when the run ends before the page could be checked (its turn
+        comes past the deadline, or the deadline cut its request): no row, not a failure."""
         url, sitemap, lastmod = item
         started = time.monotonic()
+        row: dict[str, Any] | None = None
         for attempt in range(MAX_RETRIES + 1):
-            self.wait(stop)
+            if not self.wait(stop, deadline):
+                if row is None:
+                    return None
+                break  # the answer before the retry stands (a 429 or 503)
             row, retry_in = self._once(url)
+            if row["error"] is not None and time.monotonic() >= deadline:
+                return None
             if retry_in is None or attempt == MAX_RETRIES or stop.is_set():
                 break
             self.pacer.pause(retry_in)
+        assert row is not None  # the loop runs at least once, and returns without a row
         modified = row.pop("_modified")
         row.update(
             sitemap=sitemap,
@@ -356,6 +371,7 @@ def _run(
     options = checker.options
     work: queue.Queue[Listed | None] = queue.Queue(maxsize=options.concurrency * 4)
     stop = threading.Event()
+    ran_out = threading.Event()  # the deadline stops the run: no page is checked after it
     lock = threading.Lock()
 
     def record(row: dict[str, Any]) -> None:
@@ -367,17 +383,27 @@ def _run(
         if options.on_progress is not None:
             options.on_progress(done, summary.to_check, time.monotonic() - start)
 
+    deadline = start + options.max_seconds
+
     def worker() -> None:
         while True:
-            item = work.get()
+            try:
+                item = work.get(timeout=_POLL_S)
+            except queue.Empty:
+                if stop.is_set():
+                    return
+                continue
             if item is None:
                 return
-            if stop.is_set():
+            if stop.is_set() or ran_out.is_set():
                 continue
             try:
-                row = checker.check(item, stop)
+                row = checker.check(item, stop, deadline)
             except Exception as e:  # noqa: BLE001 -- a defect on one page: its row says so
                 row = checker.defect(item, e)  # and the other pages are checked
+            if row is None:  # the deadline comes first: no later turn can be taken either
+                ran_out.set()
+                continue
             try:
                 record(row)
             except Exception:  # the pages file cannot be written: nothing more can be kept
@@ -391,27 +417,45 @@ def _run(
     for t in threads:
         t.start()
     stopped: str | None = None
-    deadline = start + options.max_seconds
+
+    def put(item: Listed | None) -> bool:
+        # Every wait of the run is bounded by its deadline: a full queue (paced workers) too.
+        while True:
+            try:
+                work.put(item, timeout=_POLL_S)
+                return True
+            except queue.Full:
+                if stop.is_set() or time.monotonic() >= deadline:
+                    return False
+
     try:
         for item in items:
             if time.monotonic() >= deadline:
-                stopped = "max-seconds"
-                break
-            if stop.is_set():
-                stopped = "error"
+                ran_out.set()
+            if ran_out.is_set() or stop.is_set():
                 break
             if robots.allows is not None and not robots.allows(item[0]):
                 record(_blocked_row(item, robots.blocked_for(item[0])))
                 continue
-            work.put(item)
+            if not put(item):
+                if not stop.is_set():
+                    ran_out.set()
+                break
+        if time.monotonic() >= deadline:
+            stop.set()  # paced workers stop waiting, requests in flight end (the policy's)
         for _ in threads:
-            work.put(None)
+            if not put(None):
+                break
         for t in threads:
             while t.is_alive():
-                t.join(0.2)
-                if time.monotonic() >= deadline + 5 and stopped is None:
-                    stopped = "max-seconds"
-                    stop.set()
+                t.join(_POLL_S)
+                if not stop.is_set() and time.monotonic() >= deadline:
+                    ran_out.set()
+                    stop.set()  # requests in flight end at the deadline (the policy's)
+        if ran_out.is_set():
+            stopped = "max-seconds"
+        elif stop.is_set():
+            stopped = "error"  # the pages file could not be written
     except KeyboardInterrupt:
         stop.set()
         stopped = "interrupted"

@@ -292,6 +292,38 @@ def test_the_rate_cap_and_crawl_delay_space_requests(site: Site, tmp_path: Path)
     assert log[-1] - log[0] >= 3 * 0.4 * 0.9
 
 
+@pytest.mark.parametrize(
+    ("robots", "rate", "checked"),
+    [("", 0.5, 2), ("User-agent: *\nCrawl-delay: 60\n", None, 1)],
+    ids=["rate", "crawl-delay"],
+)
+def test_a_paced_check_stops_at_its_deadline(
+    site: Site, tmp_path: Path, robots: str, rate: float | None, checked: int
+) -> None:
+    # Turns 2 s apart (or 60 s): only those before the deadline are taken; the rest are not
+    # checked, nor counted as failures, and the run does not wait for the queue to drain.
+    log: list[float] = []
+    paths = [f"/q{i}" for i in range(40)]
+    for p in paths:
+        _timed(site, p, log, [0, 0])
+    site.route("/robots.txt", reply(robots, content_type="text/plain"))
+    out = str(tmp_path / "pages.jsonl")
+    listed = [(site.url(p), site.url("/sitemap.xml"), None) for p in paths]
+    policy = FetchPolicy(
+        origin=("http", "127.0.0.1", site.port), allow_private_networks=True, deadline_s=2.0
+    )
+    started = time.monotonic()
+    summary = check_pages(
+        lambda: iter(listed),
+        site.url("/robots.txt"),
+        policy,
+        PageOptions(pages_out=out, concurrency=4, rate=rate, max_seconds=3.0),
+    )
+    assert time.monotonic() - started < 3.0 + 1.5
+    assert summary.stopped_by == "max-seconds" and summary.checked == checked == len(log)
+    assert all(r["indexable"] and r["error"] is None for r in PagesFile.rows(out))
+
+
 def test_retry_after_is_waited_out_then_the_page_is_judged(site: Site, tmp_path: Path) -> None:
     times: list[float] = []
     page = wp("/busy", site)
