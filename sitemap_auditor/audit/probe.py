@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from sitemap_auditor.core import robots
 from sitemap_auditor.core.errors import FetchError
 from sitemap_auditor.core.facts import CandidateOutcome, RobotsProbe, SelectedSitemap, SiteFacts
-from sitemap_auditor.core.issues import Issue, Kind, issue
+from sitemap_auditor.core.issues import Issue, Kind, cut_header, issue
 from sitemap_auditor.core.parser import ParsedSitemap, SitemapParser
 from sitemap_auditor.core.validators import NO_VALIDATORS
 from sitemap_auditor.fetching.fetch import Fetcher, transient_status
@@ -149,6 +149,7 @@ def _try_candidate(
                 )
             parser = SitemapParser()
             told = 0
+            content_type = cut_header(resp.content_type)
             for chunk in resp.body():
                 parser.feed(chunk)
                 if parser.finished:
@@ -157,11 +158,11 @@ def _try_candidate(
                     told = resp.wire_bytes
                     so_far = parser.so_far()
                     if so_far is not None:
-                        found = SelectedSitemap(url, resp.status, resp.content_type, so_far)
+                        found = SelectedSitemap(url, resp.status, content_type, so_far)
                         partial(CandidateOutcome(url, found, None, resp.validators, told))
             outcome = parser.close()
             if isinstance(outcome, ParsedSitemap):
-                selected = SelectedSitemap(url, resp.status, resp.content_type, outcome)
+                selected = SelectedSitemap(url, resp.status, content_type, outcome)
                 return CandidateOutcome(url, selected, None, resp.validators, resp.wire_bytes)
             refused = issue(url, outcome.kind, outcome.reason)
             return CandidateOutcome(url, None, refused, resp.validators, resp.wire_bytes)

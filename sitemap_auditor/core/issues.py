@@ -12,11 +12,24 @@ from enum import StrEnum
 
 from sitemap_auditor.core.urls import strip_userinfo
 
-__all__ = ["MAX_ISSUE_CHARS", "MAX_VALUE_CHARS", "Issue", "Kind", "cut_value", "issue"]
+__all__ = [
+    "MAX_HEADER_CHARS",
+    "MAX_ISSUE_CHARS",
+    "MAX_VALUE_CHARS",
+    "Issue",
+    "Kind",
+    "cut_header",
+    "cut_value",
+    "issue",
+]
 
 # docs/contract.md §6: no issue string is longer than 500 characters; quoted values are cut to 100.
 MAX_ISSUE_CHARS = 500
 MAX_VALUE_CHARS = 100
+# A header the data map shows as sent (the Content-Type) is cut past this: the longest line an
+# answer's header may have (http.client refuses a longer one), so only a header folded over
+# several lines, which can be megabytes, is cut.
+MAX_HEADER_CHARS = 65_536
 _ELLIPSIS = "..."
 
 
@@ -73,6 +86,12 @@ def cut_value(value: str) -> str:
     """Cut a value quoted from a site to the length an issue may quote, without the userinfo
     of any URL in it (docs/contract.md §8: no echoed URL carries userinfo, in any spelling)."""
     return _cut(strip_userinfo(value), MAX_VALUE_CHARS)
+
+
+def cut_header(value: str | None) -> str | None:
+    """A header the data map shows as sent, cut to MAX_HEADER_CHARS (the last three `...`):
+    every echoed value is cut, so that the result stays small whatever the site sends."""
+    return None if value is None else _cut(value, MAX_HEADER_CHARS)
 
 
 class Issue(str):
