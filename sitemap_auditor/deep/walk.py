@@ -464,17 +464,18 @@ class _Walker:
             rec.entries = outcome.entry_count
             sc.is_index = outcome.root == "sitemapindex"
             out.whole = True
-            self._namespace(entries.head, tally)
+            self._namespace(entries.head, tally, offset)
         else:
             self._rejected(rec, outcome, root, tally, offset, (last, lines_before))
             if root in checks.SITEMAP_ROOTS:
                 rec.entries = sc.entries
         rec.compression = "gzip" if rec.bytes != answer.wire_bytes else None
 
-    def _namespace(self, head: DocumentHead | None, tally: Tally) -> None:
+    def _namespace(self, head: DocumentHead | None, tally: Tally, offset: int) -> None:
+        # offset: the lines before <?xml, which the parser was not given.
         if head is not None and head.namespace != SITEMAP_NAMESPACE:
             shown = "missing" if head.namespace is None else repr(head.namespace[:100])
-            tally.set_count(Kind.INCORRECT_NAMESPACE, 1, line=head.line, detail=shown)
+            tally.set_count(Kind.INCORRECT_NAMESPACE, 1, line=head.line + offset, detail=shown)
 
     def _rejected(
         self,
@@ -512,7 +513,9 @@ class _Walker:
             if m
             else ""
         )
-        tally.add(Kind.INVALID_XML, line, quoted or outcome.reason, outcome.reason)
+        # The reason names the line of the file, not of what the parser was given.
+        reason = _LINE.sub(f"at line {line}", outcome.reason, count=1) if m else outcome.reason
+        tally.add(Kind.INVALID_XML, line, quoted or reason, reason)
 
     def _read_text(
         self,

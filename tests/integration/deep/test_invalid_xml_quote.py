@@ -38,3 +38,23 @@ def test_the_invalid_xml_finding_quotes_the_line(site: Site, zipped: bool) -> No
     page = html_report.render(doc)
     assert html.escape(expected[:40]) in page  # quoted, escaped
     assert expected[:40] not in page  # never as markup
+
+
+def test_lines_before_the_declaration_count_in_every_line_shown(site: Site) -> None:
+    # Two CR LF before <?xml, which the parser is not given: the root is on line 4 of the file,
+    # the mismatched tag on line 5, in the finding's line and in its message alike.
+    ns = b'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+    serve_listed(
+        site,
+        {"/a.xml": b'\r\n\r\n<?xml version="1.0"?>\n<urlset xmlns="http://wrong/">\n'
+         + b"<url><loc>" + site.url("/p1").encode() + b"</loc></url>\n</urlset>\n"},
+    )  # fmt: skip
+    assert kinds_of(run(site.url("/")))["incorrect-namespace"]["line"] == 4
+    serve_listed(
+        site,
+        {"/b.xml": b'\r\n\r\n<?xml version="1.0"?>\n<urlset ' + ns + b">\n"
+         + b"<url><loc>bad</url>\n</urlset>\n"},
+    )  # fmt: skip
+    invalid = kinds_of(run(site.url("/")))["invalid-xml"]
+    assert invalid["line"] == invalid["examples"][0]["line"] == 5
+    assert "not well-formed XML at line 5, column 15" in invalid["message"]
