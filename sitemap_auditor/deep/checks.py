@@ -786,9 +786,11 @@ class SitemapChecks:
                     return
         if self.is_index:
             # Another host's sitemap is still read (its owner may have verified both sites);
-            # the fetcher sends the credentials to the site's own origin only.
+            # the fetcher sends the credentials to the site's own origin only. A child listed
+            # again, in any spelling, is the walk's one duplicate-sitemap finding, not a URL's.
             self.children.append((loc, line or 0))
-        self._seen(loc, self.number, line, self._report)
+        else:
+            self._seen(loc, self.number, line, self._report)
         allows = self._allows
         if allows is not None and problem is None and not allows(loc):
             self.tally.add(Kind.BLOCKED_BY_ROBOTS, line, loc, self.site.blocked_for(loc))

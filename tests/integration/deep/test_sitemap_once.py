@@ -57,3 +57,20 @@ def test_robots_txt_listing_one_sitemap_twice_reads_it_once(site: Site) -> None:
     # Once by the walk, and once by the Lambda's own audit of the URL (the verdict).
     assert site.paths().count("/s.xml") == 2
     assert kinds_of(doc)["duplicate-sitemap"]["count"] == 1
+
+
+def test_a_child_listed_twice_in_one_spelling_is_one_finding(site: Site) -> None:
+    child = site.url("/child.xml")
+    index = (
+        f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">'
+        + "".join(f"<sitemap><loc>{s}</loc></sitemap>" for s in (child, child, child + "#x"))
+        + "</sitemapindex>"
+    ).encode()
+    site.route(
+        "/robots.txt", reply(f"Sitemap: {site.url('/index.xml')}\n", content_type="text/plain")
+    )
+    site.route("/index.xml", reply(index))
+    site.route("/child.xml", reply(urlset_of([f"<loc>{site.url('/page')}</loc>"])))
+    found = kinds_of(run(site.url("/")), site.url("/index.xml"))
+    assert sorted(found) == ["duplicate-sitemap"] and found["duplicate-sitemap"]["count"] == 2
+    assert site.paths().count("/child.xml") == 1
