@@ -969,7 +969,10 @@ def _site_findings(walker: _Walker, source: str, stopped: str | None, depth_cut:
         if not interrupted:
             why.append(f"{unfetched:,} sitemaps not read")
     if site.seen.full:
-        why.append(f"duplicates looked for among the first {site.seen.max_urls:,} URLs only")
+        why.append(
+            f"duplicates looked for among the first {site.seen.max_urls:,} URLs read only (which"
+            " ones can vary between runs when files are read at once; not with --concurrency 1)"
+        )
     if why:
         # One finding, counting the sitemaps left unread (1 when only the checks were cut).
         walker.site_tally.set_count(Kind.LIMIT_REACHED, unfetched or 1, detail="; ".join(why))
