@@ -17,7 +17,6 @@ across invocations; at most `containers` run at once (Lambda's concurrency), the
 
 from __future__ import annotations
 
-import dataclasses
 import heapq
 import itertools
 import math
@@ -230,7 +229,7 @@ class SimTable:
         self.sizes: dict[bytes, int] = {}  # encoded facts so far, mid-fetch -> their item's size
         self.by_flight: dict[int, site_facts.SiteFacts] = {}
         self.lost = 0
-        self.refused = 0  # items read as no item: a time in them ahead of the reader's clock
+        self.refused = 0  # items read with a part not taken as written (lease.as_read)
 
     def _call(
         self,
@@ -278,10 +277,9 @@ class SimTable:
         state: StoredState | None = answer[0]
         if state is None:
             return None
-        item, refused = _as_read(state.item, self.clock.now if wall is None else wall())
-        self.refused += refused
-        if item is None:
-            return None
+        # As dynamostore.read_item reads it, on the reading container's clock.
+        item, why = lease.as_read(state.item, self.clock.now if wall is None else wall())
+        self.refused += why is not None
         got = self.by_flight.get(state.facts_flight) if state.facts_flight is not None else None
         if got is None or not state.blob:
             return StoredItem(item, got)
@@ -329,27 +327,6 @@ class SimTable:
             return True if self.db.mark(key, owner, at, lasting, t, flight) else None
 
         self._call("update_item", mark, WRITE_LATENCY_S)
-
-
-def _as_read(item: lease.Item, now: float) -> tuple[lease.Item | None, bool]:
-    """An item as `dynamostore.read_item` reads it at `now`, and whether it counts as refused:
-    None (no item) when a mark in it is further ahead than the clocks' skew allows; facts stamped
-    further ahead are read (refused for reuse, taken by their waiters); a lease ending further
-    ahead than a lease runs is no lease, and a lease taken further ahead has no known taking
-    time."""
-    ahead = now + lease.CLOCK_SKEW_S
-    if item.unshareable_at is not None and item.unshareable_at > ahead:
-        return None, True
-    refused = item.stamp is not None and item.stamp.fetched_at > ahead
-    until = item.lease_until
-    if until is not None and until >= now and not lease.credible_until(until, now):
-        gone = dataclasses.replace(
-            item, lease_owner=None, lease_until=None, lease_at=None, lease_renewals=None
-        )
-        return gone, True
-    if item.lease_at is not None and item.lease_at > ahead:
-        return dataclasses.replace(item, lease_at=None), refused  # a taking time not known
-    return item, refused
 
 
 class ContainerTable:
@@ -410,8 +387,10 @@ class RealFleet:
         kills: int = 1,  # how many fetches in a row are killed, `kill_first_fetch_after` in
         default_site: Callable[[str], Site] | None = None,  # a site not in `sites`, by its name
         heavy: bool = False,  # the table under simdynamo.HEAVY conditions
+        first_ahead_s: float = 0.0,  # the clock of the first audit's container (its holder)
     ) -> None:
         self.clock = VirtualTime()
+        self.first_ahead_s: float | None = first_ahead_s or None
         self.kill_site = kill_site
         self.kill_from = START + kill_from
         self.rng = random.Random(seed)
@@ -453,6 +432,8 @@ class RealFleet:
             self.queue.append((self.clock.now, site))
             return
         c = self.pool[self.idle.pop(self.rng.randrange(len(self.idle)))]
+        if self.first_ahead_s is not None:
+            c.offset, self.first_ahead_s = self.first_ahead_s, None
         self._start(c, site, self.clock.now)
 
     def _start(self, c: Container, site: str, arrived: float) -> None:
@@ -564,7 +545,7 @@ class RealFleet:
         clock = self.clock
 
         def wall() -> float:
-            return clock.now + offset
+            return clock.now + c.offset
 
         c = Container(i, Sharing(), ContainerTable(self.table, wall), offset)
         c.sharing = Sharing(

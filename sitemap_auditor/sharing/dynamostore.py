@@ -20,8 +20,9 @@ type, size and time against what this module writes, inflates the facts in bound
 their stated length, and refuses anything else as InvalidItemError; the store then reads the
 item as no item and tells the audit why (`on_rejected`), and its conditional writes treat what
 the reader refuses (a time as text, a lease or facts further ahead than a clock can be) as absent.
-Facts stamped further ahead than that are kept in what is read, with why they are refused: no
-audit reuses them (`lease.usable`), but the audits that waited for their very fetch take them.
+Facts and marks stamped further ahead than that are kept in what is read (`lease.as_read`, with
+why they are refused): no audit reuses such facts (`lease.usable`), but the audits that waited
+for their very fetch take them, and such a mark is its flight's to that flight's waiters only.
 boto3 is imported only when a table is configured.
 """
 
@@ -436,14 +437,6 @@ def _number(item: Mapping[str, Any], name: str, low: float, high: float) -> floa
     return number
 
 
-def _time(item: Mapping[str, Any], name: str, ahead: float) -> float | None:
-    """A wall-clock time no later than `ahead` (the reader's clock and the skew allowed)."""
-    at = _number(item, name, 0.0, float(2**53))
-    if at is not None and at > ahead:
-        _invalid(name, f"ahead of the clock by more than {lease.CLOCK_SKEW_S:g} s")
-    return at
-
-
 def _text(item: Mapping[str, Any], name: str) -> str | None:
     text = _value(item, name, "S")
     if text is not None and (not isinstance(text, str) or not 0 < len(text) <= MAX_OWNER_CHARS):
@@ -509,7 +502,6 @@ def read_item(item: Mapping[str, Any], now: float) -> tuple[StoredItem, str | No
     ahead = now + lease.CLOCK_SKEW_S  # no time written by a right clock lies further ahead
     stamp = None
     facts = None
-    refused = None
     if "facts" in item and "facts_ref" in item:
         _invalid("facts+facts_ref", "both written")
     held = "facts" if "facts" in item else "facts_ref"
@@ -518,8 +510,6 @@ def read_item(item: Mapping[str, Any], now: float) -> tuple[StoredItem, str | No
         fetch_s = _number(item, "fetch_s", 0.0, site_facts.MAX_FETCH_SECONDS)
         transient = _flag(item, "transient")
         assert fetched_at is not None and fetch_s is not None and transient is not None
-        if fetched_at > ahead:
-            refused = f"fetched_at: ahead of the clock by more than {lease.CLOCK_SKEW_S:g} s"
         if held == "facts":
             facts = site_facts.decode(_inflate(_value(item, "facts", "B")))
             if facts.fetched_at > ahead and fetched_at <= ahead:
@@ -538,9 +528,9 @@ def read_item(item: Mapping[str, Any], now: float) -> tuple[StoredItem, str | No
         owner = _text(item, "lease_owner")
         until = _number(item, "lease_until", 0.0, float(2**53))
     # When the lease was taken (for operators): a number as any time, known only with the lease
-    # it belongs to, and not when further ahead than a right clock writes.
+    # it belongs to (and not when further ahead than a right clock writes: lease.as_read).
     at = _number(item, "lease_at", 0.0, float(2**53))
-    if owner is not None and at is not None and at <= ahead:
+    if owner is not None:
         taken = at
     # How often the lease was renewed: a whole number, known only with its lease (without one,
     # written by a version that keeps no count, waiters take its end for the count).
@@ -549,30 +539,23 @@ def read_item(item: Mapping[str, Any], now: float) -> tuple[StoredItem, str | No
         _invalid("lease_renewals", "not a whole number")
     if owner is not None and count is not None:
         renewals = int(count)
-    if until is not None and until >= now and not lease.credible_until(until, now):
-        refused = "lease_until: further ahead than a lease runs"
-        owner = until = taken = renewals = None
     marked_flight = marked_at = lasting = None
     if _together(item, ("unshareable_flight", "unshareable_at", "unshareable_lasting")):
         marked_flight = _text(item, "unshareable_flight")
-        marked_at = _time(item, "unshareable_at", ahead)
+        marked_at = _number(item, "unshareable_at", 0.0, float(2**53))
         lasting = _flag(item, "unshareable_lasting")
-    return (
-        StoredItem(
-            lease.Item(
-                stamp=stamp,
-                lease_owner=owner,
-                lease_until=until,
-                unshareable_flight=marked_flight,
-                unshareable_at=marked_at,
-                unshareable_lasting=bool(lasting),
-                lease_at=taken,
-                lease_renewals=renewals,
-            ),
-            facts,
-        ),
-        refused,
+    written = lease.Item(
+        stamp=stamp,
+        lease_owner=owner,
+        lease_until=until,
+        unshareable_flight=marked_flight,
+        unshareable_at=marked_at,
+        unshareable_lasting=bool(lasting),
+        lease_at=taken,
+        lease_renewals=renewals,
     )
+    read, refused = lease.as_read(written, now)
+    return StoredItem(read, facts), refused
 
 
 class _ConditionFailedError(Exception):

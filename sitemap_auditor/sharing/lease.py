@@ -245,6 +245,31 @@ def credible_until(until: float, now: float) -> bool:
     return now <= until <= now + LEASE_S + CLOCK_SKEW_S
 
 
+def as_read(item: Item, now: float) -> tuple[Item, str | None]:
+    """An item as an audit takes it at `now`, on its own clock, and why a part was not taken as
+    written (None: all was; counted as refused). Facts stamped further ahead than CLOCK_SKEW_S
+    are kept (reused by no audit, `usable`; taken by their waiters, `awaited_facts`); a mark
+    stamped further ahead has no known time: still the mark of its flight to the waiters of
+    that flight (`_awaited`), heeded by no other audit (`lasting_mark_held`, `dead_mark_held`),
+    which takes the lease over it as the store lets it (`may_take`); a lease ending further
+    ahead than a lease runs is no lease; a lease taken further ahead has no known taking
+    time."""
+    ahead = now + CLOCK_SKEW_S
+    why = None
+    if item.stamp is not None and item.stamp.fetched_at > ahead:
+        why = f"fetched_at: ahead of the clock by more than {CLOCK_SKEW_S:g} s"
+    if item.unshareable_at is not None and item.unshareable_at > ahead:
+        item = replace(item, unshareable_at=None)
+        why = why or f"unshareable_at: ahead of the clock by more than {CLOCK_SKEW_S:g} s"
+    until = item.lease_until
+    if until is not None and until >= now and not credible_until(until, now):
+        item = replace(item, lease_owner=None, lease_until=None, lease_at=None, lease_renewals=None)
+        why = "lease_until: further ahead than a lease runs"
+    if item.lease_at is not None and item.lease_at > ahead:
+        item = replace(item, lease_at=None)
+    return item, why
+
+
 # --- pure rules ---------------------------------------------------------------------------------
 
 

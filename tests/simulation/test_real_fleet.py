@@ -91,6 +91,22 @@ def test_facts_found_too_large_only_at_the_end_of_a_slow_fetch_go_to_its_waiters
     assert statistics.median(on.durations()) <= statistics.median(off.durations())
 
 
+@pytest.mark.parametrize("ahead_s", [6.0, 8.0])
+def test_a_holder_whose_clock_is_ahead_still_hands_its_waiters_their_facts(ahead_s: float) -> None:
+    # The same site, the holder's clock ahead of the others' by more than the skew allowed: its
+    # waiters-only facts and their mark are stamped ahead. Read as no item, they sent the
+    # waiters to take the site over, too late for a fetch of their own (4 of 40 incomplete).
+    n = 40
+    site = {"s": Site(120.0, facts_bytes=200 * 1024)}
+    arrivals = [(0.0, "s")] + [(1.0 + i * 0.5, "s") for i in range(n - 1)]
+    runs = {
+        mode: RealFleet(n, site, mode=mode, seed=3, first_ahead_s=ahead_s).run(arrivals)
+        for mode in ("on", "off")
+    }
+    assert runs["on"].incomplete() == runs["off"].incomplete() == 0
+    assert sum(1 for r in runs["on"].records if r.source == "waited") >= n - 3
+
+
 def test_a_quick_sites_waiters_fetch_by_themselves_when_its_facts_prove_too_large() -> None:
     # A 5 s fetch: reading a large item at once would be throttled longer than a fetch.
     on, off = both({"s": Site(5.0, facts_bytes=200 * 1024)}, burst())
