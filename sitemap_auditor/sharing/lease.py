@@ -865,7 +865,8 @@ class Protocol:
                 self._retry = MarkUnshareable(now, self._unshareable)
             else:
                 self._retry = Publish(self._owned(self._fetched))
-            return Sleep(min(now + backoff_s(self._in_a_row, self.rng), self._retry_deadline))
+            wake = now + backoff_s(self._in_a_row, self.rng)
+            return Sleep(min(wake, self._retry_deadline, self.budget_end))
         if self._current(None, now) is not None:
             # This process's facts are still current: no need to wait for the store.
             return Finish(Use.KNOWN, Source.REUSED)

@@ -353,6 +353,25 @@ def test_the_holder_marks_unshareable_facts_and_rides_out_throttling() -> None:
     )
 
 
+def test_a_throttled_publish_never_sleeps_past_the_holders_budget() -> None:
+    # The fetch ended 0.2 s before the budget: a backoff (up to a second or more after a few
+    # throttled attempts) is cut at the budget's end, and then the holder is done.
+    for seed in range(20):
+        m = machine(budget=10.0, seed=seed)
+        m.step(ReadDone(None), NOW)
+        m.step(LeaseTaken(), NOW)
+        t = NOW + 9.8
+        action = m.step(Fetched(Stamp(t, 9.8)), t)
+        while not isinstance(action, Finish):
+            if isinstance(action, Sleep):
+                assert action.until <= NOW + 10.0
+                t = action.until
+                action = m.step(Slept(), t)
+            else:
+                action = m.step(StoreFailed(throttled=True), t)
+        assert t <= NOW + 10.0
+
+
 def test_refused_writes_with_nothing_to_see_end_in_a_fetch() -> None:
     m = machine()
     action: lease.Action = m.start()
