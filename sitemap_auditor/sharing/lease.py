@@ -673,7 +673,10 @@ class Protocol:
         if self._holder_gone():
             return self._takeover_pause(now)
         self._takeover = None
-        return self._take(now)
+        # A waiter whose holder is gone without facts knows the fetch lasts at least as long as
+        # that holder had fetched when last seen renewing.
+        gone = self._watch if self.waiting_for is not None else None
+        return self._take(now, floor_s=renewed_age_s(gone.renewals) if gone is not None else 0.0)
 
     def _note_fetch_time(self, item: Item | None) -> None:
         """Remember the site's last recorded fetch time, when the item's facts record one."""
@@ -811,8 +814,10 @@ class Protocol:
         floor = max(self._fetch_s or 0.0, renewed_age_s(item.lease_renewals))
         return floor if floor > 0 else None
 
-    def _take(self, now: float, over: Item | None = None) -> Action:
+    def _take(self, now: float, over: Item | None = None, floor_s: float = 0.0) -> Action:
         fetch_s = self._fetch_s if over is None else self._fetch_floor(over)
+        if floor_s > (fetch_s or 0.0):
+            fetch_s = floor_s
         if not self._refresh and fetch_s is not None and now + fetch_s > self.budget_end:
             # Its budget would cut the site's fetch short: as the holder, it would make others
             # wait for facts that cannot be shared. It fetches by itself; another takes the lease.

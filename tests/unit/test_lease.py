@@ -372,6 +372,23 @@ def test_a_throttled_publish_never_sleeps_past_the_holders_budget() -> None:
         assert t <= NOW + 10.0
 
 
+def test_a_gone_holders_age_bounds_the_fetch_a_takeover_must_afford() -> None:
+    # A site with no recorded fetch time; its holder, seen at its 30th renewal (it had fetched
+    # for 89.5 s), is gone without facts (its item deleted). A waiter with 20 s of budget left
+    # cannot afford the fetch that holder could not finish: it fetches by itself, not as the
+    # holder others would wait for. With the budget to cover it, it takes the lease.
+    seen = Item(lease_owner="other", lease_until=NOW + 10, lease_renewals=30)
+    assert liveness.renewed_age_s(30) == 89.5
+    for budget, expected in ((20.0, FetchAlone), (147.0, TakeLease)):
+        m = machine(budget=budget)
+        assert isinstance(m.step(ReadDone(seen), NOW), Sleep)
+        assert m.step(Slept(), NOW + 1) == Read(consistent=False)
+        pause = m.step(ReadDone(None), NOW + 1)
+        assert isinstance(pause, Sleep)
+        assert m.step(Slept(), pause.until) == Read(consistent=True)
+        assert isinstance(m.step(ReadDone(None), pause.until), expected)
+
+
 def test_refused_writes_with_nothing_to_see_end_in_a_fetch() -> None:
     m = machine()
     action: lease.Action = m.start()
