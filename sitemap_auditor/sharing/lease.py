@@ -757,9 +757,10 @@ class Protocol:
             # or a hedge's would.
             return self._sleep(now + poll_s(waited, self.rng), now)
         seen_standby = self._standby_alive_until > -math.inf
-        if seen_standby or (
-            confirming and renewed_age_s(item.lease_renewals) >= standby_after_s(self._fetch_s)
-        ):
+        # The oldest a waiter can have seen the holder alive: its next renewal's age and the
+        # grace (a holder that died between two renewals may have had a standby begin beside it).
+        seen_alive_s = renewal_due_s(renewed_age_s(item.lease_renewals)) + LATE_GRACE_S
+        if seen_standby or (confirming and seen_alive_s >= standby_after_s(self._fetch_s)):
             # The holder fetched long enough for a standby to have begun (or one was seen, a
             # lease's length ago): its slot says whether it still fetches.
             self._slot_for = item
@@ -966,6 +967,8 @@ class Protocol:
                 return FetchHolding(refresh=False, standby=True)
             # Another's, or no answer (a slot taken but not answered lapses): it waits on.
             self.taken_at = None
+            if isinstance(seen, LeaseRefused):
+                self._standby_alive_until = now + LEASE_S  # another stands by
             return self._sleep(now + poll_s(self.waited_s(now), self.rng), now)
         if self.standby_since is None:
             return None

@@ -856,7 +856,7 @@ def test_a_holder_that_stops_renewing_is_taken_over_on_the_waiters_own_clock() -
     while not isinstance(action, TakeLease) or action.standby:
         assert isinstance(action, Sleep | Read | TakeLease), action
         if isinstance(action, TakeLease):
-            action = m.step(LeaseRefused(), t, mono)  # the standby slot is another's
+            action = m.step(StoreFailed(throttled=False), t, mono)  # the slot write unanswered
         elif isinstance(action, Sleep):
             mono += action.until - t
             t = action.until
@@ -1209,6 +1209,29 @@ def test_a_dead_holder_with_a_standby_fetching_is_not_taken_over() -> None:
     # The standby's slot lapsed (it died too): the dead holder is taken over.
     over = m.step(ReadDone(None), t + lease.LEASE_S + 0.2)
     assert isinstance(over, TakeLease) and over.over_owner == "holder" and not over.standby
+
+
+def test_a_waiter_whose_slot_write_was_refused_counts_on_that_standby() -> None:
+    # Its slot write was refused: another early waiter stands by. The holder dies between its
+    # first renewal (2.5 s) and its second (5.5 s): the waiter does not take it over beside the
+    # live standby, but waits a lease's length, then reads the slot before any takeover.
+    m = machine()
+    ask = poll_until_not_sleeping(m, renewing(), NOW)
+    assert isinstance(ask, TakeLease) and ask.standby
+    t = ask.now
+    assert isinstance(m.step(LeaseRefused(), t), Sleep)
+    dead = renewing()(NOW + 5.0)
+    action = m.step(Slept(), t + 0.5)
+    actions: list[lease.Action] = []
+    while len(actions) < 200 and not (isinstance(action, Read) and action.standby):
+        assert not isinstance(action, TakeLease | FetchAlone), action
+        if isinstance(action, Sleep):
+            t = max(t, action.until)
+            action = m.step(Slept(), t)
+        else:
+            action = m.step(ReadDone(dead), t)
+        actions.append(action)
+    assert isinstance(action, Read) and action.standby and t >= ask.now + lease.LEASE_S
 
 
 def test_a_takeover_or_its_hedge_reckons_with_what_the_dead_holder_fetched() -> None:
