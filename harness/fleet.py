@@ -304,7 +304,8 @@ class SimTable:
         def renew(t: float) -> object | None:
             return True if self.db.renew(key, owner, until, t) else None
 
-        self._call("update_item", renew, WRITE_LATENCY_S)
+        # As dynamostore's: renewals through the lease writes' client, with its short timeout.
+        self._call("update_item", renew, WRITE_LATENCY_S, LEASE_WRITE_READ_TIMEOUT_S)
 
     def pack(self, data: bytes, for_waiters: bool = False) -> bytes | None:
         known = self.registry.get(data)

@@ -668,10 +668,10 @@ class Sharing:
                     in_a_row = 0
                     renewed = at - taken_at
                 except StoreError as e:
+                    # Throttled or unanswered, it is tried again soon (lease.renewal_s): a
+                    # count that stood still past the grace would make waiters take over.
                     failed(e)
-                    in_a_row = in_a_row + 1 if e.throttled else 0
-                    if not e.throttled:
-                        renewed = at - taken_at  # no answer: try at the next renewal's time
+                    in_a_row += 1
 
         join = self._spawn(renew)
         try:

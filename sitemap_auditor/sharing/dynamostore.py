@@ -294,10 +294,12 @@ class DynamoStore:
 
     def renew_lease(self, key: str, owner: str, until: float) -> None:
         """Extend this owner's lease and count one more renewal in it (nothing happens when it is
-        no longer the owner)."""
+        no longer the owner). With the lease writes' short read timeout: a renewal whose answer
+        is lost is tried again well within the grace waiters give it (liveness.LATE_GRACE_S)."""
         with contextlib.suppress(_ConditionFailedError):
             self._call(
                 "update_item",
+                lease_write=True,
                 Key={"pk": {"S": key}},
                 UpdateExpression="SET lease_until = :u, "
                 "lease_renewals = if_not_exists(lease_renewals, :zero) + :one",

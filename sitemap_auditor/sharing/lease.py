@@ -401,7 +401,8 @@ def renewal_s(throttled_in_a_row: int, rng: random.Random) -> float:
     """How long the holder waits before its next renewal of the lease."""
     if throttled_in_a_row == 0:
         return LEASE_RENEW_S
-    # A throttled renewal is tried again soon: the lease has LEASE_S - LEASE_RENEW_S to spare.
+    # A throttled or unanswered renewal is tried again soon: the lease has LEASE_S - LEASE_RENEW_S
+    # to spare.
     return min(backoff_s(throttled_in_a_row, rng), 1.0)
 
 
