@@ -960,6 +960,11 @@ class Protocol:
                 if slot is not None:
                     self._standby_alive_until = now + LEASE_S  # another stands by
                 return self._sleep(now + poll_s(self.waited_s(now), self.rng), now)
+            took = self._fetch_s or UNKNOWN_FETCH_S
+            age = self._watch.age(self._mono) if self._watch is not None else 0.0
+            if now + max(took, age) > self.budget_end:
+                # The pause and the read took what `standby` had left over: it waits on.
+                return self._sleep(now + poll_s(self.waited_s(now), self.rng), now)
             return self._take_standby(now)
         if self._standby_asking:
             self._standby_asking = False

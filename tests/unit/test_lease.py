@@ -1181,6 +1181,20 @@ def test_a_waiter_that_finds_the_slot_taken_waits_on_and_asks_no_more() -> None:
     assert poll_until_not_sleeping(m, until_landed, t) == Finish(Use.STORED, Source.WAITED)
 
 
+def test_a_standby_slot_is_asked_for_only_while_the_budget_covers_the_fetch() -> None:
+    # Budgets around the edge (the 30 s of a site with no recorded fetch, from 5 s in, and a
+    # pause of up to TAKEOVER_JITTER_S before the slot is read): a slot asked for is one whose
+    # fetch the budget covers when it is asked for, not only when the pause began.
+    asked = 0
+    for step in range(60):
+        m = machine(budget=35.0 + step * 0.02, seed=step)
+        action = poll_until_not_sleeping(m, renewing(), NOW)
+        if isinstance(action, TakeLease) and action.standby:
+            asked += 1
+            assert action.now + lease.UNKNOWN_FETCH_S <= m.budget_end
+    assert 0 < asked < 60
+
+
 def test_a_late_comer_or_a_short_budget_takes_no_standby_slot() -> None:
     # It came 10 s after the holder took its lease: others came earlier.
     # Either waits for the holder to the end of its budget, never asking for the slot.
