@@ -555,7 +555,7 @@ def parse_floor(site: Site, runs: int = 2) -> Floor:
     sys.path.insert(0, str(ROOT))
     from sitemap_auditor.core.parser import SitemapParser
     from sitemap_auditor.deep.reading.entries import EntryReader
-    from sitemap_auditor.deep.seen import SeenUrls
+    from sitemap_auditor.deep.seen import Duplicates
 
     def parse(make: Any) -> float:
         best = float("inf")
@@ -626,16 +626,18 @@ def parse_floor(site: Site, runs: int = 2) -> Floor:
         return best
 
     def dedupe() -> float:
+        # As the checks ask it: a run of URLs at a time (Duplicates.add_all).
         best = float("inf")
         for _ in range(runs):
-            seen = SeenUrls()
+            seen = Duplicates()
             spent = 0.0
             for child in range(len(site.children)):
                 per_child = site.urls // max(1, len(site.children))
                 urls = [page_url(site.base, child, entry) for entry in range(per_child)]
+                lines = list(range(len(urls)))
                 started = time.process_time()
                 for at in range(0, len(urls), 700):
-                    list(map(seen.add, map(hash, urls[at : at + 700]), [child] * 700))
+                    seen.add_all(urls[at : at + 700], child, lines[at : at + 700], nothing)
                 spent += time.process_time() - started
             best = min(best, spent)
         return best
@@ -753,13 +755,10 @@ def render(report: Report) -> str:
                 f"Peak RSS {small.peak_mib:.0f} MiB for {site.urls:,} URLs, {run.peak_mib:.0f} "
                 f"MiB for {big.urls:,}. The duplicate table holds the first {held:,} URLs "
                 f"(its bound is {DEDUPE_BOUND:,}): {growth:.1f} bytes more a URL up to there. "
-                "The table is 8 MiB at first, then at most 16 bytes a URL at rest; the peak "
-                "also catches the moment "
-                "it grows, when the old table and the new one, half as large again, are both "
-                "alive, and it adds the helper's peak (where the table is) to the audit's own, "
-                "reached at other moments, so it overstates what was held at once. Past the "
-                "bound only the records of the files grow (the quarters column, both "
-                "processes' RSS at the same moment).\n"
+                "The table is 16 MiB at first, then at most 32 bytes a URL at rest "
+                "(sitemap_auditor/deep/seen.py); the peak also catches the moment it grows, "
+                "when the old table and the new one, half as large again, are both alive. "
+                "Past the bound only the records of the files grow (the quarters column).\n"
             )
         if run.limits:
             out.append(
