@@ -415,8 +415,11 @@ class Sharing:
             # given to nobody. Fetching now is what this audit would have done without sharing.
             got = self._fetch(fetch, known)
             return Shared(got, FETCHED, got.revalidated_bytes, 0, Reason.HEDGED.value)
-        # Never past its own budget; without one, as long as the holder's fetch can last.
-        until = req.budget_end if req.budget_end is not None else joined + LOCAL_MAX_WAIT_S
+        # Without a budget, as long as the holder's fetch can last; with one, no later than
+        # leaves it the site's recorded fetch (the holder may still be waiting on the table).
+        until = joined + LOCAL_MAX_WAIT_S
+        if req.budget_end is not None:
+            until = req.budget_end - (recorded or 0.0)
         landed = self._wait(flight.done, max(0.0, until - joined))
         waited = self._mono() - joined
         if flight.facts is not None:

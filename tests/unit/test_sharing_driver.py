@@ -661,6 +661,20 @@ def test_a_waiter_waits_for_its_process_fetch_up_to_its_own_budget() -> None:
     assert got.waited_s == pytest.approx(20.0)
 
 
+def test_a_waiter_stops_waiting_for_its_process_while_it_can_still_fetch() -> None:
+    # The site's last fetch took 10 s; this time the process's holder is slower (30 s, say it
+    # waited on the table first). A waiter with 20 s of budget waits 10 s, then fetches with the
+    # 10 s the site takes: not 20 s of waiting, then a fetch with nothing left.
+    before = replace(site_facts(1_800_000_000.0 - 120), fetch_seconds=10.0)
+    clock, holder = one_process(after=30.0, known=before)
+    holder.lead(clock.mono() + 147)
+    fetch = Fetcher(clock)
+    req = ShareRequest("k", 60, clock.mono() + 20, None, lambda data: True)
+    got = holder.sharing.obtain(req, fetch, no_errors)
+    assert got.source == FETCHED and got.reason == "budget" and fetch.count == 1
+    assert got.waited_s == pytest.approx(10.0) and holder.waits == [pytest.approx(10.0)]
+
+
 def test_a_waiter_fetches_beside_a_holder_whose_budget_cannot_cover_the_site() -> None:
     # The site's last fetch (past the window, still held) took 10 s; the process's holder has
     # 5 s of budget left: its facts will be cut, and given to nobody.
