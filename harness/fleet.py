@@ -280,6 +280,8 @@ class SimTable:
         # As dynamostore.read_item reads it, on the reading container's clock.
         item, why = lease.as_read(state.item, self.clock.now if wall is None else wall())
         self.refused += why is not None
+        if item is None:
+            return None
         got = self.by_flight.get(state.facts_flight) if state.facts_flight is not None else None
         if got is None or not state.blob:
             return StoredItem(item, got)

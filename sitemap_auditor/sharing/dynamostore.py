@@ -22,7 +22,8 @@ item as no item and tells the audit why (`on_rejected`), and its conditional wri
 the reader refuses (a time as text, a lease or facts further ahead than a clock can be) as absent.
 Facts and marks stamped further ahead than that are kept in what is read (`lease.as_read`, with
 why they are refused): no audit reuses such facts (`lease.usable`), but the audits that waited
-for their very fetch take them, and such a mark is its flight's to that flight's waiters only.
+for their very fetch take them, and a fetch's mark so stamped is its flight's to that
+flight's waiters only (a mark that holders died, so stamped, refuses the item).
 boto3 is imported only when a table is configured.
 """
 
@@ -557,6 +558,9 @@ def read_item(item: Mapping[str, Any], now: float) -> tuple[StoredItem, str | No
         lease_renewals=renewals,
     )
     read, refused = lease.as_read(written, now)
+    if read is None:
+        assert refused is not None
+        raise InvalidItemError(refused)
     return StoredItem(read, facts), refused
 
 

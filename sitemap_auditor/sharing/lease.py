@@ -245,22 +245,25 @@ def credible_until(until: float, now: float) -> bool:
     return now <= until <= now + LEASE_S + CLOCK_SKEW_S
 
 
-def as_read(item: Item, now: float) -> tuple[Item, str | None]:
-    """An item as an audit takes it at `now`, on its own clock, and why a part was not taken as
-    written (None: all was; counted as refused). Facts stamped further ahead than CLOCK_SKEW_S
-    are kept (reused by no audit, `usable`; taken by their waiters, `awaited_facts`); a mark
-    stamped further ahead has no known time: still the mark of its flight to the waiters of
-    that flight (`_awaited`), heeded by no other audit (`lasting_mark_held`, `dead_mark_held`),
-    which takes the lease over it as the store lets it (`may_take`); a lease ending further
-    ahead than a lease runs is no lease; a lease taken further ahead has no known taking
-    time."""
+def as_read(item: Item, now: float) -> tuple[Item | None, str | None]:
+    """An item as an audit takes it at `now`, on its own clock (None: as no item), and why a
+    part was not taken as written (None: all was; counted as refused). Facts stamped further
+    ahead than CLOCK_SKEW_S are kept (reused by no audit, `usable`; taken by their waiters,
+    `awaited_facts`). A fetch's mark stamped further ahead has no known time: still the mark of
+    its flight to the waiters of that flight (`_awaited`), heeded by no other audit, which takes
+    the lease over it as the store lets it (`may_take`); a mark that holders died, so stamped,
+    makes the item no item (its waiters take the lease, and fetch by themselves when refused).
+    A lease ending further ahead than a lease runs is no lease; a lease taken further ahead has
+    no known taking time."""
     ahead = now + CLOCK_SKEW_S
     why = None
     if item.stamp is not None and item.stamp.fetched_at > ahead:
         why = f"fetched_at: ahead of the clock by more than {CLOCK_SKEW_S:g} s"
     if item.unshareable_at is not None and item.unshareable_at > ahead:
+        why = f"unshareable_at: ahead of the clock by more than {CLOCK_SKEW_S:g} s"
+        if item.unshareable_flight == Unshareable.DEAD.value:
+            return None, why
         item = replace(item, unshareable_at=None)
-        why = why or f"unshareable_at: ahead of the clock by more than {CLOCK_SKEW_S:g} s"
     until = item.lease_until
     if until is not None and until >= now and not credible_until(until, now):
         item = replace(item, lease_owner=None, lease_until=None, lease_at=None, lease_renewals=None)
@@ -758,10 +761,9 @@ class Protocol:
             # or a hedge's would.
             return self._sleep(now + poll_s(waited, self.rng), now)
         seen_standby = self._standby_alive_until > -math.inf
-        # The oldest a waiter can have seen the holder alive: its next renewal's age and the
-        # grace (a holder that died between two renewals may have had a standby begin beside it).
-        seen_alive_s = renewal_due_s(renewed_age_s(item.lease_renewals)) + LATE_GRACE_S
-        if seen_standby or (confirming and seen_alive_s >= standby_after_s(self._fetch_s)):
+        if seen_standby or (
+            confirming and renewed_age_s(item.lease_renewals) >= standby_after_s(self._fetch_s)
+        ):
             # The holder fetched long enough for a standby to have begun (or one was seen, a
             # lease's length ago): its slot says whether it still fetches.
             self._slot_for = item

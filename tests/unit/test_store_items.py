@@ -341,6 +341,14 @@ def test_each_hostile_case_of_the_issue_is_no_item(name: str) -> None:
         ({"expires_at": {"S": "soon"}}, "expires_at: not of type N"),
         ({"lease_owner": {"S": "o"}}, "written together, found apart"),
         ({"lease_until": {"N": repr(NOW)}}, "written together, found apart"),
+        (
+            {
+                "unshareable_flight": {"S": "holders-dead"},
+                "unshareable_at": {"N": repr(NOW + 3600)},
+                "unshareable_lasting": {"BOOL": False},
+            },
+            "unshareable_at: ahead of the clock",
+        ),
     ],
 )
 def test_an_attribute_not_as_written_refuses_the_item(attributes: dict[str, Any], why: str) -> None:
