@@ -61,7 +61,8 @@ from sitemap_auditor.deep.reading.entries import (
     Extensions,
 )
 from sitemap_auditor.deep.seen import Duplicates
-from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy
+from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy, default_transport
+from sitemap_auditor.fetching.replay import Recordings
 
 __all__ = [
     "MAX_DEDUPE_URLS_CEILING",
@@ -221,6 +222,9 @@ class _Walker:
             # Never a metadata or link-local address, even where private networks are allowed.
             refuse_metadata=True,
         )
+        # What the Lambda verdict's fetches heard, for the walk's same requests: the site is
+        # asked once for its robots.txt and its sitemap (docs/deep.md).
+        self.heard = Recordings()
         self.now = options.now()
         self.now_key = checks.instant_key(self.now)
         self.lock = threading.Lock()
@@ -274,7 +278,7 @@ class _Walker:
     def fetcher(self) -> Fetcher:
         f: Fetcher | None = getattr(self.local, "fetcher", None)
         if f is None:
-            f = Fetcher(self.policy)
+            f = Fetcher(self.policy, transport=self.heard.replaying(default_transport(self.policy)))
             self.local.fetcher = f
             with self.lock:
                 self.fetchers.append(f)
@@ -755,6 +759,7 @@ class _Walker:
     def close(self) -> None:
         for f in self.fetchers:
             f.close()
+        self.heard.close()
 
 
 def _host(url: str) -> str:
@@ -798,19 +803,11 @@ def _first_bytes(head: bytes) -> str:
     return "other"
 
 
-def _verdict(site: sites.SiteBase, url: str, options: Options, deadline: float) -> dict[str, Any]:
-    """What the Lambda auditor says of this URL: its own steps, with its own rules."""
-    fetcher = Fetcher(
-        FetchPolicy(
-            origin=site.origin(),
-            credentials=options.credentials,
-            allow_private_networks=options.allow_private_networks,
-            resolver=options.resolver,
-            budget_deadline=deadline,
-            extra_headers=options.headers,
-            refuse_metadata=True,
-        )
-    )
+def _verdict(walker: _Walker, url: str) -> dict[str, Any]:
+    """What the Lambda auditor says of this URL: its own steps, with its own rules, under the
+    walk's own fetch policy; what it hears is kept for the walk (fetching/replay.py)."""
+    site, options, policy = walker.site, walker.options, walker.policy
+    fetcher = Fetcher(policy, transport=walker.heard.recording(default_transport(policy)))
     try:
         facts = lambda_audit.fetch_facts(site, fetcher, None)
     finally:
@@ -863,7 +860,7 @@ def walk(url: str, options: Options | None = None) -> Walk:
     lines = 0
     try:
         with walker.interrupt.opened():
-            verdict = _verdict(site, url, options, walker.deadline)
+            verdict = _verdict(walker, url)
             status, body, listed, lines = _robots(walker.fetcher(), site.robots_txt_url)
     except KeyboardInterrupt:
         stopped = "interrupted"

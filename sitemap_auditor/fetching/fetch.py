@@ -42,6 +42,7 @@ __all__ = [
     "FetchPolicy",
     "Fetcher",
     "Hop",
+    "default_transport",
     "transient_status",
 ]
 
@@ -171,17 +172,7 @@ class Fetcher:
         # Set when a fetch was cut by the audit's own time budget rather than by the site: the
         # audit's facts are then incomplete (docs/contract.md §7).
         self.ran_out_of_budget = False
-        if transport is None and policy.keep_alive:
-            from sitemap_auditor.fetching.kept_transport import KeptTransport  # http.client
-
-            transport = KeptTransport(ca_file=policy.ca_file)
-        elif transport is None:
-            from sitemap_auditor.fetching.transport import (
-                HttpTransport,  # requests and urllib3, behind their boundary
-            )
-
-            transport = HttpTransport(ca_file=policy.ca_file)
-        self._transport = transport
+        self._transport = transport if transport is not None else default_transport(policy)
 
     def close(self) -> None:
         """Release the connections."""
@@ -304,6 +295,19 @@ class Fetcher:
             if self._on_fetch is not None:
                 wire_bytes = answer.wire_bytes if answer is not None else 0
                 self._on_fetch(FetchStats(url, status, wire_bytes, time.monotonic() - start, error))
+
+
+def default_transport(policy: FetchPolicy) -> Transport:
+    """The transport a Fetcher of policy uses unless given one: kept connections where the
+    policy keeps them (http.client), else one connection a hop (requests and urllib3, behind
+    their boundary); imported here, so that importing the fetcher pulls in neither."""
+    if policy.keep_alive:
+        from sitemap_auditor.fetching.kept_transport import KeptTransport
+
+        return KeptTransport(ca_file=policy.ca_file)
+    from sitemap_auditor.fetching.transport import HttpTransport
+
+    return HttpTransport(ca_file=policy.ca_file)
 
 
 def _read(url: str) -> WebURL:

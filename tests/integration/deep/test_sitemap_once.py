@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+import gzip
 import random
+from collections import Counter
 
 from support.deep import SITEMAPS_NS, kinds_of, run, urlset_of
 
-from harness.servers import Site, reply
+from harness.servers import Site, redirect, reply
+from sitemap_auditor.core import candidates
 
 
 def _spellings(port: int, count: int) -> list[str]:
@@ -54,8 +57,8 @@ def test_robots_txt_listing_one_sitemap_twice_reads_it_once(site: Site) -> None:
     site.route("/robots.txt", reply("\n".join(lines) + "\n", content_type="text/plain"))
     site.route("/s.xml", reply(urlset_of([f"<loc>{site.url('/a')}</loc>"])))
     doc = run(site.url("/"))
-    # Once by the walk, and once by the Lambda's own audit of the URL (the verdict).
-    assert site.paths().count("/s.xml") == 2
+    # The Lambda's own audit of the URL (the verdict) asked; the walk read its answer again.
+    assert site.paths() == ["/robots.txt", "/s.xml"]
     assert kinds_of(doc)["duplicate-sitemap"]["count"] == 1
 
 
@@ -74,3 +77,33 @@ def test_a_child_listed_twice_in_one_spelling_is_one_finding(site: Site) -> None
     found = kinds_of(run(site.url("/")), site.url("/index.xml"))
     assert sorted(found) == ["duplicate-sitemap"] and found["duplicate-sitemap"]["count"] == 2
     assert site.paths().count("/child.xml") == 1
+
+
+def test_what_the_verdict_heard_is_read_again_not_asked_again(site: Site) -> None:
+    """The Lambda's verdict and the walk both read robots.txt, its redirects and the sitemap:
+    the site sees each request once, and the walk reads the same gzipped bytes."""
+    pages = [f"<loc>{site.url(f'/p{i}')}</loc><lastmod>2026-12-0{i}</lastmod>" for i in (1, 2, 3)]
+    zipped = gzip.compress(urlset_of(pages))
+    site.route("/robots.txt", redirect("/robots-now.txt", 301))
+    site.route(
+        "/robots-now.txt", reply(f"Sitemap: {site.url('/old.xml')}\n", content_type="text/plain")
+    )
+    site.route("/old.xml", redirect("/s.xml.gz"))
+    site.route("/s.xml.gz", reply(zipped, content_type="application/gzip"))
+    doc = run(site.url("/"))
+    assert Counter(site.paths()) == dict.fromkeys(
+        ["/robots.txt", "/robots-now.txt", "/old.xml", "/s.xml.gz"], 1
+    )
+    assert doc["verdict"]["status"] == "SUCCESS"
+    (record,) = doc["sitemaps"]
+    assert record["type"] == "urlset" and record["entries"] == 3
+    assert record["compression"] == "gzip" and record["lastmod"]["latest"] is not None
+    assert record["wireBytes"] == len(zipped)
+
+
+def test_a_site_without_a_sitemap_is_asked_each_usual_path_once(site: Site) -> None:
+    doc = run(site.url("/"))
+    asked = Counter(site.paths())
+    assert set(asked) == {"/robots.txt", *candidates.FALLBACK_PATHS}
+    assert set(asked.values()) == {1}, asked
+    assert doc["verdict"]["status"] == "FAIL"
