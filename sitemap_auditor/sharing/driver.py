@@ -539,6 +539,8 @@ class Sharing:
                             waited_s=waited,
                         )
                     case lease.Finish(use=use, source=source, reason=reason):
+                        if machine.standby_since is not None:
+                            self._release_slot(store, req, owner, failed)
                         if use is lease.Use.STORED:
                             chosen = last.facts()
                             if chosen is None:
@@ -606,13 +608,30 @@ class Sharing:
                 own = self._fetch(fetch, previous, progress)
             except BaseException:
                 # A defect: the waiters fetch by themselves now, not when the lease lapses.
-                if not (early and early[0][1]) and not standby:
+                if standby:
+                    self._release_slot(store, req, owner, failed)
+                elif not (early and early[0][1]):
                     with suppress(StoreError):
                         store.mark_unshareable(req.key, owner, self._wall(), False)
                 raise
         if early:
             return own, early[0][0], early[0][1]
         return own, None, False
+
+    def _release_slot(
+        self,
+        store: SharedStore,
+        req: ShareRequest,
+        owner: str,
+        failed: Callable[[StoreError], None],
+    ) -> None:
+        """A standby done (its facts published, or given up for the holder to mark): its slot is
+        ended now, with a mark nobody heeds, not left to lapse, so that no waiter of this site
+        (of this wait, or of the next) counts on a standby that no longer fetches."""
+        try:
+            store.mark_unshareable(_key(req, True), owner, self._wall(), False)
+        except StoreError as e:
+            failed(e)  # the slot lapses at its lease's end, as a dead standby's does
 
     def _unpackable(
         self, store: SharedStore, req: ShareRequest, partial: SiteFacts

@@ -962,6 +962,9 @@ class Protocol:
                 if slot is not None:
                     self._standby_alive_until = now + LEASE_S  # another stands by
                 return self._sleep(now + poll_s(self.waited_s(now), self.rng), now)
+            ended_at = slot.unshareable_at if slot is not None else None
+            if ended_at is not None and now - ended_at < LEASE_S:
+                return Read(consistent=True)  # a standby just ended its slot: its facts first
             took = self._fetch_s or UNKNOWN_FETCH_S
             age = self._watch.age(self._mono) if self._watch is not None else 0.0
             if now + max(took, age) > self.budget_end:

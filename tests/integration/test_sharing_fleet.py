@@ -378,6 +378,10 @@ def test_waiters_of_a_dead_holder_of_a_quick_site_fetch_before_its_lease_lapses(
         # and every waiter took those facts; the death cost nothing more.
         assert [r for r in reasons if r] == ["standby"], reasons
         assert count(site, "/sitemap.xml") == 2 + 1
+        # Done, the standby ended its slot rather than leave it to lapse.
+        items = dynamodb(dynamo).scan(TableName=table)["Items"]
+        (slot,) = [i for i in items if i["pk"]["S"].endswith("|standby")]
+        assert "lease_owner" not in slot and "unshareable_at" in slot
 
 
 def test_facts_found_too_large_at_the_end_of_a_slow_fetch_go_to_its_waiters(

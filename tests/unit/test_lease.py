@@ -1193,6 +1193,31 @@ def test_a_waiter_that_finds_the_slot_taken_waits_on_and_asks_no_more() -> None:
     assert poll_until_not_sleeping(m, until_landed, t) == Finish(Use.STORED, Source.WAITED)
 
 
+def test_a_slot_just_ended_sends_the_waiter_to_the_standbys_facts_not_to_a_second_standby() -> None:
+    for ended_s_ago, then in ((0.5, "read"), (lease.LEASE_S + 0.5, "take")):
+        m = machine()
+        item_at = renewing()
+        t = NOW
+        action = m.step(ReadDone(item_at(t)), t)
+        while action != Read(consistent=True, standby=True):
+            assert isinstance(action, Sleep)
+            t = action.until
+            action = m.step(Slept(), t)
+            if action == Read(consistent=False):
+                action = m.step(ReadDone(item_at(t)), t)
+        # A standby done ends its slot with a mark (driver: `_release_slot`): no lease in it.
+        ended = Item(unshareable_flight="standby", unshareable_at=t - ended_s_ago)
+        action = m.step(ReadDone(ended), t)
+        if then == "take":
+            # Ended long ago (another wait's): the slot is free for this wait's standby.
+            assert isinstance(action, TakeLease) and action.standby
+            continue
+        # Just ended: that standby's facts are likely there; the item is read before any take.
+        assert action == Read(consistent=True)
+        published = Item(stamp=Stamp(t - 0.6, 5.0, flight="standby"))
+        assert m.step(ReadDone(published), t) == Finish(Use.STORED, Source.WAITED)
+
+
 def test_a_standby_slot_is_asked_for_only_while_the_budget_covers_the_fetch() -> None:
     # Budgets around the edge (the 30 s of a site with no recorded fetch, from 5 s in, and a
     # pause of up to TAKEOVER_JITTER_S before the slot is read): a slot asked for is one whose

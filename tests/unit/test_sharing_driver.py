@@ -6,6 +6,7 @@ it publishes, marks and hands back) and that the in-process single flight sits i
 
 from __future__ import annotations
 
+import math
 import random
 import threading
 from collections.abc import Iterator
@@ -701,6 +702,25 @@ def test_a_holder_whose_budget_covers_the_site_is_waited_for() -> None:
     assert got.source == WAITED and fetch.count == 0 and got.waited_s == pytest.approx(10.0)
 
 
+def test_a_standby_whose_fetch_fails_ends_its_slot_at_once() -> None:
+    clock, store, sharing, req, errors = setup()
+    holder_renewing(clock, store)
+
+    def broken(previous: facts.SiteFacts | None, progress: Progress) -> facts.SiteFacts:
+        clock.sleep(0.5)
+        raise RuntimeError("a defect")
+
+    with pytest.raises(RuntimeError):
+        sharing.obtain(req, broken, errors.append)
+    slot = store.items["k" + STANDBY_SUFFIX]
+    # No waiter counts on it: the slot is free for the next standby, not taken for 10 s more.
+    assert "owner" not in slot and store.calls[-1] == "mark"
+    assert store.items["k"]["owner"] == "holder"  # the holder's lease is not the standby's
+    now = clock.wall()
+    take = lease.TakeLease(now + 10, now, now - 30, math.inf, standby=True)
+    assert store.take_lease("k" + STANDBY_SUFFIX, "next", take)
+
+
 def holder_renewing(clock: Clock, store: MemoryStore) -> None:
     """Give the store a holder's lease, taken now, that its reads show renewed on schedule."""
     took = clock.wall()
@@ -731,11 +751,13 @@ def test_a_waiter_on_a_long_fetch_stands_by_beside_it_in_a_slot_of_its_own(
     # It took the slot (an item of its own) once the holder had fetched for STANDBY_MIN_S.
     slot = store.items["k" + STANDBY_SUFFIX]
     assert lease.STANDBY_MIN_S <= got.waited_s <= lease.STANDBY_MIN_S + 1.5 * lease.POLL_MAX_S
-    assert "mark" not in store.calls and errors == []
+    # Done, it ends its slot at once (a mark nobody heeds), the last thing it writes.
+    assert "owner" not in slot and slot["lasting"] is False and store.calls[-1] == "mark"
+    assert store.calls.count("mark") == 1 and errors == []
     if publishable:
         # The first facts of the wait: published, under its own token (the holder's lease ends).
         stamp = store.items["k"]["stamp"]
-        assert isinstance(stamp, lease.Stamp) and stamp.flight == slot["owner"]
+        assert isinstance(stamp, lease.Stamp) and stamp.flight == slot["marked"]
     else:
         # Its facts cannot be shared: the holder, not the standby, tells the waiters.
         assert store.items["k"]["owner"] == "holder" and "put" not in store.calls
