@@ -177,11 +177,11 @@ class _RecordingReply:
         try:
             if not self._begun and not self._guard.expired:
                 self._drain()
+            lines = [(name, v) for name in self.headers for v in self._raw.header_lines(name)]
         finally:
             self._raw.close()
         # An expired guard may have cut a body sent without a length: it only looked whole.
         if self._whole and not self._spoilt and not self._guard.expired:
-            lines = [(name, v) for name in self.headers for v in self._raw.header_lines(name)]
             self._file.seek(0)
             self._recordings._keep(self._key, _Kept(self.status, lines, self._file))
         else:
