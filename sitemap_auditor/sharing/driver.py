@@ -568,7 +568,12 @@ class Sharing:
             except StoreError as e:
                 failed(e)
                 seen = lease.StoreFailed(e.throttled)
-            action = machine.step(seen, self._wall(), self._mono())
+            wall, mono = self._wall(), self._mono()
+            # The budget is the monotonic clock's: its end on the wall clock, which the machine
+            # reasons in, is read again at each step, so a wall clock set back or on meanwhile
+            # (NTP stepping it) neither stretches nor shortens the wait.
+            machine.budget_end = wall + (budget_end - mono)
+            action = machine.step(seen, wall, mono)
 
     def _hold(
         self,

@@ -7,7 +7,9 @@ sleep until a time, fetch, publish, mark its facts unshareable, or finish), does
 machine what came of it. The machine makes no call, reads no clock and never sleeps: `sharing`
 drives it against the real store, the unit tests and `bench/scale.py` against fakes in virtual
 time. Times are wall-clock seconds (stamps, windows, the lease's writes), but for whether a
-holder is alive, which a waiter judges on its own monotonic clock (`liveness`, `step`'s `mono`).
+holder is alive, which a waiter judges on its own monotonic clock (`liveness`, `step`'s `mono`);
+its `budget_end` is the audit's monotonic budget as the wall clock reads it, which the driver
+sets again before each step (a wall clock stepped meanwhile moves it too).
 The values, actions and observations it deals in are defined in `vocabulary`, the pure rules it
 decides with and their limits in `rules`; both are named here.
 

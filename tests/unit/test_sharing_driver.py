@@ -721,6 +721,51 @@ def test_a_standby_whose_fetch_fails_ends_its_slot_at_once() -> None:
     assert store.take_lease("k" + STANDBY_SUFFIX, "next", take)
 
 
+class SteppedClock(Clock):
+    """A clock whose wall time can be set back (or on), as NTP steps it; monotonic time cannot."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shift = 0.0
+
+    def wall(self) -> float:
+        return self.t + self.shift
+
+
+@pytest.mark.parametrize("step_s", [-60.0, 60.0])
+def test_a_wall_clock_stepped_during_a_wait_neither_stretches_nor_cuts_the_budget(
+    step_s: float,
+) -> None:
+    clock = SteppedClock()
+    store = MemoryStore(clock)
+    sharing = Sharing(LocalStore(), clock.wall, clock.mono, clock.sleep, random.Random(1))
+    entered = clock.mono()
+    req = ShareRequest("k", 60, entered + 20, store, lambda data: True)
+    # A holder that renews on time (on the true clock) and never publishes within the wait.
+    store.items["k"] = {"owner": "holder", "until": clock.wall() + lease.LEASE_S, "renewals": 0}
+    real_get = store.get
+
+    def renewing(key: str, consistent: bool) -> StoredItem | None:
+        if clock.mono() - entered >= 2.0 and clock.shift == 0.0:
+            clock.shift = step_s  # the container's wall clock is set back (or on) a minute
+        raw = store.items.get("k", {})
+        if raw.get("owner") == "holder":
+            renewed, n = 0.0, 0
+            while lease.renewal_due_s(renewed) <= clock.mono() - entered:
+                renewed, n = lease.renewal_due_s(renewed), n + 1
+            raw.update(renewals=n, until=clock.wall() + lease.LEASE_S)
+        return real_get(key, consistent)
+
+    store.get = renewing  # type: ignore[method-assign]
+    fetch = Fetcher(clock)
+    errors: list[StoreError] = []
+    got = sharing.obtain(req, fetch, errors.append)
+    # Its budget is the monotonic clock's: it waits 20 s, neither a minute more nor less.
+    assert got.source == FETCHED and got.reason == "budget" and fetch.count == 1
+    assert clock.shift == step_s
+    assert 20 - 0.1 <= clock.mono() - entered - 1.0 <= 20 + 0.1  # then its own fetch (1 s)
+
+
 def holder_renewing(clock: Clock, store: MemoryStore) -> None:
     """Give the store a holder's lease, taken now, that its reads show renewed on schedule."""
     took = clock.wall()
