@@ -260,6 +260,7 @@ class Protocol:
         # read); and until when it takes a standby it saw fetching for alive (wall clock).
         self._slot_for: Item | None = None
         self._standby_alive_until = -math.inf
+        self._standby_flight: str | None = None  # the standby seen fetching, whose facts it takes
         # This audit's monotonic clock at the step being taken.
         self._mono = 0.0
         # When this audit asked for its own lease, on its monotonic clock (its renewals keep to
@@ -411,14 +412,15 @@ class Protocol:
         return FetchHolding(refresh=self._refresh)
 
     def _awaited(self, item: Item | None, now: float) -> Action | None:
-        """For a waiter: the facts of the very fetch it waited for (transient ones included) are
-        its facts; a mark that that fetch's facts cannot be shared sends it (and every other
+        """For a waiter: the facts of the very fetch it waited for (its holder's, or those of a
+        standby it saw fetching beside it; transient ones included) are its facts; a mark that that fetch's facts cannot be shared sends it (and every other
         waiter, side by side) to fetch now. None: neither is there."""
         waiting = self.waiting_for
         if waiting is None or item is None:
             return None
         stamp = item.stamp
-        if awaited_facts(stamp, waiting, self.waited_since):
+        standbys = stamp is not None and stamp.flight == (self._standby_flight or waiting)
+        if standbys or awaited_facts(stamp, waiting, self.waited_since):
             assert stamp is not None
             if stamp.awaited_only and not takes_awaited(stamp, now, self.budget_end):
                 return FetchAlone(Reason.UNSHAREABLE)
@@ -651,6 +653,12 @@ class Protocol:
             standby=True,
         )
 
+    def _standby_seen(self, slot: Item, now: float) -> None:
+        """Another audit stands by in the slot: counted on for a lease's length, and its facts
+        are the wait's, as the holder's are (`_awaited`), whatever its clock stamped on them."""
+        self._standby_alive_until = now + LEASE_S
+        self._standby_flight = slot.lease_owner
+
     def _standby_step(self, seen: Observation, now: float) -> Action | None:
         """What a standby does next, an audit that asked for the slot, or one that read it before
         a takeover; None: not one."""
@@ -659,7 +667,7 @@ class Protocol:
             slot = seen.item if isinstance(seen, ReadDone) else None
             if slot is not None and slot.lease_held and not abandoned(slot, now):
                 # The standby is fetching: wait for its facts (its slot's lease runs LEASE_S).
-                self._standby_alive_until = now + LEASE_S
+                self._standby_seen(slot, now)
                 return self._sleep(now + poll_s(self.waited_s(now), self.rng), now)
             # None, or gone: the late holder is taken over (or hedged), as without a standby.
             self._standby_alive_until = -math.inf
@@ -675,7 +683,7 @@ class Protocol:
                 slot is not None and slot.lease_held and not abandoned(slot, now)
             ):
                 if slot is not None:
-                    self._standby_alive_until = now + LEASE_S  # another stands by
+                    self._standby_seen(slot, now)  # another stands by
                 return self._sleep(now + poll_s(self.waited_s(now), self.rng), now)
             ended_at = slot.unshareable_at if slot is not None else None
             if ended_at is not None and now - ended_at < LEASE_S:

@@ -1218,6 +1218,35 @@ def test_a_slot_just_ended_sends_the_waiter_to_the_standbys_facts_not_to_a_secon
         assert m.step(ReadDone(published), t) == Finish(Use.STORED, Source.WAITED)
 
 
+@pytest.mark.parametrize("standing", ["standby", "elsewhere"])
+def test_a_waiter_takes_the_facts_of_the_standby_it_saw_whatever_their_stamp(
+    standing: str,
+) -> None:
+    # The standby's clock is behind: its transient facts (a 503 the wait is to hear) are stamped
+    # before this waiter began to wait, and no audit may reuse them. Seen fetching in the slot,
+    # the standby's are the wait's facts, as the holder's would be.
+    standbys = Item(stamp=Stamp(NOW - 30, 5.0, transient=True, flight="standby"))
+    m = machine(budget=40.0)
+    item_at = renewing()
+    t = NOW
+    action = m.step(ReadDone(item_at(t)), t)
+    while action != Read(consistent=True, standby=True):  # polls, until it looks at the slot
+        assert isinstance(action, Sleep)
+        t = action.until
+        action = m.step(Slept(), t)
+        if action == Read(consistent=False):
+            action = m.step(ReadDone(item_at(t)), t)
+    action = m.step(ReadDone(counted(standing, 0, until=t + 10)), t)  # taken: it waits on
+    assert isinstance(action, Sleep)
+    assert m.step(Slept(), action.until) == Read(consistent=False)
+    got = m.step(ReadDone(standbys), action.until)
+    if standing == "standby":
+        assert got == Finish(Use.STORED, Source.WAITED)
+    else:
+        # Not the standby it saw: not this wait's facts; it waits on.
+        assert isinstance(got, Sleep)
+
+
 def test_a_standby_slot_is_asked_for_only_while_the_budget_covers_the_fetch() -> None:
     # Budgets around the edge (the 30 s of a site with no recorded fetch, from 5 s in, and a
     # pause of up to TAKEOVER_JITTER_S before the slot is read): a slot asked for is one whose
