@@ -94,6 +94,7 @@ from sitemap_auditor.sharing.rules import (
     renewal_s,
     standby,
     standby_after_s,
+    standby_ended,
     takes_awaited,
     usable,
 )
@@ -193,6 +194,7 @@ __all__ = [
     "renewal_s",
     "standby",
     "standby_after_s",
+    "standby_ended",
     "takes_awaited",
     "usable",
 ]
@@ -261,6 +263,7 @@ class Protocol:
         self._slot_for: Item | None = None
         self._standby_alive_until = -math.inf
         self._standby_flight: str | None = None  # the standby seen fetching, whose facts it takes
+        self._ended_slot_read = False  # the item read again once for a standby just ended
         # This audit's monotonic clock at the step being taken.
         self._mono = 0.0
         # When this audit asked for its own lease, on its monotonic clock (its renewals keep to
@@ -413,8 +416,9 @@ class Protocol:
 
     def _awaited(self, item: Item | None, now: float) -> Action | None:
         """For a waiter: the facts of the very fetch it waited for (its holder's, or those of a
-        standby it saw fetching beside it; transient ones included) are its facts; a mark that that fetch's facts cannot be shared sends it (and every other
-        waiter, side by side) to fetch now. None: neither is there."""
+        standby it saw fetching beside it; transient ones included) are its facts; a mark that
+        that fetch's facts cannot be shared sends it (and every other waiter, side by side) to
+        fetch now. None: neither is there."""
         waiting = self.waiting_for
         if waiting is None or item is None:
             return None
@@ -669,6 +673,10 @@ class Protocol:
                 # The standby is fetching: wait for its facts (its slot's lease runs LEASE_S).
                 self._standby_seen(slot, now)
                 return self._sleep(now + poll_s(self.waited_s(now), self.rng), now)
+            if standby_ended(slot, now) and not self._ended_slot_read:
+                # Just done, since the item was read: its facts are likely there now (read once).
+                self._ended_slot_read = True
+                return Read(consistent=True)
             # None, or gone: the late holder is taken over (or hedged), as without a standby.
             self._standby_alive_until = -math.inf
             return self._over_late(late, now, confirming=True)
@@ -685,8 +693,7 @@ class Protocol:
                 if slot is not None:
                     self._standby_seen(slot, now)  # another stands by
                 return self._sleep(now + poll_s(self.waited_s(now), self.rng), now)
-            ended_at = slot.unshareable_at if slot is not None else None
-            if ended_at is not None and now - ended_at < LEASE_S:
+            if standby_ended(slot, now):
                 return Read(consistent=True)  # a standby just ended its slot: its facts first
             took = self._fetch_s or UNKNOWN_FETCH_S
             age = self._watch.age(self._mono) if self._watch is not None else 0.0

@@ -58,6 +58,7 @@ __all__ = [
     "renewal_s",
     "standby",
     "standby_after_s",
+    "standby_ended",
     "takes_awaited",
     "usable",
 ]
@@ -298,6 +299,14 @@ def may_take(item: Item | None, owner: str, request: TakeLease) -> bool:
         or marked_at > ahead
     )
     return lease_free and facts_free and mark_free
+
+
+def standby_ended(slot: Item | None, now: float) -> bool:
+    """True for a standby slot its standby ended (done, with a mark nobody heeds: the driver's
+    `_release_slot`) less than a lease's length ago: that standby's facts are likely in the
+    site's item, which is read before any other step (a takeover, a hedge, another standby)."""
+    ended_at = slot.unshareable_at if slot is not None else None
+    return ended_at is not None and now - ended_at < LEASE_S
 
 
 def standby_after_s(fetch_s: float | None) -> float:

@@ -1291,6 +1291,34 @@ def test_a_dead_holder_with_a_standby_fetching_is_not_taken_over() -> None:
     assert isinstance(over, TakeLease) and over.over_owner == "holder" and not over.standby
 
 
+def test_a_slot_ended_since_the_dead_holder_was_read_sends_the_waiter_to_the_item_once() -> None:
+    for published in (True, False):
+        m = machine()
+        dead = counted("holder", 3, until=NOW + 8.5)  # renewed three times (8.5 s), then died
+        action, t = wait_until_late(m, dead, NOW + lease.LEASE_S)
+        assert action == Read(consistent=True)
+        assert m.step(ReadDone(dead), t) == Read(consistent=True, standby=True)
+        # Between the two reads the standby published and ended its slot (`_release_slot`).
+        ended = Item(unshareable_flight="standby", unshareable_at=t - 0.01)
+        assert m.step(ReadDone(ended), t) == Read(consistent=True)
+        if published:
+            facts = Item(stamp=Stamp(t - 0.02, 12.0, flight="standby"))
+            assert m.step(ReadDone(facts), t) == Finish(Use.STORED, Source.WAITED)
+            continue
+        # Ended without facts (its fetch failed): the dead holder is then taken over, the slot
+        # read again first and the item not again (no loop on the ended slot).
+        action = m.step(ReadDone(dead), t)
+        while action != Read(consistent=True, standby=True):
+            assert isinstance(action, Sleep | Read)
+            if isinstance(action, Sleep):
+                t = action.until
+                action = m.step(Slept(), t)
+            else:
+                action = m.step(ReadDone(dead), t)
+        over = m.step(ReadDone(ended), t)
+        assert isinstance(over, TakeLease) and over.over_owner == "holder" and not over.standby
+
+
 def test_a_waiter_whose_slot_write_was_refused_counts_on_that_standby() -> None:
     # Its slot write was refused: another early waiter stands by. The holder dies between its
     # first renewal (2.5 s) and its second (5.5 s): the waiter does not take it over beside the
