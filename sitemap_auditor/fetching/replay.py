@@ -178,6 +178,9 @@ class _RecordingReply:
             if not self._begun and not self._guard.expired:
                 self._drain()
             lines = [(name, v) for name in self.headers for v in self._raw.header_lines(name)]
+        except BaseException:
+            self._file.close()  # an interruption while reading on: nothing is kept
+            raise
         finally:
             self._raw.close()
         # An expired guard may have cut a body sent without a length: it only looked whole.

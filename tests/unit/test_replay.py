@@ -12,7 +12,9 @@ import pytest
 from sitemap_auditor.core.credentials import Credentials
 from sitemap_auditor.core.errors import FetchError, FetchErrorKind
 from sitemap_auditor.core.site import resolve
+from sitemap_auditor.fetching.exchange import Headers, Reply, Request
 from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy
+from sitemap_auditor.fetching.guard import Guard
 from sitemap_auditor.fetching.memory_transport import Canned, MemoryTransport
 from sitemap_auditor.fetching.replay import MAX_DRAIN_BYTES, Recordings
 
@@ -154,3 +156,39 @@ def test_what_is_not_read_again_is_dropped_at_close() -> None:
     pair.heard.close()
     read(pair.again, f"{SITE}/s.xml")
     assert pair.heard.replayed == 0 and len(pair.asked()) == 2
+
+
+class _Interrupting:
+    """A 404 whose small body is interrupted (Ctrl-C) while the recording reads it on."""
+
+    status = 404
+    headers = Headers({"Content-Length": "9"})
+
+    def header_lines(self, name: str) -> tuple[str, ...]:
+        return self.headers.lines(name)
+
+    def chunks(self, size: int) -> Iterator[bytes]:
+        raise KeyboardInterrupt
+        yield b""  # a generator
+
+    def close(self) -> None:
+        pass
+
+
+class _InterruptingSite:
+    def send(self, request: Request, guard: Guard) -> Reply:
+        return _Interrupting()
+
+    def close(self) -> None:
+        pass
+
+
+def test_an_interruption_while_reading_on_keeps_nothing_and_leaks_no_file() -> None:
+    heard = Recordings()
+    OPEN.append(heard)
+    f = Fetcher(policy(), transport=heard.recording(_InterruptingSite()))
+    with pytest.raises(KeyboardInterrupt), f.open(f"{SITE}/sitemap.xml") as a:
+        assert a.status == 404  # passed over unread: the recording reads it on, interrupted
+    site = MemoryTransport({f"{SITE}/sitemap.xml": Canned(404, {}, b"")})
+    read(Fetcher(policy(), transport=heard.replaying(site)), f"{SITE}/sitemap.xml")
+    assert heard.replayed == 0 and len(site.requests) == 1
