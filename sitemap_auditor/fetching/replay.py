@@ -12,10 +12,10 @@ those a second request to the site would have given, had the site answered it th
 An answer only partly read is not kept (the Lambda reads a robots.txt to its limit, and a sitemap
 until its parser has had enough). One whose body the fetch never began is kept when it is a
 redirect (the fetcher follows a redirect without reading its body: its replay has none), or when
-its Content-Length says at most MAX_DRAIN_BYTES, read on to its end before the connection is
-released (an error page the Lambda passes over, whose first bytes the walk reads: blocked, a
-challenge page). Bodies are held in memory up to IN_MEMORY_BYTES each, in a temporary file past
-that, and MAX_KEPT_BYTES in all; past it, answers are not kept.
+its Content-Length says at most MAX_DRAIN_BYTES, read on to its end (within MAX_DRAIN_S) before
+the connection is released (an error page the Lambda passes over, whose first bytes the walk
+reads: blocked, a challenge page). Bodies are held in memory up to IN_MEMORY_BYTES each, in a
+temporary file past that, and MAX_KEPT_BYTES in all; past it, answers are not kept.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from sitemap_auditor.fetching.exchange import Headers, Reply, Request, Transport
 if TYPE_CHECKING:
     from sitemap_auditor.fetching.guard import Guard
 
-__all__ = ["IN_MEMORY_BYTES", "MAX_DRAIN_BYTES", "MAX_KEPT_BYTES", "Recordings"]
+__all__ = ["IN_MEMORY_BYTES", "MAX_DRAIN_BYTES", "MAX_DRAIN_S", "MAX_KEPT_BYTES", "Recordings"]
 
 # One body of the largest size a fetch reads (docs/contract.md §4) may be kept, on disk.
 MAX_KEPT_BYTES = MAX_BODY_BYTES
@@ -40,6 +40,8 @@ IN_MEMORY_BYTES = 256 * 1024
 # An unread body read on before release, so that the walk need not ask again, when its length is
 # declared and this small: error pages are; a larger one is asked for again if the walk needs it.
 MAX_DRAIN_BYTES = 64 * 1024
+# ... and when it comes within this: the verdict is not held up by a site that drips it.
+MAX_DRAIN_S = 1.0
 # What the fetcher follows without reading a body (fetch.py's redirects).
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _CHUNK = 16 * 1024
@@ -158,6 +160,11 @@ class _RecordingReply:
         if not (declared.isascii() and declared.isdigit()) or int(declared) > MAX_DRAIN_BYTES:
             return
         read = 0
+        # A body that does not come at once (a server dripping it) is cut, as the fetch's own
+        # deadline would cut it: the guard expires, and the walk asks again if it needs it.
+        cut = threading.Timer(MAX_DRAIN_S, self._guard.expire)
+        cut.daemon = True
+        cut.start()
         try:
             for chunk in self._raw.chunks(_CHUNK):
                 read += len(chunk)
@@ -168,7 +175,9 @@ class _RecordingReply:
             self._guard.check()
         except FetchError:
             return
-        self._whole = True
+        finally:
+            cut.cancel()
+        self._whole = not self._guard.expired
 
     def close(self) -> None:
         if self._closed:

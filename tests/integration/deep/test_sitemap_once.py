@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import gzip
 import random
+import time
 from collections import Counter
+from http.server import BaseHTTPRequestHandler
 
 from support.deep import SITEMAPS_NS, kinds_of, run, urlset_of
 
 from harness.servers import Site, redirect, reply
 from sitemap_auditor.core import candidates
+from sitemap_auditor.fetching import replay
 
 
 def _spellings(port: int, count: int) -> list[str]:
@@ -107,3 +110,28 @@ def test_a_site_without_a_sitemap_is_asked_each_usual_path_once(site: Site) -> N
     assert set(asked) == {"/robots.txt", *candidates.FALLBACK_PATHS}
     assert set(asked.values()) == {1}, asked
     assert doc["verdict"]["status"] == "FAIL"
+
+
+def test_an_error_page_that_drips_does_not_hold_up_the_verdict(site: Site) -> None:
+    """A 404 the verdict passes over, whose small body comes a byte at a time: read on for at
+    most MAX_DRAIN_S, then left; the walk asks for it again and reads what it needs."""
+
+    def dripping(h: BaseHTTPRequestHandler) -> None:
+        h.send_response(404)
+        h.send_header("Content-Type", "text/html")
+        h.send_header("Content-Length", "6")
+        h.end_headers()
+        for byte in b"gone.\n":
+            h.wfile.write(bytes([byte]))
+            h.wfile.flush()
+            time.sleep(0.5)
+
+    site.route("/robots.txt", reply(f"Sitemap: {site.url('/s.xml')}\n", content_type="text/plain"))
+    site.route("/s.xml", dripping)
+    started = time.monotonic()
+    doc = run(site.url("/"))
+    took = time.monotonic() - started
+    # The verdict's fetch, cut reading on, and the walk's, which read it: about 1 s and 3 s.
+    assert site.paths().count("/s.xml") == 2
+    assert took < replay.MAX_DRAIN_S + 3.0 + 1.5, took
+    assert kinds_of(doc)["couldnt-fetch"]["count"] == 1
