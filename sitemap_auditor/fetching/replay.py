@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import IO, TYPE_CHECKING
 
 from sitemap_auditor.core.errors import MAX_BODY_BYTES, FetchError
@@ -31,7 +31,14 @@ from sitemap_auditor.fetching.exchange import Headers, Reply, Request, Transport
 if TYPE_CHECKING:
     from sitemap_auditor.fetching.guard import Guard
 
-__all__ = ["IN_MEMORY_BYTES", "MAX_DRAIN_BYTES", "MAX_DRAIN_S", "MAX_KEPT_BYTES", "Recordings"]
+__all__ = [
+    "IN_MEMORY_BYTES",
+    "MAX_DRAIN_BYTES",
+    "MAX_DRAIN_S",
+    "MAX_KEPT_BYTES",
+    "MAX_KEPT_FILES",
+    "Recordings",
+]
 
 # One body of the largest size a fetch reads (docs/contract.md §4) may be kept, on disk.
 MAX_KEPT_BYTES = MAX_BODY_BYTES
@@ -41,7 +48,9 @@ IN_MEMORY_BYTES = 256 * 1024
 # declared and this small: error pages are; a larger one is asked for again if the walk needs it.
 MAX_DRAIN_BYTES = 64 * 1024
 # ... and when it comes within this: the verdict is not held up by a site that drips it.
-MAX_DRAIN_S = 1.0
+MAX_DRAIN_S = 0.5
+# Bodies kept in temporary files at once (a descriptor each until the walk reads them again).
+MAX_KEPT_FILES = 8
 # What the fetcher follows without reading a body (fetch.py's redirects).
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _CHUNK = 16 * 1024
@@ -60,15 +69,30 @@ class _Kept:
         self.status = status
         self.lines = lines
         self.body = body
+        body.seek(0, 2)
+        self.size = body.tell()
+        body.seek(0)
+
+
+def _spooled() -> IO[bytes]:
+    # Closed by the reply that writes it, or by the Recordings that keep it.
+    return tempfile.SpooledTemporaryFile(max_size=IN_MEMORY_BYTES)
 
 
 class Recordings:
     """The answers one deep audit's verdict heard, for its walk to read again; thread-safe."""
 
-    def __init__(self, max_bytes: int = MAX_KEPT_BYTES) -> None:
+    def __init__(
+        self,
+        max_bytes: int = MAX_KEPT_BYTES,
+        spool: Callable[[], IO[bytes]] | None = None,
+    ) -> None:
         self._lock = threading.Lock()
         self._kept: dict[_Key, list[_Kept]] = {}
         self._room = max_bytes
+        self._files = 0  # kept bodies past IN_MEMORY_BYTES, each a temporary file
+        # Where a body is written as it passes: memory, then an unnamed temporary file.
+        self.spool = spool or _spooled
         self.replayed = 0  # requests answered from what was kept
 
     def recording(self, inner: Transport) -> Transport:
@@ -94,9 +118,19 @@ class Recordings:
             self._room -= size
             return True
 
-    def _keep(self, key: _Key, answer: _Kept) -> None:
+    def _give_back(self, size: int) -> None:
         with self._lock:
+            self._room += size
+
+    def _keep(self, key: _Key, answer: _Kept) -> bool:
+        """Keep answer for key; False (not kept) past MAX_KEPT_FILES bodies in files."""
+        with self._lock:
+            if answer.size > IN_MEMORY_BYTES:
+                if self._files >= MAX_KEPT_FILES:
+                    return False
+                self._files += 1
             self._kept.setdefault(key, []).append(answer)
+            return True
 
     def _take(self, key: _Key) -> _Kept | None:
         with self._lock:
@@ -106,6 +140,9 @@ class Recordings:
             answer = answers.pop(0)
             if not answers:
                 del self._kept[key]
+            if answer.size > IN_MEMORY_BYTES:
+                self._files -= 1
+            self._room += answer.size
             self.replayed += 1
             return answer
 
@@ -121,11 +158,11 @@ class _RecordingReply:
         self.status = raw.status
         self.headers: Mapping[str, str] = raw.headers
         # Closed at close(), or handed over to the Recordings that close it.
-        self._file: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=IN_MEMORY_BYTES)  # noqa: SIM115
-        self._size = 0
-        self._begun = False
+        self._file: IO[bytes] = recordings.spool()
+        self._size = 0  # bytes written to the file (and reserved in the Recordings)
+        self._inner: Iterator[bytes] | None = None  # the body as the consumer began it
         self._whole = False  # the body was read to its end
-        self._spoilt = False  # too large to keep, or cut by an error
+        self._spoilt = False  # too large to keep, cut by an error, or the file failed
         self._closed = False
 
     def header_lines(self, name: str) -> tuple[str, ...]:
@@ -138,12 +175,16 @@ class _RecordingReply:
             self._spoilt = True
             return
         self._size += len(chunk)
-        self._file.write(chunk)
+        try:
+            self._file.write(chunk)
+        except OSError:  # no room for a temporary file, or no descriptor left: not kept
+            self._spoilt = True
 
     def chunks(self, size: int) -> Iterator[bytes]:
-        self._begun = True
+        # Kept, so that what the consumer leaves unread may still be read on (`_drain`).
+        self._inner = iter(self._raw.chunks(size))
         try:
-            for chunk in self._raw.chunks(size):
+            for chunk in self._inner:
                 self._write(chunk)
                 yield chunk
         except FetchError:
@@ -152,21 +193,23 @@ class _RecordingReply:
         self._whole = True
 
     def _drain(self) -> None:
-        """A body nobody began: none for a redirect; read on when its declared length is small."""
-        if self.status in _REDIRECTS and "Location" in self.headers:
+        """A body its reader left: none for a redirect never begun; the rest read on when its
+        declared length is small and it comes at once."""
+        if self._inner is None and self.status in _REDIRECTS and "Location" in self.headers:
             self._whole = True  # kept without a body, which the fetcher never reads
             return
         declared = self.headers.get("Content-Length", "").strip()
         if not (declared.isascii() and declared.isdigit()) or int(declared) > MAX_DRAIN_BYTES:
             return
-        read = 0
+        rest = self._inner if self._inner is not None else iter(self._raw.chunks(_CHUNK))
+        read = self._size
         # A body that does not come at once (a server dripping it) is cut, as the fetch's own
         # deadline would cut it: the guard expires, and the walk asks again if it needs it.
         cut = threading.Timer(MAX_DRAIN_S, self._guard.expire)
         cut.daemon = True
         cut.start()
         try:
-            for chunk in self._raw.chunks(_CHUNK):
+            for chunk in rest:
                 read += len(chunk)
                 if read > MAX_DRAIN_BYTES:
                     return
@@ -184,20 +227,23 @@ class _RecordingReply:
             return
         self._closed = True
         try:
-            if not self._begun and not self._guard.expired:
+            if not self._whole and not self._spoilt and not self._guard.expired:
                 self._drain()
             lines = [(name, v) for name in self.headers for v in self._raw.header_lines(name)]
         except BaseException:
-            self._file.close()  # an interruption while reading on: nothing is kept
+            self._drop()  # an interruption while reading on: nothing is kept
             raise
         finally:
             self._raw.close()
         # An expired guard may have cut a body sent without a length: it only looked whole.
-        if self._whole and not self._spoilt and not self._guard.expired:
-            self._file.seek(0)
-            self._recordings._keep(self._key, _Kept(self.status, lines, self._file))
-        else:
-            self._file.close()
+        kept = self._whole and not self._spoilt and not self._guard.expired
+        if not (kept and self._recordings._keep(self._key, _Kept(self.status, lines, self._file))):
+            self._drop()
+
+    def _drop(self) -> None:
+        self._file.close()
+        self._recordings._give_back(self._size)
+        self._size = 0
 
 
 class _Recording:

@@ -5,7 +5,9 @@ transport, so that every request the site would see is counted."""
 from __future__ import annotations
 
 import gzip
+import io
 from collections.abc import Iterator, Sequence
+from typing import IO
 
 import pytest
 
@@ -16,7 +18,12 @@ from sitemap_auditor.fetching.exchange import Headers, Reply, Request
 from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy
 from sitemap_auditor.fetching.guard import Guard
 from sitemap_auditor.fetching.memory_transport import Canned, MemoryTransport
-from sitemap_auditor.fetching.replay import MAX_DRAIN_BYTES, Recordings
+from sitemap_auditor.fetching.replay import (
+    IN_MEMORY_BYTES,
+    MAX_DRAIN_BYTES,
+    MAX_KEPT_FILES,
+    Recordings,
+)
 
 SITE = "http://site.test"
 BODY = b"<urlset>" + b"x" * 100_000 + b"</urlset>"
@@ -192,3 +199,66 @@ def test_an_interruption_while_reading_on_keeps_nothing_and_leaks_no_file() -> N
     site = MemoryTransport({f"{SITE}/sitemap.xml": Canned(404, {}, b"")})
     read(Fetcher(policy(), transport=heard.replaying(site)), f"{SITE}/sitemap.xml")
     assert heard.replayed == 0 and len(site.requests) == 1
+
+
+def test_a_small_body_its_reader_left_is_read_on_and_kept() -> None:
+    # The Lambda's parser stops at the first bytes of a soft 404 (HTML at /sitemap.xml): the
+    # rest, small and declared, is read on, and the walk is answered from it.
+    page = b"<html>" + b"x" * 500 + b"</html>"
+    pair = Pair({f"{SITE}/sitemap.xml": Canned(200, {"Content-Length": str(len(page))}, page)})
+    assert read(pair.first, f"{SITE}/sitemap.xml", limit=10)[1] == page[:10]
+    assert read(pair.again, f"{SITE}/sitemap.xml")[1] == page
+    assert pair.heard.replayed == 1 and len(pair.asked()) == 1
+
+
+class _Full:
+    """A spool that fails as a full disk does, past `room` bytes."""
+
+    def __init__(self, room: int) -> None:
+        self.room = room
+
+    def __call__(self) -> IO[bytes]:
+        outer = self
+
+        class Spool(io.BytesIO):
+            def write(self, data: bytes) -> int:  # type: ignore[override]
+                if self.tell() + len(data) > outer.room:
+                    raise OSError(28, "No space left on device")
+                return super().write(data)
+
+        return Spool()
+
+
+def test_a_temporary_file_that_fails_keeps_nothing_and_the_audit_goes_on() -> None:
+    site = MemoryTransport({f"{SITE}/s.xml": Canned(200, {}, BODY)})
+    heard = Recordings(spool=_Full(1000))
+    OPEN.append(heard)
+    first = Fetcher(policy(), transport=heard.recording(site))
+    assert read(first, f"{SITE}/s.xml")[1] == BODY  # the verdict reads it whole all the same
+    again = Fetcher(policy(), transport=heard.replaying(site))
+    assert read(again, f"{SITE}/s.xml")[1] == BODY
+    assert heard.replayed == 0 and len(site.requests) == 2
+
+
+def test_room_taken_by_an_answer_not_kept_is_given_back() -> None:
+    big = b"<urlset>" + b"y" * 300_000
+    pair = Pair(
+        {f"{SITE}/huge.xml": Canned(200, {}, big), f"{SITE}/s.xml": Canned(200, {}, BODY)},
+        max_bytes=len(BODY) + 1000,
+    )
+    read(pair.first, f"{SITE}/huge.xml", limit=len(BODY))  # read in part (refused): not kept
+    read(pair.first, f"{SITE}/s.xml")
+    assert read(pair.again, f"{SITE}/s.xml")[1] == BODY
+    assert pair.heard.replayed == 1
+
+
+def test_at_most_a_few_bodies_are_kept_in_files() -> None:
+    table = {
+        f"{SITE}/s{i}.xml": Canned(200, {}, b"<x>" + b"z" * IN_MEMORY_BYTES) for i in range(12)
+    }
+    pair = Pair(table, max_bytes=100 * IN_MEMORY_BYTES)
+    for url in table:
+        read(pair.first, url)
+    for url in table:
+        read(pair.again, url)
+    assert pair.heard.replayed == MAX_KEPT_FILES
