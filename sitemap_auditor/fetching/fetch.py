@@ -43,6 +43,7 @@ __all__ = [
     "Fetcher",
     "Hop",
     "default_transport",
+    "redirect_location",
     "transient_status",
 ]
 
@@ -92,6 +93,12 @@ class Hop:
     url: str
     status: int
     location: str
+
+
+def redirect_location(status: int, headers: Mapping[str, str]) -> str | None:
+    """Where an answer redirects the fetch, which follows it without reading its body; None for
+    a final answer."""
+    return headers.get("Location") if status in _REDIRECTS else None
 
 
 def transient_status(status: int) -> bool:
@@ -243,8 +250,8 @@ class Fetcher:
                 if guard.expired:
                     # The watchdog cut the headers short: no final answer came.
                     raise guard.timeout()
-                location = raw.headers.get("Location")
-                if raw.status not in _REDIRECTS or location is None:
+                location = redirect_location(raw.status, raw.headers)
+                if location is None:
                     return current, raw
                 if on_hop is not None:
                     on_hop(Hop(current.href, raw.status, location))

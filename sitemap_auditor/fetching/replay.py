@@ -27,6 +27,7 @@ from typing import IO, TYPE_CHECKING
 
 from sitemap_auditor.core.errors import MAX_BODY_BYTES, FetchError
 from sitemap_auditor.fetching.exchange import Headers, Reply, Request, Transport
+from sitemap_auditor.fetching.fetch import redirect_location
 
 if TYPE_CHECKING:
     from sitemap_auditor.fetching.guard import Guard
@@ -51,8 +52,6 @@ MAX_DRAIN_BYTES = 64 * 1024
 MAX_DRAIN_S = 0.5
 # Bodies kept in temporary files at once (a descriptor each until the walk reads them again).
 MAX_KEPT_FILES = 8
-# What the fetcher follows without reading a body (fetch.py's redirects).
-_REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _CHUNK = 16 * 1024
 
 _Key = tuple[str, tuple[tuple[str, str], ...]]
@@ -195,7 +194,7 @@ class _RecordingReply:
     def _drain(self) -> None:
         """A body its reader left: none for a redirect never begun; the rest read on when its
         declared length is small and it comes at once."""
-        if self._inner is None and self.status in _REDIRECTS and "Location" in self.headers:
+        if self._inner is None and redirect_location(self.status, self.headers) is not None:
             self._whole = True  # kept without a body, which the fetcher never reads
             return
         declared = self.headers.get("Content-Length", "").strip()

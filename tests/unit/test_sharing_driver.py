@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import random
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
 
@@ -721,6 +721,31 @@ def test_a_standby_whose_fetch_fails_ends_its_slot_at_once() -> None:
     assert store.take_lease("k" + STANDBY_SUFFIX, "next", take)
 
 
+def holder_renewing(
+    clock: Clock, store: MemoryStore, before_read: Callable[[], None] | None = None
+) -> None:
+    """Give the store a holder's lease, taken now, that its reads show renewed on schedule (on
+    the monotonic clock; each lease end written by the wall clock of its renewal). before_read,
+    when given, is called at each read first."""
+    took = clock.mono()
+    store.items["k"] = {"owner": "holder", "until": clock.wall() + lease.LEASE_S, "renewals": 0}
+    real_get = store.get
+
+    def renewing(key: str, consistent: bool) -> StoredItem | None:
+        if before_read is not None:
+            before_read()
+        raw = store.items.get("k", {})
+        if raw.get("owner") == "holder":
+            elapsed = clock.mono() - took
+            renewed, n = 0.0, 0
+            while lease.renewal_due_s(renewed) <= elapsed:
+                renewed, n = lease.renewal_due_s(renewed), n + 1
+            raw.update(renewals=n, until=clock.wall() - elapsed + renewed + lease.LEASE_S)
+        return real_get(key, consistent)
+
+    store.get = renewing  # type: ignore[method-assign]
+
+
 class SteppedClock(Clock):
     """A clock whose wall time can be set back (or on), as NTP steps it; monotonic time cannot."""
 
@@ -741,22 +766,13 @@ def test_a_wall_clock_stepped_during_a_wait_neither_stretches_nor_cuts_the_budge
     sharing = Sharing(LocalStore(), clock.wall, clock.mono, clock.sleep, random.Random(1))
     entered = clock.mono()
     req = ShareRequest("k", 60, entered + 20, store, lambda data: True)
-    # A holder that renews on time (on the true clock) and never publishes within the wait.
-    store.items["k"] = {"owner": "holder", "until": clock.wall() + lease.LEASE_S, "renewals": 0}
-    real_get = store.get
 
-    def renewing(key: str, consistent: bool) -> StoredItem | None:
+    def step_the_clock() -> None:
         if clock.mono() - entered >= 2.0 and clock.shift == 0.0:
             clock.shift = step_s  # the container's wall clock is set back (or on) a minute
-        raw = store.items.get("k", {})
-        if raw.get("owner") == "holder":
-            renewed, n = 0.0, 0
-            while lease.renewal_due_s(renewed) <= clock.mono() - entered:
-                renewed, n = lease.renewal_due_s(renewed), n + 1
-            raw.update(renewals=n, until=clock.wall() + lease.LEASE_S)
-        return real_get(key, consistent)
 
-    store.get = renewing  # type: ignore[method-assign]
+    # A holder that renews on time (on the true clock) and never publishes within the wait.
+    holder_renewing(clock, store, step_the_clock)
     fetch = Fetcher(clock)
     errors: list[StoreError] = []
     got = sharing.obtain(req, fetch, errors.append)
@@ -764,24 +780,6 @@ def test_a_wall_clock_stepped_during_a_wait_neither_stretches_nor_cuts_the_budge
     assert got.source == FETCHED and got.reason == "budget" and fetch.count == 1
     assert clock.shift == step_s
     assert 20 - 0.1 <= clock.mono() - entered - 1.0 <= 20 + 0.1  # then its own fetch (1 s)
-
-
-def holder_renewing(clock: Clock, store: MemoryStore) -> None:
-    """Give the store a holder's lease, taken now, that its reads show renewed on schedule."""
-    took = clock.wall()
-    store.items["k"] = {"owner": "holder", "until": took + lease.LEASE_S, "renewals": 0}
-    real_get = store.get
-
-    def renewing(key: str, consistent: bool) -> StoredItem | None:
-        raw = store.items.get("k", {})
-        if raw.get("owner") == "holder":
-            renewed, n = 0.0, 0
-            while took + lease.renewal_due_s(renewed) <= clock.wall():
-                renewed, n = lease.renewal_due_s(renewed), n + 1
-            raw.update(renewals=n, until=took + renewed + lease.LEASE_S)
-        return real_get(key, consistent)
-
-    store.get = renewing  # type: ignore[method-assign]
 
 
 @pytest.mark.parametrize("publishable", [True, False])
