@@ -168,4 +168,4 @@ class LastmodStats:
             if day != self._day:
                 self._new_day(day)
             if self._month is not None:
-                self.months[self._month] += sum(1 for _ in run)
+                self.months[self._month] += len(list(run))

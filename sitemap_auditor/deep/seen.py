@@ -64,7 +64,6 @@ DEDUPE_BYTES_PER_URL = 2 * SLOT_BYTES
 DEDUPE_FIRST_SLOTS = 1 << 20  # 16 MiB: 786,432 URLs before the table first grows
 DEFAULT_MAX_DEDUPE_URLS = 5_000_000
 
-_MASK = (1 << 64) - 1
 _MAX_LINE = (1 << 32) - 1  # a line past it is kept as this one
 _NONE = 0xFFFF
 
@@ -87,9 +86,9 @@ class SeenUrls:
         # The first table is large enough for most sites (growing it again and again costs
         # more than all the look-ups), and no larger than the bound needs.
         slots = max(1024, min(DEDUPE_FIRST_SLOTS, max_urls * 4 // 3 + 1))
-        keys = array("Q", [0]) * slots  # 0: empty
+        keys = array("q", [0]) * slots  # a URL's hash (a signed 64-bit int); 0: empty
         files = array("H", [0]) * slots
-        lasts = array("H", [0]) * slots
+        lasts = array("H", [_NONE]) * slots
         rows = array("I", [0]) * slots  # the line of the listing that keeps the URL
         n = slots
         size = 0
@@ -101,35 +100,77 @@ class SeenUrls:
             """Take hashes[start:] (listed by file_number on lines) in turn, up to the first one
             seen before: its position (its slot is then `found()`, good until the next add), or
             len(hashes)."""
-            nonlocal size, full
-            stop, mask = len(hashes), _MASK
+            nonlocal size
+            stop = len(hashes)
             at = start
             while at < stop:
-                h = hashes[at] & mask or 1  # 0 marks an empty slot
-                i = h % n
-                v = keys[i]
+                # A stretch that can neither grow the table nor reach max_urls runs in `stretch`
+                # (the same steps, fewer of them a URL); the URL at either edge, one at a time.
+                room = stop - at if full else min(most - size, max_urls - size)
+                if room > 0:
+                    end = min(stop, at + room)
+                    taken = stretch(hashes, file_number, lines, at, end, not full)
+                    if not full:
+                        size += taken - at
+                    if taken < end:
+                        return taken
+                    at = taken
+                    continue
+                if one(hashes[at] or 1, file_number, lines[at]):
+                    return at
+                at += 1
+            return stop
+
+        def stretch(
+            hashes: list[int], file_number: int, lines: list[int], at: int, end: int, keep: bool
+        ) -> int:
+            # `one` of each of hashes[at:end], where none can grow the table or fill it (or, not
+            # `keep`: the table is full): the position of the first seen before, or end.
+            k, f, r, m = keys, files, rows, n
+            for j in range(at, end):
+                h = hashes[j] or 1  # 0 marks an empty slot
+                i = h % m
+                v = k[i]
                 while v:
                     if v == h:
                         found_at[0] = i
-                        return at
+                        return j
                     i += 1
-                    if i == n:
+                    if i == m:
                         i = 0
-                    v = keys[i]
-                if not full:
-                    if size >= max_urls:
-                        full = True
-                    else:
-                        line = lines[at]
-                        keys[i] = h
-                        files[i] = file_number
-                        lasts[i] = _NONE
-                        rows[i] = line if line <= _MAX_LINE else _MAX_LINE
-                        size += 1
-                        if size > most:
-                            grow()
-                at += 1
-            return stop
+                    v = k[i]
+                if not keep:
+                    continue
+                line = lines[j]
+                k[i] = h
+                f[i] = file_number
+                r[i] = line if line <= _MAX_LINE else _MAX_LINE
+            return end
+
+        def one(h: int, file_number: int, line: int) -> bool:
+            # Look h up: True when seen before (its slot in found_at), else kept (if room).
+            nonlocal size, full
+            i = h % n
+            v = keys[i]
+            while v:
+                if v == h:
+                    found_at[0] = i
+                    return True
+                i += 1
+                if i == n:
+                    i = 0
+                v = keys[i]
+            if not full:
+                if size >= max_urls:
+                    full = True
+                else:
+                    keys[i] = h
+                    files[i] = file_number
+                    rows[i] = line if line <= _MAX_LINE else _MAX_LINE
+                    size += 1
+                    if size > most:
+                        grow()
+            return False
 
         def add(url_hash: int, file_number: int, line: int = 0) -> int:
             """-1 for a new URL (kept as listed by file_number on line), else its slot."""
@@ -151,9 +192,9 @@ class SeenUrls:
             old_keys, old_files, old_lasts, old_rows = keys, files, lasts, rows
             n = m = len(old_keys) * 3 // 2
             most = n * 3 // 4
-            keys = new_keys = array("Q", [0]) * m
+            keys = new_keys = array("q", [0]) * m
             files = new_files = array("H", [0]) * m
-            lasts = new_lasts = array("H", [0]) * m
+            lasts = new_lasts = array("H", [_NONE]) * m
             rows = new_rows = array("I", [0]) * m
             for j, v in enumerate(old_keys):
                 if v:

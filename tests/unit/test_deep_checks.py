@@ -274,6 +274,34 @@ def test_a_run_of_urls_is_taken_as_each_in_turn() -> None:
         runs.add_all(["https://a/x"], 0, [], told_runs.append)  # type: ignore[arg-type]
 
 
+def test_seen_urls_runs_agree_with_a_plain_table() -> None:
+    # add_run's stretches (no growth, no bound within them) against a dict of each URL's first
+    # listing: repeats, growth mid-run, the bound reached mid-run, lines past 32 bits, hash 0.
+    rng = random.Random(11)
+    for max_urls in (900, 1_500, 5_000):
+        seen = SeenUrls(max_urls=max_urls)
+        plain: dict[int, tuple[int, int, int]] = {}
+        for _ in range(60):
+            file_number = rng.randrange(5)
+            hashes = [rng.choice((0, -(2**63), 2**63 - 1, rng.randrange(-(2**63), 2**63)))]
+            hashes += [rng.randrange(2_500) * 7_919 - 9_000 for _ in range(rng.randrange(150))]
+            lines = [rng.choice((rng.randrange(1, 10**6), 2**32 + 5)) for _ in hashes]
+            at = 0
+            while at < len(hashes):
+                stop = seen.add_run(hashes, file_number, lines, at)
+                for h, line in zip(hashes[at:stop], lines[at:stop], strict=True):
+                    key = h or 1
+                    assert key not in plain
+                    if len(plain) < max_urls:
+                        plain[key] = (file_number, min(line, 2**32 - 1), -1)
+                if stop == len(hashes):
+                    break
+                assert plain[hashes[stop] or 1] == seen.first(seen.found())
+                at = stop + 1
+            assert seen.size == len(plain)
+        assert seen.full == (len(plain) == max_urls)
+
+
 def test_seen_urls_stay_within_their_bytes_a_url_and_stop_at_their_bound() -> None:
     seen = SeenUrls(max_urls=100_000)
     for i in range(100_000):
