@@ -13,7 +13,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from sitemap_auditor.core.codes import CheckCode, Status
-from sitemap_auditor.core.credentials import WholeSecret
+from sitemap_auditor.core.credentials import SpelledSecret, WholeSecret
 from sitemap_auditor.core.issues import Issue
 
 if TYPE_CHECKING:
@@ -40,7 +40,10 @@ def redact(text: str, secrets: Iterable[str]) -> str:
     characters (3 or more) right before a cut's "..." or the quote that closes the text."""
     wanted = [s for s in secrets if s]
     for secret in wanted:
-        text = text.replace(secret, "***")
+        if isinstance(secret, SpelledSecret):
+            text = secret.pattern.sub("***", text)
+        else:
+            text = text.replace(secret, "***")
     return _redact_cut_prefixes(text, [s for s in wanted if not isinstance(s, WholeSecret)])
 
 

@@ -20,7 +20,7 @@ from sitemap_auditor.audit.outcome import Outcome, Provenance
 from sitemap_auditor.audit.request import AuditRequest
 from sitemap_auditor.core import candidates
 from sitemap_auditor.core import site as sites
-from sitemap_auditor.core.credentials import Credentials
+from sitemap_auditor.core.credentials import Credentials, echoed_in
 from sitemap_auditor.core.facts import CandidateOutcome, SiteFacts
 from sitemap_auditor.core.issues import Issue, Kind, issue
 from sitemap_auditor.core.parser import MAX_UNPARSABLE_SAMPLES
@@ -153,7 +153,7 @@ def share_request(
     """How this audit takes part in sharing: its store key, its window and where facts may go."""
     from sitemap_auditor.sharing import driver as sharing
 
-    secrets = [s.encode() for s in creds.secrets()] if creds else []
+    secrets = creds.secrets() if creds else ()
     return sharing.ShareRequest(
         key=sharing.scope_key(
             site.url,
@@ -166,5 +166,5 @@ def share_request(
         budget_end=budget_deadline,
         shared_store=store,
         # A site may echo a credential back into what it answers: such facts stay in this process.
-        publishable=lambda data: not any(secret in data for secret in secrets),
+        publishable=lambda data: not echoed_in(data, secrets),
     )

@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import json
 import re
-from collections.abc import Mapping
+import unicodedata
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import quote, quote_plus
 
-__all__ = ["MIN_FREE_TEXT_SECRET", "Credentials", "WholeSecret", "from_mapping"]
+__all__ = [
+    "MAX_SPELLED_CHARS",
+    "MIN_FREE_TEXT_SECRET",
+    "Credentials",
+    "SpelledSecret",
+    "WholeSecret",
+    "echoed_in",
+    "from_mapping",
+]
 
 
 @dataclass(frozen=True)
@@ -35,7 +45,8 @@ class Credentials:
         # A site may echo the password back, percent-encoded into a URL as likely as not, and
         # trimmed or with its white space folded (docs/contract.md §8: whatever the white space).
         password = self.password
-        for variant in dict.fromkeys((password, password.strip(), " ".join(password.split()))):
+        variants = dict.fromkeys((password, password.strip(), " ".join(password.split())))
+        for variant in variants:
             forms += _echoed_forms(variant)
         # Echoed as a host (`Sitemap: http://PASSWORD.example/`), it is read lower-cased and,
         # when not ASCII, IDNA-encoded (docs/contract.md §8: one reading of every URL).
@@ -43,6 +54,11 @@ class Credentials:
         short = len(password.strip()) < MIN_FREE_TEXT_SECRET
         if short:
             forms.pop(3)  # a short password's Base64 (`cA==`) is as short as it
+        elif len(password) <= MAX_SPELLED_CHARS:
+            # And in any other spelling of its characters (SpelledSecret), composed or not;
+            # first, so that these stand for the plain forms they equal.
+            spelled = {unicodedata.normalize(f, v) for v in variants for f in ("NFC", "NFD")}
+            forms[:0] = [SpelledSecret(v) for v in sorted(spelled | set(variants))]
         found = [s for s in forms if len(s.strip()) >= MIN_FREE_TEXT_SECRET]
         if password and short:
             # Too short to hunt for in free text (every "a" of a message would go), such a
@@ -63,11 +79,78 @@ class Credentials:
 
 # Shorter secrets are redacted only where they stand as a credential (see Credentials.secrets).
 MIN_FREE_TEXT_SECRET = 3
+# A password up to this long is also hunted for in every spelling of its characters
+# (SpelledSecret: its pattern takes about 30 us a character to build); a longer one in the forms
+# an echo takes whole (as it is, percent-encoded as a URL does it, Base64...).
+MAX_SPELLED_CHARS = 4096
 
 
 class WholeSecret(str):
     """A secret redacted only where it stands whole: a prefix of it left by a cut is not
     hunted for (response.redact), since it starts with what is no secret (the username)."""
+
+
+class SpelledSecret(str):
+    """A secret also hunted for in every spelling a URL, a header or a quote gives it
+    (response.redact, `echoed_in`): each of its characters as itself, percent-encoded as its
+    UTF-8 bytes or its Latin-1 byte (either case of hex), a space as `+`, or as its UTF-8 bytes
+    read as Latin-1 (a header's text), in any mixture. docs/contract.md §8: a site that echoes
+    the password back, percent-encoding some of it, shows it to no one."""
+
+    pattern: re.Pattern[str]
+
+    def __new__(cls, text: str) -> SpelledSecret:
+        self = super().__new__(cls, text)
+        self.pattern = re.compile("".join(map(_spellings, text)))
+        return self
+
+
+def _percent(data: bytes) -> str:
+    # A byte string percent-encoded, either case of hex, as a pattern.
+    return "".join(
+        "%" + "".join(f"[{d}{d.lower()}]" if d.isalpha() else d for d in f"{b:02X}") for b in data
+    )
+
+
+def _spellings(c: str) -> str:
+    """A pattern of the spellings of one character (SpelledSecret)."""
+    utf8 = c.encode("utf-8", "surrogatepass")
+    forms = [re.escape(c), _percent(utf8)]
+    if 0x80 <= ord(c) <= 0xFF:
+        forms.append(_percent(bytes([ord(c)])))
+    if len(utf8) > 1:
+        forms.append(re.escape(utf8.decode("latin-1")))
+    if c == " ":
+        forms.append(r"\+")
+    return "(?:" + "|".join(forms) + ")"
+
+
+def echoed_in(data: bytes, secrets: Iterable[str]) -> bool:
+    """True when facts encoded as JSON (`facts.encode`) hold a secret in any of its forms: each
+    of their strings is read as JSON gives it, so that no escape hides one."""
+    wanted = [s for s in secrets if s]
+    if not wanted:
+        return False
+    text = data.decode("utf-8", "replace")
+    if "\\" in text:  # an escape: the strings as they are
+        with contextlib.suppress(ValueError):
+            text = "\n".join(_strings(json.loads(text)))
+    return any(
+        (s.pattern.search(text) is not None) if isinstance(s, SpelledSecret) else s in text
+        for s in wanted
+    )
+
+
+def _strings(value: object) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield k
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
 
 
 _HEX = re.compile(r"%[0-9A-F]{2}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import UTC, datetime
 
@@ -9,7 +10,7 @@ import pytest
 
 from sitemap_auditor.audit import response
 from sitemap_auditor.audit.response import redact
-from sitemap_auditor.core.credentials import MIN_FREE_TEXT_SECRET, Credentials
+from sitemap_auditor.core.credentials import MIN_FREE_TEXT_SECRET, Credentials, echoed_in
 from sitemap_auditor.sharing import driver as sharing
 
 
@@ -134,3 +135,36 @@ def test_redacting_what_cuts_left_is_bounded_on_hostile_text() -> None:
     redacted = redact(text, secrets)
     assert time.monotonic() - started < 5
     assert "a" * 3 + "..." not in redacted
+
+
+@pytest.mark.parametrize(
+    ("password", "echoed"),
+    [
+        ("hunter2-Secret", "%68unter2-Secret"),  # some characters percent-encoded
+        ("hunter2-Secret", "hunter2%2dS%65cret"),  # lower-case hex, mixed
+        ("sécret-Pässword", "s%E9cret-P%e4ssword"),  # Latin-1 bytes, percent-encoded
+        ("sécret-Pässword", "s%C3%A9cret-Pässword"),  # one character as UTF-8, one as itself
+        ("sécret-Pässword", "sÃ©cret-PÃ¤ssword"),  # UTF-8 read as Latin-1 (a header's text)
+        ("sécret-Pässword", "se\u0301cret-Pa\u0308ssword"),  # decomposed (NFD)
+        ("sécret-Pässword", "se%CC%81cret-Pa%CC%88ssword"),  # decomposed, percent-encoded
+        ("two words here", "two+words%20here"),  # a space as + and as %20
+    ],
+)
+def test_a_password_is_redacted_in_any_spelling_of_its_characters(
+    password: str, echoed: str
+) -> None:
+    secrets = Credentials("u", password).secrets()
+    text = f"https://example.com/backup/{echoed}.xml and more"
+    assert redact(text, secrets) == "https://example.com/backup/***.xml and more"
+    assert echoed_in(json.dumps({"url": text}).encode(), secrets)
+    # Only the password's own characters: a near miss is kept.
+    near = echoed[:-1] + ("x" if echoed[-1] != "x" else "y")
+    assert redact(near, secrets) == near
+
+
+def test_facts_that_echo_a_password_are_found_through_json_escapes() -> None:
+    secrets = Credentials("u", 'quo"te\\back').secrets()
+    assert echoed_in(json.dumps({"url": 'x/quo"te\\back'}).encode(), secrets)
+    assert echoed_in(json.dumps({"url": "x/quo%22te%5Cback"}).encode(), secrets)
+    assert not echoed_in(json.dumps({"url": "x/quote back"}).encode(), secrets)
+    assert not echoed_in(b'{"url":"x"}', ())

@@ -10,6 +10,7 @@ import errno
 import json
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
+from urllib.parse import quote, unquote
 
 import pytest
 from support.documents import gz, urlset
@@ -253,3 +254,33 @@ def test_a_site_echoing_the_password_does_not_get_it_into_the_result(
     assert codes_of(result) == ["100", "200"]  # the echo reached the result path
     assert PASSWORD not in json.dumps(result)
     assert PASSWORD not in logs.text()
+
+
+@pytest.mark.usefixtures("observed")
+def test_a_password_echoed_in_other_spellings_is_in_no_result_nor_log_line(
+    audit: AuditFn, site: Site, logs: LogCapture
+) -> None:
+    # Some characters percent-encoded (as UTF-8 and as Latin-1) in a Sitemap: URL, and the
+    # UTF-8 bytes in a header, which the client reads as Latin-1.
+    password = "sécret-Pässword"
+
+    def robots(h: BaseHTTPRequestHandler) -> None:
+        pw = echo_password(h)
+        body = f"Sitemap: /a/{quote(pw[:3])}{pw[3:]}.xml\nSitemap: /s.xml\n"
+        send(h, 200, body.encode() + b"Sitemap: /b/%73" + pw[1:].encode("latin-1"), {})
+
+    def sitemap(h: BaseHTTPRequestHandler) -> None:
+        send(h, 200, urlset([FRESH]), {"Content-Type": f"application/xml; x={echo_password(h)}"})
+
+    site.route("/robots.txt", robots)
+    site.route("/s.xml", sitemap)
+    result = audit(site.url("/"), basicAuth={"username": USER, "password": password})
+    assert codes_of(result) == ["100", "200"]
+    data = result["checks"][0]["data"]
+    assert data["contentType"] == "application/xml; x=***"
+    echoes = [u for u in data["candidateSitemaps"] if "/a/" in u or "/b/" in u]
+    assert len(echoes) == 2 and all("***" in url for url in echoes)
+    for where in (json.dumps(result, ensure_ascii=False), logs.text()):
+        readings = (unquote(where), unquote(where, "latin-1"), where)
+        mojibake = where.encode("latin-1", "replace").decode("utf-8", "replace")
+        assert not any(password in text for text in (*readings, mojibake))
