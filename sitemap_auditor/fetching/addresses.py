@@ -21,6 +21,15 @@ _NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
 # Deprecated IPv6 site-local addresses (RFC 3879): still routed inside some networks, and Python
 # counts them global (docs/contract.md §8).
 _SITE_LOCAL = ipaddress.ip_network("fec0::/10")
+# Ranges that IANA's special-purpose address registries mark not globally reachable and that
+# Python's flags (3.11.7 and older) count global; one row a range, and why, in words.
+_NOT_GLOBAL: tuple[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str], ...] = (
+    (ipaddress.ip_network("192.0.0.0/24"), "not public"),  # IETF protocol assignments
+    (ipaddress.ip_network("3fff::/20"), "documentation"),  # RFC 9637
+)
+# In those ranges, what the registries mark globally reachable: PCP and TURN anycast (RFC 7723,
+# RFC 8155).
+_GLOBAL_IN_NOT_GLOBAL = frozenset(map(ipaddress.ip_address, ("192.0.0.9", "192.0.0.10")))
 
 
 def parse_ip_literal(host: str) -> IPAddress | None:
@@ -85,6 +94,8 @@ def blocked_reason(address: IPAddress) -> str | None:
             inner = blocked_reason(embedded)
             if inner is not None:
                 return f"{inner}, embedded in IPv6"
+            if address in _NAT64:
+                return None  # a public IPv4 address through the NAT64 of an IPv6-only network
         if address in _NAT64_LOCAL:
             return "private"
         if address in _SITE_LOCAL:
@@ -101,6 +112,10 @@ def blocked_reason(address: IPAddress) -> str | None:
         return "private"
     if address.is_reserved:
         return "reserved"
+    for network, why in _NOT_GLOBAL:
+        in_range = address.version == network.version and address in network
+        if in_range and address not in _GLOBAL_IN_NOT_GLOBAL:
+            return why
     if not address.is_global:
         return "not public"  # shared (100.64/10), documentation, benchmarking ranges and the like
     return None

@@ -86,3 +86,20 @@ def test_the_lambdas_allowance_still_lifts_every_refusal() -> None:
     assert _refusal("169.254.169.254", False, False) == (
         "169.254.169.254 (link-local) for host 169.254.169.254"
     )
+
+
+def test_every_range_the_registries_mark_not_global_is_refused() -> None:
+    # IANA's special-purpose registries, where Python's flags lag behind them.
+    refused = {
+        "192.0.0.8": "not public",
+        "192.0.0.200": "not public",
+        "3fff::1": "documentation",
+        "5f00::1": "reserved",  # SRv6 segment identifiers (RFC 9602): in Python's 4000::/3
+        "64:ff9b::c000:8": "not public, embedded in IPv6",  # 192.0.0.8 through NAT64
+    }
+    for host, why in refused.items():
+        detail = _refusal(host, False, False)
+        assert detail is not None and detail.endswith(f"({why}) for host {host}"), host
+    # Globally reachable: PCP and TURN anycast, and a public address through NAT64.
+    for host in ("192.0.0.9", "192.0.0.10", "64:ff9b::808:808", "8.8.8.8", "2606:4700::1111"):
+        assert _refusal(host, False, False) is None, host
