@@ -13,8 +13,8 @@ end. It reads the same rules as the deep reading, stated once more and simply:
 - an extension element is known by the namespace its prefix is bound to where it stands, or
   by its usual prefix (image, video, news, xhtml) when that prefix is bound to nothing;
 - `<image:image>` counts an image, without a loc when it has no `<image:loc>` child with text;
-  `<video:video>` a video; `<news:news>` a news item; `<xhtml:link rel="alternate">` an
-  alternate (its hreflang and href).
+  `<video:video>` a video; `<news:news>` a news item; `<xhtml:link rel="alternate">` with an
+  hreflang an alternate (its hreflang and href).
 """
 
 from __future__ import annotations
@@ -105,7 +105,8 @@ def read(document: bytes) -> Reading:
                     entry.news += 1
                 elif kind == "xhtml" and local == "link":
                     values = dict(zip(attrs[::2], attrs[1::2], strict=True))
-                    if values.get("rel", "").strip(SPACE).lower() == "alternate":
+                    rel = values.get("rel", "").strip(SPACE).lower()
+                    if rel == "alternate" and "hreflang" in values:
                         href = values.get("href", "").strip(SPACE)[: FIELD + 1]
                         entry.alternates += ((values.get("hreflang", "")[:100], href),)
             elif level == 4 and state["in_image"] and kind == "image" and local == "loc":

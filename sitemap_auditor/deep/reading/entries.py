@@ -213,7 +213,12 @@ class _Extended:
             return "news"
         if kind == "xhtml" and local == "link":
             values = dict(zip(attrs[::2], attrs[1::2], strict=False))
-            if values.get("rel", "").strip(_XML_SPACE).lower() == "alternate":
+            # A link without hreflang is no language alternate: Google's markup for a page's
+            # separate mobile URL (rel="alternate" media="...") has none.
+            if (
+                values.get("rel", "").strip(_XML_SPACE).lower() == "alternate"
+                and "hreflang" in values
+            ):
                 self.active = True
                 if len(self.alternates) < MAX_ENTRY_EXTENSIONS:
                     href = values.get("href", "").strip(_XML_SPACE)[: MAX_FIELD_CHARS + 1]

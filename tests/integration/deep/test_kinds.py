@@ -287,6 +287,18 @@ def test_hreflang_invalid_code_no_self_link_and_no_return_link(site: Site) -> No
     assert doc["sitemaps"][0]["extensions"]["alternates"] == 4
 
 
+def test_a_separate_mobile_url_is_no_language_alternate(site: Site) -> None:
+    # Google's markup for separate mobile URLs: rel="alternate" and a media query, no hreflang.
+    page, mobile = site.url("/page"), site.url("/m/page")
+    mobile_link = (
+        f'<xhtml:link rel="alternate" media="only screen and (max-width: 640px)" href="{mobile}"/>'
+    )
+    serve_listed(site, {"/s.xml": urlset_of([f"<loc>{page}</loc>{mobile_link}"], XHTML_NS)})
+    doc = run(site.url("/"))
+    assert "hreflang-invalid" not in kinds_of(doc)
+    assert doc["sitemaps"][0]["extensions"]["alternates"] == 0
+
+
 def test_blocked_by_robots(site: Site) -> None:
     pytest.importorskip("sitemap_auditor.deep.robots_rules")
     body = urlset_of([f"<loc>{site.url('/private/a')}</loc>", f"<loc>{site.url('/a')}</loc>"])
