@@ -21,7 +21,7 @@ from sitemap_auditor.core.codes import Status
 from sitemap_auditor.core.errors import FetchErrorKind
 from sitemap_auditor.core.issues import Issue, Kind
 from sitemap_auditor.core.parser import is_html_page
-from sitemap_auditor.core.text import valid_text
+from sitemap_auditor.core.text import shown_text, valid_text
 from sitemap_auditor.core.urls import echoed_url
 
 __all__ = [
@@ -261,19 +261,21 @@ def _robots_state(data: DataMap, issues: Sequence[Issue]) -> str:
 
 
 def render(url: str, outcome: Outcome, colour: bool) -> str:
-    """A readable report of one audit's outcome."""
+    """A readable report of one audit's outcome (a site's text in it `shown_text`: no control
+    character reaches the terminal)."""
     status = outcome.status
-    lines = [f"{echoed_url(url)}  {_colour(colour, status, status)}"]
+    lines = [f"{shown_text(echoed_url(url))}  {_colour(colour, status, status)}"]
     checks, data = outcome.checks, outcome.data
     if checks is None or data is None:
-        lines.append(f"  {outcome.message}")
+        lines.append(f"  {shown_text(outcome.message or '')}")
         return "\n".join(lines)
     issues = outcome.issues
     lead = cause(issues, data.candidate_sitemaps) if status is Status.FAIL else None
     if lead is not None:
-        lines.append(f"  {_colour(colour, status, 'cause')}  {lead}")
+        lines.append(f"  {_colour(colour, status, 'cause')}  {shown_text(lead)}")
     if data.site_base is not None:
-        lines.append(f"  robots.txt  {data.robots_txt_url}  {_robots_state(data, issues)}")
+        robots = shown_text(f"{data.robots_txt_url}  {_robots_state(data, issues)}")
+        lines.append(f"  robots.txt  {robots}")
         if data.selected_sitemap_url:
             latest = data.latest_lastmod
             written = outcome.latest_lastmod_written
@@ -284,11 +286,12 @@ def render(url: str, outcome: Outcome, colour: bool) -> str:
                     latest = f"{written} (counts as {latest}, the end of that period)"
                 else:
                     latest = f"{written} ({latest})"
-            lines.append(
-                f"  sitemap     {data.selected_sitemap_url}  <{data.sitemap_type}>, "
+            said = shown_text(
+                f"{data.selected_sitemap_url}  <{data.sitemap_type}>, "
                 f"{_plural(data.entry_count or 0, 'entry', 'entries')}, "
                 f"latest <lastmod> {latest or 'none'}"
             )
+            lines.append(f"  sitemap     {said}")
         else:
             tried = len(data.candidate_sitemaps)
             if tried == 1:
@@ -299,12 +302,12 @@ def render(url: str, outcome: Outcome, colour: bool) -> str:
     for check in checks:
         s = check.status
         mark = _MARKS.get(s, "?") + " " + check.code.number
-        lines.append(f"  {_colour(colour, s, mark)}  {check.message}")
+        lines.append(f"  {_colour(colour, s, mark)}  {shown_text(check.message or '')}")
         if check.recommendation:
-            lines.append(f"        -> {check.recommendation}")
+            lines.append(f"        -> {shown_text(check.recommendation)}")
     if data.issues:
         lines.append("  issues:")
-        lines.extend(f"    - {i}" for i in data.issues)
+        lines.extend(f"    - {shown_text(str(i))}" for i in data.issues)
     return "\n".join(lines)
 
 

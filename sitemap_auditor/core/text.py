@@ -10,11 +10,23 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["REPLACEMENT", "valid_text", "valid_unicode"]
+__all__ = ["REPLACEMENT", "UNSAFE", "shown_text", "valid_text", "valid_unicode"]
 
 REPLACEMENT = "\ufffd"
 # Python strings hold surrogate code points only alone: json.loads already joins escaped pairs.
 _SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+# What a report never shows as it came from a site: C0 and C1 controls (a terminal reads ESC and
+# CSI as commands), bidirectional overrides and lone surrogates. Each becomes U+FFFD.
+UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# A line of a text report is one line: line breaks and tabs in a site's text show as spaces.
+_BREAKS = re.compile("[\t\n\r]")
+
+
+def shown_text(text: str) -> str:
+    """A site's text fit for a terminal line: UNSAFE characters as U+FFFD, breaks as spaces."""
+    return _BREAKS.sub(" ", UNSAFE.sub(REPLACEMENT, text))
 
 
 def valid_text(text: str) -> str:

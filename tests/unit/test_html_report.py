@@ -401,3 +401,12 @@ def test_a_limit_is_marked_only_when_the_bars_come_near_it() -> None:
     )
     assert "c-limit" in near and "50,000 limit" in near
     assert 50_000 * charts.LIMIT_SHOWN_FROM == 20_000
+
+
+def test_a_sites_text_is_shown_on_a_terminal_without_its_controls() -> None:
+    from sitemap_auditor.core.text import shown_text
+
+    shown = shown_text("a\x1b[2Jb\x07c\x9bd\u202ee\ud800f")
+    assert shown == "a\ufffd[2Jb\ufffdc\ufffdd\ufffde\ufffdf"
+    assert shown_text("one\ntwo\r\nthree\tfour") == "one two  three four"
+    assert shown_text("https://example.com/é") == "https://example.com/é"

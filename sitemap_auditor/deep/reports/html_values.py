@@ -9,6 +9,8 @@ from html import escape
 from math import isfinite
 from typing import Any
 
+from sitemap_auditor.core.text import UNSAFE
+
 __all__ = [
     "BIG",
     "LINKABLE",
@@ -40,7 +42,6 @@ _SEVERITIES = ("error", "warning", "notice")
 _RANK = {"error": 0, "warning": 1, "notice": 2}
 _SEV_LABEL = {"error": "Error", "warning": "Warning", "notice": "Notice"}
 
-UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 # A link only where a browser reads what the text says: http(s), and none of the characters a URL
 # never holds raw (white space, controls, quotes, angle brackets, bidirectional overrides).
 LINKABLE = re.compile(

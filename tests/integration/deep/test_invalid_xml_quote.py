@@ -58,3 +58,21 @@ def test_lines_before_the_declaration_count_in_every_line_shown(site: Site) -> N
     invalid = kinds_of(run(site.url("/")))["invalid-xml"]
     assert invalid["line"] == invalid["examples"][0]["line"] == 5
     assert "not well-formed XML at line 5, column 15" in invalid["message"]
+
+
+def test_a_quoted_line_never_reaches_the_terminal_as_control_characters(site: Site) -> None:
+    # A line that would retitle and clear the terminal, turn its text red, and reverse it.
+    hostile = "\x1b]0;PWNED\x07\x1b[2J\x1b[31m \x9b31m \u202egnp.x"
+    body = (
+        f'<?xml version="1.0"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        f"<url><loc>{site.url('/a')}</loc></url>\n<url>{hostile}</url>\n</urlset>\n"
+    ).encode()
+    serve_listed(site, {"/s.xml": body})
+    doc = run(site.url("/"))
+    assert "\x1b" in kinds_of(doc)["invalid-xml"]["examples"][0]["value"]  # the document keeps it
+    report = text_report.render(doc, colour=True)
+    # Only the report's own colour codes: ESC followed by [ and a colour, nothing of the site's.
+    assert report.replace("\x1b[0m", "").count("\x1b") == report.count("\x1b[0m")
+    for c in ("\x07", "\x9b", "\u202e", "\x1b]", "\x1b[2J"):
+        assert c not in report
+    assert "\ufffd]0;PWNED\ufffd" in report
