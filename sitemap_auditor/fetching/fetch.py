@@ -238,9 +238,12 @@ class Fetcher:
         validators: Validators,
         guard: Guard,
         on_hop: Callable[[Hop], None] | None = None,
+        before_hop: Callable[[WebURL], None] | None = None,
     ) -> tuple[WebURL, Reply]:
         """The final URL and the head of its answer, after redirects; every other answer closed.
-        on_hop hears of each redirect as it is met, before its target is read or refused."""
+        on_hop hears of each redirect as it is met, before its target is read or refused;
+        before_hop of the URL it leads to (its one reading) before that is asked for, and may
+        raise to stop there."""
         current = url
         redirects = 0
         while True:
@@ -260,6 +263,8 @@ class Fetcher:
                         FetchErrorKind.TOO_MANY_REDIRECTS, f"more than {MAX_REDIRECTS}"
                     )
                 current = _next_url(current, location)
+                if before_hop is not None:
+                    before_hop(current)
             except BaseException:
                 raw.close()
                 raise
@@ -272,11 +277,13 @@ class Fetcher:
         url: str,
         validators: Validators = NO_VALIDATORS,
         on_hop: Callable[[Hop], None] | None = None,
+        before_hop: Callable[[WebURL], None] | None = None,
     ) -> Iterator[Answer]:
         """Fetch url, following redirects, and yield its final Answer; raises FetchError.
 
         With validators, the request is conditional: the final answer may then be a 304.
-        on_hop, when given, hears of each redirect followed (or refused) on the way.
+        on_hop, when given, hears of each redirect followed (or refused) on the way; before_hop
+        of the URL each leads to, before it is asked for (what it raises stops the fetch).
         """
         start = time.monotonic()
         guard = self._guard(start)
@@ -286,7 +293,7 @@ class Fetcher:
         try:
             with guard.watched():
                 requested = _read(url)
-                final_url, raw = self._follow(requested, validators, guard, on_hop)
+                final_url, raw = self._follow(requested, validators, guard, on_hop, before_hop)
                 try:
                     status = raw.status
                     answer = Answer(requested, final_url, raw, guard)

@@ -18,7 +18,8 @@ from typing import Any
 
 from sitemap_auditor.audit.response import redact
 from sitemap_auditor.core.errors import FetchError
-from sitemap_auditor.core.urls import strip_userinfo
+from sitemap_auditor.core.urls import Origin, UnfetchableURLError, WebURL, strip_userinfo
+from sitemap_auditor.core.urls import read as read_url
 from sitemap_auditor.core.validators import NO_VALIDATORS
 from sitemap_auditor.deep.checks import RobotsAgents
 from sitemap_auditor.deep.pages import verdict
@@ -97,11 +98,30 @@ def _chosen(
     return sample(), max_pages, True
 
 
+class _DisallowedError(Exception):
+    """A redirect leads to a URL of the site's that robots.txt disallows: it is not asked for."""
+
+    def __init__(self, target: WebURL) -> None:
+        super().__init__(target.href)
+        self.target = target
+
+
 class _Checker:
-    def __init__(self, policy: FetchPolicy, options: PageOptions, pacer: Pacer) -> None:
+    def __init__(
+        self,
+        policy: FetchPolicy,
+        options: PageOptions,
+        pacer: Pacer,
+        robots: RobotsAgents | None = None,
+        robots_origin: Origin | None = None,
+    ) -> None:
         self.policy = policy
         self.options = options
         self.pacer = pacer
+        # A redirect to a URL of the robots.txt's origin that it disallows is not followed, as
+        # the crawler would not follow it (rules of one origin say nothing of another's).
+        self.robots = robots
+        self.robots_origin = robots_origin
         self.local = threading.local()
         self.fetchers: list[Fetcher] = []
         self.lock = threading.Lock()
@@ -165,7 +185,7 @@ class _Checker:
         now = self.options.now()
         retry_in: float | None = None
         try:
-            with self.fetcher().open(url, on_hop=hops.append) as answer:
+            with self.fetcher().open(url, on_hop=hops.append, before_hop=self._vet) as answer:
                 status, final, headers = answer.status, answer.url, answer.headers
                 content_type = (answer.content_type or "")[:200] or None
                 head: HeadFacts | None = None
@@ -195,6 +215,24 @@ class _Checker:
                     now=now,
                 )
                 modified = verdict.page_modified(headers, head) if found.indexable else None
+        except _DisallowedError as d:
+            # The target's reason, as for any redirect to a page that is not indexable.
+            assert self.robots is not None
+            blocked = {
+                "status": None,
+                "redirects": [{"status": h.status, "location": h.location} for h in hops],
+                "finalUrl": d.target.href,
+                "indexable": False,
+                "reason": "blocked-by-robots",
+                "blockedFor": self.robots.blocked_for(d.target.href),
+                "noindex": None,
+                "canonical": None,
+                "contentType": None,
+                "error": None,
+                "headCut": False,
+                "_modified": None,
+            }
+            return blocked, None
         except FetchError as e:
             found = verdict.failed(e.kind, bool(hops))
             status, final, content_type, modified, head = 0, None, None, None, None
@@ -216,6 +254,15 @@ class _Checker:
             "_modified": modified,
         }
         return row, retry_in
+
+    def _vet(self, target: WebURL) -> None:
+        """Before a redirect's target is asked for: raises _DisallowedError when robots.txt
+        disallows it to the page agents."""
+        robots = self.robots
+        if robots is None or robots.allows is None or target.origin != self.robots_origin:
+            return
+        if not robots.allows(target.href):
+            raise _DisallowedError(target)
 
     def defect(self, item: Listed, exc: Exception) -> dict[str, Any]:
         """The row of a page whose check failed by a defect of this tool (no answer of the
@@ -325,7 +372,12 @@ def check_pages(
     items, total, sampled = _chosen(listed, done, options.max_pages)
     summary.to_check, summary.sampled = total, sampled
     out = PagesFile(options.pages_out, options.resume) if options.pages_out else None
-    checker = _Checker(policy, options, Pacer(options.rate, delay, time.monotonic))
+    try:
+        robots_origin: Origin | None = read_url(robots_url).origin
+    except UnfetchableURLError:
+        robots_origin = None
+    pacer = Pacer(options.rate, delay, time.monotonic)
+    checker = _Checker(policy, options, pacer, robots, robots_origin)
     try:
         summary.stopped_by = _run(items, robots, checker, summary, out, start)
     finally:

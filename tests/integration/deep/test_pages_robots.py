@@ -177,3 +177,22 @@ def test_rows_come_in_the_order_pages_finish_and_pages_csv_keeps_it(
     with (tmp_path / "csv" / "pages.csv").open(encoding="utf-8-sig", newline="") as f:
         in_csv = [r["url"].removeprefix(site.base) for r in csv.DictReader(f)]
     assert in_csv == order  # the pages file's order, not the walk's
+
+
+def test_a_redirect_to_a_disallowed_page_is_not_followed(site: Site, tmp_path: Path) -> None:
+    # /linen moves to /private/linen, which robots.txt disallows to Googlebot and AgencyAudit:
+    # the crawler would not ask for it, so neither does the check; the listed URL gets the
+    # target's reason. A redirect to another origin is not judged by this robots.txt.
+    site.route("/linen", lambda h: send(h, 301, b"", {"Location": "/private/linen"}))
+    rows, _ = _check(site, tmp_path, user_agent=AGENCY)
+    linen = rows["/linen"]
+    assert linen["reason"] == "blocked-by-robots" and linen["indexable"] is False
+    assert linen["blockedFor"] == ["Googlebot", "AgencyAudit"]
+    assert linen["finalUrl"] == site.url("/private/linen") and linen["status"] is None
+    assert linen["redirects"] == [{"status": 301, "location": "/private/linen"}]
+    assert "/private/linen" not in _asked(site)
+    # Another origin's /private is no business of this robots.txt: asked for (nobody answers).
+    site.route("/linen", lambda h: send(h, 301, b"", {"Location": "http://127.0.0.2:9/private"}))
+    (tmp_path / "again").mkdir()
+    rows, _ = _check(site, tmp_path / "again", user_agent=AGENCY)
+    assert rows["/linen"]["reason"] != "blocked-by-robots" and rows["/linen"]["error"]
