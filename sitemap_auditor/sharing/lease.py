@@ -228,6 +228,9 @@ class Protocol:
         self.throttled = 0  # throttled answers ridden out, in all
         self._in_a_row = 0
         self._throttled_since: float | None = None
+        # The first of lease writes throttled with no write answered since (nor a lease seen to
+        # wait on): the reads between them answer, but do not make the store less throttled.
+        self._writes_throttled_since: float | None = None
         self._silent_since: float | None = None  # unanswered calls in a row, since
         self._refresh = False
         self._retry: Action | None = None  # the call a throttled answer repeats
@@ -322,8 +325,13 @@ class Protocol:
             self._in_a_row = 0
             self._throttled_since = None
             self._silent_since = None
+            if not isinstance(seen, ReadDone):
+                self._writes_throttled_since = None  # a write answered
         if isinstance(seen, ReadDone):
-            return self._read(seen.item, now)
+            action = self._read(seen.item, now)
+            if self.waiting_for is not None:
+                self._writes_throttled_since = None  # a lease to wait on: no write to make
+            return action
         if isinstance(seen, LeaseTaken):
             return FetchHolding(refresh=self._refresh)
         if isinstance(seen, LeaseRefused):
@@ -626,7 +634,12 @@ class Protocol:
         self._in_a_row += 1
         if self._throttled_since is None:
             self._throttled_since = now
-        if self.waiting_for is None and now - self._throttled_since >= THROTTLED_PATIENCE_S:
+        if taking and self._writes_throttled_since is None:
+            self._writes_throttled_since = now
+        # Throttled for THROTTLED_PATIENCE_S in a row, or its lease writes for that long though
+        # the reads between them answer (a hot key: writes run out of capacity first).
+        since = min(self._throttled_since, self._writes_throttled_since or math.inf)
+        if self.waiting_for is None and now - since >= THROTTLED_PATIENCE_S:
             return FetchAlone(Reason.STORE_FAILED)
         self._retry = Read(consistent=taking or self._takeover is not None or self._refresh)
         return self._sleep(now + backoff_s(self._in_a_row, self.rng), now)

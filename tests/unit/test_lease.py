@@ -252,6 +252,35 @@ def test_throttling_before_any_lease_is_seen_is_ridden_out_for_a_while() -> None
     assert lease.THROTTLED_PATIENCE_S <= t - NOW <= lease.THROTTLED_PATIENCE_S + 2
 
 
+def test_lease_writes_throttled_between_reads_that_answer_are_ridden_out_for_a_while() -> None:
+    # A hot key: every lease write throttled, every read answered (no lease, no facts). The
+    # reads do not start the patience again: it fetches by itself after THROTTLED_PATIENCE_S.
+    m = machine(budget=100.0)
+    t = NOW
+    action = m.step(ReadDone(None), t)
+    writes = 0
+    while isinstance(action, TakeLease):
+        writes += 1
+        action = m.step(StoreFailed(throttled=True), t)
+        if not isinstance(action, Sleep):
+            break
+        t = action.until
+        assert isinstance(m.step(Slept(), t), Read)
+        action = m.step(ReadDone(None), t)
+    assert action == FetchAlone(Reason.STORE_FAILED) and writes > 2
+    assert lease.THROTTLED_PATIENCE_S <= t - NOW <= lease.THROTTLED_PATIENCE_S + 2
+    # A write answered in between (refused: another's lease) starts the count again.
+    m = machine(budget=100.0)
+    assert isinstance(m.step(ReadDone(None), NOW), TakeLease)
+    assert isinstance(m.step(StoreFailed(throttled=True), NOW), Sleep)
+    later = NOW + lease.THROTTLED_PATIENCE_S + 1
+    m.step(Slept(), later)
+    assert isinstance(m.step(ReadDone(None), later), TakeLease)
+    assert isinstance(m.step(LeaseRefused(), later), Read)
+    assert isinstance(m.step(ReadDone(None), later + 0.1), TakeLease)
+    assert isinstance(m.step(StoreFailed(throttled=True), later + 0.2), Sleep)
+
+
 def test_a_store_that_does_not_answer_sends_the_audit_to_fetch() -> None:
     # An audit that saw no holder fetches at the first unanswered call.
     assert machine().step(StoreFailed(throttled=False), NOW) == FetchAlone(Reason.STORE_FAILED)
