@@ -12,7 +12,10 @@ from sitemap_auditor.core.credentials import Credentials, from_mapping
 from sitemap_auditor.core.errors import SecretError as SecretError
 
 __all__ = [
+    "CONNECT_TIMEOUT_S",
+    "MAX_ATTEMPTS",
     "MIN_CACHE_KEY_CHARS",
+    "READ_TIMEOUT_S",
     "SECRET_CACHE_SECONDS",
     "SecretError",
     "T",
@@ -28,6 +31,12 @@ SECRET_CACHE_SECONDS = 300.0
 # The shared store's credential-hash key must be long enough not to be guessed.
 MIN_CACHE_KEY_CHARS = 32
 
+# A read of Secrets Manager (tens of ms when it is well) never holds an audit past a few
+# seconds: boto3's defaults (60 s reads, 3 to 5 attempts) would outlast the function's timeout.
+CONNECT_TIMEOUT_S = 1.0
+READ_TIMEOUT_S = 3.0
+MAX_ATTEMPTS = 2  # in all, the first included (botocore's `total_max_attempts`)
+
 T = TypeVar("T")
 _cache: dict[tuple[str, str], tuple[float, object]] = {}
 _cache_lock = threading.Lock()
@@ -41,8 +50,14 @@ def _secrets_client() -> Any:
         # invocations with a secret need it. The endpoint comes from the environment
         # (AWS_ENDPOINT_URL_SECRETS_MANAGER), as boto3 reads it itself.
         import boto3
+        from botocore.config import Config
 
-        _client = boto3.session.Session().client("secretsmanager")
+        config = Config(
+            connect_timeout=CONNECT_TIMEOUT_S,
+            read_timeout=READ_TIMEOUT_S,
+            retries={"total_max_attempts": MAX_ATTEMPTS, "mode": "standard"},
+        )
+        _client = boto3.session.Session().client("secretsmanager", config=config)
     return _client
 
 
@@ -56,8 +71,7 @@ def _read(secret_id: str, what: str, parse: Callable[[str], T | None], wrong: st
     try:
         answer = _secrets_client().get_secret_value(SecretId=secret_id)
     except Exception as e:  # noqa: BLE001 -- any failure of the secret is the same outcome
-        code = getattr(e, "response", {}).get("Error", {}).get("Code") or type(e).__name__
-        raise SecretError(f"{what} {secret_id!r} could not be read: {code}") from None
+        raise SecretError(f"{what} {secret_id!r} could not be read: {_code(e)}") from None
     value = parse(answer.get("SecretString") or "")
     if value is None:
         raise SecretError(f"{what} {secret_id!r} {wrong}")
@@ -66,10 +80,19 @@ def _read(secret_id: str, what: str, parse: Callable[[str], T | None], wrong: st
     return value
 
 
+def _code(e: Exception) -> str:
+    """What went wrong, in AWS's words when the service answered (its error code), else the
+    exception's type (a timeout's `response` is None)."""
+    response = getattr(e, "response", None)
+    error = response.get("Error") if isinstance(response, dict) else None
+    code = error.get("Code") if isinstance(error, dict) else None
+    return code if isinstance(code, str) and code else type(e).__name__
+
+
 def _credentials(text: str) -> Credentials | None:
     try:
         return from_mapping(json.loads(text))
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what json.loads reads
         return None
 
 

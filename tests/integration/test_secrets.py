@@ -7,6 +7,8 @@ AWS_ENDPOINT_URL_SECRETS_MANAGER, as it would reach the real service: no in-proc
 from __future__ import annotations
 
 import json
+import socket
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -117,6 +119,31 @@ def test_a_missing_secret_is_an_error_naming_it(sm: Any, site: Site) -> None:
     assert site.seen == []  # nothing is fetched without the credentials
 
 
+def test_secrets_manager_that_never_answers_is_an_error_within_seconds(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It accepts connections and says nothing: boto3's defaults would wait 60 s a try.
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(16)
+    endpoint = f"http://127.0.0.1:{silent.getsockname()[1]}"
+    point_at(endpoint, monkeypatch)
+    secrets.clear_cache()
+    try:
+        started = time.monotonic()
+        result = audit(site, f"{PREFIX}silent")
+        took = time.monotonic() - started
+    finally:
+        secrets.clear_cache()
+        silent.close()
+    assert (
+        result["status"] == "ERROR" and "could not be read: ReadTimeoutError" in (result["message"])
+    )
+    budget = secrets.MAX_ATTEMPTS * (secrets.CONNECT_TIMEOUT_S + secrets.READ_TIMEOUT_S) + 2
+    assert took < budget
+    assert site.seen == []
+
+
 @pytest.mark.parametrize(
     "value",
     [
@@ -127,8 +154,9 @@ def test_a_missing_secret_is_an_error_naming_it(sm: Any, site: Site) -> None:
         ["auditor", "list-p4ss"],
         "   ",
         b"\x00binary secret",
+        "[" * 100_000 + "]" * 100_000,
     ],
-    ids=["not-json", "no-password", "wrong-keys", "number", "list", "blank", "binary"],
+    ids=["not-json", "no-password", "wrong-keys", "number", "list", "blank", "binary", "deep"],
 )
 def test_a_malformed_secret_is_an_error(
     sm: Any, site: Site, logs: LogCapture, value: dict[str, Any] | list[str] | str | bytes
