@@ -196,12 +196,13 @@ class DynamoStore:
         if refused is not None:
             self._on_rejected(refused)
         ref = _text(item, "facts_ref")
-        if got.item.stamp is not None and got.facts is None and ref is not None:
-            got = StoredItem(got.item, None, self._loader(key, ref, consistent))
+        stamp = got.item.stamp
+        if stamp is not None and got.facts is None and ref is not None:
+            got = StoredItem(got.item, None, self._loader(key, ref, consistent, stamp.fetched_at))
         return got
 
     def _loader(
-        self, key: str, ref: str, consistent: bool
+        self, key: str, ref: str, consistent: bool, stamped_at: float
     ) -> Callable[[], site_facts.SiteFacts | None]:
         """Reads the facts kept out of a site's item, once asked (None: not those referred to)."""
 
@@ -216,7 +217,7 @@ class DynamoStore:
                 if not held:
                     continue
                 try:
-                    facts = read_facts_item(held, ref)
+                    facts = read_facts_item(held, ref, self._wall(), stamped_at)
                 except InvalidItemError as e:
                     self._on_rejected(e.reason)
                     return None
@@ -317,10 +318,12 @@ class DynamoStore:
         self, key: str, owner: str, at: float, lasting: bool, flight: str | None = None
     ) -> None:
         """End this owner's lease with the mark that its facts cannot be shared, naming `flight`
-        (None: the owner's)."""
+        (None: the owner's). A small conditional write, made with the lease writes' short read
+        timeout: a fetch cut by its audit's budget writes it in the margin left for the answer."""
         with contextlib.suppress(_ConditionFailedError):
             self._call(
                 "update_item",
+                lease_write=True,
                 Key={"pk": {"S": key}},
                 UpdateExpression="REMOVE lease_owner, lease_until, lease_at, lease_renewals "
                 "SET unshareable_flight = :f, unshareable_at = :at, unshareable_lasting = :l",
@@ -399,16 +402,23 @@ def facts_item(key: str, packed: bytes, ref: str, site_item: Mapping[str, Any]) 
     }
 
 
-def read_facts_item(item: Mapping[str, Any], ref: str) -> site_facts.SiteFacts | None:
-    """The facts an item of their own holds, checked as the site's item is; None when it holds
-    other facts than those referred to (a lagging read). InvalidItemError when it is not what
-    this module writes."""
+def read_facts_item(
+    item: Mapping[str, Any], ref: str, now: float, stamped_at: float
+) -> site_facts.SiteFacts | None:
+    """The facts an item of their own holds, checked as the site's item checks the facts it
+    holds (at `now`, on the reader's clock; `stamped_at` the site item's fetched_at, which its
+    own reading has judged); None when it holds other facts than those referred to (a lagging
+    read). InvalidItemError when it is not what this module writes."""
     if not isinstance(item, Mapping):
         raise InvalidItemError("facts item: not a map of attributes")
     if _text(item, "flight") != ref:
         return None
     _number(item, "expires_at", 0.0, float(2**53))
-    return site_facts.decode(_inflate(_value(item, "facts", "B"), MAX_AWAITED_BYTES))
+    facts = site_facts.decode(_inflate(_value(item, "facts", "B"), MAX_AWAITED_BYTES))
+    ahead = now + lease.CLOCK_SKEW_S
+    if facts.fetched_at > ahead and stamped_at <= ahead:
+        _invalid("facts fetchedAt", f"ahead of the clock by {lease.CLOCK_SKEW_S:g} s+")
+    return facts
 
 
 # --- reading an item: nothing trusted as written ------------------------------------------------

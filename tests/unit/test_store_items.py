@@ -529,9 +529,13 @@ def test_facts_kept_in_an_item_of_their_own_are_checked_as_the_sites_item_is() -
         "flight": {"S": "f1"},
         "expires_at": {"N": "999"},
     }
-    assert dynamostore.read_facts_item(good, "f1") == site
+    assert dynamostore.read_facts_item(good, "f1", 100.0, 100.0) == site
     # Other facts than those referred to (a lagging read): none, not refused.
-    assert dynamostore.read_facts_item(good, "f2") is None
+    assert dynamostore.read_facts_item(good, "f2", 100.0, 100.0) is None
+    # Facts that say they were fetched an hour ahead of the reader's clock, where the site's
+    # item says otherwise: refused, as in the site's item.
+    with pytest.raises(InvalidItemError, match="ahead of the clock"):
+        dynamostore.read_facts_item(good, "f1", 100.0 - 3600, 100.0 - 3600)
     bomb = zlib_bomb(facts.MAX_FACTS_BYTES, BOMB_INFLATED)
     for bad in (
         {**good, "facts": {"B": bomb}},
@@ -540,7 +544,7 @@ def test_facts_kept_in_an_item_of_their_own_are_checked_as_the_sites_item_is() -
         {**good, "facts": {"B": b"\0" * (dynamostore.MAX_ITEM_BYTES + 5)}},
     ):
         with pytest.raises(InvalidItemError):
-            dynamostore.read_facts_item(bad, "f1")
+            dynamostore.read_facts_item(bad, "f1", 100.0, 100.0)
     # The site's item may refer to them, not hold both.
     both = facts_item("k", facts.encode(site).decode(), 100.0, facts_ref={"S": "f1"})
     assert "facts" in item_refused(both)
