@@ -9,6 +9,7 @@ each) and with the compact duplicate table.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 import threading
@@ -61,7 +62,9 @@ from sitemap_auditor.deep.reading.entries import (
     Extensions,
 )
 from sitemap_auditor.deep.seen import Duplicates
+from sitemap_auditor.fetching.exchange import Reply, Request
 from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy, default_transport
+from sitemap_auditor.fetching.guard import Guard
 from sitemap_auditor.fetching.replay import Recordings
 
 __all__ = [
@@ -820,6 +823,19 @@ def _verdict(walker: _Walker, url: str) -> dict[str, Any]:
     return response.render(outcome)
 
 
+class _NoTimeLeft:
+    """The transport past --max-seconds: what the verdict kept is replayed, nothing is asked."""
+
+    def send(self, request: Request, guard: Guard) -> Reply:
+        raise FetchError(FetchErrorKind.TIMEOUT, "no time left to ask the site")
+
+    def close(self) -> None:
+        pass
+
+
+_NO_TIME_LEFT = _NoTimeLeft()
+
+
 def _robots(fetcher: Fetcher, robots_url: str) -> tuple[int | None, bytes | None, list[str], int]:
     """robots.txt's status, body (when 200), every usable `Sitemap:` URL, repeats included
     (the walk reads each sitemap once, and counts the repeats), and the lines read."""
@@ -861,7 +877,18 @@ def walk(url: str, options: Options | None = None) -> Walk:
     try:
         with walker.interrupt.opened():
             verdict = _verdict(walker, url)
-            status, body, listed, lines = _robots(walker.fetcher(), site.robots_txt_url)
+            if time.monotonic() < walker.deadline:
+                status, body, listed, lines = _robots(walker.fetcher(), site.robots_txt_url)
+            else:
+                # The verdict took the whole --max-seconds: robots.txt as it kept it, if it did
+                # (no time is left to ask the site), and no usual path tried in its place.
+                stopped = "max-seconds"
+                kept = Fetcher(
+                    replace(walker.policy, budget_deadline=None),
+                    transport=walker.heard.replaying(_NO_TIME_LEFT),
+                )
+                with contextlib.closing(kept):
+                    status, body, listed, lines = _robots(kept, site.robots_txt_url)
     except KeyboardInterrupt:
         stopped = "interrupted"
     rules = load_rules(body) if body is not None else None
@@ -872,11 +899,12 @@ def walk(url: str, options: Options | None = None) -> Walk:
     walker.site_checks = SiteChecks(rules, site.host, max_dedupe, seen, agents=agents)
     source = "robots" if listed else "fallback"
     try:
-        if stopped is None:
+        if stopped is None or (stopped == "max-seconds" and listed):
             for u in listed or [site.url + p for p in candidates.FALLBACK_PATHS]:
                 before = len(walker.listed)
                 if walker.add(u, None, source) is None and len(walker.listed) == before:
                     walker.site_tally.add(Kind.DUPLICATE_SITEMAP, None, u)
+        if stopped is None:
             try:
                 stopped, depth_cut = walker.run()
             except _InterruptedError as e:

@@ -55,6 +55,25 @@ def test_a_slow_child_is_cut_by_the_walk_s_own_time(site: Site) -> None:
     assert kinds_of(doc)["limit-reached"]["sitemap"] is None
 
 
+def test_a_verdict_that_takes_the_whole_time_leaves_robots_txt_as_it_answered(
+    site: Site,
+) -> None:
+    # The one sitemap robots.txt lists answers slowly: the Lambda's verdict spends every second.
+    # robots.txt answered (the verdict kept it): it is shown as it answered, the sitemap it
+    # lists as not read, and no usual path is made up in its place.
+    site.route("/robots.txt", reply(f"Sitemap: {site.url('/s.xml')}\n", content_type="text/plain"))
+    site.route("/s.xml", drip(b'<?xml version="1.0"?><urlset>', b" ", 0.2, 20.0))
+    started = time.monotonic()
+    doc = run(site.url("/"), max_seconds=2)
+    assert time.monotonic() - started < 8
+    assert doc["stoppedBy"] == "max-seconds" and doc["complete"] is False
+    assert doc["robotsTxt"]["httpStatus"] == 200 and doc["robotsTxt"]["sitemapLines"] == 1
+    assert [(s["url"], s["source"], s["type"]) for s in doc["sitemaps"]] == [
+        (site.url("/s.xml"), "robots", "unfetched")
+    ]
+    assert [r.path for r in site.seen].count("/robots.txt") == 1
+
+
 @pytest.fixture
 def only_127_0_0_1(monkeypatch: pytest.MonkeyPatch) -> None:
     """Production's address rule, except for the test server's own 127.0.0.1."""
