@@ -716,8 +716,15 @@ class _Walker:
                         self.progress(len(queue) + len(running))
         except KeyboardInterrupt:
             stopped = "interrupted"
+            # Fetches that ended before the interruption are read whole: they count, as if the
+            # loop had seen them end; those still running are abandoned (they change nothing).
+            ended = [fut for fut in running if fut.done() and not fut.cancelled()]
             self.abandon.set()
             pool.shutdown(wait=False, cancel_futures=True)
+            with interrupt.deferred():
+                for fut in ended:
+                    if fut.exception() is None:
+                        self.apply(fut.result(), queue)
             raise _InterruptedError(stopped, depth_cut) from None
         finally:
             if stopped != "interrupted":
