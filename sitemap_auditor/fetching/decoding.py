@@ -45,9 +45,23 @@ def no_deadline() -> None:
     """A deadline check that never fires, for callers without a deadline."""
 
 
-def inflate(chunks: Iterable[bytes], check: DeadlineCheck = no_deadline) -> Iterator[bytes]:
-    """Decompress one gzip or zlib layer, bounded: no more than MAX_BODY_BYTES come out."""
-    d = zlib.decompressobj(32 + zlib.MAX_WBITS)  # 32: a gzip or a zlib header, found by itself
+def _wrapped(head: bytes) -> bool:
+    """True when a compressed body's first two bytes are a gzip or a zlib header (RFC 1950:
+    method 8, a window of at most 32 KiB, and a check that makes them a multiple of 31)."""
+    if head[:2] == GZIP_MAGIC:
+        return True
+    cmf, flg = head[0], head[1]
+    return cmf & 0x0F == 8 and cmf >> 4 <= 7 and (cmf << 8 | flg) % 31 == 0
+
+
+def inflate(
+    chunks: Iterable[bytes], check: DeadlineCheck = no_deadline, raw_allowed: bool = False
+) -> Iterator[bytes]:
+    """Decompress one gzip or zlib layer, bounded: no more than MAX_BODY_BYTES come out.
+    `raw_allowed` (Content-Encoding: deflate): a body that starts with neither header is raw
+    deflate, as many servers send that coding and browsers read it."""
+    d = None  # chosen by the first two bytes
+    raw = False
     produced = 0
     started = False
     pending = b""  # a lone byte after a member's end, until the next chunk tells what it starts
@@ -56,7 +70,18 @@ def inflate(chunks: Iterable[bytes], check: DeadlineCheck = no_deadline) -> Iter
         for chunk in it:
             data = pending + chunk if pending else chunk
             pending = b""
+            if d is None:
+                if len(data) < 2:
+                    pending = data
+                    continue
+                raw = raw_allowed and not _wrapped(data)
+                # 32: a gzip or a zlib header, found by itself; negative: no header at all.
+                d = zlib.decompressobj(-zlib.MAX_WBITS if raw else 32 + zlib.MAX_WBITS)
             while data:
+                if d.eof and raw:
+                    for _ in it:  # what follows a raw stream's end is not read as data
+                        pass
+                    return
                 if d.eof:
                     # A member ended: another gzip member may follow (in this chunk or the
                     # next); anything else is trailing bytes, ignored as gzip(1) does.
@@ -79,9 +104,13 @@ def inflate(chunks: Iterable[bytes], check: DeadlineCheck = no_deadline) -> Iter
                         raise FetchError(FetchErrorKind.TOO_LARGE, " once decompressed")
                     check()
                     yield out
+        if d is None and pending:  # a body of one byte: no header can be read from it
+            d = zlib.decompressobj(32 + zlib.MAX_WBITS)
+            started = True
+            d.decompress(pending)
     except zlib.error:
         raise FetchError(FetchErrorKind.BAD_COMPRESSED_DATA) from None
-    if started and not d.eof:
+    if started and d is not None and not d.eof:
         raise FetchError(FetchErrorKind.TRUNCATED_COMPRESSED_DATA)
 
 
@@ -123,5 +152,5 @@ def decode(
     for coding in reversed(codings):
         if coding not in _TRANSPORT_ENCODINGS:
             raise FetchError(FetchErrorKind.UNSUPPORTED_ENCODING, coding[:40])
-        stream = inflate(stream, check)
+        stream = inflate(stream, check, raw_allowed=coding == "deflate")
     yield from peel_gzip(stream, check, MAX_SNIFFED_GZIP_LAYERS)

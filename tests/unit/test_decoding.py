@@ -40,6 +40,20 @@ def test_a_declared_coding_and_a_sniffed_layer_are_both_undone() -> None:
     assert b"".join(decoding.decode([gzip.compress(DOC)], "identity, x-gzip")) == DOC
 
 
+@pytest.mark.parametrize("size", [1, 2, 3, 100, 65536])
+def test_deflate_is_read_with_its_zlib_header_or_raw_as_browsers_read_it(size: int) -> None:
+    raw = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+    bare = raw.compress(DOC) + raw.flush()
+    for body in (bare, zlib.compress(DOC), gzip.compress(DOC)):
+        assert b"".join(decoding.decode(split(body, size), "deflate")) == DOC
+    # Only that coding: a raw stream sent as gzip, or as nothing, is no gzip.
+    assert kind_of(split(bare, size), "gzip") is FetchErrorKind.BAD_COMPRESSED_DATA
+    assert b"".join(decoding.decode(split(bare, size), None)) == bare  # not sniffed: as it is
+    # Cut short, it says so; bytes after a raw stream's end are not read as data.
+    assert kind_of(split(bare[:-10], size), "deflate") is (FetchErrorKind.TRUNCATED_COMPRESSED_DATA)
+    assert b"".join(decoding.decode(split(bare + b"junk", size), "deflate")) == DOC
+
+
 def test_more_sniffed_layers_than_anyone_publishes_are_refused() -> None:
     body = DOC
     for _ in range(decoding.MAX_SNIFFED_GZIP_LAYERS + 1):
