@@ -161,6 +161,24 @@ def _in_table_order(item: tuple[Kind, object]) -> int:
     return _KIND_ORDER[item[0]]
 
 
+# The words between agents' names in named_agents' sentences (names are product tokens: letters,
+# `_` and `-`), and the order they are named in.
+_BETWEEN_NAMES = re.compile(r", | and | or ")
+_FIRST_NAMED = {"Googlebot": 0, "Bingbot": 1}
+
+
+def joined_details(kind: Kind, details: Iterable[str]) -> str:
+    """A finding's details in one: sorted and joined by commas; for a kind whose details name
+    agents, one of them when all agree, else every agent named once, with "or" (each URL is
+    disallowed for one or more of them)."""
+    distinct = sorted({d for d in details if d})
+    if not KINDS[kind].agents_detail or len(distinct) <= 1:
+        return ", ".join(distinct)
+    names = dict.fromkeys(n for d in distinct for n in _BETWEEN_NAMES.split(d))
+    ordered = sorted(names, key=lambda n: (_FIRST_NAMED.get(n, 2), n))
+    return ", ".join(ordered[:-1]) + " or " + ordered[-1]
+
+
 class Tally:
     """Findings of one subject, kind by kind: a count, the first line, a few examples; and each
     occurrence to sink, when given. What it keeps does not depend on the order the occurrences
@@ -229,7 +247,7 @@ class Tally:
                 s.line,
                 s.count,
                 tuple(s.examples),
-                ", ".join(sorted(s.details)),
+                joined_details(kind, s.details),
                 s.entries,
             )
             for kind, s in sorted(self._kinds.items(), key=_in_table_order)
@@ -245,7 +263,7 @@ def merge_findings(findings: list[Finding]) -> list[Finding]:
         if old is None:
             merged[key] = f
             continue
-        details = ", ".join(sorted({d for d in (old.detail, f.detail) if d}))
+        details = joined_details(f.kind, (old.detail, f.detail))
         lines = [n for n in (old.line, f.line) if n is not None]
         merged[key] = Finding(
             f.kind,

@@ -148,6 +148,9 @@ class KindInfo:
     impact: Impact = Impact.URLS_AFFECTED
     # Which listed URLs it affects (the document's `urls` and `share`).
     reach: Reach = Reach.URLS
+    # Its detail names agents (named_agents' words): findings that name different ones say
+    # "for Googlebot or Bingbot" (checks.joined_details), not a list of lists.
+    agents_detail: bool = False
 
     def message_for(self, count: int, detail: str = "") -> str:
         """The sentence for a finding of this kind seen count times."""
@@ -376,6 +379,7 @@ KINDS: dict[Kind, KindInfo] = {
         "1 listed URL is disallowed by robots.txt (for {detail}).",
         impact=_LOST,
         reach=_ENTRIES,
+        agents_detail=True,
     ),
     Kind.NEWS_TOO_MANY: KindInfo(
         _E,

@@ -543,3 +543,17 @@ def test_a_repeat_is_within_its_file_whatever_order_the_files_are_read_in() -> N
             }
         )
     }
+
+
+def test_agents_named_by_different_urls_are_each_named_once() -> None:
+    from sitemap_auditor.deep.checks import joined_details
+
+    blocked = Kind.BLOCKED_BY_ROBOTS
+    assert joined_details(blocked, ["Googlebot and Bingbot"]) == "Googlebot and Bingbot"
+    assert joined_details(blocked, ["Googlebot", "Googlebot and Bingbot"]) == (
+        "Googlebot or Bingbot"
+    )
+    three = ["AgencyAudit", "Googlebot, Bingbot and AgencyAudit", "Googlebot or Bingbot"]
+    assert joined_details(blocked, three) == "Googlebot, Bingbot or AgencyAudit"
+    # Other kinds' details are listed as they are.
+    assert joined_details(Kind.DUPLICATE_URL, ["b", "a", "b", ""]) == "a, b"

@@ -54,7 +54,7 @@ def test_a_bingbot_group_blocks_for_bingbot_only_where_googlebots_allows(
     assert f["share"] == round(2 / 3, 4)
     assert [e["value"] for e in f["examples"]] == [site.url("/entrez/a"), site.url("/cgi-bin/b")]
     assert f["message"] == (
-        "2 listed URLs are disallowed by robots.txt (for Bingbot, Googlebot and Bingbot)."
+        "2 listed URLs are disallowed by robots.txt (for Googlebot or Bingbot)."
     )
     s = site.url("/s.xml")
     assert f"warning,blocked-by-robots,search-console,{s},3,{site.url('/entrez/a')},Bingbot" in rows
