@@ -24,13 +24,22 @@ from harness.servers import Site, reply
 # on two cores (a best of three reached 410 ms there). A bound against gross regressions (an
 # eager boto3 or X-Ray import is tested apart, by name); the figure itself is bench/'s.
 IMPORT_TIME_BOUND_MS = 600.0
-# What the function's environment holds with the template's default parameters.
+# What the function's environment holds with the template's default parameters, but the table:
+# the audit path without boto3.
 DEPLOYED = {
     "SITEMAP_MAX_AGE_DAYS": "7",
     "POWERTOOLS_SERVICE_NAME": "sitemap-auditor",
     "POWERTOOLS_METRICS_NAMESPACE": "37Audits/SitemapAuditor",
     "POWERTOOLS_LOG_LEVEL": "INFO",
     "POWERTOOLS_TRACE_DISABLED": "true",
+}
+# And as template.yaml deploys it: the table and the key secret always named.
+TEMPLATE = {
+    **DEPLOYED,
+    "SITEMAP_SHARE_SECONDS": "60",
+    "SITEMAP_CACHE_TABLE": "site-facts",
+    "SITEMAP_CACHE_KEY_SECRET": "arn:aws:secretsmanager:us-east-1:123456789012:secret:k",
+    "AWS_REGION": "us-east-1",
 }
 _IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \| (\s*)(\S+)")
 
@@ -114,6 +123,14 @@ def handler_import_ms() -> float:
         if found and found.group(4) == "sitemap_auditor.handler" and not found.group(3):
             return int(found.group(2)) / 1000.0
     raise AssertionError(f"no import time for sitemap_auditor.handler in:\n{out.stderr[-2000:]}")
+
+
+def test_as_deployed_the_init_phase_builds_the_table_client_and_nothing_of_x_ray() -> None:
+    # template.yaml always names a table: boto3 and the DynamoDB client load at start-up (in the
+    # init phase, not the first audit's time); X-Ray and Secrets Manager's client do not.
+    modules = modules_after_import(lambda_environment(TEMPLATE))
+    assert {"boto3", "botocore.client", "sitemap_auditor.sharing.dynamostore"} <= modules
+    assert {m for m in modules if top(m) == "aws_xray_sdk"} == set()
 
 
 def test_handler_import_time() -> None:
