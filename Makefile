@@ -83,23 +83,7 @@ LAMBDA_PLATFORM ?= manylinux2014_aarch64
 LAMBDA_PLATFORM_2_28 ?= $(subst manylinux2014,manylinux_2_28,$(LAMBDA_PLATFORM))
 LAMBDA_PYTHON ?= 3.13
 
-## Build the Lambda artifact into ARTIFACTS_DIR (sam build).
-## `sam build` calls this (template.yaml: BuildMethod makefile). The artifact is the package and
-## what requirements.txt lists, as wheels for the function's arm64 Python 3.13 whatever the build
-## machine: installed without their own dependencies (requirements.txt names every one the runtime
-## lacks; boto3 and its dependencies come with the runtime), with bytecode only for the modules a
-## cold start and a first audit import (COLD_PATH), and only when the build machine's Python is the
-## function's (LAMBDA_PYTHON: `sam build --use-container`), compiled unchecked (/var/task is
-## read-only: a cold start would compile them again each time, about 140 ms of a 300 ms import;
-## the whole package's bytecode would add 2.5 MB zipped, this 0.8 MB), and without the console
-## scripts of bin/ or the top-level folders
-## that are no package (ada-url's docs/, wrapt's stubs): anything but a .dist-info without __init__.py.
-## The command line and the deep audit (`cli/`, `deep/`, `__main__.py`) never run in the function:
-## they are left out of it.
-## LAMBDA_PLATFORM and LAMBDA_PYTHON build for another machine (tests/function/test_runtime.py builds for its own).
-## Some wheels (ada-url's) are tagged manylinux_2_28 only, which the function's runtime (Amazon
-## Linux 2023, glibc 2.34) runs: both tags are asked for.
-## Without ARTIFACTS_DIR (or with / or an empty value) it refuses before anything is written.
+# The build's bytecode: the modules a cold start and a first audit import (build-AuditorFunction).
 define COLD_PATH
 import importlib.util, os, py_compile, sys
 root = os.path.abspath(sys.argv[1]) + os.sep
@@ -118,6 +102,23 @@ for path in sorted({getattr(m, "__file__", None) or "" for m in list(sys.modules
 endef
 export COLD_PATH
 
+## Build the Lambda artifact into ARTIFACTS_DIR (sam build).
+## `sam build` calls this (template.yaml: BuildMethod makefile). The artifact is the package and
+## what requirements.txt lists, as wheels for the function's arm64 Python 3.13 whatever the build
+## machine: installed without their own dependencies (requirements.txt names every one the runtime
+## lacks; boto3 and its dependencies come with the runtime), with bytecode only for the modules a
+## cold start and a first audit import (COLD_PATH), and only when the build machine's Python is the
+## function's (LAMBDA_PYTHON: `sam build --use-container`), compiled unchecked (/var/task is
+## read-only: a cold start would compile them again each time, about 140 ms of a 300 ms import;
+## the whole package's bytecode would add 2.5 MB zipped, this 0.8 MB), and without the console
+## scripts of bin/ or the top-level folders
+## that are no package (ada-url's docs/, wrapt's stubs): anything but a .dist-info without __init__.py.
+## The command line and the deep audit (`cli/`, `deep/`, `__main__.py`) never run in the function:
+## they are left out of it.
+## LAMBDA_PLATFORM and LAMBDA_PYTHON build for another machine (tests/function/test_runtime.py builds for its own).
+## Some wheels (ada-url's) are tagged manylinux_2_28 only, which the function's runtime (Amazon
+## Linux 2023, glibc 2.34) runs: both tags are asked for.
+## Without ARTIFACTS_DIR (or with / or an empty value) it refuses before anything is written.
 build-AuditorFunction:
 	@case "$$(realpath -m -- "$(strip $(ARTIFACTS_DIR))/" 2>/dev/null)" in ""|/) \
 		echo "build-AuditorFunction: set ARTIFACTS_DIR to the folder to build into (sam build does); not / or empty" >&2; \

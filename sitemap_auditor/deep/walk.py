@@ -9,7 +9,6 @@ each) and with the compact duplicate table.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import re
 import threading
@@ -22,10 +21,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from sitemap_auditor.audit import config, request, response
-from sitemap_auditor.audit import steps as lambda_audit
 from sitemap_auditor.audit.response import redact
-from sitemap_auditor.core import candidates, robots, urls
+from sitemap_auditor.core import candidates, urls
 from sitemap_auditor.core import site as sites
 from sitemap_auditor.core.errors import FetchError, FetchErrorKind
 from sitemap_auditor.core.interrupts import Interrupt
@@ -33,7 +30,7 @@ from sitemap_auditor.core.issues import Kind as IssueKind
 from sitemap_auditor.core.parser import ParsedSitemap, Rejected, SitemapParser
 from sitemap_auditor.core.request_headers import ExtraHeaders
 from sitemap_auditor.core.urls import strip_userinfo
-from sitemap_auditor.deep import checks
+from sitemap_auditor.deep import checks, first_answers
 from sitemap_auditor.deep.checks import (
     SITEMAP_NAMESPACE,
     AgentRules,
@@ -62,9 +59,7 @@ from sitemap_auditor.deep.reading.entries import (
     Extensions,
 )
 from sitemap_auditor.deep.seen import Duplicates
-from sitemap_auditor.fetching.exchange import Reply, Request
 from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy, default_transport
-from sitemap_auditor.fetching.guard import Guard
 from sitemap_auditor.fetching.replay import Recordings
 
 __all__ = [
@@ -813,58 +808,6 @@ def _first_bytes(head: bytes) -> str:
     return "other"
 
 
-def _verdict(walker: _Walker, url: str) -> dict[str, Any]:
-    """What the Lambda auditor says of this URL: its own steps, with its own rules, under the
-    walk's own fetch policy; what it hears is kept for the walk (fetching/replay.py)."""
-    site, options, policy = walker.site, walker.options, walker.policy
-    fetcher = Fetcher(policy, transport=walker.heard.recording(default_transport(policy)))
-    try:
-        facts = lambda_audit.fetch_facts(site, fetcher, None)
-    finally:
-        fetcher.close()
-    settings = config.Settings(
-        max_age_days=options.max_age_days, allow_private_networks=options.allow_private_networks
-    )
-    event: dict[str, Any] = {"url": url}
-    outcome = lambda_audit.apply_rules(site, request.parse(event), facts, settings, options.now())
-    return response.render(outcome)
-
-
-class _NoTimeLeft:
-    """The transport past --max-seconds: what the verdict kept is replayed, nothing is asked."""
-
-    def send(self, request: Request, guard: Guard) -> Reply:
-        raise FetchError(FetchErrorKind.TIMEOUT, "no time left to ask the site")
-
-    def close(self) -> None:
-        pass
-
-
-_NO_TIME_LEFT = _NoTimeLeft()
-
-
-def _robots(fetcher: Fetcher, robots_url: str) -> tuple[int | None, bytes | None, list[str], int]:
-    """robots.txt's status, body (when 200), every usable `Sitemap:` URL, repeats included
-    (the walk reads each sitemap once, and counts the repeats), and the lines read."""
-    try:
-        with fetcher.open(robots_url) as answer:
-            if answer.status != 200:
-                return answer.status, None, [], 0
-            body = b"".join(answer.body(limit=robots.MAX_ROBOTS_BYTES, truncate=True))
-            final = answer.url
-            status = answer.status
-    except FetchError:
-        return None, None, [], 0
-    urls: list[str] = []
-    lines = 0
-    for line in robots.iter_sitemap_lines(body):
-        lines += 1
-        made, _ = robots.sitemap_url(line.value, final)
-        if made is not None and len(urls) < MAX_SITEMAPS_CEILING:
-            urls.append(made)
-    return status, body, urls, lines
-
-
 def walk(url: str, options: Options | None = None) -> Walk:
     """Walk every sitemap of the site of url; raises ValueError for a URL with no site root."""
     options = options or Options()
@@ -883,19 +826,17 @@ def walk(url: str, options: Options | None = None) -> Walk:
     lines = 0
     try:
         with walker.interrupt.opened():
-            verdict = _verdict(walker, url)
+            verdict = first_answers.verdict(site, url, options, walker.policy, walker.heard)
             if time.monotonic() < walker.deadline:
-                status, body, listed, lines = _robots(walker.fetcher(), site.robots_txt_url)
+                answer = first_answers.robots_txt(walker.fetcher(), site.robots_txt_url)
             else:
                 # The verdict took the whole --max-seconds: robots.txt as it kept it, if it did
                 # (no time is left to ask the site), and no usual path tried in its place.
                 stopped = "max-seconds"
-                kept = Fetcher(
-                    replace(walker.policy, budget_deadline=None),
-                    transport=walker.heard.replaying(_NO_TIME_LEFT),
+                answer = first_answers.robots_txt_kept(
+                    walker.policy, walker.heard, site.robots_txt_url
                 )
-                with contextlib.closing(kept):
-                    status, body, listed, lines = _robots(kept, site.robots_txt_url)
+            status, body, listed, lines = answer
     except KeyboardInterrupt:
         stopped = "interrupted"
     rules = load_rules(body) if body is not None else None

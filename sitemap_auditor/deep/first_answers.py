@@ -1,0 +1,89 @@
+"""What the walk hears before it reads a sitemap: the Lambda's verdict on the audited URL (its own
+steps, with its own rules) and robots.txt, read once (fetching/replay.py keeps what the verdict
+heard for the walk)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from sitemap_auditor.audit import config, request, response
+from sitemap_auditor.audit import steps as lambda_audit
+from sitemap_auditor.core import robots
+from sitemap_auditor.core import site as sites
+from sitemap_auditor.core.errors import FetchError, FetchErrorKind
+from sitemap_auditor.deep.options import MAX_SITEMAPS_CEILING, Options
+from sitemap_auditor.fetching.exchange import Reply, Request
+from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy, default_transport
+from sitemap_auditor.fetching.guard import Guard
+from sitemap_auditor.fetching.replay import Recordings
+
+__all__ = ["RobotsAnswer", "robots_txt", "robots_txt_kept", "verdict"]
+
+# robots.txt's status (None: no answer), its body (when 200), every usable `Sitemap:` URL,
+# repeats included (the walk reads each sitemap once, and counts the repeats), and the lines read.
+RobotsAnswer = tuple[int | None, bytes | None, list[str], int]
+
+
+def verdict(
+    site: sites.SiteBase, url: str, options: Options, policy: FetchPolicy, heard: Recordings
+) -> dict[str, Any]:
+    """What the Lambda auditor says of this URL: its own steps, with its own rules, under the
+    walk's own fetch policy; what it hears is kept in `heard` for the walk."""
+    fetcher = Fetcher(policy, transport=heard.recording(default_transport(policy)))
+    try:
+        facts = lambda_audit.fetch_facts(site, fetcher, None)
+    finally:
+        fetcher.close()
+    settings = config.Settings(
+        max_age_days=options.max_age_days, allow_private_networks=options.allow_private_networks
+    )
+    event: dict[str, Any] = {"url": url}
+    outcome = lambda_audit.apply_rules(site, request.parse(event), facts, settings, options.now())
+    return response.render(outcome)
+
+
+def robots_txt(fetcher: Fetcher, robots_url: str) -> RobotsAnswer:
+    """robots.txt as the walk reads it (RobotsAnswer)."""
+    try:
+        with fetcher.open(robots_url) as answer:
+            if answer.status != 200:
+                return answer.status, None, [], 0
+            body = b"".join(answer.body(limit=robots.MAX_ROBOTS_BYTES, truncate=True))
+            final = answer.url
+            status = answer.status
+    except FetchError:
+        return None, None, [], 0
+    urls: list[str] = []
+    lines = 0
+    for line in robots.iter_sitemap_lines(body):
+        lines += 1
+        made, _ = robots.sitemap_url(line.value, final)
+        if made is not None and len(urls) < MAX_SITEMAPS_CEILING:
+            urls.append(made)
+    return status, body, urls, lines
+
+
+def robots_txt_kept(policy: FetchPolicy, heard: Recordings, robots_url: str) -> RobotsAnswer:
+    """robots.txt as the verdict heard it, once no time is left: nothing is asked of the site
+    (no answer, when the verdict kept none)."""
+    fetcher = Fetcher(
+        replace(policy, budget_deadline=None), transport=heard.replaying(_NO_TIME_LEFT)
+    )
+    try:
+        return robots_txt(fetcher, robots_url)
+    finally:
+        fetcher.close()
+
+
+class _NoTimeLeft:
+    """The transport past --max-seconds: what the verdict kept is replayed, nothing is asked."""
+
+    def send(self, request: Request, guard: Guard) -> Reply:
+        raise FetchError(FetchErrorKind.TIMEOUT, "no time left to ask the site")
+
+    def close(self) -> None:
+        pass
+
+
+_NO_TIME_LEFT = _NoTimeLeft()
