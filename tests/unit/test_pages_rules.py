@@ -426,6 +426,13 @@ def test_the_html_pages_section_draws_shares_and_escapes_what_sites_wrote() -> N
     assert ">75<" in html or "75%" in html
     assert pages_html.section(None) == ""
     assert 'id="pages"' not in html_report.render({"sitemaps": [], "findings": []})
+    # The reasons in a box of their own (a long URL scrolls or wraps there, never the page), and
+    # the glance says how many pages cannot be indexed, however clean the sitemaps are.
+    assert '<div class="scroll"><table class="pages-reasons">' in html
+    assert '<li class="url">' in html and 'class="pill p-err"' in html
+    assert "1 of 4 checked cannot be indexed" in pages_html.headline(s.document())
+    page = html_report.render({"sitemaps": [], "findings": [], "pages": s.document()})
+    assert "1 of 4 checked cannot be indexed" in page and '<a href="#pages">Listed pages' in page
 
 
 def test_the_digest_set_holds_each_key_once_through_growth() -> None:

@@ -34,7 +34,9 @@ def header(doc: Mapping[str, Any], site: str) -> str:
         f"{v.time_of(doc.get('startedAt'))}</p>"
         '<nav aria-label="Contents"><ul><li><a href="#glance">At a glance</a></li>'
         '<li><a href="#charts">Charts</a></li><li><a href="#findings">Findings</a></li>'
-        '<li><a href="#tree">Sitemaps</a></li></ul></nav></header><main>'
+        + ('<li><a href="#changes">What changed</a></li>' if doc.get("comparison") else "")
+        + ('<li><a href="#pages">Listed pages</a></li>' if doc.get("pages") else "")
+        + '<li><a href="#tree">Sitemaps</a></li></ul></nav></header><main>'
     )
 
 

@@ -319,7 +319,7 @@ def _glance(doc: Mapping[str, Any], verdict: Mapping[str, Any], groups: list[_Gr
         f'<div class="verdict v-{outcome_css}"><p class="vlabel">What the deep audit found in '
         "every sitemap</p>"
         f'<p class="vstatus">{outcome}</p>'
-        f'<p class="vmsg">{detail}</p></div>'
+        f'<p class="vmsg">{detail}</p>{pages_html.headline(doc.get("pages"))}</div>'
         f'<ul class="tiles" aria-label="Findings and totals">{"".join(tiles)}</ul>'
         f'<dl class="facts">{"".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows)}</dl>'
         "<!--left-out-->"

@@ -9,7 +9,7 @@ from html import escape
 
 from sitemap_auditor.deep.reports import charts
 
-__all__ = ["section"]
+__all__ = ["headline", "section"]
 
 MAX_SITEMAPS_DRAWN = 30
 _TONE = {"error": "err", "warning": "warn", "notice": "note"}
@@ -24,6 +24,23 @@ def _int(value: object) -> int:
     return value if type(value) is int and value >= 0 else 0
 
 
+def headline(pages: object) -> str:
+    """The glance's line on the listed pages ("" when they were not checked): how many search
+    engines may not index, linked to the section."""
+    if not isinstance(pages, Mapping):
+        return ""
+    checked, indexable = _int(pages.get("checked")), _int(pages.get("indexable"))
+    failed = _int(pages.get("internalErrors"))
+    not_indexable = max(0, checked - indexable - failed)
+    if not checked:
+        return '<p class="vmsg">No listed page was checked.</p>'
+    tone = "warn-text" if not_indexable else ""
+    return (
+        f'<p class="vmsg"><a href="#pages">Listed pages</a>: <span class="{tone}">'
+        f"{not_indexable:,} of {checked:,} checked cannot be indexed</span>.</p>"
+    )
+
+
 def section(pages: object) -> str:
     """The section, or "" when the audit did not check the pages."""
     if not isinstance(pages, Mapping):
@@ -35,7 +52,8 @@ def section(pages: object) -> str:
         '<section id="pages" aria-labelledby="pages-h"><h2 id="pages-h">Listed pages</h2>',
         f"<p>{checked:,} listed pages checked: {indexable:,} indexable, "
         f"{max(0, checked - indexable - failed):,} not{unjudged}. "
-        "The full list is in pages.csv.</p>",
+        "Each page's own row is in the run's pages file, and in pages.csv when the report was "
+        "written with <code>--csv</code>.</p>",
     ]
     if pages.get("sampled"):
         parts.append(f"<p>An even sample of {_int(pages.get('toCheck')):,} listed URLs.</p>")
@@ -65,23 +83,30 @@ def section(pages: object) -> str:
         if not isinstance(f, Mapping):
             continue
         examples = "".join(
-            f"<li>{_t(e.get('url'))}"
-            + (f" → {_t(e.get('canonical') or e.get('finalUrl'))}" if e.get("canonical") else "")
+            f'<li class="url">{_t(e.get("url"))}'
+            + (
+                f" → {_t(to)}"
+                if (to := e.get("canonical") or e.get("finalUrl")) and to != e.get("url")
+                else ""
+            )
             + "</li>"
             for e in (f.get("examples") or [])[:5]
             if isinstance(e, Mapping)
         )
-        tone = _TONE.get(str(f.get("severity")), "note")
+        severity = str(f.get("severity"))
+        tone = _TONE.get(severity, "note")
         rows.append(
-            f'<tr><td class="{tone}">{_t(f.get("severity"), 20)}</td>'
-            f"<td>{_t(f.get('title'))}<br><code>{_t(f.get('kind'), 40)}</code></td>"
-            f"<td>{_int(f.get('count')):,}</td><td>{_t(f.get('message'))}"
+            f'<tr><td><span class="pill p-{tone}">{_t(severity.capitalize(), 20)}</span></td>'
+            f'<td>{_t(f.get("title"))}<br><code class="nw">{_t(f.get("kind"), 40)}</code></td>'
+            f'<td class="num">{_int(f.get("count")):,}</td><td>{_t(f.get("message"))}'
             f"<ul>{examples}</ul></td></tr>"
         )
     if rows:
         parts.append(
-            "<table><thead><tr><th>severity</th><th>reason</th><th>pages</th><th>what it means"
-            "</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
+            '<div class="scroll"><table class="pages-reasons"><thead><tr><th>Severity</th>'
+            "<th>Reason</th><th>Pages</th><th>What it means</th></tr></thead><tbody>"
+            + "".join(rows)
+            + "</tbody></table></div>"
         )
     parts.append("</section>")
     return "".join(parts)
