@@ -382,9 +382,16 @@ def test_long_bar_labels_are_cut_at_the_end_that_matters() -> None:
     url = "/sitemaps/" + "x" * 40 + "-products-7.xml"
     cut = Markup(charts.horizontal_bars("u", "t", "d", [charts.Bar(url, 3, keep_end=True)]))
     title = Markup(charts.horizontal_bars("v", "t", "d", [charts.Bar("Y" * 40, 3)]))
-    assert f"…{url[-(charts.LABEL_CHARS - 1) :]}" in cut.text
-    assert "Y" * (charts.LABEL_CHARS - 1) + "…" in title.text
+    shown = charts.fit_label(url, 208, keep_end=True)
+    assert shown.startswith("…") and url.endswith(shown[1:]) and len(shown) >= 16
+    assert shown in cut.text
+    capitals = charts.fit_label("Y" * 40, 208)
+    assert capitals.endswith("…") and set(capitals[:-1]) == {"Y"} and len(capitals) >= 12
+    assert capitals in title.text
     assert any(url in t for t in cut.text)  # whole in the bar's title
+    # Wide letters leave fewer; a short label is whole.
+    assert len(charts.fit_label("Q" * 40, 208)) < len(charts.fit_label("x" * 40, 208))
+    assert charts.fit_label("/sitemap.xml", 208) == "/sitemap.xml"
 
 
 def test_a_limit_is_marked_only_when_the_bars_come_near_it() -> None:

@@ -18,6 +18,7 @@ __all__ = [
     "Bar",
     "Bucket",
     "column_chart",
+    "fit_label",
     "horizontal_bars",
     "lastmod_buckets",
     "sparkline",
@@ -28,8 +29,33 @@ _MONTH = re.compile(r"(\d{4})-(0[1-9]|1[0-2])\Z")
 # around the audit are drawn and the rest fall into an "earlier" and a "later" bucket.
 MAX_MONTHS = 48
 MAX_YEARS = 36
-# What fits left of a bar at the chart's font size.
+# At most this many characters left of a bar (fewer when they are wide: `_fit`).
 LABEL_CHARS = 25
+# The largest font size a chart's text takes, in the chart's own units (a phone's style sheet
+# draws it larger, as the chart is drawn smaller: svg.cols 19px, svg.bars 16px), and the share of
+# it a character takes at most, by kind: labels are cut, and margins made, for what that needs.
+_COLS_FONT, _BARS_FONT = 19.0, 16.0
+_NARROW = frozenset(" .,:;|!'/()[]ilIjtf1")
+_WIDE = frozenset("MWQ@%&mwGOD")
+
+
+def _width(text: str, font: float) -> float:
+    """A generous estimate of the text's width, in the chart's units, at this font size."""
+    em = sum(
+        0.34 if c in _NARROW else 0.88 if c in _WIDE else 0.66 if c.isascii() else 1.0 for c in text
+    )
+    return em * font
+
+
+def fit_label(label: str, room: float, keep_end: bool = False) -> str:
+    """The label, cut (with "…" where it was cut) to fit `room` units at a bar chart's largest
+    font, and to LABEL_CHARS."""
+    if len(label) <= LABEL_CHARS and _width(label, _BARS_FONT) <= room:
+        return label
+    kept = label[-(LABEL_CHARS - 1) :] if keep_end else label[: LABEL_CHARS - 1]
+    while kept and _width(kept + "…", _BARS_FONT) > room:
+        kept = kept[1:] if keep_end else kept[:-1]
+    return "…" + kept if keep_end else kept + "…"
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,9 +166,11 @@ def _describe(buckets: Sequence[Bucket], unit: str) -> str:
 
 def column_chart(uid: str, title: str, buckets: Sequence[Bucket], unit: str = "entries") -> str:
     """A column chart of date buckets with a `<title>` per column (the overall lastmod chart)."""
-    width, height, left, bottom, top = 640, 200, 60, 34, 14
-    plot_w, plot_h = width - left - 8, height - bottom - top
     peak = max((b.count for b in buckets), default=0) or 1
+    # Room left of the plot for the scale's largest number, at the largest font.
+    width, height, bottom, top = 640, 200, 34, 14
+    left = max(60, round(_width(_n(peak), _COLS_FONT)) + 16)
+    plot_w, plot_h = width - left - 8, height - bottom - top
     step = plot_w / max(len(buckets), 1)
     gap = min(2.0, step * 0.2)
     parts = [_svg_open(uid, title, _describe(buckets, unit), width, height, "chart cols")]
@@ -240,7 +268,7 @@ def horizontal_bars(
     rows = list(bars)
     if limit and max((b.value for b in rows), default=0) < limit * LIMIT_SHOWN_FROM:
         limit = None
-    label_w, row_h, width, right = 200, 24, 600, 76
+    label_w, row_h, width, right = 220, 24, 600, 76
     plot_w = width - label_w - right
     peak = max([b.value for b in rows] + [int(limit * 1.1) if limit else 0]) or 1
     height = row_h * len(rows) + (26 if limit else 6)
@@ -248,10 +276,7 @@ def horizontal_bars(
     for i, bar in enumerate(rows):
         y = 4 + i * row_h
         w = max(1.0, bar.value / peak * plot_w) if bar.value else 0.0
-        label = bar.label
-        if len(label) > LABEL_CHARS:
-            cut = LABEL_CHARS - 1
-            label = "…" + label[-cut:] if bar.keep_end else label[:cut] + "…"
+        label = fit_label(bar.label, label_w - 12, bar.keep_end)
         parts.append(
             f"<g><title>{escape(bar.label)}: {_n(bar.value)}{escape(bar.note)}</title>"
             f'<text class="c-label" x="{label_w - 8}" y="{y + 14}" text-anchor="end">'

@@ -41,9 +41,9 @@ margin:.5rem 0 1rem}.verdict p{margin:0}.vlabel{font-size:.8rem;color:var(--mute
 .v-ok{--c:var(--ok);--cb:var(--okbg)}.v-warn{--c:var(--warn);--cb:var(--warnbg)}
 .v-err{--c:var(--err);--cb:var(--errbg)}.v-note{--c:var(--note);--cb:var(--notebg)}
 .tiles{list-style:none;padding:0;margin:0 0 .8rem;display:grid;gap:.6rem;
-grid-template-columns:repeat(auto-fill,minmax(9.5rem,1fr))}
+grid-template-columns:repeat(auto-fill,minmax(11rem,1fr))}
 .tile{border:1px solid var(--line);border-radius:6px;padding:.5rem .8rem;color:var(--muted)}
-.tile .n{display:block;font-size:1.5rem;font-weight:700;color:var(--fg)}
+.tile .n{display:block;font-size:1.4rem;font-weight:700;color:var(--fg);white-space:nowrap}
 .t-err{border-color:var(--err);background:var(--errbg)}.t-err .n{color:var(--err)}
 .t-warn{border-color:var(--warn);background:var(--warnbg)}.t-warn .n{color:var(--warn)}
 .t-note .n{color:var(--note)}.t-zero .n{color:var(--ok)}
