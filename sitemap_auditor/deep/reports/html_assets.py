@@ -147,9 +147,12 @@ th.setAttribute("aria-sort",up?"ascending":"descending");
 rows.sort(function(a,b){var x=val(a,i),y=val(b,i),r=num?(+x)-(+y):(x<y?-1:x>y?1:0);
 return up?r:-r;});rows.forEach(function(r){body.appendChild(r);});});});});
 each("input[data-filter]",function(q){var t=d.getElementById(q.getAttribute("data-filter"));
-if(!t)return;q.addEventListener("input",function(){var s=q.value.trim().toLowerCase();
-A.forEach.call(t.tBodies[0].rows,function(r){
-r.hidden=!!s&&r.textContent.toLowerCase().indexOf(s)<0;});});});
+if(!t)return;var cards=q.getAttribute("data-cards"),none=d.getElementById(t.id+"-none");
+q.addEventListener("input",function(){var s=q.value.trim().toLowerCase(),n=0,
+miss=function(e){return!!s&&e.textContent.toLowerCase().indexOf(s)<0;};
+A.forEach.call(t.tBodies[0].rows,function(r){r.hidden=miss(r);n+=r.hidden?0:1;});
+if(cards)each(cards,function(c){c.hidden=miss(c.querySelector("h3")||c);});
+if(none)none.hidden=n>0;});});
 var root=d.getElementById("tree-root"),q=d.getElementById("tree-q"),
 bad=d.getElementById("tree-bad");
 if(root&&q&&bad){var items=A.slice.call(root.querySelectorAll("li.node,li.group")).reverse();

@@ -380,7 +380,9 @@ def _findings_section(groups: list[_Group], tree: html_tree.Tree, left: list[str
         "Bing, sitemaps.org, or this tool's heuristic: a sign that something is likely wrong), "
         "what it means and what to do, with examples from the files.</p>",
         '<div class="controls" hidden><label>Filter findings <input type="search" '
-        'data-filter="findings-table" autocomplete="off"></label></div>',
+        'data-filter="findings-table" data-cards="#findings .finding" autocomplete="off">'
+        '</label><span class="hint" id="findings-table-none" hidden>No finding matches.</span>'
+        "</div>",
         '<div class="scroll"><table class="sortable" id="findings-table"><caption>Findings by '
         'kind</caption><thead><tr><th scope="col" data-num>Severity</th><th scope="col">Finding'
         '</th><th scope="col" class="kind">Kind</th><th scope="col" class="num" data-num>Files</th>'
@@ -786,8 +788,8 @@ def _node(
     )
     inside = tree.broken_below[node]
     holds = (
-        f'<span class="pill p-{_SEV_CSS[tree.worst[node]]} holds">{inside:,} broken '
-        f"file{'' if inside == 1 else 's'} inside</span>"
+        f'<span class="pill p-{_SEV_CSS[tree.worst[node]]} holds">{inside:,} '
+        f"file{'' if inside == 1 else 's'} with errors or warnings inside</span>"
         if inside
         else ""
     )
