@@ -862,7 +862,7 @@ def walk(url: str, options: Options | None = None) -> Walk:
     # Read under the lock: a fetch still running after an interruption leaves them be.
     with walker.interrupt.deferred(), walker.lock:
         walker.findings()
-        _site_findings(walker, source, stopped, depth_cut)
+        _site_findings(walker, source, stopped, depth_cut, status is not None)
     finished = options.now()
     findings = [f for r in walker.records for f in r.findings]
     findings.extend(walker.site_tally.findings(None))
@@ -890,7 +890,9 @@ def walk(url: str, options: Options | None = None) -> Walk:
     )
 
 
-def _site_findings(walker: _Walker, source: str, stopped: str | None, depth_cut: bool) -> None:
+def _site_findings(
+    walker: _Walker, source: str, stopped: str | None, depth_cut: bool, robots_answered: bool
+) -> None:
     """What is found once every file is read: return links, fallbacks, limits."""
     site = walker._site()
     tallies: dict[str, Tally] = {}
@@ -918,7 +920,12 @@ def _site_findings(walker: _Walker, source: str, stopped: str | None, depth_cut:
             walker.site_tally.set_count(
                 Kind.COULDNT_FETCH,
                 1,
-                detail="robots.txt lists no sitemap, and none of "
+                detail=(
+                    "robots.txt lists no sitemap"
+                    if robots_answered
+                    else "robots.txt did not answer"
+                )
+                + ", and none of "
                 + ", ".join(candidates.FALLBACK_PATHS)
                 + " answered one",
             )

@@ -37,9 +37,9 @@ _ELEMENTS = {
 }  # fmt: skip
 _ATTRIBUTES = {
     "lang", "charset", "http-equiv", "content", "name", "href", "rel", "referrerpolicy", "class",
-    "id", "hidden", "type", "data-filter", "data-cards", "autocomplete", "scope", "data-num", "data-v",
-    "aria-label", "aria-labelledby", "role", "open", "viewbox", "preserveaspectratio", "x", "y",
-    "x1", "x2", "y1", "y2", "width", "height", "d", "text-anchor",
+    "id", "hidden", "type", "data-filter", "data-cards", "autocomplete", "scope", "data-num",
+    "data-v", "aria-label", "aria-labelledby", "role", "open", "viewbox", "preserveaspectratio",
+    "x", "y", "x1", "x2", "y1", "y2", "width", "height", "d", "text-anchor",
 }  # fmt: skip
 
 

@@ -279,7 +279,14 @@ def _glance(doc: Mapping[str, Any], verdict: Mapping[str, Any], groups: list[_Gr
     )
     complete = doc.get("complete")
     stopped = doc.get("stoppedBy")
-    if complete is True and stopped is None:
+    fetched = v.as_int(totals.get("fetched"))
+    unread = max(0, (v.as_int(totals.get("sitemaps")) or 0) - (fetched or 0))
+    if complete is True and stopped is None and unread:
+        walk = (
+            f"complete: every sitemap found was tried; {v.count(unread)} could not be read "
+            "(see the findings)"
+        )
+    elif complete is True and stopped is None:
         walk = "complete: every sitemap listed was read"
     else:
         reason = _STOPPED.get(stopped, v.h(stopped, 40)) if isinstance(stopped, str) else ""
@@ -290,8 +297,13 @@ def _glance(doc: Mapping[str, Any], verdict: Mapping[str, Any], groups: list[_Gr
         ("Site root", v.link(doc.get("siteBase"))),
         (
             "robots.txt",
-            f"{v.link(robots.get('url'))} · HTTP {v.count(v.as_int(robots.get('httpStatus')))} · "
-            f"{v.count(lines)} <code>Sitemap:</code> line{'' if lines == 1 else 's'}",
+            f"{v.link(robots.get('url'))} · "
+            + (
+                f"HTTP {v.count(robots_status)} · {v.count(lines)} <code>Sitemap:</code> "
+                f"line{'' if lines == 1 else 's'}"
+                if (robots_status := v.as_int(robots.get("httpStatus"))) is not None
+                else "no answer"
+            ),
         ),
         (
             "Audited",

@@ -410,3 +410,21 @@ def test_lines_before_the_xml_declaration_count_as_xml_counts_them(
     found = kinds_of(run(site.url("/")))
     assert found["invalid-date"]["examples"][0]["line"] == 3 + breaks
     assert "leading-whitespace" in found
+
+
+def test_a_site_that_does_not_answer_is_told_as_such() -> None:
+    import socket
+
+    from sitemap_auditor.deep.reports import html_report
+
+    # Nothing listens on the port: robots.txt and the usual paths never answer.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    doc = run(f"http://127.0.0.1:{port}/")
+    assert doc["robotsTxt"]["httpStatus"] is None
+    site_level = [f for f in doc["findings"] if f["kind"] == "couldnt-fetch" and not f["sitemap"]]
+    assert site_level and "robots.txt did not answer, and none of" in site_level[0]["message"]
+    page = html_report.render(doc)
+    assert "· no answer</dd>" in page
+    assert "every sitemap listed was read" not in page and "could not be read" in page
