@@ -208,7 +208,10 @@ class Tally:
             else:
                 if "@" in value:
                     value = strip_userinfo(value)  # no echoed URL carries userinfo
-                example = Example(line, value[:MAX_EXAMPLE_CHARS])
+                # Cut with a mark, so that a cut URL is never taken for the whole one.
+                if len(value) > MAX_EXAMPLE_CHARS:
+                    value = value[: MAX_EXAMPLE_CHARS - 1] + "…"
+                example = Example(line, value)
                 if not full or _example_key(example) < _example_key(examples[-1]):
                     bisect.insort(examples, example, key=_example_key)
                     del examples[MAX_EXAMPLES:]

@@ -64,6 +64,8 @@ def footer(doc: Mapping[str, Any]) -> str:
             if whole is not None
             else f"{number:,.1f}"
         )
+        if whole == 1 and key == "concurrency":
+            label = "fetch at once"
         shown.append(f"{value} {label}")
     text = ", ".join(shown)
     version = v.as_int(doc.get("version"))

@@ -863,8 +863,9 @@ def _node(
                 parts.append(
                     '<div class="sparkbox">'
                     + charts.sparkline(f"sp-{node}", "Lastmod dates in this file", buckets)
-                    + f'<span class="axis">{escape(buckets[0].label)} – '
-                    f"{escape(buckets[-1].label)}</span></div>"
+                    + f'<span class="axis">{escape(buckets[0].label)}'
+                    + (f" – {escape(buckets[-1].label)}" if len(buckets) > 1 else "")
+                    + "</span></div>"
                 )
     found = by_sitemap.get(f.url, [])
     if found:
