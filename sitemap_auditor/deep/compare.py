@@ -111,8 +111,9 @@ def compare(previous: Mapping[str, Any], current: Mapping[str, Any]) -> dict[str
     sitemaps = [
         {"url": url, "entriesBefore": old_entries.get(url), "entriesAfter": new_entries.get(url)}
         for url in {**new_entries, **old_entries}
+        # A file in one run only, or read in one only, with no count either side is no other
+        # number of URLs (a guessed path that is not there, say).
         if old_entries.get(url) != new_entries.get(url)
-        or (url in old_entries) != (url in new_entries)
     ]
     totals_before = previous.get("totals")
     totals_after = current.get("totals")

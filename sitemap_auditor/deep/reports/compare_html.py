@@ -8,6 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from html import escape
 
+from sitemap_auditor.deep.kinds import KINDS
+from sitemap_auditor.deep.reports.html_values import time_of
+
 __all__ = ["MAX_ROWS", "section"]
 
 # Rows drawn for each list; the document's counts say how many there are.
@@ -28,12 +31,19 @@ def _items(value: object) -> list[Mapping[str, object]]:
     return [x for x in value if isinstance(x, Mapping)] if isinstance(value, list) else []
 
 
+_KIND_TITLES = {kind.value: info.title for kind, info in KINDS.items()}
+
+
 def _finding_row(change: str, f: Mapping[str, object], counts: str) -> str:
-    tone = _TONE.get(str(f.get("severity")), "note")
+    severity = str(f.get("severity"))
+    tone = _TONE.get(severity, "note")
     where = f.get("sitemap")
+    kind = str(f.get("kind"))
+    title = _KIND_TITLES.get(kind)  # a kind this version knows by its title, the rest as written
+    named = f'{escape(title)}<br><code class="nw">{_t(kind, 40)}</code>' if title else _t(kind, 40)
     return (
-        f'<tr><td>{change}</td><td class="{tone}">{_t(f.get("severity"), 20)}</td>'
-        f"<td><code>{_t(f.get('kind'), 40)}</code></td>"
+        f'<tr><td>{change}</td><td><span class="pill p-{tone}">{_t(severity.capitalize(), 20)}'
+        f"</span></td><td>{named}</td>"
         f'<td class="url">{_t(where) if where else "the site"}</td><td>{counts}</td></tr>'
     )
 
@@ -67,7 +77,7 @@ def section(comparison: object) -> str:
     counts = counts if isinstance(counts, Mapping) else {}
     parts = [
         '<section id="changes" aria-labelledby="changes-h"><h2 id="changes-h">What changed</h2>',
-        f"<p>Since the audit of {_t(before, 40) if before else 'the earlier document'}: "
+        f"<p>Since the audit of {time_of(before) if before else 'the earlier document'}: "
         f"{_n(counts.get('new'))} new findings, {_n(counts.get('resolved'))} resolved, "
         f"{_n(counts.get('changed'))} with another count; "
         f"{_n(counts.get('sitemapsChanged'))} sitemaps list another number of URLs.</p>",
@@ -89,7 +99,7 @@ def section(comparison: object) -> str:
         _finding_row("changed", f, f"×{_n(f.get('countBefore'))} then ×{_n(f.get('countAfter'))}")
         for f in _items(comparison.get("changedFindings"))
     ]
-    parts.append(_table(("change", "severity", "kind", "where", "count"), rows, "findings"))
+    parts.append(_table(("Change", "Severity", "Finding", "Where", "Count"), rows, "findings"))
     sitemaps = [
         f'<tr><td class="url">{_t(s.get("url"))}</td><td>{_n(s.get("entriesBefore"))}</td>'
         f"<td>{_n(s.get('entriesAfter'))}</td></tr>"

@@ -87,7 +87,7 @@ def test_compare_shows_new_resolved_and_changed_findings(
 
     changes = html_report.render(doc).split('<section id="changes"', 1)[1].split("</section>")[0]
     assert "What changed" in changes and "2 resolved" in changes
-    assert "<code>invalid-date</code>" in changes and "×3 then ×2" in changes
+    assert '<code class="nw">invalid-date</code>' in changes and "×3 then ×2" in changes
     assert loc("/extra.xml") in changes
 
 
