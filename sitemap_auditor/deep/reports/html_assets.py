@@ -119,7 +119,7 @@ footer{margin-top:3rem;color:var(--muted);font-size:.9rem;border-top:1px solid v
 @media (max-width:600px){html{font-size:15px}svg.cols text{font-size:19px}
 svg.cols text.c-alt{display:none}
 svg.bars text{font-size:16px}.kind{display:none}.facts{grid-template-columns:1fr}
-.facts dt{margin-top:.3rem}body{padding:0 .6rem 2rem}
+.facts dt{margin-top:.3rem}body{padding:0 .6rem 2rem}th,td{padding:.3rem .35rem}
 .pages-reasons thead{display:none}.pages-reasons,.pages-reasons tbody,.pages-reasons tr,
 .pages-reasons td{display:block;width:auto}.pages-reasons tr{border-bottom:1px solid var(--line);
 padding:.4rem 0}.pages-reasons td{border:0;padding:.1rem 0;text-align:left}
