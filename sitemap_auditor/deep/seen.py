@@ -100,32 +100,33 @@ class SeenUrls:
             """Take hashes[start:] (listed by file_number on lines) in turn, up to the first one
             seen before: its position (its slot is then `found()`, good until the next add), or
             len(hashes)."""
-            nonlocal size
+            nonlocal size, full
             stop = len(hashes)
             at = start
             while at < stop:
-                # A stretch that can neither grow the table nor reach max_urls runs in `stretch`
-                # (the same steps, fewer of them a URL); the URL at either edge, one at a time.
+                # A stretch that can neither grow the table nor reach max_urls is taken whole;
+                # the URL at either edge alone, then the table grows, or is full.
                 room = stop - at if full else min(most - size, max_urls - size)
-                if room > 0:
-                    end = min(stop, at + room)
-                    taken = stretch(hashes, file_number, lines, at, end, not full)
-                    if not full:
-                        size += taken - at
-                    if taken < end:
-                        return taken
-                    at = taken
-                    continue
-                if one(hashes[at] or 1, file_number, lines[at]):
-                    return at
-                at += 1
+                keep = not full and size < max_urls
+                end = min(stop, at + room) if room > 0 else at + 1
+                taken = stretch(hashes, file_number, lines, at, end, keep)
+                if keep:
+                    size += taken - at
+                if taken < end:
+                    return taken
+                if room <= 0:
+                    if keep and size > most:
+                        grow()
+                    elif not keep and not full:
+                        full = True  # a new URL past max_urls: none is kept from now on
+                at = end
             return stop
 
         def stretch(
             hashes: list[int], file_number: int, lines: list[int], at: int, end: int, keep: bool
         ) -> int:
-            # `one` of each of hashes[at:end], where none can grow the table or fill it (or, not
-            # `keep`: the table is full): the position of the first seen before, or end.
+            # Look each of hashes[at:end] up, and keep it (`keep`) where it was not there: the
+            # position of the first seen before, or end. The caller sees to growth and the bound.
             k, f, r, m = keys, files, rows, n
             for j in range(at, end):
                 h = hashes[j] or 1  # 0 marks an empty slot
@@ -146,31 +147,6 @@ class SeenUrls:
                 f[i] = file_number
                 r[i] = line if line <= _MAX_LINE else _MAX_LINE
             return end
-
-        def one(h: int, file_number: int, line: int) -> bool:
-            # Look h up: True when seen before (its slot in found_at), else kept (if room).
-            nonlocal size, full
-            i = h % n
-            v = keys[i]
-            while v:
-                if v == h:
-                    found_at[0] = i
-                    return True
-                i += 1
-                if i == n:
-                    i = 0
-                v = keys[i]
-            if not full:
-                if size >= max_urls:
-                    full = True
-                else:
-                    keys[i] = h
-                    files[i] = file_number
-                    rows[i] = line if line <= _MAX_LINE else _MAX_LINE
-                    size += 1
-                    if size > most:
-                        grow()
-            return False
 
         def add(url_hash: int, file_number: int, line: int = 0) -> int:
             """-1 for a new URL (kept as listed by file_number on line), else its slot."""
