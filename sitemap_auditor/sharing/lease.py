@@ -638,7 +638,8 @@ class Protocol:
             self._writes_throttled_since = now
         # Throttled for THROTTLED_PATIENCE_S in a row, or its lease writes for that long though
         # the reads between them answer (a hot key: writes run out of capacity first).
-        since = min(self._throttled_since, self._writes_throttled_since or math.inf)
+        writes = self._writes_throttled_since
+        since = self._throttled_since if writes is None else min(self._throttled_since, writes)
         if self.waiting_for is None and now - since >= THROTTLED_PATIENCE_S:
             return FetchAlone(Reason.STORE_FAILED)
         self._retry = Read(consistent=taking or self._takeover is not None or self._refresh)
