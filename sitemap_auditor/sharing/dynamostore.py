@@ -414,7 +414,15 @@ def read_facts_item(
     if _text(item, "flight") != ref:
         return None
     _number(item, "expires_at", 0.0, float(2**53))
-    facts = site_facts.decode(_inflate(_value(item, "facts", "B"), MAX_AWAITED_BYTES))
+    return _facts_stamped(_value(item, "facts", "B"), MAX_AWAITED_BYTES, stamped_at, now)
+
+
+def _facts_stamped(
+    packed: object, limit: int, stamped_at: float, now: float
+) -> site_facts.SiteFacts:
+    """Packed facts as read, refused when they say they were fetched further ahead of the
+    reader's clock than any right clock writes, where their item's own stamp does not."""
+    facts = site_facts.decode(_inflate(packed, limit))
     ahead = now + lease.CLOCK_SKEW_S
     if facts.fetched_at > ahead and stamped_at <= ahead:
         _invalid("facts fetchedAt", f"ahead of the clock by {lease.CLOCK_SKEW_S:g} s+")
@@ -512,7 +520,6 @@ def read_item(item: Mapping[str, Any], now: float) -> tuple[StoredItem, str | No
     """
     if not isinstance(item, Mapping):
         raise InvalidItemError("item: not a map of attributes")
-    ahead = now + lease.CLOCK_SKEW_S  # no time written by a right clock lies further ahead
     stamp = None
     facts = None
     if "facts" in item and "facts_ref" in item:
@@ -524,9 +531,7 @@ def read_item(item: Mapping[str, Any], now: float) -> tuple[StoredItem, str | No
         transient = _flag(item, "transient")
         assert fetched_at is not None and fetch_s is not None and transient is not None
         if held == "facts":
-            facts = site_facts.decode(_inflate(_value(item, "facts", "B")))
-            if facts.fetched_at > ahead and fetched_at <= ahead:
-                _invalid("facts fetchedAt", f"ahead of the clock by {lease.CLOCK_SKEW_S:g} s+")
+            facts = _facts_stamped(_value(item, "facts", "B"), MAX_ITEM_BYTES, fetched_at, now)
         else:
             _text(item, "facts_ref")  # read by the store: the facts are in their own item
         awaited_only = bool(_flag(item, "awaited_only"))
