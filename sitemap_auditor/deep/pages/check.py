@@ -218,20 +218,12 @@ class _Checker:
         except _DisallowedError as d:
             # The target's reason, as for any redirect to a page that is not indexable.
             assert self.robots is not None
-            blocked = {
-                "status": None,
-                "redirects": [{"status": h.status, "location": h.location} for h in hops],
-                "finalUrl": d.target.href,
-                "indexable": False,
-                "reason": "blocked-by-robots",
-                "blockedFor": self.robots.blocked_for(d.target.href),
-                "noindex": None,
-                "canonical": None,
-                "contentType": None,
-                "error": None,
-                "headCut": False,
-                "_modified": None,
-            }
+            blocked = _blocked_row((url, "", None), self.robots.blocked_for(d.target.href))
+            blocked.update(
+                redirects=[{"status": h.status, "location": h.location} for h in hops],
+                finalUrl=d.target.href,
+                _modified=None,  # check() sets the listing's own fields (sitemap, lastmod...)
+            )
             return blocked, None
         except FetchError as e:
             found = verdict.failed(e.kind, bool(hops))

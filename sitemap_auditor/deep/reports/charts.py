@@ -29,7 +29,7 @@ _MONTH = re.compile(r"(\d{4})-(0[1-9]|1[0-2])\Z")
 # around the audit are drawn and the rest fall into an "earlier" and a "later" bucket.
 MAX_MONTHS = 48
 MAX_YEARS = 36
-# At most this many characters left of a bar (fewer when they are wide: `_fit`).
+# At most this many characters left of a bar (fewer when they are wide: `fit_label`).
 LABEL_CHARS = 25
 # The largest font size a chart's text takes, in the chart's own units (a phone's style sheet
 # draws it larger, as the chart is drawn smaller: svg.cols 19px, svg.bars 16px), and the share of
