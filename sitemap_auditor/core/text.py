@@ -9,8 +9,9 @@ U+FFFD, once, where the text comes in.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-__all__ = ["REPLACEMENT", "UNSAFE", "shown_text", "valid_text", "valid_unicode"]
+__all__ = ["REPLACEMENT", "UNSAFE", "map_text", "shown_text", "valid_text", "valid_unicode"]
 
 REPLACEMENT = "\ufffd"
 # Python strings hold surrogate code points only alone: json.loads already joins escaped pairs.
@@ -36,8 +37,13 @@ def valid_text(text: str) -> str:
 
 def valid_unicode(value: object) -> object:
     """A copy of a JSON value whose strings, dictionary keys included, are all valid Unicode."""
+    return map_text(value, valid_text)
+
+
+def map_text(value: object, change: Callable[[str], str]) -> object:
+    """A copy of a JSON value with `change` applied to every string, dictionary keys included."""
     if isinstance(value, str):
-        return valid_text(value)
+        return change(value)
     if not isinstance(value, dict | list):
         return value
     # Iterative, so that an event nested as deep as json.loads allows cannot exhaust the stack.
@@ -47,17 +53,20 @@ def valid_unicode(value: object) -> object:
         source, target = pending.pop()
         if isinstance(source, dict) and isinstance(target, dict):
             for key, item in source.items():
-                target[valid_text(key) if isinstance(key, str) else key] = _copy(item, pending)
+                key = change(key) if isinstance(key, str) else key
+                target[key] = _copy(item, pending, change)
         elif isinstance(source, list) and isinstance(target, list):
-            target.extend(_copy(item, pending) for item in source)
+            target.extend(_copy(item, pending, change) for item in source)
     return root
 
 
 def _copy(
-    value: object, pending: list[tuple[object, dict[object, object] | list[object]]]
+    value: object,
+    pending: list[tuple[object, dict[object, object] | list[object]]],
+    change: Callable[[str], str],
 ) -> object:
     if isinstance(value, str):
-        return valid_text(value)
+        return change(value)
     if isinstance(value, dict):
         new_dict: dict[object, object] = {}
         pending.append((value, new_dict))

@@ -4,28 +4,17 @@ the findings worst first with their fix, the counts."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
-from sitemap_auditor.core.text import shown_text
+from sitemap_auditor.core.text import map_text, shown_text
 from sitemap_auditor.deep.kinds import SOURCE_NAMES
 
-__all__ = ["MAX_TREE_LINES", "is_probe", "percent", "reach", "render", "shown"]
+__all__ = ["MAX_TREE_LINES", "is_probe", "percent", "reach", "render"]
 
 # A site with 50,000 sitemaps gets the first ones in its tree and a count of the rest.
 MAX_TREE_LINES = 200
 _MARKS = {"error": "✗", "warning": "!", "notice": "i"}
 _COLOURS = {"error": "31", "warning": "33", "notice": "36"}
-
-
-def shown(value: Any) -> Any:
-    """A copy of a document (or any part of it) fit for a terminal: every string `shown_text`."""
-    if isinstance(value, str):
-        return shown_text(value)
-    if isinstance(value, Mapping):
-        return {k: shown(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [shown(v) for v in value]
-    return value
 
 
 def _size(n: int | None) -> str:
@@ -118,7 +107,7 @@ def render(document: Mapping[str, Any], colour: bool = False) -> str:
     def paint(severity: str, text: str) -> str:
         return f"\033[{_COLOURS[severity]}m{text}\033[0m" if colour else text
 
-    d = shown(document)  # the site's text, never its control characters
+    d = cast(Mapping[str, Any], map_text(document, shown_text))  # never a control character
     totals = d["totals"]
     verdict = d["verdict"]
     robots = d["robotsTxt"]
