@@ -177,8 +177,13 @@ def test_gzip_found_by_magic_bytes_whatever_the_headers(site: Site) -> None:
     site.route("/double.xml.gz", reply(gz(doc), headers={"Content-Encoding": "gzip"}))
     site.route("/double-ce.xml", reply(gz(gz(doc)), headers={"Content-Encoding": "gzip"}))
     site.route("/deflate.xml", reply(zlib.compress(doc), headers={"Content-Encoding": "deflate"}))
+    # Raw deflate under that coding, as many servers send it (and browsers read it).
+    raw = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+    bare = raw.compress(doc) + raw.flush()
+    site.route("/raw-deflate.xml", reply(bare, headers={"Content-Encoding": "deflate"}))
     f = fetcher_for(site)
-    for path in ("/plain-type.xml", "/double.xml.gz", "/double-ce.xml", "/deflate.xml"):
+    paths = ("/plain-type.xml", "/double.xml.gz", "/double-ce.xml", "/deflate.xml")
+    for path in (*paths, "/raw-deflate.xml"):
         assert fetch(f, site.url(path)) == (200, doc), path
 
 
