@@ -752,9 +752,7 @@ def _report(
         colour = "NO_COLOR" not in os.environ and stdout.isatty()
         stdout.write(text_report.render(doc, colour) + "\n")
         if pages is not None:
-            from sitemap_auditor.deep.pages import summary as pages_summary
-
-            stdout.write(pages_summary.text(pages) + "\n")
+            stdout.write(text_report.pages_text(pages) + "\n")
     stdout.flush()
     stopped = found.stopped_by == "interrupted" or (pages or {}).get("stoppedBy") == "interrupted"
     if stopped or interrupt.exit_status is not None:

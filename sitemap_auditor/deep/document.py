@@ -11,7 +11,7 @@ from typing import Any
 from sitemap_auditor.audit import response
 from sitemap_auditor.core.lastmod import format_instant, key_to_instant
 from sitemap_auditor.deep.checks import Finding, LastmodStats
-from sitemap_auditor.deep.kinds import IMPACT_ORDER, KINDS, SEVERITY_ORDER, Reach, Severity
+from sitemap_auditor.deep.kinds import IMPACT_ORDER, KINDS, SEVERITY_ORDER, Reach, Severity, share
 from sitemap_auditor.deep.walk import SitemapRecord, Walk
 
 __all__ = ["FORMAT", "VERSION", "build", "severity_counts", "share", "with_pages", "worst_severity"]
@@ -33,7 +33,7 @@ def _lastmod(stats: LastmodStats | None, entries: int | None) -> dict[str, Any] 
         return None
     return {
         "count": stats.count,
-        "share": round(stats.count / entries, 4) if entries else 0.0,
+        "share": share(stats.count, entries or 0),
         "earliest": _key(stats.earliest),
         "latest": _key(stats.latest),
         "distinctDays": len(stats.days),
@@ -67,13 +67,6 @@ def _record(r: SitemapRecord, findings: list[Finding]) -> dict[str, Any]:
         "extensions": dict(r.extensions),
         "findings": severity_counts(findings),
     }
-
-
-def share(urls: int | None, total: int) -> float | None:
-    """urls as a share of the site's listed URLs, to 4 places (0 when it lists none)."""
-    if urls is None:
-        return None
-    return min(round(urls / total, 4), 1.0) if total > 0 else 0.0
 
 
 def _file_urls(walk: Walk) -> dict[str, int | None]:

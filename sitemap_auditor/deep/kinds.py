@@ -19,6 +19,7 @@ __all__ = [
     "Reach",
     "Severity",
     "Source",
+    "share",
 ]
 
 
@@ -75,6 +76,17 @@ class Reach(StrEnum):
     FILE = "file"
     # Not a count of URLs (links, sitemaps, the audit's limits): urls is null.
     NONE = "none"
+
+
+def share(urls: int | None, total: int) -> float | None:
+    """urls as a share of total (the site's listed URLs, a file's entries), to 4 places, 0 when
+    total is 0. Rounding never says "all" when it is not so: a part short of the whole is at
+    most 0.9999 (a report's "100 %" beside a finding about the rest would contradict it)."""
+    if urls is None:
+        return None
+    if total <= 0:
+        return 0.0
+    return 1.0 if urls >= total else min(round(urls / total, 4), 0.9999)
 
 
 # Worst first, as the document sorts findings.
@@ -322,7 +334,7 @@ KINDS: dict[Kind, KindInfo] = {
     ),
     Kind.DATE_WITHOUT_TIMEZONE: KindInfo(
         _E,
-        "Invalid date",
+        "Invalid date: no time zone",
         "{count} <lastmod> values give a time without a time zone, which W3C Datetime forbids.",
         "Add the zone to the time (2026-11-30T08:15:00+00:00 or ...Z), or write the date alone.",
         "1 <lastmod> value gives a time without a time zone, which W3C Datetime forbids.",

@@ -54,3 +54,11 @@ def test_a_spoiled_document_fails(spoil: Any) -> None:
     spoil(doc)
     with pytest.raises(AssertionError):
         validated(doc)
+
+
+def test_a_share_short_of_the_whole_never_rounds_to_all() -> None:
+    from sitemap_auditor.deep.kinds import share
+
+    assert share(99_999, 100_000) == 0.9999 and share(100_000, 100_000) == 1.0
+    assert share(1, 3) == 0.3333 and share(0, 5) == 0.0 and share(3, 0) == 0.0
+    assert share(None, 5) is None

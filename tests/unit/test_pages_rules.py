@@ -6,6 +6,7 @@ import json
 import random
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from sitemap_auditor.core import urls
 from sitemap_auditor.core.errors import FetchErrorKind
@@ -384,8 +385,8 @@ def test_the_summary_counts_per_sitemap_and_keeps_few_examples() -> None:
 
 
 def test_a_page_not_judged_is_counted_apart_from_the_indexable_and_the_not() -> None:
-    from sitemap_auditor.deep.pages.summary import text
     from sitemap_auditor.deep.reports import pages_html
+    from sitemap_auditor.deep.reports.text_report import pages_text as text
 
     s = Summary()
     s.add({"url": "a", "sitemap": "s", "indexable": True, "reason": None})
@@ -423,7 +424,7 @@ def test_the_html_pages_section_draws_shares_and_escapes_what_sites_wrote() -> N
     html = pages_html.section(s.document())
     assert "4 listed pages checked: 3 indexable, 1 not" in html
     assert "Excluded by &#x27;noindex&#x27; tag" in html and "<script>" not in html
-    assert ">75<" in html or "75%" in html
+    assert ">75%<" in html  # the value says it is a percentage, on a scale of 100
     assert pages_html.section(None) == ""
     assert 'id="pages"' not in html_report.render({"sitemaps": [], "findings": []})
     # The reasons in a box of their own (a long URL scrolls or wraps there, never the page), and
@@ -433,6 +434,35 @@ def test_the_html_pages_section_draws_shares_and_escapes_what_sites_wrote() -> N
     assert "1 of 4 checked cannot be indexed" in pages_html.headline(s.document())
     page = html_report.render({"sitemaps": [], "findings": [], "pages": s.document()})
     assert "1 of 4 checked cannot be indexed" in page and '<a href="#pages">Listed pages' in page
+
+
+def test_an_indexable_share_short_of_all_never_shows_as_100_percent() -> None:
+    from sitemap_auditor.deep.reports import pages_html
+
+    s = Summary()
+    s.add({"url": "x", "sitemap": "s", "indexable": False, "reason": "page-not-found"})
+    for i in range(399):
+        s.add({"url": f"u{i}", "sitemap": "s", "indexable": True, "reason": None})
+    html = pages_html.section(s.document())
+    assert ">99%<" in html and ">100%<" not in html
+
+
+def test_a_sampled_finding_gives_its_share_of_the_pages_checked_too() -> None:
+    from sitemap_auditor.deep.document import with_pages
+    from sitemap_auditor.deep.reports.text_report import pages_text
+
+    s = Summary()
+    s.sampled, s.to_check = True, 4
+    for i in range(4):
+        reason = "page-not-found" if i < 2 else None
+        s.add({"url": f"u{i}", "sitemap": "s", "indexable": reason is None, "reason": reason})
+    doc: dict[str, Any] = {"totals": {"urls": 10_000}}
+    with_pages(doc, s.document())
+    text = pages_text(doc["pages"])
+    assert "(50 % of the pages checked; 0.02 % of the listed URLs)" in text
+    s.sampled = False
+    with_pages(doc, s.document())
+    assert "(0.02 % of the listed URLs)" in pages_text(doc["pages"])
 
 
 def test_the_digest_set_holds_each_key_once_through_growth() -> None:

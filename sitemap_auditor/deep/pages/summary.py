@@ -154,30 +154,3 @@ def _detail(kind: str, examples: list[dict[str, Any]]) -> str:
     if kind in ("page-redirect-error", "page-unreachable"):
         return ", ".join(sorted({str(e.get("error") or e.get("status")) for e in examples}))
     return ""
-
-
-def text(pages: dict[str, Any]) -> str:
-    """The page check's part of the text report, from the document's `pages` key."""
-    checked, indexable = pages["checked"], pages["indexable"]
-    failed = pages.get("internalErrors") or 0
-    lines = [
-        f"Pages: {checked:,} checked, {indexable:,} indexable, "
-        f"{checked - indexable - failed:,} not."
-    ]
-    if failed:
-        lines.append(
-            f"  {failed:,} could not be judged: an internal error (the pages file's `error`)."
-        )
-    if pages["sampled"]:
-        lines.append(f"  An even sample of {pages['toCheck']:,} listed URLs (--max-pages).")
-    if pages["stoppedBy"]:
-        lines.append(f"  Stopped early ({pages['stoppedBy']}): the counts cover what was checked.")
-    for f in pages["findings"]:
-        share = f.get("share")
-        shown = f" ({share * 100:.2f} % of the listed URLs)" if isinstance(share, float) else ""
-        lines.append(f"  {f['severity']:<7} {f['kind']}: {f['message']}{shown}")
-        for e in f["examples"][:3]:
-            final = e.get("finalUrl") if e.get("finalUrl") != e["url"] else None
-            more = e.get("canonical") or final or e.get("error") or e.get("status")
-            lines.append(f"          {e['url']}" + (f" -> {more}" if more else ""))
-    return "\n".join(lines)

@@ -78,6 +78,7 @@ class Bar:
     tone: str = "bar"
     note: str = ""
     keep_end: bool = False  # cut a long label at its start (a URL's end tells files apart)
+    unit: str = ""  # written after the value, on the bar ("%")
 
 
 def _month_index(key: object) -> int | None:
@@ -261,16 +262,18 @@ def horizontal_bars(
     bars: Iterable[Bar],
     limit: int | None = None,
     limit_label: str = "",
+    scale: int | None = None,
 ) -> str:
     """Labelled horizontal bars, largest first as given, with an optional dashed limit line:
     drawn only when a bar comes near it (LIMIT_SHOWN_FROM of it), so that the scale is the data's
-    and bars far below a limit are not drawn as slivers against it."""
+    and bars far below a limit are not drawn as slivers against it. `scale`: the value of a
+    full-width bar when it is fixed (100 for percentages), else the largest value's."""
     rows = list(bars)
     if limit and max((b.value for b in rows), default=0) < limit * LIMIT_SHOWN_FROM:
         limit = None
     label_w, row_h, width, right = 220, 24, 600, 76
     plot_w = width - label_w - right
-    peak = max([b.value for b in rows] + [int(limit * 1.1) if limit else 0]) or 1
+    peak = scale or max([b.value for b in rows] + [int(limit * 1.1) if limit else 0]) or 1
     height = row_h * len(rows) + (26 if limit else 6)
     parts = [_svg_open(uid, title, desc, width, height, "chart bars")]
     for i, bar in enumerate(rows):
@@ -284,7 +287,7 @@ def horizontal_bars(
             f'<rect class="c-{escape(bar.tone)}" x="{label_w}" y="{y + 3}" width="{w:.1f}" '
             f'height="{row_h - 8}"/>'
             f'<text class="c-value" x="{label_w + w + 6:.1f}" y="{y + 14}">'
-            f"{_n(bar.value)}</text></g>"
+            f"{_n(bar.value)}{escape(bar.unit)}</text></g>"
         )
     if limit:
         x = label_w + limit / peak * plot_w

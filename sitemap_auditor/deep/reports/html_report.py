@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from sitemap_auditor.deep.kinds import IMPACT_ORDER, SOURCE_NAMES
+from sitemap_auditor.deep.kinds import IMPACT_ORDER, SOURCE_NAMES, share
 from sitemap_auditor.deep.reports import (
     charts,
     compare_html,
@@ -160,7 +160,7 @@ def _groups(document: Mapping[str, Any]) -> list[_Group]:
     total = v.as_int(v.as_map(document.get("totals")).get("urls")) or 0
     for group in groups.values():
         if group.urls is not None:
-            group.share = min(round(group.urls / total, 4), 1.0) if total > 0 else 0.0
+            group.share = share(group.urls, total)
     # Impact first (unreadable files, then URLs lost), then severity, then the document's order.
     ordered = sorted(groups.values(), key=lambda g: (g.impact, g.rank, g.number))
     for group in ordered[MAX_KINDS:]:
@@ -313,7 +313,7 @@ def _glance(doc: Mapping[str, Any], verdict: Mapping[str, Any], groups: list[_Gr
         ("The walk", walk),
         (
             "Freshness",
-            f'<span class="pill p-{css}">{escape(status) or "no verdict"}</span> '
+            f'<span class="pill p-{css}">{escape(status.capitalize()) or "no verdict"}</span> '
             f'{v.h(verdict.get("message"))} <span class="hint">(the Lambda auditor\'s verdict: '
             "is there a sitemap, and is its latest &lt;lastmod&gt; recent?)</span>",
         ),
@@ -322,7 +322,8 @@ def _glance(doc: Mapping[str, Any], verdict: Mapping[str, Any], groups: list[_Gr
     check_rows = "".join(
         f"<tr><td><code>{v.h(c.get('code'), 60)}</code></td>"
         f'<td><span class="pill p-{_VERDICT_CSS.get(v.text(c.get("status"), 20), "note")}">'
-        f"{v.h(c.get('status'), 20)}</span></td><td>{v.h(c.get('message'))}</td></tr>"
+        f"{escape(v.text(c.get('status'), 20).capitalize())}</span></td>"
+        f"<td>{v.h(c.get('message'))}</td></tr>"
         for c in checks
     )
     outcome_css, outcome, detail = _outcome(doc, severities, groups)
@@ -749,7 +750,7 @@ def _dates_fact(lastmod: Mapping[str, Any]) -> str | None:
     return (
         f"{v.count(count)} entr{'y' if count == 1 else 'ies'} with a "
         "<code>&lt;lastmod&gt;</code>"
-        + (f" ({share * 100:.0f}%)" if share is not None else "")
+        + (f" ({escape(percent(share))})" if share is not None else "")
         + (
             f", from {v.day_of(lastmod.get('earliest'))} to {v.day_of(lastmod.get('latest'))}"
             if lastmod.get("earliest") or lastmod.get("latest")

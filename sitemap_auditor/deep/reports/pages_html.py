@@ -63,16 +63,17 @@ def section(pages: object) -> str:
     bars = [
         charts.Bar(
             str(s.get("sitemap"))[:300],
-            round(100 * _int(s.get("indexable")) / max(1, _int(s.get("checked")))),
+            _whole_percent(_int(s.get("indexable")), _int(s.get("checked"))),
             "bar",
             f" % of {_int(s.get('checked')):,}",
             keep_end=True,
+            unit="%",
         )
         for s in sitemaps[:MAX_SITEMAPS_DRAWN]
     ]
     if bars:
         desc = "; ".join(f"{b.label}: {b.value}%" for b in bars)
-        chart = charts.horizontal_bars("ch-pages", "Indexable share", desc, bars)
+        chart = charts.horizontal_bars("ch-pages", "Indexable share", desc, bars, scale=100)
         parts.append(
             "<figure><figcaption><h3>Indexable share per sitemap</h3><p>The percentage of each "
             "sitemap's checked pages that search engines may index.</p></figcaption>"
@@ -110,3 +111,10 @@ def section(pages: object) -> str:
         )
     parts.append("</section>")
     return "".join(parts)
+
+
+def _whole_percent(part: int, whole: int) -> int:
+    """part of whole in whole percent, never 100 for fewer than all nor 0 for more than none."""
+    if whole <= 0 or part <= 0:
+        return 0
+    return 100 if part >= whole else min(max(round(100 * part / whole), 1), 99)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from sitemap_auditor.core.text import map_text, shown_text
-from sitemap_auditor.deep.kinds import SOURCE_NAMES
+from sitemap_auditor.deep.kinds import SOURCE_NAMES, share
 
 __all__ = ["MAX_TREE_LINES", "is_probe", "percent", "reach", "render"]
 
@@ -204,3 +204,44 @@ def _comparison(c: Mapping[str, Any]) -> list[str]:
         )
         out.append(f"  sitemap   {s['url']}: {was} then {now}")
     return out
+
+
+def pages_text(pages: Mapping[str, Any]) -> str:
+    """The page check's part of the text report, from the document's `pages` key. Each finding
+    says its share of the site's listed URLs; when the pages were an even sample, its share of
+    the pages checked too (the sample's estimate for the site)."""
+    p = cast(Mapping[str, Any], map_text(pages, shown_text))  # never a control character
+    checked, indexable = p["checked"], p["indexable"]
+    failed = p.get("internalErrors") or 0
+    lines = [
+        f"Pages: {checked:,} checked, {indexable:,} indexable, "
+        f"{checked - indexable - failed:,} not."
+    ]
+    if failed:
+        lines.append(
+            f"  {failed:,} could not be judged: an internal error (the pages file's `error`)."
+        )
+    if p["sampled"]:
+        lines.append(f"  An even sample of {p['toCheck']:,} listed URLs (--max-pages).")
+    if p["stoppedBy"]:
+        lines.append(f"  Stopped early ({p['stoppedBy']}): the counts cover what was checked.")
+    for f in p["findings"]:
+        lines.append(f"  {f['severity']:<7} {f['kind']}: {f['message']}{_page_share(f, p)}")
+        for e in f["examples"][:3]:
+            final = e.get("finalUrl") if e.get("finalUrl") != e["url"] else None
+            more = e.get("canonical") or final or e.get("error") or e.get("status")
+            lines.append(f"          {e['url']}" + (f" -> {more}" if more else ""))
+    return "\n".join(lines)
+
+
+def _page_share(finding: Mapping[str, Any], pages: Mapping[str, Any]) -> str:
+    """(1.5 % of the listed URLs), and of the pages checked when they were a sample."""
+    listed = percent(finding.get("share"))
+    if not listed:
+        return ""
+    urls, checked = finding.get("urls"), pages.get("checked")
+    if pages.get("sampled") and isinstance(urls, int) and isinstance(checked, int) and checked:
+        return (
+            f" ({percent(share(urls, checked))} of the pages checked; {listed} of the listed URLs)"
+        )
+    return f" ({listed} of the listed URLs)"
