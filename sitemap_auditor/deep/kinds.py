@@ -122,6 +122,7 @@ class Kind(StrEnum):
     DUPLICATE_URL = "duplicate-url"
     ALSO_IN_NEWS = "also-in-news-sitemap"
     BLOCKED_BY_ROBOTS = "blocked-by-robots"
+    SITEMAP_BLOCKED_BY_ROBOTS = "sitemap-blocked-by-robots"
     NEWS_TOO_MANY = "news-too-many"
     NEWS_TOO_OLD = "news-too-old"
     NEWS_MISSING_TAG = "news-missing-tag"
@@ -391,6 +392,16 @@ KINDS: dict[Kind, KindInfo] = {
         "1 listed URL is disallowed by robots.txt (for {detail}).",
         impact=_LOST,
         reach=_ENTRIES,
+        agents_detail=True,
+    ),
+    Kind.SITEMAP_BLOCKED_BY_ROBOTS: KindInfo(
+        _E,
+        "Sitemap blocked by robots.txt",
+        "robots.txt disallows this sitemap's own URL (for {detail}), so search engines cannot "
+        "fetch it.",
+        "Allow the sitemap's URL in robots.txt (or move the sitemap out of the disallowed path).",
+        impact=_UNREAD,
+        reach=_FILE,
         agents_detail=True,
     ),
     Kind.NEWS_TOO_MANY: KindInfo(

@@ -641,7 +641,8 @@ class _Walker:
         site = self._site()
         allows = site.allows
         if allows is not None and sites.resolve(rec.url) == self.site and not allows(rec.url):
-            tally.add(Kind.BLOCKED_BY_ROBOTS, None, rec.url, site.blocked_for(rec.url))
+            # The file itself, not a URL it lists: search engines cannot read it at all.
+            tally.add(Kind.SITEMAP_BLOCKED_BY_ROBOTS, None, rec.url, site.blocked_for(rec.url))
         if rec.type == "sitemapindex" and parent is not None and parent.type == "sitemapindex":
             tally.set_count(Kind.NESTED_INDEX, 1)
         sc = got.checks

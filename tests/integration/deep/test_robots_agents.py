@@ -95,6 +95,11 @@ def test_a_robots_txt_that_allows_both_crawlers_is_silent_but_for_a_named_agent(
     # The product --user-agent names obeys `*`: disallowed everything, the sitemap included.
     doc, rows = _audit(site, tmp_path, "Mozilla/5.0 (compatible; AgencyAudit/1.0)")
     f = kinds_of(doc)["blocked-by-robots"]
-    assert (f["count"], f["urls"]) == (3, 2)  # the two URLs, and the sitemap's own URL
+    assert (f["count"], f["urls"]) == (2, 2)  # the two listed URLs
     assert f["message"].endswith("(for AgencyAudit).")
+    # The sitemap's own URL is no listed URL: a finding of its own, about the file.
+    own = kinds_of(doc)["sitemap-blocked-by-robots"]
+    assert (own["severity"], own["impact"], own["urls"]) == ("error", "file-unread", 2)
+    assert own["examples"] == [{"line": None, "value": site.url("/s.xml")}]
+    assert own["message"].endswith("(for AgencyAudit), so search engines cannot fetch it.")
     assert _agents(doc)["AgencyAudit"] == ("global", True)
