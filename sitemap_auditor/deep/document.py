@@ -202,9 +202,13 @@ def with_pages(document: dict[str, Any], pages: dict[str, Any]) -> None:
     total = document["totals"]["urls"]
     for f in pages.get("findings") or []:
         count = f.get("count")
-        kind = next((k for k in KINDS if k.value == f.get("kind")), None)
-        urls = count if kind is not None and KINDS[kind].reach is Reach.URLS else None
+        urls = count if isinstance(count, int) else None  # each row is one page
         f["urls"], f["share"] = urls, share(urls, total)
+    # How long the check took varies from run to run: it goes with the walk's times.
+    seconds = pages.pop("seconds", None)
+    run = document.get("run")
+    if isinstance(run, dict) and seconds is not None:
+        run["pagesSeconds"] = seconds
     document["pages"] = pages
 
 

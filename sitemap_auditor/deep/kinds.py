@@ -136,6 +136,7 @@ class Kind(StrEnum):
     PAGE_FORBIDDEN = "page-forbidden"
     PAGE_OTHER_4XX = "page-other-4xx"
     PAGE_SERVER_ERROR = "page-server-error"
+    PAGE_RATE_LIMITED = "page-rate-limited"
     PAGE_REDIRECT = "page-redirect"
     PAGE_REDIRECT_ERROR = "page-redirect-error"
     PAGE_NOINDEX = "page-noindex"
@@ -502,10 +503,21 @@ KINDS: dict[Kind, KindInfo] = {
     Kind.PAGE_SERVER_ERROR: KindInfo(
         _E,
         "Server error (5xx)",
-        "{count} listed pages answer a server error (5xx), even after waiting and retrying.",
+        "{count} listed pages answer a server error (5xx).",
         "Fix the server errors; persistent ones make search engines drop the URLs.",
-        "1 listed page answers a server error (5xx), even after waiting and retrying.",
+        "1 listed page answers a server error (5xx).",
         impact=_LOST,
+    ),
+    Kind.PAGE_RATE_LIMITED: KindInfo(
+        _W,
+        "Too many requests (429)",
+        "{count} listed pages answer 429 Too Many Requests, even after the waits they asked "
+        "for, or ask to wait longer than two minutes.",
+        "Let crawlers through at a steady rate: a lasting 429 slows search engines' crawling, "
+        "and persistent ones make them drop the URLs.",
+        "1 listed page answers 429 Too Many Requests, even after the waits it asked for, or "
+        "asks to wait longer than two minutes.",
+        source=_TOOL,
     ),
     Kind.PAGE_REDIRECT: KindInfo(
         _W,
@@ -542,7 +554,7 @@ KINDS: dict[Kind, KindInfo] = {
     Kind.PAGE_UNREACHABLE: KindInfo(
         _E,
         "Submitted URL has crawl issue",
-        "{count} listed pages could not be fetched (timeout, DNS, refused or TLS).",
+        "{count} listed pages could not be fetched ({detail}).",
         "Make the pages answer; check DNS, TLS and the firewall.",
         "1 listed page could not be fetched ({detail}).",
         impact=_LOST,

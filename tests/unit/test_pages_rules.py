@@ -164,7 +164,7 @@ def test_statuses_give_search_consoles_reasons() -> None:
         401: "page-unauthorized",
         403: "page-forbidden",
         418: "page-other-4xx",
-        429: "page-other-4xx",
+        429: "page-rate-limited",  # Google sets it apart from the other 4xx
         500: "page-server-error",
         503: "page-server-error",
         300: "page-redirect-error",
@@ -291,6 +291,54 @@ def test_failures_redirect_error_or_unreachable() -> None:
     assert verdict.failed(FetchErrorKind.BLOCKED, True).reason == "page-redirect-error"
     assert verdict.failed(FetchErrorKind.BLOCKED, False).reason == "page-unreachable"
     assert verdict.failed(FetchErrorKind.TIMEOUT, False).reason == "page-unreachable"
+    # A listed URL that is no URL (a relative <loc>) was never a redirect.
+    assert verdict.failed(FetchErrorKind.INVALID_URL, False).reason == "page-unreachable"
+    assert verdict.failed(FetchErrorKind.INVALID_URL, True).reason == "page-redirect-error"
+
+
+def test_a_link_header_is_read_link_value_by_link_value() -> None:
+    def link(value: str) -> str | None:
+        return judge(headers={"Link": value}).canonical
+
+    # A comma inside <...> or inside a quoted parameter separates nothing.
+    assert link('</shoes,red>; rel="canonical"') == "https://shop.example/shoes,red"
+    assert link('</a>; title="x, y; z"; rel="alternate canonical"') == "https://shop.example/a"
+    assert link('</a>; title="q\\"uote, c"; rel=canonical') == "https://shop.example/a"
+    assert link('</n>; rel="next", </c>;rel=canonical') == "https://shop.example/c"
+    assert link("</a>; rel=next") is None and link("garbage, </c>; rel=canonical") is None
+    # One pass whatever the header: no backtracking on a long run of spaces or parameters.
+    assert link("</a>; rel=" + " " * 200_000 + 'x"') is None
+    assert link("</a>" + "; x= " * 50_000 + ' "') is None
+
+
+def test_a_redirect_whose_target_names_the_listed_url_canonical_is_the_redirect() -> None:
+    # Listing the canonical would not help: it is listed. The redirect contradicts it.
+    v = judge(final="https://shop.example/hats/hat", redirected=True, head=head(canonical=PAGE))
+    assert v.reason == "page-redirect"
+
+
+def test_an_html_page_with_an_empty_body_is_a_soft_404_hint() -> None:
+    for empty in (
+        b"<html><head><title>Shop</title></head><body></body></html>",
+        b"  \n\t ",
+        b"<!doctype html><html><head><title>Shop</title></head><body> <!-- x --> </body>",
+    ):
+        facts = read(empty)
+        assert facts.empty, empty
+        assert judge(head=facts, body=len(empty)).reason == "page-soft-404", empty
+    for content in (
+        b"<html><head><title>Shop</title></head><body><div id=root></div></body>",
+        b"<html><head></head><body><script src=/app.js></script></body>",  # drawn by script
+        b"<html><head><title>Shop</title></head><body>Hello</body>",
+        b"Hello",
+        b"<html><head><title>Shop</title><style>p{}</style></head><body><p>a",
+    ):
+        facts = read(content)
+        assert not facts.empty and judge(head=facts).indexable, content
+    # Reading stops once the body shows content, not at the end of a long page.
+    reader = HeadReader("text/html")
+    reader.feed(b"<html><head><title>t</title></head><body><main>" + b"x" * 100_000)
+    assert reader.done and reader.read < 200_000
 
 
 def test_page_modified_and_the_lastmod_tolerance() -> None:
@@ -463,6 +511,52 @@ def test_a_sampled_finding_gives_its_share_of_the_pages_checked_too() -> None:
     s.sampled = False
     with_pages(doc, s.document())
     assert "(0.02 % of the listed URLs)" in pages_text(doc["pages"])
+
+
+def test_the_examples_kept_do_not_depend_on_which_page_finished_first() -> None:
+    rows = [
+        {"url": f"https://a.example/{i:02d}", "sitemap": "s", "indexable": False, "reason": r}
+        for i in range(20)
+        for r in ("page-not-found",)
+    ]
+    documents = []
+    for seed in range(5):
+        s = Summary()
+        for row in random.Random(seed).sample(rows, len(rows)):
+            s.add(row)
+        documents.append(s.document())
+    assert all(d == documents[0] for d in documents)
+    (finding,) = documents[0]["findings"]
+    assert [e["url"] for e in finding["examples"]] == [
+        f"https://a.example/{i:02d}" for i in range(5)
+    ]
+
+
+def test_pages_blocked_for_different_agents_are_blocked_for_one_or_the_other() -> None:
+    s = Summary()
+    for url, agents in (("g", ["Googlebot"]), ("a", ["AgencyAudit"]), ("b", ["Googlebot"])):
+        s.add(
+            {
+                "url": url,
+                "sitemap": "s",
+                "indexable": False,
+                "reason": "blocked-by-robots",
+                "blockedFor": agents,
+            }
+        )
+    (finding,) = s.document()["findings"]
+    assert finding["message"].endswith("(for Googlebot or AgencyAudit).")
+    both = Summary()
+    both.add(
+        {
+            "url": "x",
+            "sitemap": "s",
+            "indexable": False,
+            "reason": "blocked-by-robots",
+            "blockedFor": ["Googlebot", "AgencyAudit"],
+        }
+    )
+    assert both.document()["findings"][0]["message"].endswith("(for Googlebot and AgencyAudit).")
 
 
 def test_the_digest_set_holds_each_key_once_through_growth() -> None:

@@ -33,6 +33,9 @@ class HeadFacts:
     title: str | None
     cut: bool  # READ_LIMIT was reached before the head ended
     ended: bool  # the head's end (or the body's start) was seen
+    # The whole page was read and its body holds nothing: no element (a script counts: it may
+    # draw the page), no text. The soft 404 hint's "empty body".
+    empty: bool = False
 
 
 class _Parser(HTMLParser):
@@ -44,15 +47,19 @@ class _Parser(HTMLParser):
         self.ld_modified: str | None = None
         self.title: str | None = None
         self.ended = False
+        self.content = False  # an element or text of the body was seen
+        self.text = False  # text outside the head's elements was seen
         self._in: str | None = None  # "title" or "ld" while inside one
         self._text: list[str] = []
         self._chars = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if self.ended:
+            self.content = self.content or tag not in ("html", "head", "body")
             return
         if tag not in _HEAD_TAGS:
             self.ended = True
+            self.content = tag not in ("html", "body")
             return
         a = {k.lower(): (v or "") for k, v in attrs}
         if tag == "meta":
@@ -88,9 +95,15 @@ class _Parser(HTMLParser):
         self._in, self._text, self._chars = what, [], 0
 
     def handle_data(self, data: str) -> None:
-        if self._in is not None and self._chars < _MAX_SCRIPT_CHARS:
-            self._text.append(data)
-            self._chars += len(data)
+        if self._in is not None:
+            if self._chars < _MAX_SCRIPT_CHARS:
+                self._text.append(data)
+                self._chars += len(data)
+        elif self.cdata_elem is None and not data.isspace():
+            # Text outside the head's elements: the page is not empty. (Browsers would end the
+            # head there; its elements after such text are still read, as they were.)
+            self.text = True
+            self.content = self.content or self.ended
 
     def handle_endtag(self, tag: str) -> None:
         if self.ended:
@@ -155,8 +168,9 @@ class HeadReader:
 
     @property
     def done(self) -> bool:
-        """True once nothing more is to be read: the head ended, or the read limit is reached."""
-        return self._parser.ended or self.cut
+        """True once nothing more is to be read: the head ended and the body has shown some
+        content, or the read limit is reached."""
+        return self._parser.content or self.cut
 
     def feed(self, chunk: bytes) -> None:
         """Read one more chunk of the body (ignored once done)."""
@@ -171,8 +185,9 @@ class HeadReader:
     def facts(self) -> HeadFacts:
         """What the head said, once fed (the parser's pending text flushed)."""
         p = self._parser
-        if not p.ended:
+        if not p.content:
             p.feed(self._decoder.decode(b"", final=True))
+            p.close()  # text held back for a possible entity is text too
         return HeadFacts(
             robots=tuple(p.robots),
             canonical=p.canonical,
@@ -180,4 +195,5 @@ class HeadReader:
             title=p.title,
             cut=self.cut and not p.ended,
             ended=p.ended,
+            empty=not (p.content or p.text or self.cut),
         )

@@ -3,16 +3,18 @@ Bounded: counts per sitemap (the walk bounds the sitemaps) and MAX_EXAMPLES rows
 
 from __future__ import annotations
 
+from bisect import insort
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from sitemap_auditor.deep.checks import named_agents
+from sitemap_auditor.deep.checks import joined_details, named_agents
 from sitemap_auditor.deep.kinds import KINDS, Kind
 
 __all__ = ["MAX_EXAMPLES", "Summary"]
 
 MAX_EXAMPLES = 5
+MAX_BLOCKED_DETAILS = 16  # distinct sets of agents named (at most 4 agents: 15 sets)
 
 
 @dataclass
@@ -35,7 +37,8 @@ class Summary:
     internal_errors: int = 0  # pages not judged: their check failed by a defect of this tool
     sitemaps: dict[str, _Sitemap] = field(default_factory=dict)
     examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    # The agents robots.txt kept a page from, in the order first met (an ordered set).
+    # To whom robots.txt disallowed each page, in words ("Googlebot and Bingbot"): a set, as
+    # the walk's details are, joined as the walk joins them (checks.joined_details).
     blocked_for: dict[str, None] = field(default_factory=dict)
     to_check: int = 0
     sampled: bool = False
@@ -70,22 +73,27 @@ class Summary:
     def _blocked(self, agents: Any) -> None:
         # A row of an earlier version's file names none: those were blocked for Googlebot.
         names = agents if isinstance(agents, list) and agents else ["Googlebot"]
-        for name in names[:4]:
-            if isinstance(name, str) and len(self.blocked_for) < 4:
-                self.blocked_for.setdefault(name[:40])
+        shown = [name[:40] for name in names[:4] if isinstance(name, str)]
+        if shown and len(self.blocked_for) < MAX_BLOCKED_DETAILS:
+            self.blocked_for.setdefault(named_agents(shown))
 
     def _example(self, kind: str, row: dict[str, Any]) -> None:
+        """Keep row as an example of kind when it is among the MAX_EXAMPLES first by URL:
+        which pages finish first varies from run to run, the examples of one site do not."""
         shown = self.examples.setdefault(kind, [])
-        if len(shown) < MAX_EXAMPLES:
-            keep = ("url", "sitemap", "status", "finalUrl", "noindex", "canonical", "error")
-            example = {k: row.get(k) for k in keep}
-            if kind == "lastmod-mismatch":
-                example.update(lastmod=row.get("lastmod"), pageModified=row.get("pageModified"))
-            if kind in ("page-redirect", "page-redirect-error"):
-                example["redirects"] = row.get("redirects")
-            if kind == "blocked-by-robots":
-                example["blockedFor"] = row.get("blockedFor")
-            shown.append(example)
+        key = _example_key(row)
+        if len(shown) >= MAX_EXAMPLES and key >= _example_key(shown[-1]):
+            return
+        keep = ("url", "sitemap", "status", "finalUrl", "noindex", "canonical", "error")
+        example = {k: row.get(k) for k in keep}
+        if kind == "lastmod-mismatch":
+            example.update(lastmod=row.get("lastmod"), pageModified=row.get("pageModified"))
+        if kind in ("page-redirect", "page-redirect-error"):
+            example["redirects"] = row.get("redirects")
+        if kind == "blocked-by-robots":
+            example["blockedFor"] = row.get("blockedFor")
+        insort(shown, example, key=_example_key)
+        del shown[MAX_EXAMPLES:]
 
     def document(self) -> dict[str, Any]:
         """The JSON document's `pages` key."""
@@ -143,8 +151,14 @@ class Summary:
         """The {detail} of a finding's sentence, from its examples (the agents robots.txt
         disallowed pages to, from every row)."""
         if kind == "blocked-by-robots":
-            return named_agents(list(self.blocked_for)) if self.blocked_for else "Googlebot"
+            if not self.blocked_for:
+                return "Googlebot"
+            return joined_details(Kind.BLOCKED_BY_ROBOTS, self.blocked_for)
         return _detail(kind, examples)
+
+
+def _example_key(row: dict[str, Any]) -> tuple[str, str]:
+    return str(row.get("url")), str(row.get("sitemap"))
 
 
 def _detail(kind: str, examples: list[dict[str, Any]]) -> str:

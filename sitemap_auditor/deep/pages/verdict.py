@@ -40,6 +40,7 @@ REASONS = (
     "page-forbidden",
     "page-other-4xx",
     "page-server-error",
+    "page-rate-limited",
     "page-redirect",
     "page-redirect-error",
     "page-noindex",
@@ -130,19 +131,69 @@ def robots_noindex(header_lines: Sequence[str], meta: Sequence[str], now: dateti
 
 
 def _link_canonical(link: str | None) -> str | None:
-    """The target of a `Link: <url>; rel="canonical"` header, if one is given."""
+    """The target of a `Link: <url>; rel="canonical"` header, if one is given: the header read
+    as RFC 8288 writes it, link-value by link-value (a comma inside <...> or inside a quoted
+    parameter separates nothing), in one pass; reading stops at the first that is malformed."""
     if not link:
         return None
-    for part in link.split(",")[:50]:
-        target, _, params = part.strip().partition(";")
-        target = target.strip()
-        if not (target.startswith("<") and target.endswith(">")):
-            continue
-        for param in params.split(";"):
-            key, _, value = param.strip().partition("=")
-            if key.strip().lower() == "rel" and "canonical" in value.strip("\"' ").lower().split():
-                return target[1:-1].strip()
+    n, at = len(link), 0
+    for _ in range(50):
+        while at < n and link[at] in " \t,":
+            at += 1
+        if at >= n or link[at] != "<":
+            return None
+        close = link.find(">", at)
+        if close < 0:
+            return None
+        target, at = link[at + 1 : close].strip(), close + 1
+        canonical = False
+        while True:  # the parameters: `; name`, `; name=token` or `; name="quoted"`
+            while at < n and link[at] in " \t":
+                at += 1
+            if at >= n or link[at] == ",":
+                break
+            if link[at] != ";":
+                return None
+            end = at + 1
+            while end < n and link[end] not in '=;,"':
+                end += 1
+            name = link[at + 1 : end].strip().lower()
+            value = ""
+            if end < n and link[end] == "=":
+                end += 1
+                while end < n and link[end] in " \t":
+                    end += 1
+                if end < n and link[end] == '"':
+                    value, end = _quoted(link, end)
+                else:
+                    stop = end
+                    while stop < n and link[stop] not in ";,":
+                        stop += 1
+                    value, end = link[end:stop], stop
+            if name == "rel" and "canonical" in value.lower().split():
+                canonical = True
+            at = end
+        if canonical:
+            return target[:4096]
     return None
+
+
+def _quoted(text: str, at: int) -> tuple[str, int]:
+    """The quoted string opening at text[at] (escapes undone) and where it ends (past the
+    closing quote; the text's end when it never closes)."""
+    out: list[str] = []
+    i = at + 1
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text):
+            out.append(text[i + 1])
+            i += 2
+        elif c == '"':
+            return "".join(out), i + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out), i
 
 
 def canonical_of(
@@ -174,6 +225,8 @@ def _status_reason(status: int) -> str | None:
         return "page-unauthorized"
     if status == 403:
         return "page-forbidden"
+    if status == 429:  # not a page's error but the site's pace: Google sets it apart
+        return "page-rate-limited"
     if 400 <= status <= 499:
         return "page-other-4xx"
     if status >= 500:
@@ -184,7 +237,7 @@ def _status_reason(status: int) -> str | None:
 
 
 def _soft_404(head: HeadFacts | None, html: bool, body_bytes: int) -> bool:
-    if html and body_bytes == 0:
+    if html and (body_bytes == 0 or (head is not None and head.empty)):
         return True
     if head is None or head.title is None:
         return False
@@ -216,7 +269,13 @@ def judge(
         html = head is not None
         if noindex is not None:
             reason = "page-noindex"
-        elif canonical is not None and not same_resource(canonical, final):
+        elif (
+            canonical is not None
+            and not same_resource(canonical, final)
+            # A redirect whose target names the listed URL canonical: the two contradict each
+            # other, and listing the canonical would not help. The redirect is what to fix.
+            and not (redirected and same_resource(canonical, requested))
+        ):
             reason = "page-canonicalised"
         elif _soft_404(head, html, body_bytes):
             reason = "page-soft-404"
@@ -227,8 +286,10 @@ def judge(
 
 
 def failed(kind: FetchErrorKind, redirected: bool) -> Verdict:
-    """The verdict on a URL whose fetch failed: a redirect error, or unreachable."""
-    if kind in _REDIRECT_ERRORS or (redirected and kind is FetchErrorKind.BLOCKED):
+    """The verdict on a URL whose fetch failed: a redirect error when a redirect led to it,
+    or unreachable (a listed URL that is no URL to request, a relative <loc>, was never a
+    redirect: the walk's invalid-url says what is wrong with it)."""
+    if redirected and (kind in _REDIRECT_ERRORS or kind is FetchErrorKind.BLOCKED):
         return Verdict(False, "page-redirect-error", None, None)
     return Verdict(False, "page-unreachable", None, None)
 
