@@ -4,6 +4,7 @@ one fact among the others."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from support.deep_documents import document, finding, sitemap
 
@@ -48,3 +49,39 @@ def test_errors_head_the_page_with_the_worst_finding() -> None:
 def test_no_sitemap_heads_the_page_as_such() -> None:
     page = render(document([], [], status="FAIL", message="No sitemap", robots_status=404))
     assert _headline(page) == ("err", "No sitemap found")
+
+
+def test_listed_pages_that_fail_head_the_page_as_the_exit_status_counts_them() -> None:
+    url = f"{BASE}/sitemap.xml"
+    doc: dict[str, Any] = {**document([sitemap(url, entries=2)], [])}
+    doc["pages"] = {
+        "checked": 2,
+        "indexable": 0,
+        "internalErrors": 0,
+        "findings": [
+            {
+                "kind": "page-redirect",
+                "severity": "warning",
+                "title": "Page with redirect",
+                "count": 1,
+                "examples": [],
+            },
+            {
+                "kind": "page-not-found",
+                "severity": "error",
+                "title": "Not found (404)",
+                "count": 1,
+                "examples": [],
+            },
+        ],
+    }
+    page = render(doc)
+    assert _headline(page) == (
+        "err",
+        "1 listed page with errors and 1 listed page with warnings",
+    )
+    assert 'Worst finding: <a href="#pages">Not found (404)</a> (1 listed page)' in page
+    assert "found in every sitemap and the pages checked" in page
+    # Clean pages leave a clean headline.
+    doc["pages"]["findings"] = []
+    assert _headline(render(doc)) == ("ok", "No errors or warnings")

@@ -233,7 +233,8 @@ def render(document: Mapping[str, Any]) -> str:
 def _outcome(
     doc: Mapping[str, Any], severities: Mapping[str, Any], groups: list[_Group]
 ) -> tuple[str, str, str]:
-    """The headline: the deep audit's own outcome (its CSS, its words, its worst finding)."""
+    """The headline: the deep audit's own outcome (its CSS, its words, its worst finding), the
+    listed pages' findings with the files', as the exit status counts them."""
     errors, warnings = (
         v.as_int(severities.get("error")) or 0,
         v.as_int(severities.get("warning")) or 0,
@@ -242,14 +243,27 @@ def _outcome(
         return "err", "No sitemap found", "No sitemap was found, so none could be checked."
     parts = [f"{v.count(n)} {word}{'' if n == 1 else 's'}" for n, word in ((errors, "error"),
              (warnings, "warning")) if n]  # fmt: skip
+    pages = pages_html.graded(doc.get("pages"))
+    for severity in ("error", "warning"):
+        n = sum(count for _, sev, count in pages if sev == severity)
+        if n:
+            parts.append(f"{v.count(n)} listed page{'' if n == 1 else 's'} with {severity}s")
     worst = next((g for g in groups if g.rank <= 1), None)
-    if worst is None:
+    if worst is None and not pages:
         return "ok", "No errors or warnings", "Every sitemap read passes every check that counts."
-    detail = (
-        f'<span class="worst">Worst finding: <a href="#k-{worst.number}">'
-        f"{escape(worst.title)}</a> ({v.count(worst.count)})</span>"
-    )
-    return ("err" if errors else "warn"), " and ".join(parts), detail
+    if worst is not None and (not pages or worst.rank == 0 or pages[0][1] != "error"):
+        detail = (
+            f'<span class="worst">Worst finding: <a href="#k-{worst.number}">'
+            f"{escape(worst.title)}</a> ({v.count(worst.count)})</span>"
+        )
+    else:
+        title, _, count = pages[0]
+        detail = (
+            f'<span class="worst">Worst finding: <a href="#pages">{escape(title)}</a> '
+            f"({v.count(count)} listed page{'' if count == 1 else 's'})</span>"
+        )
+    failing = errors or any(sev == "error" for _, sev, _ in pages)
+    return ("err" if failing else "warn"), " and ".join(parts), detail
 
 
 def _glance(doc: Mapping[str, Any], verdict: Mapping[str, Any], groups: list[_Group]) -> str:
@@ -330,7 +344,8 @@ def _glance(doc: Mapping[str, Any], verdict: Mapping[str, Any], groups: list[_Gr
     return (
         '<section id="glance" aria-labelledby="glance-h"><h2 id="glance-h">At a glance</h2>'
         f'<div class="verdict v-{outcome_css}"><p class="vlabel">What the deep audit found in '
-        "every sitemap</p>"
+        f"every sitemap{' and the pages checked' if isinstance(doc.get('pages'), Mapping) else ''}"
+        "</p>"
         f'<p class="vstatus">{outcome}</p>'
         f'<p class="vmsg">{detail}</p>{pages_html.headline(doc.get("pages"))}</div>'
         f'<ul class="tiles" aria-label="Findings and totals">{"".join(tiles)}</ul>'

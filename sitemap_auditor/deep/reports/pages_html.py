@@ -24,6 +24,19 @@ def _int(value: object) -> int:
     return value if type(value) is int and value >= 0 else 0
 
 
+def graded(pages: object) -> list[tuple[str, str, int]]:
+    """The page findings that count in the exit status (errors, then warnings, each worst
+    count first): their title (raw: the caller escapes it), severity and count of pages."""
+    if not isinstance(pages, Mapping):
+        return []
+    found = [
+        (str(f.get("title"))[:200], str(f.get("severity")), _int(f.get("count")))
+        for f in pages.get("findings") or []
+        if isinstance(f, Mapping) and f.get("severity") in ("error", "warning")
+    ]
+    return sorted(found, key=lambda f: (f[1] != "error", -f[2], f[0]))
+
+
 def headline(pages: object) -> str:
     """The glance's line on the listed pages ("" when they were not checked): how many search
     engines may not index, linked to the section."""
