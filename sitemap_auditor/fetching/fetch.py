@@ -256,8 +256,18 @@ class Fetcher:
                 location = redirect_location(raw.status, raw.headers)
                 if location is None:
                     return current, raw
+                # A Location sent on several lines: joined, they would name a URL the site
+                # never wrote. The same one repeated is that one; different ones are refused,
+                # as browsers refuse them.
+                lines = {line.strip() for line in raw.header_lines("Location")}
+                if len(lines) == 1:
+                    location = lines.pop()
                 if on_hop is not None:
                     on_hop(Hop(current.href, raw.status, location))
+                if len(lines) > 1:
+                    raise FetchError(
+                        FetchErrorKind.INVALID_URL, "a redirect with several different Locations"
+                    )
                 if redirects >= MAX_REDIRECTS:
                     raise FetchError(
                         FetchErrorKind.TOO_MANY_REDIRECTS, f"more than {MAX_REDIRECTS}"

@@ -382,6 +382,23 @@ def test_a_header_sent_on_several_lines_reads_joined_and_line_by_line() -> None:
         assert a.content_type == "text/html"
 
 
+def test_a_redirect_with_two_different_locations_is_no_redirect_to_follow() -> None:
+    # Joined as requests joins them, "/ok, /gone" names a URL the site never wrote.
+    two = [("Location", "/ok"), ("Location", "/gone")]
+    f = fetcher(
+        {
+            f"{SITE}/a": Canned(301, two),
+            f"{SITE}/b": Canned(301, [("Location", "/ok"), ("location", " /ok")]),
+            f"{SITE}/ok": Canned(200, {}, b"ok"),
+        }
+    )
+    with pytest.raises(FetchError) as e, f.open(f"{SITE}/a"):
+        pass
+    assert e.value.kind is FetchErrorKind.INVALID_URL and "several different" in str(e.value)
+    with f.open(f"{SITE}/b") as a:  # the same Location twice is one
+        assert (a.status, a.url) == (200, f"{SITE}/ok")
+
+
 def test_hops_heard_before_too_many_redirects_fails() -> None:
     f = fetcher(lambda r: redirect(r.url.href + "x"))
     hops: list[int] = []

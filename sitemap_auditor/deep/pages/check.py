@@ -17,11 +17,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sitemap_auditor.audit.response import redact
-from sitemap_auditor.core.errors import FetchError
+from sitemap_auditor.core.errors import FetchError, FetchErrorKind
 from sitemap_auditor.core.urls import Origin, UnfetchableURLError, WebURL, strip_userinfo
 from sitemap_auditor.core.urls import read as read_url
 from sitemap_auditor.core.validators import NO_VALIDATORS
-from sitemap_auditor.deep.checks import RobotsAgents
+from sitemap_auditor.deep.checks import MAX_URL_CHARS, RobotsAgents
 from sitemap_auditor.deep.pages import verdict
 from sitemap_auditor.deep.pages.head import READ_LIMIT, HeadFacts, HeadReader
 from sitemap_auditor.deep.pages.pacing import Pacer, crawl_delay, retry_after_seconds
@@ -248,8 +248,13 @@ class _Checker:
         return row, retry_in
 
     def _vet(self, target: WebURL) -> None:
-        """Before a redirect's target is asked for: raises _DisallowedError when robots.txt
-        disallows it to the page agents."""
+        """Before a redirect's target is asked for: a redirect error for a target longer than
+        a URL may be (Search Console's "a URL over the maximum length"); _DisallowedError when
+        robots.txt disallows it to the page agents."""
+        if len(target.href) > MAX_URL_CHARS:
+            raise FetchError(
+                FetchErrorKind.INVALID_URL, f"a redirect to a URL over {MAX_URL_CHARS:,} characters"
+            )
         robots = self.robots
         if robots is None or robots.allows is None or target.origin != self.robots_origin:
             return

@@ -11,6 +11,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -227,6 +228,32 @@ def test_x_robots_tag_lines_are_read_one_by_one(site: Site, tmp_path: Path) -> N
         "/c.pdf": (None, None),
         "/d.pdf": (None, None),
     }
+
+
+def _locations(*targets: str) -> Any:
+    def route(h: BaseHTTPRequestHandler) -> None:
+        h.send_response(301)
+        for target in targets:
+            h.send_header("Location", target)
+        h.send_header("Content-Length", "0")
+        h.end_headers()
+
+    return route
+
+
+def test_redirects_search_engines_refuse_are_redirect_errors(site: Site, tmp_path: Path) -> None:
+    site.route("/ok", html(wp("/ok", site)))
+    site.route("/long", redirect("/" + "x" * 3000, 301))
+    site.route("/" + "x" * 3000, html(wp("/ok", site)))
+    site.route("/two", _locations("/ok", "/gone"))
+    site.route("/again", _locations("/ok", "/ok"))
+    rows = check(site, ["/long", "/two", "/again"], tmp_path)
+    assert rows["/long"]["reason"] == "page-redirect-error"
+    assert "over 2,048 characters" in rows["/long"]["error"]
+    assert rows["/two"]["reason"] == "page-redirect-error"
+    assert rows["/again"]["reason"] == "page-redirect"
+    asked = [s.path for s in site.seen]
+    assert not any(p.startswith("/xxx") or p.startswith("/ok,") for p in asked)
 
 
 def test_a_gigabyte_page_is_read_only_to_its_head(site: Site, tmp_path: Path) -> None:
