@@ -36,6 +36,7 @@ DEFAULT_MAX_PAGES = 10_000
 MAX_RETRIES = 2  # a 429 or 503 is retried this many times before it is a finding
 MAX_RETRY_WAIT_S = 120.0  # a longer Retry-After is not waited out: the answer stands
 _POLL_S = 0.2  # how often a wait on the workers looks at the deadline
+MAX_ROBOTS_ORIGINS = 32  # origins besides the site's whose robots.txt a check reads
 MAX_DEFECT_CHARS = 300  # what a row says of an unforeseen failure: its type and message, cut
 _HTML = ("text/html", "application/xhtml+xml")
 
@@ -99,11 +100,71 @@ def _chosen(
 
 
 class _DisallowedError(Exception):
-    """A redirect leads to a URL of the site's that robots.txt disallows: it is not asked for."""
+    """A redirect leads to a URL that its origin's robots.txt disallows: it is not asked for."""
 
-    def __init__(self, target: WebURL) -> None:
+    def __init__(self, target: WebURL, agents: list[str]) -> None:
         super().__init__(target.href)
         self.target = target
+        self.agents = agents
+
+
+class _RobotsBook:
+    """robots.txt by origin: rules of one origin say nothing of another's. The site's is read
+    before the check; another origin's (a listed page there, a redirect there) the first time
+    one of its URLs comes, once, while other workers wait for it. Past MAX_ROBOTS_ORIGINS
+    origins, a further origin's pages are checked without its robots.txt."""
+
+    def __init__(
+        self,
+        policy: FetchPolicy,
+        agent: str,
+        site: tuple[Origin, RobotsAgents] | None,
+    ) -> None:
+        self._policy, self._agent = policy, agent
+        self._rules: dict[Origin, RobotsAgents | None] = dict([site]) if site else {}
+        self._reading: dict[Origin, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def blocked_for(self, target: WebURL) -> list[str]:
+        """The page agents target's robots.txt disallows it to ([] when none does)."""
+        return _disallowed(self._of(target), target)
+
+    def known_blocked_for(self, url: str) -> list[str] | None:
+        """blocked_for, for a URL whose origin's robots.txt is already read; None otherwise
+        (no URL, or an origin not read yet): nothing is asked of any site."""
+        try:
+            target = read_url(url)
+        except UnfetchableURLError:
+            return None
+        with self._lock:
+            if target.origin not in self._rules:
+                return None
+            rules = self._rules[target.origin]
+        return _disallowed(rules, target)
+
+    def _of(self, target: WebURL) -> RobotsAgents | None:
+        origin = target.origin
+        with self._lock:
+            if origin in self._rules:
+                return self._rules[origin]
+            if len(self._reading) >= MAX_ROBOTS_ORIGINS:
+                return None
+            reading = self._reading.setdefault(origin, threading.Lock())
+        with reading:
+            with self._lock:
+                if origin in self._rules:
+                    return self._rules[origin]
+            url = f"{target.scheme}://{target.authority}/robots.txt"
+            rules, _ = _robots(self._policy, url, self._agent)
+            with self._lock:
+                self._rules[origin] = rules
+            return rules
+
+
+def _disallowed(rules: RobotsAgents | None, target: WebURL) -> list[str]:
+    if rules is None or rules.allows is None or rules.allows(target.href):
+        return []
+    return rules.blocked_for(target.href)
 
 
 class _Checker:
@@ -112,16 +173,14 @@ class _Checker:
         policy: FetchPolicy,
         options: PageOptions,
         pacer: Pacer,
-        robots: RobotsAgents | None = None,
-        robots_origin: Origin | None = None,
+        robots: _RobotsBook,
     ) -> None:
         self.policy = policy
         self.options = options
         self.pacer = pacer
-        # A redirect to a URL of the robots.txt's origin that it disallows is not followed, as
-        # the crawler would not follow it (rules of one origin say nothing of another's).
+        # A page, or a redirect's target, that its origin's robots.txt disallows is not asked
+        # for, as the crawler would not ask for it.
         self.robots = robots
-        self.robots_origin = robots_origin
         self.local = threading.local()
         self.fetchers: list[Fetcher] = []
         self.lock = threading.Lock()
@@ -154,6 +213,12 @@ class _Checker:
         """The page's row; None when the run ends before the page could be checked (its turn
         comes past the deadline, or the deadline cut its request): no row, not a failure."""
         url, sitemap, lastmod = item
+        try:
+            agents = self.robots.blocked_for(read_url(url))
+        except UnfetchableURLError:
+            agents = []  # no URL to ask for: the fetch says so
+        if agents:
+            return _blocked_row(item, agents)
         started = time.monotonic()
         row: dict[str, Any] | None = None
         for attempt in range(MAX_RETRIES + 1):
@@ -217,8 +282,7 @@ class _Checker:
                 modified = verdict.page_modified(headers, head) if found.indexable else None
         except _DisallowedError as d:
             # The target's reason, as for any redirect to a page that is not indexable.
-            assert self.robots is not None
-            blocked = _blocked_row((url, "", None), self.robots.blocked_for(d.target.href))
+            blocked = _blocked_row((url, "", None), d.agents)
             blocked.update(
                 redirects=[{"status": h.status, "location": h.location} for h in hops],
                 finalUrl=d.target.href,
@@ -255,11 +319,9 @@ class _Checker:
             raise FetchError(
                 FetchErrorKind.INVALID_URL, f"a redirect to a URL over {MAX_URL_CHARS:,} characters"
             )
-        robots = self.robots
-        if robots is None or robots.allows is None or target.origin != self.robots_origin:
-            return
-        if not robots.allows(target.href):
-            raise _DisallowedError(target)
+        agents = self.robots.blocked_for(target)
+        if agents:
+            raise _DisallowedError(target, agents)
 
     def defect(self, item: Listed, exc: Exception) -> dict[str, Any]:
         """The row of a page whose check failed by a defect of this tool (no answer of the
@@ -370,13 +432,14 @@ def check_pages(
     summary.to_check, summary.sampled = total, sampled
     out = PagesFile(options.pages_out, options.resume) if options.pages_out else None
     try:
-        robots_origin: Origin | None = read_url(robots_url).origin
+        site: tuple[Origin, RobotsAgents] | None = (read_url(robots_url).origin, robots)
     except UnfetchableURLError:
-        robots_origin = None
+        site = None
     pacer = Pacer(options.rate, delay, time.monotonic)
-    checker = _Checker(policy, options, pacer, robots, robots_origin)
+    book = _RobotsBook(policy, options.user_agent, site)
+    checker = _Checker(policy, options, pacer, book)
     try:
-        summary.stopped_by = _run(items, robots, checker, summary, out, start)
+        summary.stopped_by = _run(items, checker, summary, out, start)
     finally:
         checker.close()
         if out is not None:
@@ -410,7 +473,6 @@ def _blocked_row(item: Listed, agents: list[str]) -> dict[str, Any]:
 
 def _run(
     items: Iterator[Listed],
-    robots: RobotsAgents,
     checker: _Checker,
     summary: Summary,
     out: PagesFile | None,
@@ -483,8 +545,10 @@ def _run(
                 ran_out.set()
             if ran_out.is_set() or stop.is_set():
                 break
-            if robots.allows is not None and not robots.allows(item[0]):
-                record(_blocked_row(item, robots.blocked_for(item[0])))
+            # A page of an origin whose robots.txt is read, disallowed: its row needs no
+            # request, and is written as the walk reaches it (a worker reads another's).
+            if agents := checker.robots.known_blocked_for(item[0]):
+                record(_blocked_row(item, agents))
                 continue
             if not put(item):
                 if not stop.is_set():

@@ -202,8 +202,10 @@ def test_kept_connections_carry_credentials_to_the_sites_origin_only(
     assert len(rows) == 13 and sum(r["indexable"] for r in rows.values()) == 12
     assert all(s.headers.get("authorization") == creds.header() for s in site.seen)
     assert not any("authorization" in s.headers for s in elsewhere.seen)
-    assert len(elsewhere.seen) == 7  # six listed, and the redirect's target
-    assert site.connections <= 1 + 2 and elsewhere.connections <= 2
+    # Its own robots.txt (once, before its first page), six listed, and the redirect's target.
+    assert [s.path for s in elsewhere.seen].count("/robots.txt") == 1
+    assert elsewhere.seen[0].path == "/robots.txt" and len(elsewhere.seen) == 8
+    assert site.connections <= 1 + 2 and elsewhere.connections <= 1 + 2
 
 
 def test_a_kept_connection_the_server_dropped_is_asked_again_on_a_new_one(
@@ -286,3 +288,33 @@ def test_the_walk_never_reaches_a_metadata_address_either(
     assert all("blocked" in f["message"] or "refused" in f["message"] for f in unread), unread
     assert outbound.refused == [] and set(outbound.allowed) == {"127.0.0.1"}
     assert status == 2
+
+
+def test_each_origin_is_judged_by_its_own_robots_txt(
+    site: Site, elsewhere: Site, tmp_path: Path
+) -> None:
+    site.route(
+        "/robots.txt", reply("User-agent: *\nDisallow: /private/\n", content_type="text/plain")
+    )
+    elsewhere.route(
+        "/robots.txt", reply("User-agent: *\nDisallow: /secret\n", content_type="text/plain")
+    )
+    for path in ("/private/page", "/secret", "/open"):
+        elsewhere.route(path, reply(PAGE, content_type="text/html"))
+    site.route("/private/x", reply(PAGE, content_type="text/html"))
+    site.route("/away", redirect(elsewhere.url("/secret"), 302))
+    paths = ["/private/page", "/secret", "/open"]
+    urls = [*(elsewhere.url(p) for p in paths), site.url("/private/x"), site.url("/away")]
+    rows = _check(site, urls, tmp_path, concurrency=3)
+    got = {u: (r["reason"], r["blockedFor"]) for u, r in rows.items()}
+    assert got == {
+        # The site's rules say nothing of another origin's pages, nor its rules of the site's.
+        elsewhere.url("/private/page"): (None, None),
+        elsewhere.url("/secret"): ("blocked-by-robots", ["Googlebot"]),
+        elsewhere.url("/open"): (None, None),
+        site.url("/private/x"): ("blocked-by-robots", ["Googlebot"]),
+        site.url("/away"): ("blocked-by-robots", ["Googlebot"]),  # its target's
+    }
+    asked = [s.path for s in elsewhere.seen]
+    assert asked.count("/robots.txt") == 1 and "/secret" not in asked
+    assert "/private/x" not in [s.path for s in site.seen]
