@@ -25,6 +25,7 @@ from collections.abc import Iterator, Mapping
 from sitemap_auditor.core.urls import Origin, WebURL
 from sitemap_auditor.fetching.exchange import Headers, Reply, Request
 from sitemap_auditor.fetching.guard import Guard
+from sitemap_auditor.fetching.interim import FinalResponse
 from sitemap_auditor.fetching.transport import (
     TRANSPORT_ERRORS,
     check_content_length,
@@ -73,6 +74,7 @@ class _Connection:
             )
         else:
             self.http = http.client.HTTPConnection(name, url.port)
+        self.http.response_class = FinalResponse  # interim 1xx answers read past
         self._guard = guard
         self._url = url
         self.http._create_connection = self._open  # type: ignore[attr-defined]

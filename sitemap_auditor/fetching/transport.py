@@ -29,6 +29,7 @@ from sitemap_auditor.core.errors import FetchError, FetchErrorKind
 from sitemap_auditor.core.urls import WebURL
 from sitemap_auditor.fetching.exchange import Reply, Request
 from sitemap_auditor.fetching.guard import Guard, connect_failed
+from sitemap_auditor.fetching.interim import FinalResponse
 
 __all__ = [
     "ERROR_TABLE",
@@ -202,11 +203,15 @@ class _OneReadingRequest:
 
 
 class _GuardedHTTPConnection(_OneReadingRequest, HTTPConnection):
+    response_class = FinalResponse
+
     def _new_conn(self) -> socket.socket:
         return _connect(self)
 
 
 class _GuardedHTTPSConnection(_OneReadingRequest, HTTPSConnection):
+    response_class = FinalResponse
+
     def _new_conn(self) -> socket.socket:
         return _connect(self)
 

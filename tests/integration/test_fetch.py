@@ -326,3 +326,14 @@ def test_a_failed_tls_handshake_says_so_in_words(site: Site) -> None:
     text = e.value.describe()
     assert text.startswith("fetch error (tls: the TLS handshake failed"), text
     assert "Error" not in text
+
+
+@pytest.mark.parametrize("interim", [100, 102, 103])
+def test_interim_answers_are_read_past_to_the_final_one(site: Site, interim: int) -> None:
+    # 103 Early Hints and 102 Processing come before the answer (RFC 9110 §15.2); http.client
+    # alone would take them for it.
+    hints = f"HTTP/1.1 {interim} Early\r\nLink: </a.css>; rel=preload\r\n\r\n".encode()
+    body = b"<urlset/>"
+    final = b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\nConnection: close\r\n\r\n" + body
+    site.route("/hinted", raw(hints + hints + final))
+    assert fetch(fetcher_for(site), site.url("/hinted")) == (200, body)

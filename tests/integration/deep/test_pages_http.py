@@ -19,7 +19,16 @@ import pytest
 from support.cli import SCRIPT, env
 from support.deep import urlset_of
 
-from harness.servers import Site, free_port, redirect, reply, send, slow_headers, stream
+from harness.servers import (
+    Site,
+    free_port,
+    raw,
+    redirect,
+    reply,
+    send,
+    slow_headers,
+    stream,
+)
 from sitemap_auditor.cli import deep as deep_cli
 from sitemap_auditor.deep.pages.check import PageOptions, check_pages
 from sitemap_auditor.deep.pages.store import PagesFile
@@ -254,6 +263,15 @@ def test_redirects_search_engines_refuse_are_redirect_errors(site: Site, tmp_pat
     assert rows["/again"]["reason"] == "page-redirect"
     asked = [s.path for s in site.seen]
     assert not any(p.startswith("/xxx") or p.startswith("/ok,") for p in asked)
+
+
+def test_early_hints_are_read_past_on_kept_connections(site: Site, tmp_path: Path) -> None:
+    page = wp("/hinted", site)
+    head = b"HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n"
+    final = f"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {len(page)}\r\n"
+    site.route("/hinted", raw(head + final.encode() + b"Connection: close\r\n\r\n" + page))
+    rows = check(site, ["/hinted"], tmp_path)
+    assert (rows["/hinted"]["status"], rows["/hinted"]["indexable"]) == (200, True)
 
 
 def test_a_gigabyte_page_is_read_only_to_its_head(site: Site, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from http.server import BaseHTTPRequestHandler
 
+import pytest
 from support.documents import urlset
 from support.faults import (
     FLAT_MEMORY_BYTES,
@@ -90,11 +91,12 @@ def test_the_deadline_moves_on_to_the_next_candidate(site: Site) -> None:
     assert c.seconds < QUICK_DEADLINE_S + 4
 
 
-def test_an_endless_stream_of_100_continue_times_out(site: Site) -> None:
+@pytest.mark.parametrize("interim", [b"100 Continue", b"103 Early Hints"])
+def test_an_endless_stream_of_interim_answers_times_out(site: Site, interim: bytes) -> None:
     def route(h: BaseHTTPRequestHandler) -> None:
         end = time.monotonic() + 10
         while time.monotonic() < end:
-            h.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n" * 50)
+            h.wfile.write((b"HTTP/1.1 " + interim + b"\r\n\r\n") * 50)
             h.wfile.flush()
             time.sleep(0.01)
         h.close_connection = True
