@@ -36,6 +36,12 @@ GZIP_MAGIC = b"\x1f\x8b"
 # Servers stack at most one or two codings; each is one more decompression layer.
 MAX_CONTENT_CODINGS = 2
 _TRANSPORT_ENCODINGS = frozenset({"gzip", "x-gzip", "deflate"})
+# The rest of IANA's HTTP Content Coding Registry: real codings, refused. A value that names no
+# coding at all (`none`, `utf-8`, `binary`: servers' misconfigurations) says nothing of the
+# body, which is read as it is, as browsers and requests read it.
+_UNDECODED_CODINGS = frozenset(
+    {"br", "zstd", "compress", "x-compress", "exi", "pack200-gzip", "aes128gcm", "dcb", "dcz"}
+)
 
 # Called between slices of work; raises FetchError once the fetch's time is up.
 DeadlineCheck = Callable[[], None]
@@ -136,9 +142,10 @@ def peel_gzip(
 
 
 def content_codings(header: str | None) -> list[str]:
-    """The codings a Content-Encoding value names, in the order they were applied."""
+    """The codings a Content-Encoding value names, in the order they were applied (`identity`
+    and names of no coding left out)."""
     codings = (c.strip().lower() for c in (header or "").split(","))
-    return [c for c in codings if c and c != "identity"]
+    return [c for c in codings if c in _TRANSPORT_ENCODINGS or c in _UNDECODED_CODINGS]
 
 
 def decode(

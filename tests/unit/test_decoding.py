@@ -64,6 +64,15 @@ def test_more_sniffed_layers_than_anyone_publishes_are_refused() -> None:
 def test_codings_past_two_or_unknown_ones_are_refused() -> None:
     assert kind_of([DOC], "gzip, gzip, gzip") is FetchErrorKind.UNSUPPORTED_ENCODING
     assert kind_of([DOC], "br") is FetchErrorKind.UNSUPPORTED_ENCODING
+    assert kind_of([DOC], "gzip, zstd") is FetchErrorKind.UNSUPPORTED_ENCODING
+
+
+def test_a_content_encoding_that_names_no_coding_is_no_coding() -> None:
+    # Servers' misconfigurations: the body is read as it is, as browsers and requests read it.
+    for value in ("none", "None", "utf-8", "binary", "identity", "8bit, none", ""):
+        assert b"".join(decoding.decode([DOC], value)) == DOC, value
+    packed = gzip.compress(DOC)
+    assert b"".join(decoding.decode([packed], "utf-8")) == DOC  # the magic bytes still count
 
 
 def test_damaged_and_cut_streams_say_which() -> None:
