@@ -82,6 +82,21 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - len(_ELLIPSIS)] + _ELLIPSIS
 
 
+# An issue too long for MAX_ISSUE_CHARS keeps at least this much of its subject, and its
+# detail (the why: "HTTP 404") whole before the subject is cut further.
+_MIN_SUBJECT_CHARS = 100
+
+
+def _shown(subject: str, detail: str) -> str:
+    """`<subject>: <detail>` in MAX_ISSUE_CHARS: a long subject (a URL up to 2,048 characters)
+    is cut, not the detail, so that a failed candidate still says why."""
+    text = f"{subject}: {detail}"
+    if len(text) <= MAX_ISSUE_CHARS:
+        return text
+    shown = _cut(detail, MAX_ISSUE_CHARS - 2 - min(len(subject), _MIN_SUBJECT_CHARS))
+    return f"{_cut(subject, MAX_ISSUE_CHARS - 2 - len(shown))}: {shown}"
+
+
 def cut_value(value: str) -> str:
     """Cut a value quoted from a site to the length an issue may quote, without the userinfo
     of any URL in it (docs/contract.md §8: no echoed URL carries userinfo, in any spelling)."""
@@ -105,7 +120,7 @@ class Issue(str):
     detail: str
 
     def __new__(cls, subject: str, kind: Kind, detail: str) -> Issue:
-        self = super().__new__(cls, _cut(f"{subject}: {detail}", MAX_ISSUE_CHARS))
+        self = super().__new__(cls, _shown(subject, detail))
         object.__setattr__(self, "subject", subject)
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "detail", detail)

@@ -26,6 +26,13 @@ def test_an_issue_renders_as_subject_colon_detail_cut_to_500() -> None:
     assert short.text == str(short) == "https://a/s.xml: empty body"
     long = issue("https://a/s.xml", Kind.UNPARSABLE_LASTMOD, "x" * 1000)
     assert len(long.text) == MAX_ISSUE_CHARS and long.text.endswith("...")
+    # A long URL is cut, not the why: a failed candidate still says what failed.
+    url = "https://a/" + "p" * 1930
+    failed = issue(url, Kind.HTTP_STATUS, "HTTP 404")
+    assert len(failed.text) == MAX_ISSUE_CHARS and failed.text.endswith("...: HTTP 404")
+    assert failed.text.startswith("https://a/ppp") and failed.subject == url
+    both = issue(url, Kind.UNPARSABLE_LASTMOD, "x" * 1000)
+    assert len(both.text) == MAX_ISSUE_CHARS and both.text.startswith(url[:97] + "...: xx")
 
 
 @pytest.mark.parametrize("kind", list(Kind))
