@@ -123,6 +123,7 @@ class Kind(StrEnum):
     ALSO_IN_NEWS = "also-in-news-sitemap"
     BLOCKED_BY_ROBOTS = "blocked-by-robots"
     SITEMAP_BLOCKED_BY_ROBOTS = "sitemap-blocked-by-robots"
+    ROBOTS_UNREACHABLE = "robots-txt-unreachable"
     NEWS_TOO_MANY = "news-too-many"
     NEWS_TOO_OLD = "news-too-old"
     NEWS_MISSING_TAG = "news-missing-tag"
@@ -404,6 +405,17 @@ KINDS: dict[Kind, KindInfo] = {
         impact=_UNREAD,
         reach=_FILE,
         agents_detail=True,
+    ),
+    Kind.ROBOTS_UNREACHABLE: KindInfo(
+        _E,
+        "robots.txt unreachable",
+        "robots.txt gave no usable answer ({detail}): while it does, search engines take the "
+        "whole site as disallowed and crawl none of it (RFC 9309), so every sitemap and URL "
+        "below counts as blocked.",
+        "Make robots.txt answer 200 (or 404 when there are no rules): a 5xx, a 429 or no "
+        "answer stops crawling.",
+        impact=_LOST,
+        reach=_NONE,
     ),
     Kind.NEWS_TOO_MANY: KindInfo(
         _E,

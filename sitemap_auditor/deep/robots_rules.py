@@ -50,6 +50,7 @@ from sitemap_auditor.core.robots import (
 )
 
 __all__ = [
+    "COMPLETE_DISALLOW",
     "WILD_INDEX_FROM",
     "Directive",
     "Key",
@@ -60,8 +61,18 @@ __all__ = [
     "key_of",
     "path_params_query",
     "product_token",
+    "robots_unreachable",
     "valid_user_agent",
 ]
+
+# RFC 9309 §2.3.1.4: a robots.txt unreachable for a server or network error (a 5xx; Google
+# counts a 429 as one) is "undefined", and the crawler must assume complete disallow.
+COMPLETE_DISALLOW = b"User-agent: *\nDisallow: /\n"
+
+
+def robots_unreachable(status: int | None) -> bool:
+    """True when robots.txt's answer (None: none came) leaves the site wholly disallowed."""
+    return status is None or status == 429 or status >= 500
 
 
 class Key(Enum):

@@ -840,7 +840,14 @@ def walk(url: str, options: Options | None = None) -> Walk:
             status, body, listed, lines = answer
     except KeyboardInterrupt:
         stopped = "interrupted"
-    rules = load_rules(body) if body is not None else None
+    from sitemap_auditor.deep.robots_rules import COMPLETE_DISALLOW, robots_unreachable
+
+    if stopped is None and robots_unreachable(status):
+        rules: Rules | None = load_rules(COMPLETE_DISALLOW)
+        detail = "no answer" if status is None else f"HTTP {status}"
+        walker.site_tally.add(Kind.ROBOTS_UNREACHABLE, None, site.robots_txt_url, detail)
+    else:
+        rules = load_rules(body) if body is not None else None
     max_dedupe = options.limits.max_dedupe_urls
     records = walker.records
     seen = Duplicates(max_dedupe, order=lambda number: records[number].place)

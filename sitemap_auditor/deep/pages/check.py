@@ -27,7 +27,12 @@ from sitemap_auditor.deep.pages.head import READ_LIMIT, HeadFacts, HeadReader
 from sitemap_auditor.deep.pages.pacing import Pacer, crawl_delay, retry_after_seconds
 from sitemap_auditor.deep.pages.store import DigestSet, PagesFile, url_key
 from sitemap_auditor.deep.pages.summary import Summary
-from sitemap_auditor.deep.robots_rules import RobotsRules, product_token
+from sitemap_auditor.deep.robots_rules import (
+    COMPLETE_DISALLOW,
+    RobotsRules,
+    product_token,
+    robots_unreachable,
+)
 from sitemap_auditor.fetching.fetch import USER_AGENT, Fetcher, FetchPolicy, Hop
 
 __all__ = ["DEFAULT_MAX_PAGES", "Listed", "PageOptions", "check_pages", "page_agents"]
@@ -382,16 +387,22 @@ def _sent_agent(fetcher: Fetcher, url: str) -> str:
 
 def _robots(policy: FetchPolicy, robots_url: str, agent: str) -> tuple[RobotsAgents, float | None]:
     """Which of the page agents robots.txt disallows a URL to (none when there is no
-    robots.txt), and the Crawl-delay it gives the requesting agent's group (or `*`)."""
+    robots.txt, or no answer; every one when it answers a 5xx or a 429), and the
+    Crawl-delay it gives the requesting agent's group (or `*`)."""
     fetcher = Fetcher(policy, user_agent=agent)
     sent = _sent_agent(fetcher, robots_url)
     agents = page_agents(sent)
     try:
         with fetcher.open(robots_url) as answer:
-            if answer.status != 200:
+            if robots_unreachable(answer.status):
+                body = COMPLETE_DISALLOW  # no usable answer: the whole origin is disallowed
+            elif answer.status != 200:
                 return RobotsAgents(None, agents), None
-            body = b"".join(answer.body(limit=512 * 1024, truncate=True))
+            else:
+                body = b"".join(answer.body(limit=512 * 1024, truncate=True))
     except FetchError:
+        # No answer at all: the page's own request will meet what robots.txt's met (a refused
+        # connection, an address the guard refuses) and say so, more precisely than "blocked".
         return RobotsAgents(None, agents), None
     finally:
         fetcher.close()

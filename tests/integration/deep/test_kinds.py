@@ -314,6 +314,30 @@ def test_blocked_by_robots(site: Site) -> None:
     assert f["examples"] == [{"line": 3, "value": site.url("/private/a")}]
 
 
+@pytest.mark.parametrize("status", [500, 503, 429])
+def test_a_robots_txt_without_a_usable_answer_disallows_the_whole_site(
+    site: Site, status: int
+) -> None:
+    pytest.importorskip("sitemap_auditor.deep.robots_rules")
+    body = urlset_of([f"<loc>{site.url('/a')}</loc>", f"<loc>{site.url('/b')}</loc>"])
+    site.route("/robots.txt", reply("User-agent: *\nAllow: /\n", status, "text/plain"))
+    site.route("/sitemap.xml", reply(body))
+    found = kinds_of(run(site.url("/")))
+    unreachable = found["robots-txt-unreachable"]
+    assert (unreachable["severity"], unreachable["sitemap"]) == ("error", None)
+    assert f"(HTTP {status})" in unreachable["message"]
+    assert found["blocked-by-robots"]["count"] == 2
+    assert found["sitemap-blocked-by-robots"]["examples"][0]["value"] == site.url("/sitemap.xml")
+
+
+def test_a_robots_txt_answering_404_is_no_rules(site: Site) -> None:
+    body = urlset_of([f"<loc>{site.url('/a')}</loc>"])
+    site.route("/robots.txt", reply("User-agent: *\nDisallow: /\n", 404, "text/plain"))
+    site.route("/sitemap.xml", reply(body))
+    found = kinds_of(run(site.url("/")))
+    assert not {"robots-txt-unreachable", "blocked-by-robots"} & set(found)
+
+
 def test_no_sitemap_anywhere_is_one_finding_about_the_site(site: Site) -> None:
     doc = run(site.url("/"))
     found = kinds_of(doc)

@@ -318,3 +318,16 @@ def test_each_origin_is_judged_by_its_own_robots_txt(
     asked = [s.path for s in elsewhere.seen]
     assert asked.count("/robots.txt") == 1 and "/secret" not in asked
     assert "/private/x" not in [s.path for s in site.seen]
+
+
+def test_an_origin_whose_robots_txt_fails_is_not_crawled(
+    site: Site, elsewhere: Site, tmp_path: Path
+) -> None:
+    site.route("/robots.txt", reply("busy", 503, "text/plain"))
+    site.route("/a", reply(PAGE, content_type="text/html"))
+    elsewhere.route("/robots.txt", reply("", 404, "text/plain"))  # no rules at all
+    elsewhere.route("/b", reply(PAGE, content_type="text/html"))
+    rows = _check(site, [site.url("/a"), elsewhere.url("/b")], tmp_path)
+    assert rows[site.url("/a")]["reason"] == "blocked-by-robots"
+    assert rows[elsewhere.url("/b")]["indexable"]
+    assert [s.path for s in site.seen] == ["/robots.txt"]
