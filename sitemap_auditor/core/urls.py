@@ -263,12 +263,14 @@ def _why_unreadable(text: str, base: str | None) -> str:
 # Where userinfo can start: a scheme and its colon, then any run of slashes and backslashes
 # (browsers read userinfo in `http://u:p@h/`, `http:\\u:p@h/`, `http:/u:p@h/`, `http:u:p@h/`
 # alike), or two slashes without a scheme (`//u:p@h/`, `\\u:p@h/`: a base gives them one). Tabs and
-# newlines count for nothing, as browsers drop them. A scheme is tried only from the start of a
+# newlines count for nothing, as browsers drop them. Two slashes right after a character a path
+# holds (`https://h/a//y@@castle`, a path Google's own robots.txt patterns write) start no
+# authority: that is a path, and shown as it reads. A scheme is tried only from the start of a
 # run of scheme characters (the lookbehind): tried from every letter of a long run that no colon
 # ends, the search would be quadratic in the run's length.
 _AUTHORITY_START = re.compile(
     r"(?<![A-Za-z0-9+.\-])[0-9+.\-]*(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*):[/\\\t\n\r]*"
-    r"|[/\\][\t\n\r]*[/\\][/\\\t\n\r]*"
+    r"|(?<![A-Za-z0-9_~%\-])[/\\][\t\n\r]*[/\\][/\\\t\n\r]*"
 )
 # What ends an authority, and so any userinfo in it: in the special schemes' URLs a `\` does
 # too, in other URLs it does not (`foo://u:p\@h/` has the userinfo `u:p\`).

@@ -124,6 +124,14 @@ def test_strip_userinfo_in_every_spelling_browsers_read() -> None:
     )
 
 
+def test_two_slashes_inside_a_path_start_no_authority() -> None:
+    # fbi.gov's robots.txt writes `Disallow: /*@@`: a listed URL's path may hold `//y@@`.
+    assert strip_userinfo("http://h//y@@castle/y") == "http://h//y@@castle/y"
+    assert strip_userinfo("http://h/a/b//c@d") == "http://h/a/b//c@d"
+    # Two slashes that open a URL in text still do.
+    assert strip_userinfo('href="//u:p@h/" and //u:p@h2/') == 'href="//h/" and //h2/'
+
+
 def test_strip_userinfo_is_linear_in_the_text() -> None:
     # Scheme-like runs without an authority's end: a quadratic search would take minutes.
     assert strip_userinfo("a:" * 1_000_000 + "@h") == "a:h"
