@@ -13,6 +13,7 @@ from sitemap_auditor.core import robots
 from sitemap_auditor.core import site as sites
 from sitemap_auditor.core.errors import FetchError, FetchErrorKind
 from sitemap_auditor.deep.options import MAX_SITEMAPS_CEILING, Options
+from sitemap_auditor.deep.robots_rules import robots_unreachable
 from sitemap_auditor.fetching.exchange import Reply, Request
 from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy, default_transport
 from sitemap_auditor.fetching.guard import Guard
@@ -22,7 +23,9 @@ __all__ = ["RobotsAnswer", "robots_txt", "robots_txt_kept", "verdict"]
 
 # robots.txt's status (None: no answer), its body (when 200), every usable `Sitemap:` URL,
 # repeats included (the walk reads each sitemap once, and counts the repeats), and the lines read.
-RobotsAnswer = tuple[int | None, bytes | None, list[str], int]
+# robots.txt's status, body, Sitemap: URLs, Sitemap: lines, and whether it left the site wholly
+# disallowed (robots_rules.robots_unreachable).
+RobotsAnswer = tuple[int | None, bytes | None, list[str], int, bool]
 
 
 def verdict(
@@ -48,12 +51,12 @@ def robots_txt(fetcher: Fetcher, robots_url: str) -> RobotsAnswer:
     try:
         with fetcher.open(robots_url) as answer:
             if answer.status != 200:
-                return answer.status, None, [], 0
+                return answer.status, None, [], 0, robots_unreachable(answer.status)
             body = b"".join(answer.body(limit=robots.MAX_ROBOTS_BYTES, truncate=True))
             final = answer.url
             status = answer.status
-    except FetchError:
-        return None, None, [], 0
+    except FetchError as e:
+        return None, None, [], 0, robots_unreachable(None, e.kind)
     urls: list[str] = []
     lines = 0
     for line in robots.iter_sitemap_lines(body):
@@ -61,7 +64,7 @@ def robots_txt(fetcher: Fetcher, robots_url: str) -> RobotsAnswer:
         made, _ = robots.sitemap_url(line.value, final)
         if made is not None and len(urls) < MAX_SITEMAPS_CEILING:
             urls.append(made)
-    return status, body, urls, lines
+    return status, body, urls, lines, False
 
 
 def robots_txt_kept(policy: FetchPolicy, heard: Recordings, robots_url: str) -> RobotsAnswer:

@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 
+from sitemap_auditor.core.errors import FetchErrorKind
 from sitemap_auditor.core.robots import (
     MAX_LINE_BYTES,
     MAX_ROBOTS_BYTES,
@@ -68,11 +69,28 @@ __all__ = [
 # RFC 9309 §2.3.1.4: a robots.txt unreachable for a server or network error (a 5xx; Google
 # counts a 429 as one) is "undefined", and the crawler must assume complete disallow.
 COMPLETE_DISALLOW = b"User-agent: *\nDisallow: /\n"
+# The failures that are the network's: no server answered. The others are answers that lead
+# nowhere (too many redirects, a redirect to another scheme, a body that cannot be decoded):
+# RFC 9309 §2.3.1.2 lets a crawler take such a robots.txt as unavailable, no rules, as Google
+# takes a 4xx.
+_NETWORK_ERRORS = frozenset(
+    {
+        FetchErrorKind.TIMEOUT,
+        FetchErrorKind.DNS,
+        FetchErrorKind.CONNECT,
+        FetchErrorKind.CONNECTION,
+        FetchErrorKind.CONNECTION_RESET,
+        FetchErrorKind.TLS,
+    }
+)
 
 
-def robots_unreachable(status: int | None) -> bool:
-    """True when robots.txt's answer (None: none came) leaves the site wholly disallowed."""
-    return status is None or status == 429 or status >= 500
+def robots_unreachable(status: int | None, error: FetchErrorKind | None = None) -> bool:
+    """True when robots.txt's answer (its status, or the error that left none) leaves the site
+    wholly disallowed: a 5xx, a 429, or no server's answer at all."""
+    if status is not None:
+        return status == 429 or status >= 500
+    return error in _NETWORK_ERRORS
 
 
 class Key(Enum):

@@ -825,6 +825,7 @@ def walk(url: str, options: Options | None = None) -> Walk:
     body: bytes | None = None
     listed: list[str] = []
     lines = 0
+    unreachable = False
     try:
         with walker.interrupt.opened():
             verdict = first_answers.verdict(site, url, options, walker.policy, walker.heard)
@@ -837,12 +838,12 @@ def walk(url: str, options: Options | None = None) -> Walk:
                 answer = first_answers.robots_txt_kept(
                     walker.policy, walker.heard, site.robots_txt_url
                 )
-            status, body, listed, lines = answer
+            status, body, listed, lines, unreachable = answer
     except KeyboardInterrupt:
         stopped = "interrupted"
-    from sitemap_auditor.deep.robots_rules import COMPLETE_DISALLOW, robots_unreachable
+    if stopped is None and unreachable:
+        from sitemap_auditor.deep.robots_rules import COMPLETE_DISALLOW
 
-    if stopped is None and robots_unreachable(status):
         rules: Rules | None = load_rules(COMPLETE_DISALLOW)
         detail = "no answer" if status is None else f"HTTP {status}"
         walker.site_tally.add(Kind.ROBOTS_UNREACHABLE, None, site.robots_txt_url, detail)

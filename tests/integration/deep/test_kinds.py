@@ -10,7 +10,7 @@ import pytest
 from support.deep import SITEMAPS_NS, corpus_file, kinds_of, run, serve_listed, urlset_of
 from support.documents import gz
 
-from harness.servers import Site, reply
+from harness.servers import Site, redirect, reply
 from sitemap_auditor.deep import walk
 
 NEWS_NS = ' xmlns:news="http://www.google.com/schemas/sitemap-news/0.9"'
@@ -336,6 +336,19 @@ def test_a_robots_txt_answering_404_is_no_rules(site: Site) -> None:
     site.route("/sitemap.xml", reply(body))
     found = kinds_of(run(site.url("/")))
     assert not {"robots-txt-unreachable", "blocked-by-robots"} & set(found)
+
+
+def test_a_robots_txt_whose_answer_leads_nowhere_is_no_rules(site: Site) -> None:
+    # A redirect loop is an answer, not a server's failure: RFC 9309 §2.3.1.2 lets a crawler
+    # take it as unavailable (no rules), as Google takes a 4xx.
+    body = urlset_of([f"<loc>{site.url('/a')}</loc>"])
+    site.route("/robots.txt", redirect("/r2.txt", 301))
+    site.route("/r2.txt", redirect("/robots.txt", 301))
+    site.route("/sitemap.xml", reply(body))
+    found = kinds_of(run(site.url("/")))
+    assert not {"robots-txt-unreachable", "blocked-by-robots", "sitemap-blocked-by-robots"} & set(
+        found
+    )
 
 
 def test_no_sitemap_anywhere_is_one_finding_about_the_site(site: Site) -> None:
