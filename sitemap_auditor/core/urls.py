@@ -283,9 +283,27 @@ def strip_userinfo(text: str) -> str:
 
     Linear in the text's length, however it is made (an event or a robots.txt line may carry
     megabytes): each authority's end and its last `@` are found once per kind of URL, not once
-    per scheme-like run inside it."""
+    per scheme-like run inside it. Browsers drop tabs and newlines anywhere in a URL, inside
+    its scheme too (`http\t:u:p@h/`, `a\thttp://u\\:p@h/` whose scheme is `ahttp`): when the
+    text still holds an `@` and one of them, it is read once more without them, and that
+    reading stands when it finds userinfo the first did not (the text then loses its tabs and
+    newlines)."""
     if "@" not in text:
         return text
+    stripped = _strip_userinfo(text)
+    if "@" in stripped and _DROPPED.search(stripped) is not None:
+        squeezed = _DROPPED.sub("", stripped)
+        again = _strip_userinfo(squeezed)
+        if again != squeezed:
+            return again
+    return stripped
+
+
+# What browsers drop from a URL wherever it stands.
+_DROPPED = re.compile("[\t\n\r]")
+
+
+def _strip_userinfo(text: str) -> str:
     out: list[str] = []
     pos = 0  # text[:pos] is done
     # Per kind of authority end: where the authority that holds the last match ends, and the

@@ -124,6 +124,22 @@ def test_strip_userinfo_in_every_spelling_browsers_read() -> None:
     )
 
 
+def test_strip_userinfo_sees_through_tabs_and_newlines_inside_a_scheme() -> None:
+    # Browsers drop them anywhere in a URL: `http\t:` is `http:`, `a\thttp` the scheme ahttp,
+    # whose authority a backslash does not end.
+    for url in (
+        "http\t:token@evil.example/",
+        "http\n:/token@evil.example/",
+        "http\t:me_:s3cret@evil.example/",
+        "a\thttp://me_\\:s3cret@evil.example/",
+        "see h\rttps://u:s3cret@evil.example/ here",
+    ):
+        out = strip_userinfo(url)
+        assert "s3cret" not in out and "token" not in out, (url, out)
+    # Text with tabs and no hidden userinfo keeps them.
+    assert strip_userinfo("a\tb@c\thttp://h/") == "a\tb@c\thttp://h/"
+
+
 def test_two_slashes_inside_a_path_start_no_authority() -> None:
     # fbi.gov's robots.txt writes `Disallow: /*@@`: a listed URL's path may hold `//y@@`.
     assert strip_userinfo("http://h//y@@castle/y") == "http://h//y@@castle/y"
