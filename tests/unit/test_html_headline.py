@@ -82,6 +82,11 @@ def test_listed_pages_that_fail_head_the_page_as_the_exit_status_counts_them() -
     )
     assert 'Worst finding: <a href="#pages">Not found (404)</a> (1 listed page)' in page
     assert "found in every sitemap and the pages checked" in page
-    # Clean pages leave a clean headline.
+    # A finding of no page (an odd document) says nothing; clean pages leave a clean headline.
+    doc["pages"]["findings"] = [
+        {"kind": "page-not-found", "severity": "error", "title": "Not found (404)", "count": c}
+        for c in (0, None, "7", True, -3)
+    ]
+    assert _headline(render(doc)) == ("ok", "No errors or warnings")
     doc["pages"]["findings"] = []
     assert _headline(render(doc)) == ("ok", "No errors or warnings")

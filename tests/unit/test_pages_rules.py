@@ -305,7 +305,14 @@ def test_a_link_header_is_read_link_value_by_link_value() -> None:
     assert link('</a>; title="x, y; z"; rel="alternate canonical"') == "https://shop.example/a"
     assert link('</a>; title="q\\"uote, c"; rel=canonical') == "https://shop.example/a"
     assert link('</n>; rel="next", </c>;rel=canonical') == "https://shop.example/c"
-    assert link("</a>; rel=next") is None and link("garbage, </c>; rel=canonical") is None
+    assert link("</a>; rel=next") is None
+    # A malformed link-value says nothing, and hides nothing after it.
+    assert link("garbage, </c>; rel=canonical") == "https://shop.example/c"
+    assert link("</font.woff2> crossorigin, </c>; rel=canonical") == "https://shop.example/c"
+    assert link("</c>; rel='canonical'") == "https://shop.example/c"  # as browsers read it
+    assert link("</c>; rel=alternate; rel=canonical") is None  # a second rel is ignored
+    # Read no further than MAX_LINK_CHARS: a canonical past it is no one's.
+    assert link("</x>; title=" + "y" * verdict.MAX_LINK_CHARS + ", </c>; rel=canonical") is None
     # One pass whatever the header: no backtracking on a long run of spaces or parameters.
     assert link("</a>; rel=" + " " * 200_000 + 'x"') is None
     assert link("</a>" + "; x= " * 50_000 + ' "') is None
@@ -328,6 +335,7 @@ def test_an_html_page_with_an_empty_body_is_a_soft_404_hint() -> None:
         assert judge(head=facts, body=len(empty)).reason == "page-soft-404", empty
     for content in (
         b"<html><head><title>Shop</title></head><body><div id=root></div></body>",
+        b"<html><head><script src=/app.js defer></script></head><body></body>",
         b"<html><head></head><body><script src=/app.js></script></body>",  # drawn by script
         b"<html><head><title>Shop</title></head><body>Hello</body>",
         b"Hello",

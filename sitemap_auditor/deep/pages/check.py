@@ -152,8 +152,8 @@ class _RobotsBook:
         with self._lock:
             if origin in self._rules:
                 return self._rules[origin]
-            if len(self._reading) >= MAX_ROBOTS_ORIGINS:
-                return None
+            if origin not in self._reading and len(self._reading) >= MAX_ROBOTS_ORIGINS:
+                return None  # one more origin than the book holds: not read
             reading = self._reading.setdefault(origin, threading.Lock())
         with reading:
             with self._lock:

@@ -48,7 +48,7 @@ class _Parser(HTMLParser):
         self.title: str | None = None
         self.ended = False
         self.content = False  # an element or text of the body was seen
-        self.text = False  # text outside the head's elements was seen
+        self.text = False  # text outside the head's elements, or a script, was seen
         self._in: str | None = None  # "title" or "ld" while inside one
         self._text: list[str] = []
         self._chars = 0
@@ -75,8 +75,11 @@ class _Parser(HTMLParser):
                 self.canonical = a["href"].strip()[:4096]
         elif tag == "title" and self.title is None:
             self._start("title")
-        elif tag == "script" and a.get("type", "").strip().lower() == "application/ld+json":
-            self._start("ld")
+        elif tag == "script":
+            if a.get("type", "").strip().lower() == "application/ld+json":
+                self._start("ld")
+            else:
+                self.text = True  # a script may draw the page, wherever it stands
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)

@@ -55,6 +55,8 @@ _RESPONSE_TIME = timedelta(seconds=60)
 _REDIRECT_ERRORS = frozenset(
     {FetchErrorKind.TOO_MANY_REDIRECTS, FetchErrorKind.OTHER_SCHEME, FetchErrorKind.INVALID_URL}
 )
+# A Link header is read this far for a canonical (headers of that size are no one's links).
+MAX_LINK_CHARS = 16 * 1024
 # Names that are directives with a value, not a user agent's prefix.
 _VALUED = frozenset({"unavailable_after", "max-snippet", "max-image-preview", "max-video-preview"})
 # The soft 404 hint's words in a <title> (a bare "404" is a page's number as often as an error).
@@ -133,27 +135,32 @@ def robots_noindex(header_lines: Sequence[str], meta: Sequence[str], now: dateti
 def _link_canonical(link: str | None) -> str | None:
     """The target of a `Link: <url>; rel="canonical"` header, if one is given: the header read
     as RFC 8288 writes it, link-value by link-value (a comma inside <...> or inside a quoted
-    parameter separates nothing), in one pass; reading stops at the first that is malformed."""
+    parameter separates nothing), in one pass over its first MAX_LINK_CHARS. A malformed
+    link-value is passed over to the next comma; a link-value's first `rel` counts, a second is
+    ignored (§3.3); a value in single quotes is read as in double ones, as browsers do."""
     if not link:
         return None
+    link = link[:MAX_LINK_CHARS]
     n, at = len(link), 0
     for _ in range(50):
         while at < n and link[at] in " \t,":
             at += 1
-        if at >= n or link[at] != "<":
+        if at >= n:
             return None
-        close = link.find(">", at)
+        close = link.find(">", at) if link[at] == "<" else -1
         if close < 0:
-            return None
+            at = _next_value(link, at)
+            continue
         target, at = link[at + 1 : close].strip(), close + 1
-        canonical = False
+        rel: str | None = None
         while True:  # the parameters: `; name`, `; name=token` or `; name="quoted"`
             while at < n and link[at] in " \t":
                 at += 1
             if at >= n or link[at] == ",":
                 break
             if link[at] != ";":
-                return None
+                rel, at = None, _next_value(link, at)  # malformed: this link-value says nothing
+                break
             end = at + 1
             while end < n and link[end] not in '=;,"':
                 end += 1
@@ -169,13 +176,19 @@ def _link_canonical(link: str | None) -> str | None:
                     stop = end
                     while stop < n and link[stop] not in ";,":
                         stop += 1
-                    value, end = link[end:stop], stop
-            if name == "rel" and "canonical" in value.lower().split():
-                canonical = True
+                    value, end = link[end:stop].strip().strip("'"), stop
+            if name == "rel" and rel is None:
+                rel = value
             at = end
-        if canonical:
+        if rel is not None and "canonical" in rel.lower().split():
             return target[:4096]
     return None
+
+
+def _next_value(link: str, at: int) -> int:
+    """Where the link-value after the one at `at` starts: past the next comma, or the end."""
+    comma = link.find(",", at)
+    return len(link) if comma < 0 else comma + 1
 
 
 def _quoted(text: str, at: int) -> tuple[str, int]:

@@ -32,7 +32,9 @@ def graded(pages: object) -> list[tuple[str, str, int]]:
     found = [
         (str(f.get("title"))[:200], str(f.get("severity")), _int(f.get("count")))
         for f in pages.get("findings") or []
-        if isinstance(f, Mapping) and f.get("severity") in ("error", "warning")
+        if isinstance(f, Mapping)
+        and f.get("severity") in ("error", "warning")
+        and _int(f.get("count")) > 0
     ]
     return sorted(found, key=lambda f: (f[1] != "error", -f[2], f[0]))
 

@@ -24,6 +24,7 @@ from support.faults import Outbound
 from harness.servers import Site, redirect, reply, send, slow_headers
 from sitemap_auditor.cli import deep as deep_cli
 from sitemap_auditor.core.credentials import Credentials
+from sitemap_auditor.deep.pages import check
 from sitemap_auditor.deep.pages.check import PageOptions, check_pages
 from sitemap_auditor.deep.pages.store import PagesFile
 from sitemap_auditor.fetching.fetch import FetchPolicy
@@ -331,3 +332,22 @@ def test_an_origin_whose_robots_txt_fails_is_not_crawled(
     assert rows[site.url("/a")]["reason"] == "blocked-by-robots"
     assert rows[elsewhere.url("/b")]["indexable"]
     assert [s.path for s in site.seen] == ["/robots.txt"]
+
+
+def test_pages_of_an_origin_whose_robots_txt_is_being_read_wait_for_it(
+    site: Site, elsewhere: Site, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The book full but for this origin, whose robots.txt is slow: every worker that meets one
+    # of its pages waits for that reading, none checks a page unjudged.
+    monkeypatch.setattr(check, "MAX_ROBOTS_ORIGINS", 1)
+
+    def slow_robots(h: Any) -> None:
+        time.sleep(0.5)
+        send(h, 200, b"User-agent: *\nDisallow: /\n", {"Content-Type": "text/plain"})
+
+    elsewhere.route("/robots.txt", slow_robots)
+    for i in range(8):
+        elsewhere.route(f"/p{i}", reply(PAGE, content_type="text/html"))
+    rows = _check(site, [elsewhere.url(f"/p{i}") for i in range(8)], tmp_path, concurrency=4)
+    assert {r["reason"] for r in rows.values()} == {"blocked-by-robots"}
+    assert [s.path for s in elsewhere.seen] == ["/robots.txt"]
