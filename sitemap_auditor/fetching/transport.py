@@ -40,6 +40,7 @@ __all__ = [
     "classify",
     "explain",
     "is_stale",
+    "mapped_body_errors",
     "mapped_errors",
     "prepared",
 ]
@@ -86,7 +87,12 @@ ERROR_TABLE: tuple[tuple[_Row, ...], ...] = (
         ),
         ((requests.exceptions.ChunkedEncodingError,), FetchErrorKind.BROKEN_BODY, True),
         (
-            (urllib3.exceptions.ProtocolError, http.client.HTTPException),
+            # InvalidHeader: Content-Length lines that disagree (check_content_length)
+            (
+                urllib3.exceptions.ProtocolError,
+                urllib3.exceptions.InvalidHeader,
+                http.client.HTTPException,
+            ),
             FetchErrorKind.PROTOCOL,
             True,
         ),
@@ -159,6 +165,18 @@ def mapped_errors(guard: Guard) -> Iterator[None]:
         raise
     except TRANSPORT_ERRORS as e:
         raise classify(e, guard) from None
+
+
+@contextmanager
+def mapped_body_errors(guard: Guard) -> Iterator[None]:
+    """mapped_errors for reading a body. urllib3 takes a chunk size that reads as a negative
+    number (`-10`) and http.client then raises ValueError on the read: a bad chunk size, the
+    site's like any other (the same kind as one that is no number), never a defect of ours."""
+    try:
+        with mapped_errors(guard):
+            yield
+    except ValueError:
+        raise FetchError(FetchErrorKind.INCOMPLETE_BODY) from None
 
 
 @dataclass
@@ -286,7 +304,7 @@ class _HttpReply:
         return tuple(self._raw.raw.headers.getlist(name))
 
     def chunks(self, size: int) -> Iterator[bytes]:
-        with mapped_errors(self._guard):
+        with mapped_body_errors(self._guard):
             yield from self._raw.raw.stream(size, decode_content=False)
 
     def close(self) -> None:

@@ -35,6 +35,7 @@ ANSWERS: dict[str, bytes] = {
     "chunked": _head("Transfer-Encoding: chunked") + _chunked(BODY[:10], BODY[10:30], BODY[30:]),
     "chunk size no number": _head("Transfer-Encoding: chunked") + b"zz\r\nabc\r\n0\r\n\r\n",
     "chunk cut": _head("Transfer-Encoding: chunked") + b"40\r\n" + BODY[:20],
+    "chunk size negative": _head("Transfer-Encoding: chunked") + b"-10\r\nabc\r\n0\r\n\r\n",
     "shorter than its length": _head("Content-Length: 500") + BODY,
     "no length, closed": _head("Content-Type: text/html") + BODY,
     "gzip": _head("Content-Encoding: gzip", f"Content-Length: {len(ZIPPED)}") + ZIPPED,

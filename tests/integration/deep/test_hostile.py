@@ -15,7 +15,7 @@ from support.deep import SITEMAPS_NS, kinds_of, local_only, run, urlset_of
 from support.deep_schema import validated
 
 import sitemap_auditor.fetching.addresses as ng
-from harness.servers import Site, drip, redirect, reply, send, stream
+from harness.servers import Site, drip, raw, redirect, reply, send, stream
 from sitemap_auditor import deep
 from sitemap_auditor.core.credentials import Credentials
 from sitemap_auditor.deep import walk
@@ -167,3 +167,23 @@ def test_no_more_than_four_fetches_at_once_to_one_host(site: Site) -> None:
     doc = run(site.url("/"), concurrency=16)
     assert doc["totals"]["fetched"] == 13
     assert 1 < now[1] <= walk.MAX_PER_HOST
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"Transfer-Encoding: chunked\r\n",
+        b"Content-Length: 9\r\nContent-Length: 12\r\n",
+    ],
+    ids=["negative-chunk-size", "two-content-lengths"],
+)
+def test_broken_framing_of_one_child_leaves_the_others_read(site: Site, head: bytes) -> None:
+    _index(site, "/broken.xml", "/good.xml")
+    framing = b"-10\r\n<urlset/>\r\n0\r\n\r\n" if b"chunked" in head else b"<urlset/>"
+    site.route("/broken.xml", raw(b"HTTP/1.1 200 OK\r\n" + head + b"\r\n" + framing))
+    site.route("/good.xml", reply(urlset_of([f"<loc>{site.url('/a')}</loc>"])))
+    doc = validated(run(site.url("/")))
+    assert "couldnt-fetch" in kinds_of(doc, site.url("/broken.xml"))
+    good = next(s for s in doc["sitemaps"] if s["url"] == site.url("/good.xml"))
+    assert good["type"] == "urlset", good
+    assert doc["complete"] is True

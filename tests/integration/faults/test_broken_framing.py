@@ -125,6 +125,10 @@ def test_robots_content_length_shorter_hides_the_later_sitemap_lines(
         (b"8\r\n<urlset/>\r\n", "incomplete body"),
         # chunks that never end with the zero-size chunk before the connection closes
         (b"9\r\n<urlset/>\r\n", "protocol: the answer does not follow HTTP"),
+        # a negative chunk size: a length no reader can take, not a defect of ours
+        (b"-10\r\n<urlset/>\r\n0\r\n\r\n", "incomplete body"),
+        # -1, which a reader takes as "to the end": the body never gets its zero-size chunk
+        (b"5\r\n<urls\r\n-1\r\net/>\r\n0\r\n\r\n", "incomplete body"),
         # a size larger than anything that follows
         (b"ffffffffffffffffffff\r\n<urlset/>", "incomplete body"),
         # a chunk-size line longer than any reader keeps
@@ -192,3 +196,15 @@ def test_a_content_type_folded_over_megabytes_is_cut(audit: AuditFn, site: Site)
     assert shown.startswith("application/xml;") and shown.endswith("y...")
     assert len(shown) == MAX_HEADER_CHARS
     assert len(json.dumps(result)) < 1_000_000
+
+
+def test_two_different_content_lengths_are_a_protocol_error(audit: AuditFn, site: Site) -> None:
+    # RFC 9112 §6.3: no length can be trusted, so the body is not read at all.
+    body = urlset([FRESH])
+    lengths = b"Content-Length: %d\r\nContent-Length: %d\r\n" % (len(body), len(body) + 1)
+    site.route("/sitemap.xml", raw(b"HTTP/1.1 200 OK\r\n" + lengths + b"\r\n" + body))
+    result = audit(site.url("/"))
+    assert codes_of(result) == ["100", "400"]
+    assert data_of(result)["issues"][1] == (
+        f"{site.url('/sitemap.xml')}: fetch error (protocol: the answer does not follow HTTP)"
+    )
