@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from sitemap_auditor.core import urls
 from sitemap_auditor.core.errors import FetchErrorKind
 from sitemap_auditor.deep.pages import verdict
@@ -389,10 +391,30 @@ def test_crawl_delay_of_the_agents_group_else_stars() -> None:
     assert crawl_delay(b"User-agent: *\nDisallow: /\n", "a") is None
 
 
+@pytest.mark.parametrize(
+    "value",
+    ["inf", "Infinity", "nan", "1e999", "1e3", "1_0", "-1", "+2", "\u0663", "9" * 400, "0x10", ""],
+)
+def test_a_crawl_delay_that_is_no_plain_number_of_seconds_is_none(value: str) -> None:
+    # float() takes most of these; a report must never show Infinity or NaN (invalid JSON).
+    body = f"User-agent: *\nCrawl-delay: {value}\n".encode()
+    assert crawl_delay(body, "a") is None
+
+
+def test_a_broken_crawl_delay_of_the_agent_leaves_the_star_groups() -> None:
+    body = b"User-agent: *\nCrawl-delay: 3\n\nUser-agent: a\nCrawl-delay: inf\n"
+    assert crawl_delay(body, "a") == 3.0
+    assert crawl_delay(b"User-agent: *\nCrawl-delay: .5\n", "a") == 0.5
+    assert crawl_delay(b"User-agent: *\nCrawl-delay: 10.\n", "a") == 10.0
+
+
 def test_retry_after_seconds_or_a_date() -> None:
     assert retry_after_seconds("7", NOW) == 7.0
     assert retry_after_seconds("Fri, 04 Dec 2026 00:00:30 GMT", NOW) == 30.0
     assert retry_after_seconds("soon", NOW) is None
+    # digits of other scripts are no delta-seconds (one of them no number at all to int())
+    assert retry_after_seconds("\u0663", NOW) is None
+    assert retry_after_seconds("\u00b2", NOW) is None
 
 
 def test_the_pages_file_resumes_past_a_cut_last_line(tmp_path: Path) -> None:

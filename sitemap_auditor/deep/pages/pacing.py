@@ -3,6 +3,8 @@ injected clock. Threads ask `reserve()` how long to wait before their next reque
 
 from __future__ import annotations
 
+import math
+import re
 import threading
 from collections.abc import Callable
 from datetime import datetime
@@ -11,6 +13,10 @@ from email.utils import parsedate_to_datetime
 __all__ = ["Pacer", "crawl_delay", "retry_after_seconds"]
 
 MAX_CRAWL_DELAY = 60.0  # a longer Crawl-delay is read as this (a day's delay would stop a run)
+
+# A delay is ASCII decimal seconds, `10` or `0.5`: not what float() also takes (`inf`, `nan`,
+# `1e3`, `1_0`, other scripts' digits), which would let a robots.txt put Infinity in a report.
+_SECONDS = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)\Z", re.ASCII)
 
 
 class Pacer:
@@ -50,7 +56,7 @@ def retry_after_seconds(value: str | None, now: datetime) -> float | None:
     if value is None:
         return None
     value = value.strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():  # delta-seconds: ASCII digits only (RFC 9110 §10.2.3)
         return float(min(int(value[:12]), 10**9))
     try:
         when = parsedate_to_datetime(value)
@@ -81,11 +87,8 @@ def crawl_delay(body: bytes, agent: str) -> float | None:
             agents.append(value.lower())
         elif key == "crawl-delay":
             in_rules = True
-            try:
-                delay = float(value)
-            except ValueError:
-                continue
-            if delay >= 0:
+            delay = float(value) if _SECONDS.match(value) else math.inf
+            if math.isfinite(delay):  # a string of 400 nines is no delay either
                 for a in agents:
                     found.setdefault(a, delay)
         else:
