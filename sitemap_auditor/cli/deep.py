@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
+import math
 import os
 import sys
 import tempfile
@@ -619,8 +620,8 @@ def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) 
     if args.user is not None:
         creds = Credentials(args.user, _password(args.user, parser))
     args.credentials, args.demo_site = creds, demo
-    if args.max_pages < 0 or (args.rate is not None and args.rate <= 0):
-        parser.error("--max-pages must be >= 0 and --rate > 0")
+    if args.max_pages < 0 or (args.rate is not None and not 0 < args.rate < math.inf):
+        parser.error("--max-pages must be >= 0 and --rate a number > 0")
     if (args.pages_out or args.resume) and not args.pages:
         parser.error("--pages-out and --resume go with --pages")
     if args.resume and not args.pages_out:

@@ -4,6 +4,7 @@ library call and the walk (deep/walk.py)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -44,8 +45,9 @@ class Limits:
     def __post_init__(self) -> None:
         if not 1 <= self.max_sitemaps <= MAX_SITEMAPS_CEILING:
             raise ValueError(f"max_sitemaps must be 1 to {MAX_SITEMAPS_CEILING:,}")
-        if self.max_depth < 0 or self.max_bytes < 1 or self.max_seconds <= 0:
-            raise ValueError("max_depth must be >= 0, max_bytes and max_seconds > 0")
+        # `not 0 < s < inf`: NaN and infinity too (the document echoes its limits, in JSON)
+        if self.max_depth < 0 or self.max_bytes < 1 or not 0 < self.max_seconds < math.inf:
+            raise ValueError("max_depth must be >= 0, max_bytes > 0, max_seconds a number > 0")
         if not 1 <= self.concurrency <= 32:
             raise ValueError("concurrency must be 1 to 32")
         if not 1 <= self.max_dedupe_urls <= MAX_DEDUPE_URLS_CEILING:

@@ -119,6 +119,26 @@ def test_usage_errors_exit_64(capsys: pytest.CaptureFixture[str]) -> None:
     assert "max_dedupe_urls must be 1 to 100,000,000" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("option", "value", "said"),
+    [
+        ("--max-seconds", "nan", "max_seconds a number > 0"),
+        ("--max-seconds", "inf", "max_seconds a number > 0"),
+        ("--rate", "nan", "--rate a number > 0"),
+        ("--rate", "inf", "--rate a number > 0"),
+    ],
+)
+def test_a_limit_that_is_no_finite_number_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], option: str, value: str, said: str
+) -> None:
+    # float() takes each of these; NaN would pass a `<= 0` test and stop the walk at once, and
+    # either would be echoed into --json as a value JSON has not.
+    with pytest.raises(SystemExit) as e:
+        _deep("--pages", option, value, "https://example.com/")
+    assert e.value.code == 64
+    assert said in capsys.readouterr().err
+
+
 def test_demo_audits_the_embedded_demo_site(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

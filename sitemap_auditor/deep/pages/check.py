@@ -8,6 +8,7 @@ check); only 64-bit digests of the URLs seen are held, in one table for both rea
 
 from __future__ import annotations
 
+import math
 import queue
 import threading
 import time
@@ -67,10 +68,13 @@ class PageOptions:
     now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
 
     def __post_init__(self) -> None:
-        if self.max_pages < 0 or not 1 <= self.concurrency <= 64 or self.max_seconds <= 0:
-            raise ValueError("max_pages >= 0, concurrency 1 to 64, max_seconds > 0")
-        if self.rate is not None and self.rate <= 0:
-            raise ValueError("rate must be > 0")
+        if self.max_pages < 0 or not 1 <= self.concurrency <= 64:
+            raise ValueError("max_pages >= 0, concurrency 1 to 64")
+        # NaN and infinity are no numbers here: each would pass a `<= 0` test
+        if not 0 < self.max_seconds < math.inf:
+            raise ValueError("max_seconds must be a number > 0")
+        if self.rate is not None and not 0 < self.rate < math.inf:
+            raise ValueError("rate must be a number > 0")
 
 
 def _chosen(
