@@ -420,6 +420,20 @@ def _limits(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Any:
         parser.error(str(e))
 
 
+def _check_outputs(
+    parser: argparse.ArgumentParser, files: dict[str, str | None], folders: dict[str, str | None]
+) -> None:
+    """A usage error, before anything is fetched, for a report that could not be written."""
+    from sitemap_auditor.cli.outputs import file_problem, folder_problem
+
+    checks = [(o, p, file_problem) for o, p in files.items()]
+    checks += [(o, p, folder_problem) for o, p in folders.items()]
+    for option, path, problem in checks:
+        said = problem(path) if path else None
+        if said is not None:
+            parser.error(f"cannot write {option} {path}: {said}")
+
+
 def run_many(
     args: argparse.Namespace, parser: argparse.ArgumentParser, interrupt: Interrupt | None = None
 ) -> int:
@@ -446,6 +460,7 @@ def run_many(
     if not 1 <= args.jobs <= MAX_JOBS:
         parser.error(f"--jobs must be between 1 and {MAX_JOBS}")
     limits = _limits(args, parser)
+    _check_outputs(parser, {}, {"--html": args.html, "--csv": args.csv})
     try:
         sites = _input_urls(args.input, sys.stdin)
     except OSError as e:
@@ -626,6 +641,9 @@ def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) 
         parser.error("--pages-out and --resume go with --pages")
     if args.resume and not args.pages_out:
         parser.error("--resume needs --pages-out FILE")
+    _check_outputs(
+        parser, {"--html": args.html, "--pages-out": args.pages_out}, {"--csv": args.csv}
+    )
     spool = None
     if args.pages:
         from sitemap_auditor.deep.pages.spool import UrlSpool

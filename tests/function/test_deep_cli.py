@@ -139,6 +139,39 @@ def test_a_limit_that_is_no_finite_number_is_a_usage_error(
     assert said in capsys.readouterr().err
 
 
+def test_a_report_that_cannot_be_written_is_a_usage_error_before_the_walk(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, site: Site
+) -> None:
+    site.route("/sitemap.xml", reply(urlset_of([])))
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    missing = tmp_path / "missing" / "report.html"
+    refused = [
+        ("--html", str(missing), "no such folder"),
+        ("--html", str(tmp_path), "it is a folder"),
+        ("--csv", str(a_file), "it is a file, not a folder"),
+        ("--csv", str(a_file / "out"), "Not a directory"),
+        ("--pages-out", str(missing), "no such folder"),
+    ]
+    for option, path, said in refused:
+        extra = ["--pages"] if option == "--pages-out" else []
+        with pytest.raises(SystemExit) as e:
+            _deep(*extra, option, path, site.url("/"))
+        assert e.value.code == 64
+        assert f"cannot write {option} {path}: {said}" in capsys.readouterr().err
+    listing = tmp_path / "sites.txt"
+    listing.write_text(site.url("/") + "\n")
+    for option in ("--html", "--csv"):
+        with pytest.raises(SystemExit) as e:
+            _deep("--input", str(listing), option, str(a_file))
+        assert e.value.code == 64
+        assert f"cannot write {option} {a_file}: it is a file" in capsys.readouterr().err
+    assert site.paths() == []  # refused before the first fetch
+    # A folder that is missing is made, as before.
+    assert _deep("--csv", str(tmp_path / "new" / "csv"), site.url("/")) != 64
+    assert (tmp_path / "new" / "csv" / "sitemaps.csv").exists()
+
+
 def test_demo_audits_the_embedded_demo_site(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -1,0 +1,34 @@
+"""Where the deep audit's reports go, checked before the walk: a path that cannot be written is a
+usage error at once, not a traceback after an hour of reading."""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["file_problem", "folder_problem"]
+
+
+def file_problem(path: str) -> str | None:
+    """Why a file cannot be written at path (made or replaced), or None. Nothing is made."""
+    if os.path.isdir(path):
+        return "it is a folder"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"no such folder: {folder}"
+    if os.path.exists(path):
+        return None if os.access(path, os.W_OK) else "permission denied"
+    return None if os.access(folder, os.W_OK | os.X_OK) else f"permission denied in {folder}"
+
+
+def folder_problem(path: str) -> str | None:
+    """Why files cannot be written into the folder path, or None; the folder is made when it
+    is missing (its reports would make it anyway)."""
+    try:
+        os.makedirs(path, exist_ok=True)
+    except FileExistsError:
+        return "it is a file, not a folder"
+    except OSError as e:
+        return e.strerror or str(e)
+    if not os.access(path, os.W_OK | os.X_OK):
+        return "permission denied"
+    return None
