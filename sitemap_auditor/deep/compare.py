@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from sitemap_auditor.core.text import valid_unicode
 from sitemap_auditor.deep.document import FORMAT
 
 __all__ = ["MAX_LISTED", "MAX_PREVIOUS_BYTES", "compare", "load_previous"]
@@ -41,7 +42,8 @@ def load_previous(path: str | Path) -> dict[str, Any]:
         raise ValueError(f"it is not JSON ({str(e)[:80]})") from None
     if not isinstance(loaded, dict) or loaded.get("format") != FORMAT:
         raise ValueError(f"it is not a document of sitemap-auditor deep --json (format {FORMAT})")
-    return loaded
+    # JSON can escape a lone surrogate ("\\ud800") that no report can write: U+FFFD, once, here.
+    return cast(dict[str, Any], valid_unicode(loaded))
 
 
 def _list(value: Any) -> list[Any]:

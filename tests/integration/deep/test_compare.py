@@ -118,3 +118,21 @@ def test_a_missing_file_is_a_usage_error(tmp_path: Path) -> None:
             ["--allow-private-networks", "--compare", str(tmp_path / "nope.json"), "http://x/"]
         )
     assert stopped.value.code == 64
+
+
+def test_a_lone_surrogate_in_the_older_document_is_shown_as_a_replacement(
+    site: Site, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # An edited document may escape a surrogate that no UTF-8 output can carry.
+    _serve(site, urlset_of([f"<loc>{site.url('/a')}</loc>"]), None)
+    before = _audit(site, capsys)
+    sitemaps = before["sitemaps"]
+    assert isinstance(sitemaps, list)
+    sitemaps[0]["url"] = site.url("/gone-\ud800.xml")
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(before), encoding="ascii")  # the surrogate as \ud800
+    c = _audit(site, capsys, "--compare", str(old))["comparison"]
+    assert isinstance(c, dict)
+    assert site.url("/gone-\ufffd.xml") in {s["url"] for s in c["sitemaps"]}
+    assert deep_cli.main(["--allow-private-networks", "--compare", str(old), site.url("/")]) == 0
+    assert "gone-\ufffd.xml" in capsys.readouterr().out
