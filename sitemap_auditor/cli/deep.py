@@ -665,11 +665,12 @@ def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) 
     urls_out: IO[str] | None = None
     lock = threading.Lock()
 
-    def on_url(u: UrlRecord) -> None:
-        if spool is not None:
-            spool.add(u.url, u.sitemap, u.lastmod)
-        if urls_out is None:
-            return
+    def on_listed(u: UrlRecord) -> None:  # as listed: the page check asks for these
+        assert spool is not None
+        spool.add(u.url, u.sitemap, u.lastmod)
+
+    def on_url(u: UrlRecord) -> None:  # credentials replaced: --urls shows these
+        assert urls_out is not None
         line = {"url": u.url, "sitemap": u.sitemap, "line": u.line, "lastmod": u.lastmod}
         with lock:
             urls_out.write(json.dumps(line, ensure_ascii=False) + "\n")
@@ -694,7 +695,8 @@ def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) 
         allow_private_networks=args.allow_private_networks or demo,
         headers=headers,
         max_age_days=args.max_age_days or 7,
-        on_url=on_url if urls_out is not None or spool is not None else None,
+        on_url=on_url if urls_out is not None else None,
+        on_listed=on_listed if spool is not None else None,
         on_progress=progress,
         finding_rows=rows,
     )

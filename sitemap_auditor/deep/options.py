@@ -88,8 +88,12 @@ class Options:
     # Headers added to every request (--user-agent, --header); credential ones (Authorization,
     # Cookie) go to the site's own origin only.
     headers: ExtraHeaders = field(default_factory=ExtraHeaders)
-    # Called with every listed URL, from the walk's threads one at a time (never concurrently).
+    # Called with every listed URL, from the walk's threads one at a time (never concurrently),
+    # the credentials in it replaced by *** (what may be shown or written).
     on_url: Callable[[UrlRecord], None] | None = None
+    # The same, each URL as listed, credentials included: for requesting it (the page check),
+    # never for showing it. Called before on_url.
+    on_listed: Callable[[UrlRecord], None] | None = None
     on_progress: Callable[[Progress], None] | None = None
     now: Callable[[], datetime] = lambda: datetime.now(UTC)
     # A stop asked for by a signal (the command line installs its handler): the walk stops at

@@ -190,6 +190,32 @@ def robots_agents(headers: ExtraHeaders) -> tuple[str, ...]:
     return checks.ROBOTS_AGENTS + extra
 
 
+def _url_stream(
+    on_listed: Callable[[UrlRecord], None] | None,
+    on_url: Callable[[UrlRecord], None] | None,
+    secrets: tuple[str, ...],
+) -> Callable[[UrlRecord], None] | None:
+    """The one callback the walk gives each listed URL: on_listed's as listed, then on_url's
+    with the secrets (longest first) replaced by ***."""
+    if on_url is not None and secrets:
+        shown = on_url
+
+        def redacted(u: UrlRecord) -> None:
+            lastmod = None if u.lastmod is None else redact(u.lastmod, secrets)
+            shown(UrlRecord(redact(u.url, secrets), u.sitemap, u.line, lastmod))
+
+        on_url = redacted
+    if on_listed is None or on_url is None:
+        return on_listed or on_url
+    first, then = on_listed, on_url
+
+    def both(u: UrlRecord) -> None:
+        first(u)
+        then(u)
+
+    return both
+
+
 @dataclass
 class _Fetched:
     """One sitemap's fetch, as a worker thread hands it back."""
@@ -255,17 +281,7 @@ class _Walker:
         self.secrets = tuple(
             sorted(dict.fromkeys(secrets + options.headers.secrets()), key=len, reverse=True)
         )
-        on_url = options.on_url
-        if on_url is not None and self.secrets:
-            secrets = self.secrets
-
-            def redacted(u: UrlRecord) -> None:
-                lastmod = None if u.lastmod is None else redact(u.lastmod, secrets)
-                on_url(UrlRecord(redact(u.url, secrets), u.sitemap, u.line, lastmod))
-
-            self.on_url: Callable[[UrlRecord], None] | None = redacted
-        else:
-            self.on_url = on_url
+        self.on_url = _url_stream(options.on_listed, options.on_url, self.secrets)
 
     def sink(self, number: int, url: str | None) -> checks.RowSink | None:
         """Where a tally of sitemap number hands each occurrence (None: no rows are kept)."""

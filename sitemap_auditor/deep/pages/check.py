@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from sitemap_auditor.audit.response import redact
+from sitemap_auditor.audit.response import redact, redact_tree
 from sitemap_auditor.core.errors import FetchError, FetchErrorKind
 from sitemap_auditor.core.urls import Origin, UnfetchableURLError, WebURL, strip_userinfo
 from sitemap_auditor.core.urls import read as read_url
@@ -78,16 +78,22 @@ class PageOptions:
 
 
 def _chosen(
-    listed: Callable[[], Iterable[Listed]], done: DigestSet, max_pages: int
+    listed: Callable[[], Iterable[Listed]],
+    done: DigestSet,
+    max_pages: int,
+    shown: Callable[[str], str] = lambda url: url,
 ) -> tuple[Iterator[Listed], int, bool]:
     """The URLs to check, how many, and whether they are a sample: an even stride through the
-    walk's order (so every sitemap gives its share) when there are more than max_pages.
+    walk's order (so every sitemap gives its share) when there are more than max_pages. done
+    holds the URLs of an earlier run's rows, as its rows show them (`shown`: redacted).
 
     One table of digests serves both readings of the walk's URLs: the count fills it with each
     URL not done, the check takes each from it the first time it meets it (a repeat finds it
     taken), so the second reading holds nothing more than the first."""
     table = DigestSet()
-    total = sum(1 for url, _, _ in listed() if (key := url_key(url)) not in done and table.add(key))
+    total = sum(
+        1 for url, _, _ in listed() if url_key(shown(url)) not in done and table.add(url_key(url))
+    )
 
     def distinct() -> Iterator[Listed]:
         for item in listed():
@@ -193,10 +199,7 @@ class _Checker:
         self.local = threading.local()
         self.fetchers: list[Fetcher] = []
         self.lock = threading.Lock()
-        creds = policy.credentials
-        found = (creds.secrets() if creds is not None else ()) + policy.extra_headers.secrets()
-        # Longest first, as redaction needs (a header before the token inside it).
-        self.secrets = tuple(sorted(dict.fromkeys(found), key=len, reverse=True))
+        self.secrets = _secrets(policy)
         self.defect_told = False
 
     def fetcher(self) -> Fetcher:
@@ -414,6 +417,14 @@ def _robots(policy: FetchPolicy, robots_url: str, agent: str) -> tuple[RobotsAge
     return RobotsAgents(RobotsRules.parse(body), agents), delay
 
 
+def _secrets(policy: FetchPolicy) -> tuple[str, ...]:
+    """What no row may show: the credentials and the credential headers' values, longest first,
+    as redaction needs (a header before the token inside it)."""
+    creds = policy.credentials
+    found = (creds.secrets() if creds is not None else ()) + policy.extra_headers.secrets()
+    return tuple(sorted(dict.fromkeys(found), key=len, reverse=True))
+
+
 def check_pages(
     listed: Callable[[], Iterable[Listed]],
     robots_url: str,
@@ -443,7 +454,10 @@ def check_pages(
     )
     robots, delay = _robots(policy, robots_url, options.user_agent)
     summary.crawl_delay = delay
-    items, total, sampled = _chosen(listed, done, options.max_pages)
+    secrets = _secrets(policy)
+    items, total, sampled = _chosen(
+        listed, done, options.max_pages, lambda url: redact(url, secrets)
+    )
     summary.to_check, summary.sampled = total, sampled
     out = PagesFile(options.pages_out, options.resume) if options.pages_out else None
     try:
@@ -501,6 +515,10 @@ def _run(
     lock = threading.Lock()
 
     def record(row: dict[str, Any]) -> None:
+        # Each page was asked for as listed; what is kept of it shows no credential (a site
+        # may list, or redirect to, a URL that carries one).
+        if checker.secrets:
+            row = redact_tree(row, checker.secrets)
         if out is not None:
             out.write(row)
         with lock:

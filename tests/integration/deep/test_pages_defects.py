@@ -104,3 +104,38 @@ def test_a_page_the_check_fails_on_gets_a_row_and_the_others_go_on(
     assert PASSWORD not in captured.err + captured.out + out.read_text(encoding="utf-8")
     assert "Traceback" not in captured.err
     assert status == 2  # the 404
+
+
+def test_a_listed_url_holding_the_password_is_asked_for_as_listed_and_shown_redacted(
+    site: Site,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A site may list the token it was given (a preview link); the page is that URL, so it is
+    # requested whole, and no output shows the password.
+    paths = [f"/p?key={PASSWORD}", "/q"]
+    site.route(
+        "/robots.txt", reply(f"Sitemap: {site.url('/sitemap.xml')}\n", content_type="text/plain")
+    )
+    site.route("/sitemap.xml", reply(urlset_of(f"<loc>{site.url(p)}</loc>" for p in paths)))
+    for path in paths:
+        site.route(path, reply(PAGE, content_type="text/html"))  # routed by path and query
+    monkeypatch.setenv(PASSWORD_ENV, PASSWORD)
+    out, listed = tmp_path / "pages.jsonl", tmp_path / "urls.jsonl"
+    argv = ["--allow-private-networks", "--pages", "--pages-out", str(out), "--json"]
+    argv += ["--urls", str(listed), "--user", "agency", site.base + "/"]
+    assert deep_cli.main(argv) == 0
+    captured = capsys.readouterr()
+    asked = [p for p in site.paths() if p.startswith(("/p", "/q"))]
+    assert sorted(asked) == sorted(paths)
+    written = captured.out + captured.err + out.read_text(encoding="utf-8")
+    written += listed.read_text(encoding="utf-8")
+    assert PASSWORD not in written
+    rows = sorted(r["url"] for r in PagesFile.rows(str(out)))
+    assert rows == [site.url("/p?key=***"), site.url("/q")]
+    assert json.loads(captured.out)["pages"]["indexable"] == 2
+    # A resumed run knows the redacted row for the page it lists: nothing is asked again.
+    assert deep_cli.main([*argv, "--resume"]) == 0
+    capsys.readouterr()
+    assert sorted(p for p in site.paths() if p.startswith(("/p", "/q"))) == sorted(paths)
