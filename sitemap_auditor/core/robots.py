@@ -146,20 +146,13 @@ def shown(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def _undecodable_escaped(value: str) -> str:
-    """The value with each byte that was not UTF-8 (kept by surrogateescape) as `%XX`."""
-    if value.isascii() or not any("\udc80" <= c <= "\udcff" for c in value):
-        return value
-    return "".join(f"%{ord(c) - 0xDC00:02X}" if "\udc80" <= c <= "\udcff" else c for c in value)
-
-
 def _url(value: str, base: str) -> tuple[str, None] | tuple[None, str]:
     # docs/contract.md §4, §8: read once, as a browser reads it (the WHATWG URL Standard's
     # parser), resolved against robots.txt's final URL; that reading is what is listed and what
     # is fetched. Around it, the contract's own rules: the host as for siteBase (no empty label,
     # what DNS can carry), a byte that is not UTF-8 percent-encoded as itself, the length cap.
     try:
-        url = urls.read(_undecodable_escaped(value), base).href
+        url = urls.read(urls.escape_undecodable(value), base).href
     except urls.UnfetchableURLError as e:
         return None, e.reason
     if len(url) > MAX_URL_CHARS:

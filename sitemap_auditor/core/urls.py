@@ -33,6 +33,7 @@ __all__ = [
     "WebURL",
     "ascii_host",
     "echoed_url",
+    "escape_undecodable",
     "host_or_reason",
     "read",
     "resource_key",
@@ -276,6 +277,15 @@ _AUTHORITY_START = re.compile(
 # too, in other URLs it does not (`foo://u:p\@h/` has the userinfo `u:p\`).
 _SPECIAL_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp", "file"})
 _AUTHORITY_END = {True: re.compile(r"[/\\?#]"), False: re.compile(r"[/?#]")}
+
+
+def escape_undecodable(value: str) -> str:
+    """A URL a site wrote in bytes, decoded as UTF-8 with surrogateescape (a `Sitemap:` value,
+    a Location), with each byte that was not UTF-8 percent-encoded as itself (`%FF`), as
+    browsers do, before `read` (docs/contract.md §4, §8)."""
+    if value.isascii() or not any("\udc80" <= c <= "\udcff" for c in value):
+        return value
+    return "".join(f"%{ord(c) - 0xDC00:02X}" if "\udc80" <= c <= "\udcff" else c for c in value)
 
 
 def strip_userinfo(text: str) -> str:

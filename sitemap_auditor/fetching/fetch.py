@@ -354,11 +354,12 @@ def _origin(url: str | WebURL) -> urls.Origin | None:
 def _next_url(current: WebURL, location: str) -> WebURL:
     """Where a redirect's Location leads from current, read as browsers read it (resolved
     against the URL that answered with it); raises FetchError when nowhere usable."""
-    # Servers send UTF-8 in Location; http.client decoded it as Latin-1.
-    with suppress(UnicodeError):
-        location = location.encode("latin-1").decode("utf-8")
+    # Servers send UTF-8 in Location, which http.client decoded as Latin-1: read it as the
+    # bytes it was, a byte that is not UTF-8 percent-encoded as itself, as for `Sitemap:`.
+    with suppress(UnicodeEncodeError):  # text already (a transport that decodes its headers)
+        location = location.encode("latin-1").decode("utf-8", "surrogateescape")
     try:
-        return urls.read(location.strip(), current.href)
+        return urls.read(urls.escape_undecodable(location.strip()), current.href)
     except UnfetchableURLError as e:
         if e.scheme is not None:
             raise FetchError(FetchErrorKind.OTHER_SCHEME, e.scheme[:20]) from None

@@ -99,6 +99,25 @@ def test_redirect_to_another_scheme_fails(site: Site, target: str) -> None:
     assert e.value.kind == "redirect to another scheme"
 
 
+@pytest.mark.parametrize(
+    ("written", "path"),
+    [
+        ("/café".encode(), "/caf%C3%A9"),  # UTF-8, as servers send it
+        (b"/caf\xe9-\xff", "/caf%E9-%FF"),  # no UTF-8: each byte as itself, as for Sitemap:
+        (b"/\xc3\xa9\xff", "/%C3%A9%FF"),  # a mix
+    ],
+)
+def test_a_location_is_read_as_the_bytes_the_server_sent(
+    site: Site, written: bytes, path: str
+) -> None:
+    head = b"HTTP/1.1 302 Found\r\nLocation: " + written + b"\r\nContent-Length: 0\r\n\r\n"
+    site.route("/r", raw(head))
+    site.route(path, reply("here"))
+    with fetcher_for(site).open(site.url("/r")) as resp:
+        assert (resp.status, resp.url) == (200, site.url(path))
+    assert site.paths() == ["/r", path]
+
+
 def test_a_redirect_without_location_is_a_final_answer(site: Site) -> None:
     site.route("/a", reply("", status=302))
     assert fetch(fetcher_for(site), site.url("/a"))[0] == 302
