@@ -11,7 +11,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FINDING_COLUMNS", "SITEMAP_COLUMNS", "write"]
+from sitemap_auditor.core.text import REPLACEMENT, UNSAFE
+
+__all__ = ["FINDING_COLUMNS", "SITEMAP_COLUMNS", "cell", "write"]
 
 SITEMAP_COLUMNS = (
     "url",
@@ -53,14 +55,18 @@ FINDING_COLUMNS = (
 )
 
 
-def _cell(value: Any) -> Any:
+def cell(value: Any) -> Any:
+    """A value as a CSV cell: what a report never shows as a site wrote it (controls, bidi
+    overrides: core/text.UNSAFE) as U+FFFD, as the text and HTML reports show it, and a cell a
+    spreadsheet would run as a formula made text (OWASP's list: = + - @, a tab, a CR)."""
     if value is None:
         return ""
-    text = str(value)
-    # A cell a spreadsheet would run as a formula is quoted (sites write what they like).
-    if text[:1] in ("=", "+", "-", "@") and not isinstance(value, int | float):
+    if isinstance(value, bool | int | float):
+        return value
+    text = UNSAFE.sub(REPLACEMENT, str(value))
+    if text[:1] in ("=", "+", "-", "@", "\t", "\r"):
         return "'" + text
-    return value
+    return text
 
 
 def _sitemap_row(s: Mapping[str, Any], seconds: Mapping[str, Any]) -> list[Any]:
@@ -83,7 +89,7 @@ def _sitemap_row(s: Mapping[str, Any], seconds: Mapping[str, Any]) -> list[Any]:
         f["warning"],
         f["notice"],
     ]
-    return [_cell(v) for v in values]
+    return [cell(v) for v in values]
 
 
 def _example(e: Mapping[str, Any]) -> str:
@@ -92,8 +98,8 @@ def _example(e: Mapping[str, Any]) -> str:
 
 def _finding_row(f: Mapping[str, Any]) -> list[Any]:
     # One example a line; each line escaped on its own, as a spreadsheet may split the cell.
-    examples = "\n".join(str(_cell(_example(e))) for e in f["examples"])
-    return [_cell(f[c]) for c in FINDING_COLUMNS[:-1]] + [examples]
+    examples = "\n".join(str(cell(_example(e))) for e in f["examples"])
+    return [cell(f[c]) for c in FINDING_COLUMNS[:-1]] + [examples]
 
 
 def write(document: Mapping[str, Any], directory: str | Path) -> tuple[Path, Path]:

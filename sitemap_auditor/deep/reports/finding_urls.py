@@ -6,7 +6,7 @@ the same for the same site on every run: the sitemaps in the document's order (w
 the site or robots.txt first), then the line, then the kind's place in the kinds table, then
 the value. Only the findings the document holds have rows (a usual path that was only a guess
 has none). Excel-ready as every CSV of the audit: UTF-8 with a byte order mark, no JSON in a
-cell, a cell a spreadsheet would run as a formula made text (csv_report._cell). A value is
+cell, a cell a spreadsheet would run as a formula made text (csv_report.cell). A value is
 redacted as the document redacts it: userinfo removed from every URL, the credentials replaced.
 """
 
@@ -21,7 +21,7 @@ from sitemap_auditor.audit.outcome import redact
 from sitemap_auditor.core.urls import strip_userinfo
 from sitemap_auditor.deep.finding_rows import FindingRows
 from sitemap_auditor.deep.kinds import KINDS, Kind
-from sitemap_auditor.deep.reports.csv_report import _cell
+from sitemap_auditor.deep.reports.csv_report import cell
 
 __all__ = ["FINDING_URL_COLUMNS", "NAME", "write"]
 
@@ -63,7 +63,7 @@ def write(
         return -1 if sitemap is None else order.get(sitemap)
 
     kinds = {
-        kind: [_cell(info.severity.value), _cell(kind.value), _cell(info.source.value)]
+        kind: [cell(info.severity.value), cell(kind.value), cell(info.source.value)]
         for kind, info in KINDS.items()
     }
     cells: dict[str | None, Any] = {}  # a sitemap's cell
@@ -74,12 +74,12 @@ def write(
         for row in rows.sorted(place):
             sitemap = cells.get(row.sitemap)
             if sitemap is None:
-                sitemap = cells[row.sitemap] = _cell(as_shown(row.sitemap))
+                sitemap = cells[row.sitemap] = cell(as_shown(row.sitemap))
             value, detail = row.value, row.detail[:MAX_DETAIL_CHARS]
             if secrets or "@" in value or "@" in detail:
                 value, detail = _clean(value, secrets), _clean(detail, secrets)
             line = "" if row.line is None else row.line
-            batch.append([*kinds[row.kind], sitemap, line, _cell(value), _cell(detail)])
+            batch.append([*kinds[row.kind], sitemap, line, cell(value), cell(detail)])
             if len(batch) >= 1024:
                 w.writerows(batch)
                 batch.clear()

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from sitemap_auditor.deep.pages.store import PagesFile
-from sitemap_auditor.deep.reports.csv_report import _cell
+from sitemap_auditor.deep.reports.csv_report import cell
 
 __all__ = ["PAGE_COLUMNS", "write"]
 
@@ -59,5 +59,5 @@ def write(pages_file: str, directory: str | Path) -> Path:
         w = csv.writer(out)
         w.writerow(PAGE_COLUMNS)
         for row in PagesFile.rows(pages_file):
-            w.writerow([_cell(_value(row, c)) for c in PAGE_COLUMNS])
+            w.writerow([cell(_value(row, c)) for c in PAGE_COLUMNS])
     return target

@@ -146,3 +146,23 @@ def test_nothing_is_spooled_without_csv(
     monkeypatch.setattr(FindingRows, "__init__", refused)
     assert cli.main(["deep", "--allow-private-networks", "--json", site.url("/")]) == 2
     assert '"kind": "duplicate-url"' in capsys.readouterr().out
+
+
+def test_controls_a_site_wrote_are_replaced_in_every_csv_as_in_the_other_reports(
+    site: Site, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # C1 controls XML allows (CSI, a terminal's commands; NEL) and a right-to-left override (a
+    # file name that reads backwards): U+FFFD in each CSV, as the text and HTML reports show.
+    hostile = "\x9b31m\x85\u202egpj.exe"
+    body = urlset_of([f"<loc>{site.url('/a')}</loc><lastmod>{hostile}</lastmod>"])
+    site.route("/robots.txt", reply(f"Sitemap: {site.url('/s.xml')}\n", content_type="text/plain"))
+    site.route("/s.xml", reply(body))
+    site.route("/a", reply(b"<html><head></head></html>", content_type="text/html"))
+    out = tmp_path / "csv"
+    cli.main(["deep", "--allow-private-networks", "--pages", "--csv", str(out), site.url("/")])
+    capsys.readouterr()
+    shown = "\ufffd31m\ufffd\ufffdgpj.exe"
+    for name in ("findings.csv", "finding_urls.csv", "pages.csv"):
+        text = (out / name).read_text(encoding="utf-8-sig")
+        assert not any(c in text for c in "\x9b\x85\u202e"), name
+        assert shown in text, name
