@@ -359,16 +359,26 @@ MAX_INPUT_SITES = 100_000
 
 
 def _input_urls(path: str, stdin: IO[str]) -> list[str]:
-    """The URLs of an --input file, in order, each once; raises OSError or ValueError."""
-    found: dict[str, None] = {}
+    """The URLs of an --input file, in order, each once (two spellings of one URL, `HTTPS://A.
+    example:443` and `https://a.example/`, are one: the first is kept); raises OSError or
+    ValueError."""
+    from sitemap_auditor.core import urls
+
+    found: dict[str, str] = {}
     with open(path, encoding="utf-8-sig") if path != "-" else _kept_open(stdin) as f:
         for number, raw in enumerate(f, 1):
-            line = raw.strip()
+            # A byte order mark begins many files saved on Windows, piped ones too.
+            line = (raw.removeprefix("\ufeff") if number == 1 else raw).strip()
             if line and not line.startswith("#"):
-                found.setdefault(valid_text(line))
+                url = valid_text(line)
+                try:
+                    key = urls.resource_key(urls.read(url))
+                except ValueError:
+                    key = url  # refused later, with the walk's own words
+                found.setdefault(key, url)
                 if len(found) > MAX_INPUT_SITES:
                     raise ValueError(f"more than {MAX_INPUT_SITES:,} sites (line {number})")
-    return list(found)
+    return list(found.values())
 
 
 class _kept_open:  # noqa: N801 -- used as a context manager like open()

@@ -3,6 +3,7 @@ folder of CSV files and one HTML page per site; the exit status is the worst sit
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -81,6 +82,23 @@ def test_the_text_reports_follow_one_another(
     assert deep_cli.main(["--allow-private-networks", "--input", str(listing)]) == 0
     out = capsys.readouterr().out
     assert out.count("Deep audit of ") == 2
+
+
+def test_sites_from_standard_input_with_a_bom_each_once_however_spelt(
+    site: Site, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _serve(site, "2026-11-30")
+    spellings = [
+        site.url("/"),
+        f"HTTP://127.0.0.1:{site.port}",
+        f"http://127.0.0.1:{site.port}/#top",
+        f"http://127.0.0.1:{site.port}/?",
+    ]
+    # A list saved on Windows and piped in: its first line begins with a byte order mark.
+    monkeypatch.setattr("sys.stdin", io.StringIO("\ufeff" + "\n".join(spellings) + "\n"))
+    assert deep_cli.main(["--allow-private-networks", "--json", "--input", "-"]) == 0
+    (doc,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert doc["auditedUrl"] == site.url("/")
 
 
 @pytest.mark.parametrize(
