@@ -780,7 +780,9 @@ def _report(
     if args.json:
         stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
     else:
-        colour = "NO_COLOR" not in os.environ and stdout.isatty()
+        from sitemap_auditor.cli.outputs import colour_enabled
+
+        colour = colour_enabled(stdout)
         stdout.write(text_report.render(doc, colour) + "\n")
         if pages is not None:
             stdout.write(text_report.pages_text(pages) + "\n")

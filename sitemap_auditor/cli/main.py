@@ -17,6 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from sitemap_auditor import __version__
+from sitemap_auditor.cli.outputs import colour_enabled
 from sitemap_auditor.core.codes import Status
 from sitemap_auditor.core.errors import FetchErrorKind
 from sitemap_auditor.core.issues import Issue, Kind
@@ -191,12 +192,6 @@ def build_parser(prog: str = "sitemap-auditor") -> argparse.ArgumentParser:
 
 def _colour(enabled: bool, status: str, text: str) -> str:
     return f"\033[{_COLOURS[status]}m{text}\033[0m" if enabled and status in _COLOURS else text
-
-
-def _colour_enabled(stream: IO[str]) -> bool:
-    if os.environ.get("NO_COLOR"):  # https://no-color.org: set to a value, whatever it is
-        return False
-    return hasattr(stream, "isatty") and stream.isatty()
 
 
 def _plural(n: int, one: str, many: str | None = None) -> str:
@@ -552,7 +547,7 @@ def main(
                 result = handler.run(event, None, settings, observe=found.append)
         return result, found[0]
 
-    printer = _Printer(stdout, stderr, as_json, _colour_enabled(stdout))
+    printer = _Printer(stdout, stderr, as_json, colour_enabled(stdout))
     try:
         if demo:
             from sitemap_auditor.cli import demo as demo_site

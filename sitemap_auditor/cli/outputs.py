@@ -1,11 +1,21 @@
-"""Where the deep audit's reports go, checked before the walk: a path that cannot be written is a
-usage error at once, not a traceback after an hour of reading."""
+"""Where the command's reports go: colour only on a terminal, and the deep audit's files checked
+before the walk (a path that cannot be written is a usage error at once, not a traceback after
+an hour of reading)."""
 
 from __future__ import annotations
 
 import os
+from typing import IO
 
-__all__ = ["file_problem", "folder_problem"]
+__all__ = ["colour_enabled", "file_problem", "folder_problem"]
+
+
+def colour_enabled(stream: IO[str]) -> bool:
+    """Colour on stream: on a terminal, unless NO_COLOR is set to a value (https://no-color.org:
+    whatever the value; set but empty does not count)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    return hasattr(stream, "isatty") and stream.isatty()
 
 
 def file_problem(path: str) -> str | None:

@@ -274,6 +274,26 @@ class _Terminal(io.StringIO):
         return True
 
 
+@pytest.mark.parametrize(("no_color", "coloured"), [(None, True), ("1", False), ("", True)])
+def test_the_report_is_coloured_on_a_terminal_unless_no_color_has_a_value(
+    site: Site,
+    monkeypatch: pytest.MonkeyPatch,
+    no_color: str | None,
+    coloured: bool,
+) -> None:
+    # https://no-color.org: NO_COLOR set to a value turns colour off; set but empty does not
+    # (as the main command reads it).
+    _site(site, urlset_of([f"<loc>{site.url('/a')}</loc><lastmod>2026-13-01</lastmod>"]))
+    if no_color is None:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+    else:
+        monkeypatch.setenv("NO_COLOR", no_color)
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stdout", terminal)
+    _deep(site.url("/"))
+    assert ("\033[" in terminal.getvalue()) is coloured
+
+
 def test_the_progress_line_is_for_a_terminal_only() -> None:
     from sitemap_auditor.cli.deep import ProgressLine
     from sitemap_auditor.deep.walk import Progress
