@@ -619,18 +619,25 @@ def test_a_digest_taken_is_gone_and_growth_drops_its_slot() -> None:
 
 
 def test_each_distinct_url_is_chosen_once_in_walk_order_past_those_done() -> None:
-    from sitemap_auditor.deep.pages.check import _chosen
+    from sitemap_auditor.deep.pages.check import chosen_pages
     from sitemap_auditor.deep.pages.store import DigestSet, url_key
 
     walk = [(f"https://a.example/{i % 7}", "s", None) for i in range(20)]
     done = DigestSet()
     done.add(url_key("https://a.example/3"))
-    items, total, sampled = _chosen(lambda: iter(walk), done, 0)
+    items, total, sampled = chosen_pages(lambda: iter(walk), done, 0)
     assert [u for u, _, _ in items] == [f"https://a.example/{i}" for i in (0, 1, 2, 4, 5, 6)]
     assert (total, sampled) == (6, False)
-    items, total, sampled = _chosen(lambda: iter(walk), done, 3)
+    items, total, sampled = chosen_pages(lambda: iter(walk), done, 3)
     assert [u for u, _, _ in items] == [f"https://a.example/{i}" for i in (0, 2, 5)]
     assert (total, sampled) == (3, True)
+    # done holds rows as shown (credentials as ***): a listed URL is matched in that form.
+    secret = [("https://a.example/p?k=s3cret", "s", None), ("https://a.example/q", "s", None)]
+    done = DigestSet()
+    done.add(url_key("https://a.example/p?k=***"))
+    shown = lambda url: url.replace("s3cret", "***")  # noqa: E731
+    items, total, _ = chosen_pages(lambda: iter(secret), done, 0, shown)
+    assert [u for u, _, _ in items] == ["https://a.example/q"] and total == 1
 
 
 def test_the_worst_severity_takes_the_page_findings_with_the_walks() -> None:

@@ -36,7 +36,14 @@ from sitemap_auditor.deep.robots_rules import (
 )
 from sitemap_auditor.fetching.fetch import USER_AGENT, Fetcher, FetchPolicy, Hop
 
-__all__ = ["DEFAULT_MAX_PAGES", "Listed", "PageOptions", "check_pages", "page_agents"]
+__all__ = [
+    "DEFAULT_MAX_PAGES",
+    "Listed",
+    "PageOptions",
+    "check_pages",
+    "chosen_pages",
+    "page_agents",
+]
 
 DEFAULT_MAX_PAGES = 10_000
 MAX_RETRIES = 2  # a 429 or 503 is retried this many times before it is a finding
@@ -77,7 +84,7 @@ class PageOptions:
             raise ValueError("rate must be a number > 0")
 
 
-def _chosen(
+def chosen_pages(
     listed: Callable[[], Iterable[Listed]],
     done: DigestSet,
     max_pages: int,
@@ -455,7 +462,7 @@ def check_pages(
     robots, delay = _robots(policy, robots_url, options.user_agent)
     summary.crawl_delay = delay
     secrets = _secrets(policy)
-    items, total, sampled = _chosen(
+    items, total, sampled = chosen_pages(
         listed, done, options.max_pages, lambda url: redact(url, secrets)
     )
     summary.to_check, summary.sampled = total, sampled
