@@ -308,8 +308,9 @@ def render(url: str, outcome: Outcome, colour: bool) -> str:
 
 def _read_urls(stream: IO[str]) -> list[str]:
     urls = []
-    for line in stream:
-        text = line.strip()
+    for number, line in enumerate(stream):
+        # A byte order mark begins many lists saved on Windows, piped ones too.
+        text = (line.removeprefix("\ufeff") if number == 0 else line).strip()
         if text and not text.startswith("#"):
             urls.append(text)
     return urls

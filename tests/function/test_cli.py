@@ -122,6 +122,12 @@ def test_urls_from_a_file_and_from_stdin(fresh: Site, tmp_path: Path) -> None:
     assert len(done.stdout.splitlines()) == 2
     done = cli("--json", "--allow-private-networks", "-", stdin=f"{fresh.url('/')}\n")
     assert json.loads(done.stdout)["status"] == "SUCCESS"
+    # A list saved with a byte order mark, read from a file or piped in.
+    listing.write_text(f"\ufeff{fresh.url('/')}\n", encoding="utf-8")
+    done = cli("--json", "--allow-private-networks", "--input", str(listing))
+    assert json.loads(done.stdout)["status"] == "SUCCESS"
+    done = cli("--json", "--allow-private-networks", "-", stdin=f"\ufeff{fresh.url('/')}\n")
+    assert json.loads(done.stdout)["status"] == "SUCCESS"
 
 
 def test_max_age_days(stale: Site) -> None:
