@@ -58,6 +58,7 @@ from sitemap_auditor.deep.reading.entries import (
     EntryReader,
     Extensions,
 )
+from sitemap_auditor.deep.reading.head import BOM, XML_SPACE, first_bytes, line_breaks, read_head
 from sitemap_auditor.deep.seen import Duplicates
 from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy, default_transport
 from sitemap_auditor.fetching.replay import Recordings
@@ -86,7 +87,6 @@ PARSE_BATCH_BYTES = 256 * 1024
 # Politeness: at most this many fetches at once to one host, whatever --concurrency allows in all.
 MAX_PER_HOST = 4
 _LOOKAHEAD = 256
-_HEAD_BYTES = 1024
 _BLOCKING_STATUSES = frozenset({403, 429, 503})
 _COMPRESSION_KINDS = frozenset(
     {
@@ -97,8 +97,6 @@ _COMPRESSION_KINDS = frozenset(
 )
 _LINE = re.compile(r"at line (\d+)")
 _COLUMN = re.compile(r"column (\d+)")
-_XML_SPACE = b" \t\r\n"
-_LINE_BREAKS = re.compile(rb"\r\n|\r|\n")
 
 
 @dataclass
@@ -371,23 +369,17 @@ class _Walker:
 
     def _read(self, rec: SitemapRecord, answer: Any, out: _Fetched) -> None:
         tally = out.tally
-        body = answer.body()
-        total = 0
-        head = b""
-        chunks: Iterator[bytes] = iter(body)
-        for chunk in chunks:
-            head += chunk
-            total += len(chunk)
-            if len(head) >= _HEAD_BYTES:
-                break
-        rec.bytes = total
-        kind = _first_bytes(head)
+        chunks: Iterator[bytes] = iter(answer.body())
+        first = read_head(chunks)
+        head = first.data
+        rec.bytes = first.read
+        kind = first_bytes(head)
         if checks.sniff_html(head, answer.content_type):
             rec.type = "html"
             tally.set_count(Kind.SITEMAP_IS_HTML, 1)
             self._count_bytes(rec, answer, chunks)
             return
-        if not head.strip(_XML_SPACE + b"\xef\xbb\xbf"):
+        if not head.strip(XML_SPACE + BOM):
             self._count_bytes(rec, answer, chunks)
             rec.type, rec.entries = "unknown", 0
             tally.set_count(Kind.EMPTY_SITEMAP, 1)
@@ -397,8 +389,11 @@ class _Walker:
         sc = SitemapChecks(rec.url, rec.number, scope, False, self.now_key, self._site())
         sc.tally = tally
         out.checks = sc
+        # The lines before what the parser is given: the white space dropped from the head, and
+        # before <?xml, the rest of it (the parser refuses white space there).
+        offset = first.dropped_lines
         if kind == "text":
-            self._read_text(rec, answer, head, chunks, sc)
+            self._read_text(rec, answer, head, chunks, sc, offset)
             out.whole = True
             return
         if kind != "xml":
@@ -407,14 +402,11 @@ class _Walker:
             tally.set_count(Kind.UNKNOWN_FORMAT, 1, detail="neither XML nor a list of URLs")
             self._count_bytes(rec, answer, chunks)
             return
-        offset = 0
-        bom = b"\xef\xbb\xbf" if head.startswith(b"\xef\xbb\xbf") else b""
+        bom = BOM if head.startswith(BOM) else b""
         rest = head[len(bom) :]
-        stripped = rest.lstrip(_XML_SPACE)
-        if stripped.startswith(b"<?xml") and len(stripped) < len(rest):
-            gap = rest[: len(rest) - len(stripped)]
-            # Lines as XML counts them: CR LF is one break, a lone CR or LF one each.
-            offset = len(_LINE_BREAKS.findall(gap))
+        stripped = rest.lstrip(XML_SPACE)
+        if stripped.startswith(b"<?xml") and (len(stripped) < len(rest) or first.dropped):
+            offset += line_breaks(rest[: len(rest) - len(stripped)])
             tally.set_count(Kind.LEADING_WHITESPACE, 1, line=1)
             head = bom + stripped
         on_url = self.on_url
@@ -542,6 +534,7 @@ class _Walker:
         head: bytes,
         chunks: Iterator[bytes],
         sc: SitemapChecks,
+        lines_before: int,
     ) -> None:
         rec.type = "text"
         on_url = self.on_url
@@ -553,6 +546,7 @@ class _Walker:
                 yield chunk
 
         for number, text in checks.text_lines(counted()):
+            number += lines_before
             sc.entries += 1
             with self.shared():
                 sc.location(text, number)
@@ -810,19 +804,6 @@ class _InterruptedError(Exception):
         super().__init__(stopped)
         self.stopped = stopped
         self.depth_cut = depth_cut
-
-
-def _first_bytes(head: bytes) -> str:
-    """What a body starts as: xml (a tag), text (a URL) or other."""
-    body = head.removeprefix(b"\xef\xbb\xbf")
-    if body[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        return "xml"  # UTF-16, which the parser reads
-    first = body.lstrip(_XML_SPACE)[:8].lower()
-    if first.startswith(b"<"):
-        return "xml"
-    if first.startswith((b"http://", b"https:/")):
-        return "text"
-    return "other"
 
 
 def walk(url: str, options: Options | None = None) -> Walk:

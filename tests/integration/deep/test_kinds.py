@@ -68,6 +68,29 @@ def test_leading_whitespace_is_read_past_with_true_line_numbers(site: Site) -> N
     assert urls["examples"][0]["line"] == first
 
 
+@pytest.mark.parametrize(
+    ("space", "lines"),
+    [(b" " * 65_534, 0), (b"\r\n" * 40_000, 40_000), (b"\n" * 70_000, 70_000)],
+    ids=["64-KiB-of-spaces", "40000-CRLF", "70000-LF"],
+)
+def test_leading_whitespace_longer_than_a_chunk_is_read_past_too(
+    site: Site, space: bytes, lines: int
+) -> None:
+    # Past the first 64 KiB chunk, white space is counted, not held: the file is still read,
+    # its lines still true (a listing whose <loc> is elsewhere is on line lines + 3).
+    doc = (
+        b'<?xml version="1.0"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        b"<url><loc>http://elsewhere.example/a</loc></url>\n</urlset>\n"
+    )
+    serve_listed(site, {"/s.xml": space + doc})
+    found = run(site.url("/"))
+    record = found["sitemaps"][0]
+    assert (record["type"], record["entries"]) == ("urlset", 1)
+    kinds = kinds_of(found)
+    assert "leading-whitespace" in kinds and "empty-sitemap" not in kinds
+    assert kinds["url-not-allowed"]["examples"][0]["line"] == lines + 3
+
+
 def test_invalid_xml_gives_the_line_expat_stopped_at(site: Site) -> None:
     serve_listed(
         site, {"/s.xml": corpus_file("urlset-video-bare-ampersand-1511-thefurnaceoutlet.xml")}

@@ -1,0 +1,65 @@
+"""The first bytes of a sitemap, enough to tell what it is (XML, a list of URLs, HTML, nothing)
+and whether white space comes before its `<?xml`: however much white space that is, none of it
+is held past a chunk, and the line breaks in it are counted as XML counts them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+__all__ = ["BOM", "HEAD_BYTES", "XML_SPACE", "Head", "first_bytes", "line_breaks", "read_head"]
+
+HEAD_BYTES = 1024  # what follows the leading white space before the kind of a body is told
+XML_SPACE = b" \t\r\n"
+BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True)
+class Head:
+    """A body's first bytes: `data` is what was read, but for leading white space dropped (a
+    run of it as long as a chunk or more is counted, not held)."""
+
+    data: bytes
+    read: int  # bytes of the body read for it, those dropped included
+    dropped: int  # bytes of leading white space dropped (after a byte order mark, kept)
+    dropped_lines: int  # the line breaks in them
+
+
+def line_breaks(data: bytes) -> int:
+    """Line breaks as XML counts them: CR LF is one, a lone CR or LF one each."""
+    return data.count(b"\r") + data.count(b"\n") - data.count(b"\r\n")
+
+
+def read_head(chunks: Iterator[bytes]) -> Head:
+    """Read chunks until HEAD_BYTES past the leading white space (or the end of the body)."""
+    data, read, dropped, lines = b"", 0, 0, 0
+    for chunk in chunks:
+        data += chunk
+        read += len(chunk)
+        bom = BOM if data.startswith(BOM) else b""
+        rest = data[len(bom) :]
+        content = rest.lstrip(XML_SPACE)
+        if len(content) >= HEAD_BYTES:
+            break
+        if not content and len(rest) > HEAD_BYTES:
+            # White space alone so far: count it and keep none of it, but a last CR, which an
+            # LF in the next chunk would make one break with.
+            keep = 1 if rest.endswith(b"\r") else 0
+            gone = rest[: len(rest) - keep]
+            dropped += len(gone)
+            lines += line_breaks(gone)
+            data = bom + rest[len(gone) :]
+    return Head(data, read, dropped, lines)
+
+
+def first_bytes(head: bytes) -> str:
+    """What a body starts as: xml (a tag), text (a URL) or other."""
+    body = head.removeprefix(BOM)
+    if body[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return "xml"  # UTF-16, which the parser reads
+    first = body.lstrip(XML_SPACE)[:8].lower()
+    if first.startswith(b"<"):
+        return "xml"
+    if first.startswith((b"http://", b"https:/")):
+        return "text"
+    return "other"
