@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import bisect
 import functools
+import heapq
 import itertools
 import re
+import zlib
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -91,6 +93,9 @@ IDENTICAL_MIN_SHARE = 0.9
 _RUN_ENTRIES = 4096
 # Return links of hreflang alternates are checked for at most this many links (16 bytes each).
 MAX_TRACKED_ALTERNATES = 1_000_000
+# Alternate links whose words are kept for the examples of hreflang-invalid (no return link).
+LINK_EXAMPLES = 4096
+_MAX_U32 = (1 << 32) - 1
 _XML_SPACE = " \t\r\n"
 _NOT_IN_URLS = re.compile(r"[\x00-\x20\x7f<>\"{}|\\^`]")
 _BCP47 = re.compile(r"(?i:x-default|[a-z]{2,3}(?:-[a-z]{4})?(?:-(?:[a-z]{2}|[0-9]{3}))?)")
@@ -189,9 +194,17 @@ class Tally:
         self._kinds: dict[Kind, _Seen] = {}
         self.sink = sink
 
-    def add(self, kind: Kind, line: int | None, value: str = "", detail: str = "") -> None:
+    def add(
+        self,
+        kind: Kind,
+        line: int | None,
+        value: str = "",
+        detail: str = "",
+        example: bool = True,
+    ) -> None:
         """Count one occurrence. The examples kept are the first five by line, then value (not
-        the first five counted: a repeat may be counted once a later file is read)."""
+        the first five counted: a repeat may be counted once a later file is read); example:
+        False for an occurrence that is no example (its words were not kept)."""
         seen = self._kinds.get(kind)
         if seen is None:
             seen = self._kinds[kind] = _Seen(line=line)
@@ -200,7 +213,7 @@ class Tally:
         seen.count += 1
         if self.sink is not None:
             self.sink(kind, line, value, detail)
-        if value or line is not None:
+        if example and (value or line is not None):
             examples = seen.examples
             full = len(examples) >= MAX_EXAMPLES
             if full and _example_key(Example(line, "")) > _example_key(examples[-1]):
@@ -211,9 +224,9 @@ class Tally:
                 # Cut with a mark, so that a cut URL is never taken for the whole one.
                 if len(value) > MAX_EXAMPLE_CHARS:
                     value = value[: MAX_EXAMPLE_CHARS - 1] + "…"
-                example = Example(line, value)
-                if not full or _example_key(example) < _example_key(examples[-1]):
-                    bisect.insort(examples, example, key=_example_key)
+                shown = Example(line, value)
+                if not full or _example_key(shown) < _example_key(examples[-1]):
+                    bisect.insort(examples, shown, key=_example_key)
                     del examples[MAX_EXAMPLES:]
         if detail and len(seen.details) < 8:
             seen.details.setdefault(detail[:MAX_EXAMPLE_CHARS])
@@ -547,11 +560,18 @@ class SiteChecks:
         self._lastmod_memos: dict[int, dict[str, tuple[Kind | None, int | None]]] = {}
         self.seen = seen if seen is not None else Duplicates(max_dedupe_urls)
         self.site = Tally()  # findings about no one file
-        # Alternate links (a -> b) as hashes: the link, its reverse, and b itself.
+        # Alternate links (a -> b) as hashes: the link, its reverse, and b itself; where each
+        # is (its sitemap, as an index of _link_sitemaps, and its line).
         self._links = array("Q")
         self._reverse = array("Q")
         self._targets = array("Q")
-        self._link_examples: dict[int, tuple[str, int, str]] = {}  # reverse hash -> where
+        self._link_files = array("I")
+        self._link_lines = array("I")
+        self._link_sitemaps: dict[str, int] = {}
+        # The words of a sample of the links, for examples: the LINK_EXAMPLES whose texts have
+        # the lowest CRC-32 (not the first read, which varies with the fetch order), as a heap
+        # of (-crc, text, the link's hash): every listing of one link shares its words.
+        self._link_texts: list[tuple[int, str, int]] = []
         self._with_alternates: set[int] = set()
         self.alternates_dropped = False
 
@@ -579,19 +599,32 @@ class SiteChecks:
         if len(self._links) >= MAX_TRACKED_ALTERNATES:
             self.alternates_dropped = True
             return
-        self._links.append(hash((loc, href)) & _MASK)
-        reverse = hash((href, loc)) & _MASK
-        self._reverse.append(reverse)
+        link = hash((loc, href)) & _MASK
+        self._links.append(link)
+        self._reverse.append(hash((href, loc)) & _MASK)
         self._targets.append(hash(href) & _MASK)
-        if len(self._link_examples) < 1000:
-            self._link_examples.setdefault(reverse, (sitemap, line, f"{loc} -> {href}"))
+        files = self._link_sitemaps
+        self._link_files.append(files.setdefault(sitemap, len(files)))
+        self._link_lines.append(min(max(line, 0), _MAX_U32))
+        text = f"{loc} -> {href}"
+        crc = zlib.crc32(text.encode("utf-8", "surrogatepass"))
+        texts = self._link_texts
+        if len(texts) < LINK_EXAMPLES:
+            heapq.heappush(texts, (-crc, text, link))
+        elif (-crc, text) > texts[0][:2]:
+            heapq.heapreplace(texts, (-crc, text, link))
 
-    def missing_return_links(self) -> Iterator[tuple[str | None, int | None, str]]:
-        """Each link a -> b where b was read with alternates that do not include a."""
+    def missing_return_links(self) -> Iterator[tuple[str, int, str]]:
+        """Each link a -> b where b was read with alternates that do not include a: its
+        sitemap, its line, and its words when the sample kept them (else "")."""
         links = set(self._links)
-        for target, reverse in zip(self._targets, self._reverse, strict=True):
-            if target in self._with_alternates and reverse not in links:
-                yield self._link_examples.get(reverse, (None, None, ""))
+        texts = {link: text for _, text, link in self._link_texts}
+        sitemaps = list(self._link_sitemaps)
+        with_alternates = self._with_alternates
+        for i, (target, reverse) in enumerate(zip(self._targets, self._reverse, strict=True)):
+            if target in with_alternates and reverse not in links:
+                text = texts.get(self._links[i], "")
+                yield sitemaps[self._link_files[i]], self._link_lines[i], text
 
 
 class SitemapChecks:
@@ -620,7 +653,10 @@ class SitemapChecks:
         # xhtml:link alternates counted but not kept (past MAX_ENTRY_EXTENSIONS in one entry).
         self.alternates_dropped = 0
         self.news_entries = 0
-        self.is_news = False  # an entry with <news:news> was read: a news sitemap
+        # A news sitemap: its first entry has <news:news>. Decided there, before any of its
+        # URLs is looked up, so that which listing of a URL two files share is the repeat, and
+        # of what kind, never depends on how far either file was read (the fetch order).
+        self.is_news = False
         self.children: list[tuple[str, int]] = []  # an index's valid sitemap URLs, with lines
         # classify_lastmod's answers: the site's, as its files share a generator's dates.
         self._lastmod_memo = site.lastmod_memo(now_key)
@@ -663,8 +699,8 @@ class SitemapChecks:
     ) -> None:
         """Check one entry (the parser's EntryCallback)."""
         self.entries += 1
-        if ext is not None and ext.news:
-            self.is_news = True  # before its <loc> is looked up as a duplicate
+        if self.entries == 1:
+            self.is_news = ext is not None and bool(ext.news)
         if not loc:
             self.tally.add(
                 Kind.MISSING_TAG, line, "<loc> missing" if loc is None else "<loc> empty"

@@ -903,14 +903,12 @@ def _site_findings(
     site = walker._site()
     tallies: dict[str, Tally] = {}
     for sitemap, line, value in site.missing_return_links():
-        if sitemap is None:
-            tally = walker.site_tally
-        elif sitemap in tallies:
-            tally = tallies[sitemap]
-        else:
+        tally = tallies.get(sitemap)
+        if tally is None:
             rec = walker.by_url.get(sitemap)
             tally = tallies[sitemap] = Tally(walker.sink(rec.number, rec.url) if rec else None)
-        tally.add(Kind.HREFLANG_INVALID, line, value, "no return link")
+        # A link whose words the sample did not keep is counted, with no example.
+        tally.add(Kind.HREFLANG_INVALID, line, value, "no return link", example=bool(value))
     for sitemap, tally in tallies.items():
         rec = walker.by_url.get(sitemap)
         if rec is not None:

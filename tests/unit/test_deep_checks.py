@@ -557,3 +557,34 @@ def test_agents_named_by_different_urls_are_each_named_once() -> None:
     assert joined_details(blocked, three) == "Googlebot, Bingbot or AgencyAudit"
     # Other kinds' details are listed as they are.
     assert joined_details(Kind.DUPLICATE_URL, ["b", "a", "b", ""]) == "a, b"
+
+
+def test_missing_return_links_are_the_same_whatever_order_the_files_are_read_in() -> None:
+    # Three files of alternates, more links than the sample keeps words for; each file's links
+    # come in line order, the files interleaved at random (as fetches at once read them).
+    rng = random.Random(7)
+    files: dict[str, list[tuple[int, str, str]]] = {}
+    for f in range(3):
+        rows = files[f"https://a.example/s{f}.xml"] = []
+        for line in range(1, 2_001):
+            page = f"https://a.example/{f}/{line}"
+            rows.append((line, page, page))  # itself
+            # to a page of the next file, read with alternates that rarely link back
+            rows.append((line, page, f"https://a.example/{(f + 1) % 3}/{rng.randrange(1, 2_001)}"))
+    readings = []
+    for seed in range(3):
+        order = random.Random(seed)
+        cursors = {name: iter(rows) for name, rows in files.items()}
+        site = checks.SiteChecks(None, "a.example")
+        while cursors:
+            name = order.choice(sorted(cursors))
+            row = next(cursors[name], None)
+            if row is None:
+                del cursors[name]
+                continue
+            site.alternate(name, *row)
+        readings.append(sorted(site.missing_return_links()))
+    assert readings[0] == readings[1] == readings[2]
+    found = readings[0]
+    assert len(found) > 5_000 and {s for s, _, _ in found} == set(files)
+    assert 0 < sum(1 for _, _, text in found if text) <= checks.LINK_EXAMPLES

@@ -103,3 +103,32 @@ def test_repeats_are_counted_by_the_rule_whichever_file_is_read_first(site: Site
         ("duplicate-url", "b.xml"): (3, [4, 5, 6]),  # /x and /y kept by a.xml, /y again
         ("also-in-news-sitemap", "news.xml"): (2, [3, 4]),
     }
+
+
+def test_a_file_that_mixes_regular_and_news_entries_is_judged_by_its_first(site: Site) -> None:
+    # mixed.xml's first entry is a regular one: it is a regular sitemap, whose repeat of /a is
+    # a duplicate, however far it was read when regular.xml's listing of /a came.
+    news = _urlset(site, ["/n"], news=True).split(b"<url>", 1)[1].split(b"</urlset>")[0]
+    mixed = (
+        _urlset(site, ["/a"])
+        .replace(b'sitemap/0.9"', b'sitemap/0.9" ' + NEWS_NS.encode(), 1)
+        .replace(b"</urlset>", b"<url>" + news + b"</urlset>")
+    )
+    bodies = {"/regular.xml": _urlset(site, ["/a"]), "/mixed.xml": mixed}
+    found = []
+    for order in (["/regular.xml", "/mixed.xml"], ["/mixed.xml", "/regular.xml"]):
+        site.routes.clear()
+        index = "".join(f"<sitemap><loc>{site.url(p)}</loc></sitemap>" for p in bodies)
+        site.route("/robots.txt", reply(f"Sitemap: {site.url('/index.xml')}\n"))
+        site.route("/index.xml", reply(
+            '<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+            + index + "</sitemapindex>", content_type="application/xml"))  # fmt: skip
+        before: threading.Event | None = None
+        for path in order:
+            done = threading.Event()
+            site.route(path, _gated(bodies[path], before, done))
+            before = done
+        found.append(_repeats(run(site.url("/"), concurrency=4)))
+    assert found[0] == found[1]
+    ((kind, name, count, examples, _),) = found[0]
+    assert (kind, name, count, examples[0]["line"]) == ("duplicate-url", "mixed.xml", 1, 3)
