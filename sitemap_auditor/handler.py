@@ -42,6 +42,9 @@ SETTINGS = lifetime.SETTINGS
 SHARING = lifetime.SHARING
 # Time kept back from the Lambda's own limit to build and return the result.
 RESPONSE_MARGIN_S = 3.0
+# Of that margin, what is left once the last store call has had its time: rules, rendering,
+# logs and metrics take milliseconds.
+STORE_MARGIN_S = 0.5
 
 
 def _budget_deadline(context: Any) -> float | None:
@@ -52,13 +55,21 @@ def _budget_deadline(context: Any) -> float | None:
 
 
 def _shared_store(
-    creds: Credentials | None, settings: config.Settings, log: Invocation
+    creds: Credentials | None,
+    settings: config.Settings,
+    log: Invocation,
+    budget_deadline: float | None,
 ) -> tuple[sharing.SharedStore | None, bytes]:
     """The table this audit may share facts through, if any, and the key that scopes them."""
     if not settings.cache_table or settings.share_seconds <= 0:
         return None, lifetime.PROCESS_KEY
+    # No store call outlasts the moment the answer is due (the margin kept for it, but a bit).
+    answer_by = None
+    if budget_deadline is not None:
+        answer_by = budget_deadline + RESPONSE_MARGIN_S - STORE_MARGIN_S
+    store = DynamoStore(settings.cache_table, log.store_item_rejected, answer_by=answer_by)
     if creds is None:
-        return DynamoStore(settings.cache_table, log.store_item_rejected), lifetime.PROCESS_KEY
+        return store, lifetime.PROCESS_KEY
     if settings.cache_key_secret:
         # Facts learnt with credentials go to the table only under a key kept outside it.
         try:
@@ -66,7 +77,7 @@ def _shared_store(
         except errors.SecretError as e:
             log.store_error(sharing.StoreError("cache key", str(e)))
         else:
-            return DynamoStore(settings.cache_table, log.store_item_rejected), key
+            return store, key
     return None, lifetime.PROCESS_KEY
 
 
@@ -103,7 +114,7 @@ def run(
             secrets = creds.secrets() if creds else ()
             log.begin(secrets)
             budget_deadline = _budget_deadline(context)
-            store, key = _shared_store(creds, settings, log)
+            store, key = _shared_store(creds, settings, log, budget_deadline)
             share = audit.share_request(site, creds, settings, budget_deadline, store, key)
             fetcher = Fetcher(
                 FetchPolicy(

@@ -99,6 +99,8 @@ READ_TIMEOUT_S = 2.0
 # this, not READ_TIMEOUT_S, before the retry or the consistent read that finds its own lease.
 LEASE_WRITE_READ_TIMEOUT_S = 0.3
 MAX_ATTEMPTS = 2  # in all, the first included (botocore's `total_max_attempts`)
+# The longest a call can take by its timeouts alone (a read: 6 s; a lease write: 2.6 s).
+WORST_CALL_S = MAX_ATTEMPTS * (CONNECT_TIMEOUT_S + READ_TIMEOUT_S)
 # What DynamoDB answers when it throttles: the store answered, later (section 7: a waiter keeps
 # waiting, with backoff). Every other failure is a store that did not answer usefully.
 THROTTLING_CODES = frozenset(
@@ -150,13 +152,43 @@ def reset() -> None:
         _clients.clear()
 
 
+class _PastAnswerError(Exception):
+    """A call that could not be answered before the audit's answer was due."""
+
+
 def _code(e: Exception) -> str:
+    if isinstance(e, _PastAnswerError):
+        return "AnswerDue"  # the audit's answer was due before the store's
     response = getattr(e, "response", None)
     if isinstance(response, dict):
         code = response.get("Error", {}).get("Code")
         if code:
             return str(code)
     return type(e).__name__
+
+
+def _within(seconds: float, call: Callable[[], Any]) -> Any:
+    """call's answer, or _PastAnswerError once seconds have passed (the call goes on in its
+    thread, bounded by its own timeouts, its answer dropped)."""
+    if seconds <= 0:
+        raise _PastAnswerError
+    box: list[Any] = []
+
+    def run() -> None:
+        try:
+            box.append((True, call()))
+        except Exception as e:  # noqa: BLE001 -- handed to the caller's thread as it is
+            box.append((False, e))
+
+    worker = threading.Thread(target=run, name="store-call", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if not box:
+        raise _PastAnswerError
+    ok, value = box[0]
+    if not ok:
+        raise value
+    return value
 
 
 class DynamoStore:
@@ -167,14 +199,24 @@ class DynamoStore:
         table: str,
         on_rejected: Callable[[str], None] = lambda reason: None,
         wall: Callable[[], float] = time.time,
+        answer_by: float | None = None,
     ) -> None:
         self.table = table
         self._on_rejected = on_rejected  # told why each item read was refused
         self._wall = wall
+        # When the audit must have its answer (time.monotonic()): no call outlasts it, whatever
+        # its timeouts (a store that stops answering near the end of a fetch would otherwise
+        # hold the answer past the Lambda's deadline).
+        self._answer_by = answer_by
 
     def _call(self, op: str, lease_write: bool = False, **kwargs: Any) -> Any:
         try:
-            return getattr(client(lease_write), op)(TableName=self.table, **kwargs)
+            call = getattr(client(lease_write), op)
+            if self._answer_by is not None:
+                left = self._answer_by - time.monotonic()
+                if left < WORST_CALL_S:
+                    return _within(left, lambda: call(TableName=self.table, **kwargs))
+            return call(TableName=self.table, **kwargs)
         except Exception as e:  # noqa: BLE001 -- botocore's many errors are all a store failure
             code = _code(e)
             if code == "ConditionalCheckFailedException":

@@ -622,6 +622,38 @@ def test_a_slow_or_throttling_store_costs_seconds_not_a_result(
         fake.stop()
 
 
+class _Context:
+    """A Lambda context with remaining_s left at its creation."""
+
+    def __init__(self, remaining_s: float) -> None:
+        self._end = time.monotonic() + remaining_s
+
+    def get_remaining_time_in_millis(self) -> int:
+        return int((self._end - time.monotonic()) * 1000)
+
+
+@pytest.mark.parametrize("remaining_s", [3.4, 5.0])
+def test_a_store_that_stops_answering_never_holds_the_answer_past_the_deadline(
+    remaining_s: float, site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A stalled read takes 2 attempts of 1 s connect and 2 s read by its timeouts: more than
+    # the audit has. No store call outlasts the moment the answer is due (contract section 7).
+    fake = FakeAws("stall")
+    try:
+        for k, v in {**aws_environment(fake.url), "AWS_ENDPOINT_URL_DYNAMODB": fake.url}.items():
+            monkeypatch.setenv(k, v)
+        dynamostore.reset()
+        a_site(site)
+        started = time.monotonic()
+        settings = replace(SHARED, cache_table="facts")
+        result = handler.run({"id": "t", "url": site.url("/")}, _Context(remaining_s), settings)
+        assert time.monotonic() - started < remaining_s
+        assert result["status"] in ("SUCCESS", "FAIL")  # an answer, not the runtime's timeout
+    finally:
+        dynamostore.reset()
+        fake.stop()
+
+
 def test_with_a_table_boto3_is_ready_before_the_first_audit(moto: str) -> None:
     code = "import sys, sitemap_auditor.handler as h\nprint('boto3' in sys.modules)\n"
     env = container_environment(moto, "any-table")
