@@ -10,13 +10,14 @@ the event: nothing here reads the environment or keeps state between audits.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from sitemap_auditor.audit import config, probe, response, rules
-from sitemap_auditor.audit.outcome import Outcome, Provenance
+from sitemap_auditor.audit.outcome import Outcome, Provenance, redact
 from sitemap_auditor.audit.request import AuditRequest
 from sitemap_auditor.core import candidates
 from sitemap_auditor.core import site as sites
@@ -24,6 +25,7 @@ from sitemap_auditor.core.credentials import Credentials, echoed_in
 from sitemap_auditor.core.facts import CandidateOutcome, SiteFacts
 from sitemap_auditor.core.issues import Issue, Kind, issue
 from sitemap_auditor.core.parser import MAX_UNPARSABLE_SAMPLES
+from sitemap_auditor.core.text import map_text
 from sitemap_auditor.fetching.fetch import Fetcher
 
 if TYPE_CHECKING:
@@ -166,5 +168,31 @@ def share_request(
         budget_end=budget_deadline,
         shared_store=store,
         # A site may echo a credential back into what it answers: such facts stay in this process.
-        publishable=lambda data: not echoed_in(data, secrets),
+        publishable=lambda data: not _echoes(data, secrets),
     )
+
+
+def _echoes(data: bytes, secrets: tuple[str, ...]) -> bool:
+    """True when facts encoded as JSON hold a credential, whole in any of its forms
+    (`echoed_in`) or as what a cut left of one (its first characters before a "..." or a
+    closing quote, or at a string's end, which every result redacts too): such facts stay in
+    the process."""
+    if not secrets:
+        return False
+    if echoed_in(data, secrets):
+        return True
+    try:
+        value: object = json.loads(data)
+    except ValueError:
+        value = data.decode("utf-8", "replace")  # not JSON: the text as a whole
+    changed: list[str] = []
+
+    def look(text: str) -> str:
+        # The end of every string counts as a cut: facts keep samples cut to their length
+        # (MAX_SAMPLE_CHARS), and a result shows them with the "..." that makes the cut plain.
+        if not changed and redact(text + "...", secrets) != text + "...":
+            changed.append(text)
+        return text
+
+    map_text(value, look)
+    return bool(changed)

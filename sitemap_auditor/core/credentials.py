@@ -41,7 +41,7 @@ class Credentials:
         token = header[6:]
         # The token as a URL carries it, and the password's own Base64.
         forms = [header, token, quote(token, safe="")]
-        forms.append(base64.b64encode(self.password.encode()).decode("ascii"))
+        forms.append(_b64(self.password))
         # A site may echo the password back, percent-encoded into a URL as likely as not, and
         # trimmed or with its white space folded (docs/contract.md §8: whatever the white space).
         password = self.password
@@ -59,6 +59,12 @@ class Credentials:
             # first, so that these stand for the plain forms they equal.
             spelled = {unicodedata.normalize(f, v) for v in variants for f in ("NFC", "NFD")}
             forms[:0] = [SpelledSecret(v) for v in sorted(spelled | set(variants))]
+        # Base64 as URLs and JWT-like tokens carry it too: without its padding, and in the URL-
+        # safe alphabet (RFC 4648 §5); each decodes to the credentials as readily.
+        in_base64 = [token] if short else [token, _b64(self.password)]
+        for form in in_base64:
+            safe = form.translate(_URL_SAFE)
+            forms += [f for f in (form.rstrip("="), safe, safe.rstrip("=")) if f != form]
         found = [s for s in forms if len(s.strip()) >= MIN_FREE_TEXT_SECRET]
         if password and short:
             # Too short to hunt for in free text (every "a" of a message would go), such a
@@ -124,6 +130,13 @@ def _spellings(c: str) -> str:
     if c == " ":
         forms.append(r"\+")
     return "(?:" + "|".join(forms) + ")"
+
+
+_URL_SAFE = str.maketrans("+/", "-_")
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode("ascii")
 
 
 def echoed_in(data: bytes, secrets: Iterable[str]) -> bool:

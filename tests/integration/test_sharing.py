@@ -539,6 +539,39 @@ def test_facts_that_echo_a_credential_stay_in_the_process(
     assert password not in json.dumps(items, default=str)
 
 
+@pytest.mark.parametrize("echo", ["cut-prefix", "unpadded-token"])
+def test_facts_that_echo_a_credential_in_part_or_another_spelling_stay_in_the_process(
+    local_aws: str, moto: str, table: str, site: Site, echo: str
+) -> None:
+    from support.aws import secrets_client
+
+    key_id = secrets_client(moto).create_secret(
+        Name=f"cache-key-{time.monotonic_ns()}", SecretString="q" * 64
+    )["ARN"]
+    password = "Zq7mKx2PvW9tRb4nLc8x"  # "u:" + it: 22 bytes, a Base64 token with "=="
+    token = base64.b64encode(f"u:{password}".encode()).decode()
+    assert token.endswith("==")
+    if echo == "cut-prefix":
+        # An unparsable <lastmod> is kept cut to 100 characters: all of the password but
+        # its last character is what the cut leaves (one guess from the whole).
+        lastmod = "y" * (100 - len(password) + 1) + password + "-tail"
+        site.route("/sitemap.xml", reply(urlset([lastmod, FRESH])))
+        kept = password[:-1]
+    else:
+        listed = f"{site.url('/sitemap.xml')}?t={token.rstrip('=')}"
+        site.route("/robots.txt", robots_with(f"Sitemap: {listed}"))
+        site.route(f"/sitemap.xml?t={token.rstrip('=')}", reply(urlset([FRESH])))
+        kept = token.rstrip("=")
+    settings = replace(SHARED, cache_table=table, cache_key_secret=key_id)
+    event = {"basicAuth": {"username": "u", "password": password}}
+    first = run(site.url("/1"), settings=settings, **event)
+    assert kept not in json.dumps(first)
+    items = dynamodb(local_aws).scan(TableName=table)["Items"]
+    assert all("facts" not in i for i in items)
+    for item in items:
+        assert kept not in json.dumps(item, default=str)
+
+
 def test_without_a_key_secret_credentialed_facts_stay_in_the_process(
     local_aws: str, table: str, site: Site
 ) -> None:
