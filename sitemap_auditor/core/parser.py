@@ -34,6 +34,7 @@ __all__ = [
     "MAX_NAME_CHARS",
     "MAX_SAMPLE_CHARS",
     "MAX_UNPARSABLE_SAMPLES",
+    "PLAIN_TEXT_ROOT",
     "ROOTS",
     "Handlers",
     "ParsedSitemap",
@@ -55,6 +56,10 @@ MAX_SAMPLE_CHARS = 100
 # keeping all of it would let one huge element grow memory.
 MAX_LASTMOD_CHARS = 256
 _XML_SPACE = " \t\r\n"
+
+
+# The reason for a plain-text list of URLs: it has no root element, and is no sitemap here.
+PLAIN_TEXT_ROOT = "unknown root element (none: a plain-text list of URLs)"
 
 
 def unknown_root(local: str) -> str:
@@ -314,6 +319,7 @@ class SitemapParser:
         self._codec = ""
         self._outcome: Rejected | None = None
         self._seen_content = False
+        self._url_list = False  # the document starts as a URL, not as markup
         # What bounds what expat holds (see MAX_MARKUP_BYTES): bytes fed to expat and, when the
         # parser decodes first, to the decoder; where expat's unfinished token, or the DOCTYPE or
         # CDATA section it is in, began; the names pyexpat interned, and how many were checked.
@@ -386,6 +392,10 @@ class SitemapParser:
         return facts
 
     def _start(self, head: bytes) -> None:
+        # A plain-text list of URLs (one a line) is no XML: the documented auditor reports it
+        # as an unknown root element, as it does RSS and Atom (docs/contract.md §6).
+        first = head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")[:8].lower()
+        self._url_list = first.startswith((b"http://", b"https://"))
         codec = _transcoding(head[:_SNIFF_BYTES])
         if codec is not None:
             # expat reads UTF-8, UTF-16, ISO-8859-1 and ASCII, and single-byte encodings; others
@@ -445,6 +455,9 @@ class SitemapParser:
             else:
                 self._feed_decoder(data, final)
         except expat.ExpatError as e:
+            if self._url_list and self._facts() is None:  # before any root element
+                self._outcome = Rejected(Kind.UNKNOWN_ROOT, PLAIN_TEXT_ROOT)
+                return
             self._outcome = Rejected(
                 Kind.NOT_WELL_FORMED,
                 f"not well-formed XML at line {e.lineno}, column {e.offset}: "

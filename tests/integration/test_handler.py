@@ -351,6 +351,18 @@ def test_candidates_in_order_until_one_parses(audit: AuditFn, site: Site) -> Non
     assert "/never-fetched.xml" not in site.paths()
 
 
+def test_a_plain_text_list_of_urls_is_an_unknown_root_element(audit: AuditFn, site: Site) -> None:
+    # auditor-doc.md: "Sitemaps in other formats (RSS, Atom, plain-text URL lists) are reported
+    # as an unknown root element and do not count."
+    body = f"\ufeff{site.url('/a')}\r\n{site.url('/b')}\r\n".encode()
+    site.route("/sitemap.xml", reply(body, content_type="text/plain"))
+    result = audit(site.url("/"))
+    assert codes_of(result) == ["100", "400"]
+    assert data_of(result)["issues"][1] == (
+        f"{site.url('/sitemap.xml')}: unknown root element (none: a plain-text list of URLs)"
+    )
+
+
 def test_sitemap_index_children_are_never_fetched(audit: AuditFn, site: Site) -> None:
     site.route("/sitemap.xml", reply(sitemapindex([FRESH, FRESH], base=site.base)))
     site.route("/s0.xml", reply(urlset([FRESH])))
