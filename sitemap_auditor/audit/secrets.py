@@ -40,6 +40,9 @@ MAX_ATTEMPTS = 2  # in all, the first included (botocore's `total_max_attempts`)
 T = TypeVar("T")
 _cache: dict[tuple[str, str], tuple[float, object]] = {}
 _cache_lock = threading.Lock()
+# Cache key secrets that could not be read lately: until when, and what went wrong.
+_key_failures: dict[str, tuple[float, str]] = {}
+KEY_FAILURE_SECONDS = 60.0
 _client: Any = None
 
 
@@ -112,10 +115,27 @@ def from_secret(secret_id: str) -> Credentials:
 
 
 def cache_key(secret_id: str) -> bytes:
-    """The key of the credential hash in the shared store, read from a secret, cached while warm."""
-    return _read(
-        secret_id, "cache key secret", _key, f"is shorter than {MIN_CACHE_KEY_CHARS} characters"
-    )
+    """The key of the credential hash in the shared store, read from a secret, cached while warm.
+
+    A failure is remembered for KEY_FAILURE_SECONDS: the key serves sharing alone, and a Secrets
+    Manager that does not answer would otherwise cost every credentialed audit its read's
+    timeouts (up to 8 s), where sharing off costs nothing (contract section 7)."""
+    now = time.monotonic()
+    with _cache_lock:
+        failed = _key_failures.get(secret_id)
+        if failed is not None and failed[0] > now:
+            raise SecretError(failed[1])
+    try:
+        return _read(
+            secret_id,
+            "cache key secret",
+            _key,
+            f"is shorter than {MIN_CACHE_KEY_CHARS} characters",
+        )
+    except SecretError as e:
+        with _cache_lock:
+            _key_failures[secret_id] = (time.monotonic() + KEY_FAILURE_SECONDS, str(e))
+        raise
 
 
 def resolve(inline: Credentials | None, secret_id: str | None) -> Credentials | None:
@@ -130,4 +150,5 @@ def clear_cache() -> None:
     global _client
     with _cache_lock:
         _cache.clear()
+        _key_failures.clear()
     _client = None

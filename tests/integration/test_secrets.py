@@ -251,3 +251,42 @@ def test_the_deployed_function_never_prints_the_password(moto: str, site: Site) 
             assert leaked not in run.text
             assert leaked not in json.dumps(run.result)
     assert [s.headers.get("authorization") for s in site.seen] == [expected] * 4
+
+
+def test_a_cache_key_secret_that_cannot_be_read_is_not_asked_again_for_a_minute(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The key serves sharing alone: a Secrets Manager that fails would otherwise cost every
+    # credentialed audit its read, where sharing off costs nothing (contract section 7).
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    accepted = [0]
+
+    def answer_nothing() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            accepted[0] += 1
+            conn.close()  # the connection reset: a failure at once
+
+    threading.Thread(target=answer_nothing, daemon=True).start()
+    point_at(f"http://127.0.0.1:{server.getsockname()[1]}", monkeypatch)
+    secrets.clear_cache()
+    try:
+        with pytest.raises(secrets.SecretError) as first:
+            secrets.cache_key(f"{PREFIX}cache-key")
+        asked = accepted[0]
+        assert asked >= 1
+        started = time.monotonic()
+        with pytest.raises(secrets.SecretError) as again:
+            secrets.cache_key(f"{PREFIX}cache-key")
+        assert time.monotonic() - started < 0.5 and accepted[0] == asked
+        assert str(again.value) == str(first.value)
+    finally:
+        secrets.clear_cache()
+        server.close()
