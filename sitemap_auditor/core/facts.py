@@ -454,7 +454,7 @@ def from_json(value: object) -> SiteFacts:
         raise InvalidItemError("facts: of another format")
     v = _object(value, "", _FACTS_KEYS)
     outcomes = _list(v["outcomes"], "outcomes", MAX_CANDIDATES)
-    return SiteFacts(
+    facts = SiteFacts(
         robots=_read_robots(v["robots"]),
         candidates=_urls(v["candidates"], "candidates"),
         outcomes=tuple(_read_outcome(o, f"outcomes[{n}]") for n, o in enumerate(outcomes)),
@@ -463,6 +463,25 @@ def from_json(value: object) -> SiteFacts:
         fetched_at=_number(v["fetchedAt"], "fetchedAt", 0.0, float(2**53)),
         fetch_seconds=_number(v["fetchSeconds"], "fetchSeconds", 0.0, MAX_FETCH_SECONDS),
     )
+    _check_as_written(facts)
+    return facts
+
+
+def _check_as_written(facts: SiteFacts) -> None:
+    """Refuse facts no audit publishes, however well each field reads (docs/contract.md §7: an
+    item not as the function writes it counts as no item): only complete facts are stored, and
+    their outcomes are the candidates tried in order (probe.first_sitemap), the selected one, if
+    any, last; without one, every candidate was tried."""
+    if not facts.complete:
+        _invalid("complete", "false: cut facts are never stored")
+    tried = tuple(o.url for o in facts.outcomes)
+    if tried != facts.candidates[: len(tried)]:
+        _invalid("outcomes", "not the candidates tried in order")
+    chosen = [n for n, o in enumerate(facts.outcomes) if o.selected is not None]
+    if chosen and chosen != [len(tried) - 1]:
+        _invalid("outcomes", "a candidate tried after the selected one")
+    if not chosen and len(tried) != len(facts.candidates):
+        _invalid("outcomes", "candidates left untried without a selected one")
 
 
 def _check_structure(data: bytes) -> None:

@@ -574,6 +574,8 @@ def read_item(item: Mapping[str, Any], now: float) -> tuple[StoredItem, str | No
         assert fetched_at is not None and fetch_s is not None and transient is not None
         if held == "facts":
             facts = _facts_stamped(_value(item, "facts", "B"), MAX_ITEM_BYTES, fetched_at, now)
+            if facts.transient != transient:  # the stamp is the facts' own (driver.stamp_of)
+                _invalid("transient", "not what the facts say")
         else:
             _text(item, "facts_ref")  # read by the store: the facts are in their own item
         awaited_only = bool(_flag(item, "awaited_only"))

@@ -655,6 +655,15 @@ def test_a_slow_or_throttling_store_costs_seconds_not_a_result(
         fake.stop()
 
 
+def _all_refused(urls: tuple[str, ...]) -> tuple[Any, ...]:
+    """Each candidate tried and refused, as complete facts without a sitemap hold them."""
+    from sitemap_auditor.core import facts
+
+    return tuple(
+        facts.CandidateOutcome(u, None, issue(u, Kind.HTTP_STATUS, "HTTP 404")) for u in urls
+    )
+
+
 class _Context:
     """A Lambda context with remaining_s left at its creation."""
 
@@ -848,7 +857,8 @@ def test_large_facts_are_kept_out_of_the_item_that_leases_touch(local_aws: str, 
         f"https://www.example.com/{rng.getrandbits(256):064x}/{rng.getrandbits(128):032x}.xml"
         for i in range(100)
     )
-    large = facts.SiteFacts(facts.RobotsProbe(200, True, urls, (), ()), urls, (), fetched_at=now)
+    robots = facts.RobotsProbe(200, True, urls, (), ())
+    large = facts.SiteFacts(robots, urls, _all_refused(urls), fetched_at=now)
     packed = store.pack(facts.encode(large))
     assert packed is not None and len(packed) > dynamostore.INLINE_FACTS_BYTES
     store.put("big", packed, lease.Stamp(now, 2.0, False, "flight-1"), now + 60)
@@ -940,7 +950,8 @@ def test_two_publishes_close_together_each_keep_their_own_facts_item(
         urls = tuple(
             f"https://www.example.com/{rng.getrandbits(512):0128x}/{i}.xml" for i in range(60)
         )
-        return facts.SiteFacts(facts.RobotsProbe(200, True, urls, (), ()), urls, (), fetched_at=at)
+        robots = facts.RobotsProbe(200, True, urls, (), ())
+        return facts.SiteFacts(robots, urls, _all_refused(urls), fetched_at=at)
 
     holder, standby = large(now), large(now + 0.5)
     packed_h = store.pack(facts.encode(holder))

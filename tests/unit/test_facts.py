@@ -3,6 +3,7 @@ equals, key for key, the result built from the facts as fetched, `date` aside.""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -45,10 +46,6 @@ parsed = st.builds(
     unparsable_total=st.integers(0, 10**6),
 )
 selected = st.builds(SelectedSitemap, urls, st.integers(200, 299), st.none() | texts, parsed)
-outcomes = st.one_of(
-    st.builds(CandidateOutcome, urls, st.just(None), issues, validators, st.integers(0, 10**8)),
-    selected.map(lambda s: CandidateOutcome(s.url, s, None, Validators('"e"'), 10)),
-)
 robots = st.builds(
     RobotsProbe,
     status=st.none() | st.integers(100, 599),
@@ -59,14 +56,30 @@ robots = st.builds(
     validators=validators,
     wire_bytes=st.integers(0, 10**8),
 )
-site_facts = st.builds(
-    SiteFacts,
-    robots=robots,
-    candidates=st.lists(urls, max_size=5).map(tuple),
-    outcomes=st.lists(outcomes, max_size=4).map(tuple),
-    complete=st.booleans(),
-    fetched_at=st.floats(0, 4e9),
-)
+
+
+@st.composite
+def site_facts(draw: st.DrawFn) -> SiteFacts:
+    """Facts as an audit stores them: complete, each candidate tried in order until one is
+    selected (the last outcome), every one of them when none is (probe.first_sitemap)."""
+    candidates: tuple[str, ...] = tuple(draw(st.lists(urls, max_size=5)))
+    with_selected: bool = draw(st.booleans())
+    refused = st.builds(CandidateOutcome, st.just(""), st.just(None), issues, validators,
+                        st.integers(0, 10**8))  # fmt: skip
+    tried = [replace(draw(refused), url=url) for url in candidates]
+    if candidates and with_selected:
+        last = draw(st.integers(0, len(candidates) - 1))
+        s = replace(draw(selected), url=candidates[last])
+        tried = [*tried[:last], CandidateOutcome(s.url, s, None, Validators('"e"'), 10)]
+    return SiteFacts(
+        robots=draw(robots),
+        candidates=candidates,
+        outcomes=tuple(tried),
+        complete=True,
+        fetched_at=draw(st.floats(0, 4e9)),
+    )
+
+
 events = st.fixed_dictionaries(
     {"url": st.just("https://www.example.com/page")},
     optional={
@@ -77,7 +90,7 @@ events = st.fixed_dictionaries(
 )
 
 
-@given(site_facts)
+@given(site_facts())
 def test_facts_survive_the_store_unchanged(value: SiteFacts) -> None:
     back = facts.decode(facts.encode(value))
     assert back == value
@@ -88,7 +101,7 @@ def test_facts_survive_the_store_unchanged(value: SiteFacts) -> None:
     ]
 
 
-@given(site_facts, events, st.integers(1, 10**4), instants)
+@given(site_facts(), events, st.integers(1, 10**4), instants)
 def test_a_result_from_stored_facts_equals_the_fresh_one(
     value: SiteFacts, event: dict[str, Any], window: int, now: datetime
 ) -> None:
@@ -105,3 +118,23 @@ def test_facts_of_another_format_are_not_read() -> None:
     for data in (b'{"format": 0}', b"not json", b'{"format": 1, "robots": []}'):
         with pytest.raises(InvalidItemError):
             facts.decode(data)
+
+
+def test_facts_no_audit_stores_are_refused_however_well_each_field_reads() -> None:
+    # docs/contract.md §7: an item not as the function writes it counts as no item.
+    a, b = "https://www.example.com/a.xml", "https://www.example.com/b.xml"
+    refused = CandidateOutcome(a, None, Issue(a, Kind.HTTP_STATUS, "HTTP 404"))
+    parsed_b = ParsedSitemap("urlset", 1, None, (), 0)
+    chosen = CandidateOutcome(b, SelectedSitemap(b, 200, None, parsed_b), None)
+    good = SiteFacts(RobotsProbe(200, True, (), (), ()), (a, b), (refused, chosen))
+    assert facts.decode(facts.encode(good)) == good
+    forged = [
+        replace(good, complete=False),  # cut facts are never published
+        replace(good, outcomes=(chosen,)),  # b tried before a
+        replace(good, outcomes=(refused,)),  # b left untried, nothing selected
+        replace(good, candidates=(b, a), outcomes=(chosen, refused)),  # tried past the selected
+        replace(good, outcomes=(refused, chosen, refused)),  # more outcomes than candidates
+    ]
+    for value in forged:
+        with pytest.raises(InvalidItemError):
+            facts.decode(facts.encode(value))

@@ -292,6 +292,12 @@ def test_an_item_that_is_not_a_map_is_refused() -> None:
         assert "item: not a map" in item_refused(item)  # type: ignore[arg-type]
 
 
+def test_an_item_whose_transient_flag_is_not_its_facts_is_refused() -> None:
+    # The stamp is the facts' own (driver.stamp_of): a 503's facts flagged lasting would be
+    # reused by later audits, which transient facts never are (contract section 7).
+    assert "transient: not what the facts say" in item_refused(good_item(transient={"BOOL": True}))
+
+
 def test_an_item_as_written_is_read_back() -> None:
     got, note = dynamostore.read_item(good_item(), NOW)
     assert note is None and got.facts == sample_facts(NOW - 5)
