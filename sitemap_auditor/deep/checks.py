@@ -924,6 +924,9 @@ class SitemapChecks:
             tally.set_count(Kind.NEWS_TOO_MANY, self.news_entries)
 
 
+_TEXT_BREAKS = re.compile(rb"\r\n|\r|\n")
+
+
 def text_lines(chunks: Iterable[bytes]) -> Iterator[tuple[int, str]]:
     """The non-blank lines of a text sitemap, numbered, each cut to 4,096 characters."""
     number = 0
@@ -936,10 +939,15 @@ def text_lines(chunks: Iterable[bytes]) -> Iterator[tuple[int, str]]:
                 rest = data
                 continue
             data, first = data.removeprefix(b"\xef\xbb\xbf"), False  # a UTF-8 byte order mark
-        lines = data.split(b"\n")
+        # CR LF, CR and LF each end a line, as XML counts them; a CR that ends the chunk is
+        # held back, as the next may begin with the LF that makes one break of the two.
+        held = data.endswith(b"\r")
+        lines = _TEXT_BREAKS.split(data[:-1] if held else data)
         rest = lines.pop()
         if len(rest) > 8192:
             rest = rest[:8192]  # a line that never ends is cut; the remainder is dropped
+        if held:
+            rest += b"\r"
         for raw in lines:
             number += 1
             text = raw.decode("utf-8", "replace").strip()
