@@ -883,8 +883,10 @@ class SitemapChecks:
         if date is not None:
             problem, key = classify_lastmod(date, self.now_key)
             if key is None or problem is Kind.DATE_WITHOUT_TIMEZONE:
-                self.tally.add(problem or Kind.INVALID_DATE, line, date)
-            elif key < self.now_key - NEWS_MAX_AGE_US:
+                # The example names the element: the finding's words are of <lastmod> values.
+                shown = f"<news:publication_date>{date}</news:publication_date>"
+                self.tally.add(problem or Kind.INVALID_DATE, line, shown)
+            if key is not None and key < self.now_key - NEWS_MAX_AGE_US:
                 self.tally.add(Kind.NEWS_TOO_OLD, line, f"{date} {loc}")
                 return bool(missing), True
         return bool(missing), False

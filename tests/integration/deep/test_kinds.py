@@ -287,6 +287,16 @@ def test_news_too_old(site: Site) -> None:
     assert kinds_of(run(site.url("/")))["news-too-old"]["count"] == 1
 
 
+def test_a_publication_date_without_a_zone_is_judged_for_its_age_too(site: Site) -> None:
+    old = (datetime.now(UTC) - timedelta(days=30)).strftime("%Y-%m-%dT%H:%M:%S")
+    serve_listed(site, {"/news.xml": urlset_of([_news(site, 1, old)], NEWS_NS)})
+    found = kinds_of(run(site.url("/")))
+    assert found["news-too-old"]["count"] == 1
+    # The example names the element: the date is no <lastmod>.
+    (example,) = found["date-without-timezone"]["examples"]
+    assert example["value"] == f"<news:publication_date>{old}</news:publication_date>"
+
+
 def test_hreflang_invalid_code_no_self_link_and_no_return_link(site: Site) -> None:
     a, b, c = site.url("/en"), site.url("/de"), site.url("/fr")
 
