@@ -418,7 +418,10 @@ class _Walker:
             line += offset
             check(line, loc, lastmod, ext)
             if on_url is not None and loc and not sc.is_index:
-                on_url(UrlRecord(loc, rec.url, line, lastmod))
+                # Trimmed of XML white space, as the <loc> is (a pretty-printed file's lastmod
+                # ends in its line break and indent).
+                shown = None if lastmod is None else lastmod.strip(" \t\r\n")
+                on_url(UrlRecord(loc, rec.url, line, shown))
 
         def reader(root: DocumentHead) -> EntryCallback:
             # Read before the first entry: an index's entries are not listed URLs, and a file
