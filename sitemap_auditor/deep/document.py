@@ -17,7 +17,7 @@ from sitemap_auditor.deep.walk import SitemapRecord, Walk
 __all__ = ["FORMAT", "VERSION", "build", "severity_counts", "share", "with_pages", "worst_severity"]
 
 FORMAT = "sitemap-auditor-deep"
-VERSION = 3
+VERSION = 4
 
 
 def _time(moment: datetime) -> str:

@@ -101,6 +101,7 @@ class Kind(StrEnum):
     SITEMAP_IS_HTML = "sitemap-is-html"
     LEADING_WHITESPACE = "leading-whitespace"
     INVALID_XML = "invalid-xml"
+    XML_NOT_READ = "xml-not-read"
     INCORRECT_NAMESPACE = "incorrect-namespace"
     UNKNOWN_FORMAT = "unknown-format"
     MISSING_TAG = "missing-tag"
@@ -217,6 +218,16 @@ KINDS: dict[Kind, KindInfo] = {
         "Invalid XML",
         "The file is not well-formed XML, so search engines stop reading it there: {detail}.",
         "Escape & as &amp; (and < as &lt;) in URLs, and close every tag; validate the file.",
+        impact=_UNREAD,
+        reach=_FILE,
+    ),
+    Kind.XML_NOT_READ: KindInfo(
+        _W,
+        "XML this audit does not read",
+        "The file holds XML this audit refuses to read ({detail}), so it stopped reading there; "
+        "search engines may read on.",
+        "Remove it: a sitemap needs no entity declarations, comments of megabytes or deep nesting.",
+        source=_TOOL,
         impact=_UNREAD,
         reach=_FILE,
     ),

@@ -498,3 +498,25 @@ def test_a_site_that_does_not_answer_is_told_as_such() -> None:
     page = html_report.render(doc)
     assert "· no answer</dd>" in page
     assert "every sitemap listed was read" not in page and "could not be read" in page
+
+
+@pytest.mark.parametrize(
+    ("inside", "said"),
+    [
+        ("<!-- " + "x" * 3_000_000 + " -->", "markup longer than"),
+        ("<a>" * 300 + "</a>" * 300, "nested deeper than 256"),
+    ],
+    ids=["a-3-MB-comment", "nesting-past-256"],
+)
+def test_well_formed_xml_the_parser_refuses_is_no_invalid_xml(
+    site: Site, inside: str, said: str
+) -> None:
+    # Well-formed: not Search Console's Invalid XML, but this audit's own limit, said so.
+    body = urlset_of([f"<loc>{site.url('/a')}</loc>"]).replace(
+        b"</urlset>", inside.encode() + b"</urlset>"
+    )
+    serve_listed(site, {"/s.xml": body})
+    found = kinds_of(run(site.url("/")))
+    assert "invalid-xml" not in found
+    assert said in found["xml-not-read"]["message"]
+    assert found["xml-not-read"]["severity"] == "warning"
