@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -630,11 +630,7 @@ class FakeAws(LoopbackService):
 def test_a_slow_or_throttling_store_costs_seconds_not_a_result(
     mode: str, site: Site, logs: LogCapture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fake = FakeAws(mode)
-    try:
-        for k, v in {**aws_environment(fake.url), "AWS_ENDPOINT_URL_DYNAMODB": fake.url}.items():
-            monkeypatch.setenv(k, v)
-        dynamostore.reset()
+    with _faked_aws(mode, monkeypatch) as fake:
         a_site(site)
         started = time.monotonic()
         result = run(site.url("/"), settings=replace(SHARED, cache_table="facts"))
@@ -650,9 +646,6 @@ def test_a_slow_or_throttling_store_costs_seconds_not_a_result(
         assert errors and errors[0]["store_op"] == "get_item"
         finished = [x for x in logs.lines() if x.get("message") == "audit finished"]
         assert finished[0]["store_errors"] >= 1 and finished[0]["facts_source"] == "fetched"
-    finally:
-        dynamostore.reset()
-        fake.stop()
 
 
 def _all_refused(urls: tuple[str, ...]) -> tuple[Any, ...]:
@@ -662,6 +655,20 @@ def _all_refused(urls: tuple[str, ...]) -> tuple[Any, ...]:
     return tuple(
         facts.CandidateOutcome(u, None, issue(u, Kind.HTTP_STATUS, "HTTP 404")) for u in urls
     )
+
+
+@contextmanager
+def _faked_aws(mode: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAws]:
+    """The DynamoDB endpoint answering as mode says, for the length of the block."""
+    fake = FakeAws(mode)
+    try:
+        for k, v in {**aws_environment(fake.url), "AWS_ENDPOINT_URL_DYNAMODB": fake.url}.items():
+            monkeypatch.setenv(k, v)
+        dynamostore.reset()
+        yield fake
+    finally:
+        dynamostore.reset()
+        fake.stop()
 
 
 class _Context:
@@ -680,20 +687,13 @@ def test_a_store_that_stops_answering_never_holds_the_answer_past_the_deadline(
 ) -> None:
     # A stalled read takes 2 attempts of 1 s connect and 2 s read by its timeouts: more than
     # the audit has. No store call outlasts the moment the answer is due (contract section 7).
-    fake = FakeAws("stall")
-    try:
-        for k, v in {**aws_environment(fake.url), "AWS_ENDPOINT_URL_DYNAMODB": fake.url}.items():
-            monkeypatch.setenv(k, v)
-        dynamostore.reset()
+    with _faked_aws("stall", monkeypatch):
         a_site(site)
         started = time.monotonic()
         settings = replace(SHARED, cache_table="facts")
         result = handler.run({"id": "t", "url": site.url("/")}, _Context(remaining_s), settings)
         assert time.monotonic() - started < remaining_s
         assert result["status"] in ("SUCCESS", "FAIL")  # an answer, not the runtime's timeout
-    finally:
-        dynamostore.reset()
-        fake.stop()
 
 
 def test_with_a_table_boto3_is_ready_before_the_first_audit(moto: str) -> None:
@@ -1087,11 +1087,7 @@ def test_a_lease_write_without_an_answer_costs_its_short_timeout(
 ) -> None:
     # A write tried again is safe (the owner's own lease), and DynamoDB answers writes within
     # tens of ms: a lost answer costs LEASE_WRITE_READ_TIMEOUT_S per attempt, not READ_TIMEOUT_S.
-    fake = FakeAws("stall")
-    try:
-        for k, v in {**aws_environment(fake.url), "AWS_ENDPOINT_URL_DYNAMODB": fake.url}.items():
-            monkeypatch.setenv(k, v)
-        dynamostore.reset()
+    with _faked_aws("stall", monkeypatch) as fake:
         store = dynamostore.DynamoStore("facts")
         now = time.time()
         # The take, and a renewal (whose lost answer must be known within the waiters' grace).
@@ -1105,9 +1101,6 @@ def test_a_lease_write_without_an_answer_costs_its_short_timeout(
             elapsed = time.monotonic() - started
             assert fake.calls - calls == dynamostore.MAX_ATTEMPTS
             assert elapsed < dynamostore.MAX_ATTEMPTS * dynamostore.READ_TIMEOUT_S / 2
-    finally:
-        dynamostore.reset()
-        fake.stop()
 
 
 @pytest.mark.usefixtures("local_aws")

@@ -56,10 +56,13 @@ def _gated(
     return route
 
 
-def _serve(site: Site, order: list[str]) -> None:
+def _serve(site: Site, order: list[str], bodies: dict[str, bytes] | None = None) -> None:
     # Each file answers only once the one before it in `order` has been sent: the files are
-    # read in that order, though all four are asked for at once.
-    index = "".join(f"<sitemap><loc>{site.url(p)}</loc></sitemap>" for p in FILES)
+    # read in that order, though all are asked for at once (FILES' bodies by default).
+    if bodies is None:
+        bodies = {p: _urlset(site, FILES[p], news=p == "/news.xml") for p in FILES}
+    index = "".join(f"<sitemap><loc>{site.url(p)}</loc></sitemap>" for p in bodies)
+    site.routes.clear()
     site.route(
         "/robots.txt",
         reply(
@@ -73,7 +76,7 @@ def _serve(site: Site, order: list[str]) -> None:
     before: threading.Event | None = None
     for path in order:
         done = threading.Event()
-        site.route(path, _gated(_urlset(site, FILES[path], news=path == "/news.xml"), before, done))
+        site.route(path, _gated(bodies[path], before, done))
         before = done
 
 
@@ -117,17 +120,7 @@ def test_a_file_that_mixes_regular_and_news_entries_is_judged_by_its_first(site:
     bodies = {"/regular.xml": _urlset(site, ["/a"]), "/mixed.xml": mixed}
     found = []
     for order in (["/regular.xml", "/mixed.xml"], ["/mixed.xml", "/regular.xml"]):
-        site.routes.clear()
-        index = "".join(f"<sitemap><loc>{site.url(p)}</loc></sitemap>" for p in bodies)
-        site.route("/robots.txt", reply(f"Sitemap: {site.url('/index.xml')}\n"))
-        site.route("/index.xml", reply(
-            '<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
-            + index + "</sitemapindex>", content_type="application/xml"))  # fmt: skip
-        before: threading.Event | None = None
-        for path in order:
-            done = threading.Event()
-            site.route(path, _gated(bodies[path], before, done))
-            before = done
+        _serve(site, order, bodies)
         found.append(_repeats(run(site.url("/"), concurrency=4)))
     assert found[0] == found[1]
     ((kind, name, count, examples, _),) = found[0]
