@@ -277,10 +277,6 @@ _AUTHORITY_START = re.compile(
 # too, in other URLs it does not (`foo://u:p\@h/` has the userinfo `u:p\`).
 _SPECIAL_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp", "file"})
 _AUTHORITY_END = {True: re.compile(r"[/\\?#]"), False: re.compile(r"[/?#]")}
-# Schemes whose URLs name no host: without `//` after the colon, what precedes an `@` in them
-# is an address (`mailto:x@y`, `news:comp@lang`) or code, never userinfo (the WHATWG reading
-# gives them an opaque path). Other schemes keep the cautious reading (`user:pass@host`).
-_OPAQUE_SCHEMES = frozenset({"mailto", "news", "urn", "javascript", "data", "tel", "sms", "geo"})
 
 
 def escape_undecodable(value: str) -> str:
@@ -315,7 +311,6 @@ def strip_userinfo(text: str) -> str:
 
 # What browsers drop from a URL wherever it stands.
 _DROPPED = re.compile("[\t\n\r]")
-_SPACE = re.compile(r"\s")
 
 
 def _strip_userinfo(text: str) -> str:
@@ -324,22 +319,11 @@ def _strip_userinfo(text: str) -> str:
     # Per kind of authority end: where the authority that holds the last match ends, and the
     # last "@" before it.
     regions = {True: (-1, -1), False: (-1, -1)}
-    opaque_until = -1  # the end of an opaque URL's run (mailto:...): no userinfo in it
     for match in _AUTHORITY_START.finditer(text):
         if match.start() < pos:
             continue  # inside userinfo already removed
         scheme = match.group("scheme")
         special = scheme is None or scheme.lower() in _SPECIAL_SCHEMES
-        if not special and not _DROPPED.sub("", match.group(0)).endswith("//"):
-            if match.start() < opaque_until:
-                continue  # inside an opaque URL's run, found once (linear)
-            if scheme.lower() in _OPAQUE_SCHEMES:
-                # `mailto:x@y`: an address, no userinfo (no authority without `//`); nor does a
-                # scheme-like run inside it (`mailto:a:b@c`) start one. A URL with an
-                # authority inside it (`javascript:f('http://u:p@h/')`) is still read.
-                found = _SPACE.search(text, match.end())
-                opaque_until = found.start() if found is not None else len(text)
-                continue
         start = match.end()
         region_end, region_at = regions[special]
         if start > region_end:
@@ -367,9 +351,6 @@ def echoed_url(value: str) -> str:
     text = strip_userinfo(value)
     if "@" not in text:
         return text
-    scheme, colon, rest = text.strip().partition(":")
-    if colon and scheme.lower() in _OPAQUE_SCHEMES and not _DROPPED.sub("", rest).startswith("//"):
-        return text  # `mailto:x@y`: no authority, so no userinfo
     try:
         read(text)
     except ValueError:
