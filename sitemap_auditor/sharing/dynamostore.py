@@ -99,7 +99,8 @@ READ_TIMEOUT_S = 2.0
 # this, not READ_TIMEOUT_S, before the retry or the consistent read that finds its own lease.
 LEASE_WRITE_READ_TIMEOUT_S = 0.3
 MAX_ATTEMPTS = 2  # in all, the first included (botocore's `total_max_attempts`)
-# The longest a call can take by its timeouts alone (a read: 6 s; a lease write: 2.6 s).
+# The longest any call can take by its timeouts alone (6 s; a lease write's are shorter, and
+# are held to this bound too): a call with less time left than this is made under `_within`.
 WORST_CALL_S = MAX_ATTEMPTS * (CONNECT_TIMEOUT_S + READ_TIMEOUT_S)
 # What DynamoDB answers when it throttles: the store answered, later (section 7: a waiter keeps
 # waiting, with backoff). Every other failure is a store that did not answer usefully.
