@@ -67,7 +67,6 @@ __all__ = [
     "classify_loc",
     "hreflang_valid",
     "instant_key",
-    "line_breaks",
     "merge_findings",
     "named_agents",
     "news_missing",
@@ -306,15 +305,6 @@ def merge_findings(findings: list[Finding]) -> list[Finding]:
 
 # What an invalid-XML example quotes of the line it names, at most.
 QUOTE_CHARS = 160
-
-
-def line_breaks(data: bytes) -> int:
-    """The line breaks in data as XML counts them: CR LF one, a lone CR or LF one each (a CR LF
-    that two batches split is counted twice: the quote is then of a neighbouring line)."""
-    breaks = data.count(b"\n")
-    if b"\r" in data:  # most files hold no CR: one scan for it instead of two counts
-        breaks += data.count(b"\r") - data.count(b"\r\n")
-    return breaks
 
 
 def quote_line(data: bytes, line: int, column: int | None = None) -> str:

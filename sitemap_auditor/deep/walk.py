@@ -461,7 +461,7 @@ class _Walker:
                 if parser.finished:
                     last = data
                     break  # refused already: the rest cannot change that
-                lines_before += checks.line_breaks(data)
+                lines_before += line_breaks(data)
                 del data
         data = b"".join(batch)
         batch.clear()

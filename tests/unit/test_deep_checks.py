@@ -15,6 +15,7 @@ from sitemap_auditor.core.lastmod import lastmod_key
 from sitemap_auditor.deep import checks, walk
 from sitemap_auditor.deep.checks import SitemapScope, Tally
 from sitemap_auditor.deep.kinds import KINDS, Kind, Severity
+from sitemap_auditor.deep.reading.head import line_breaks
 from sitemap_auditor.deep.seen import (
     MAX_FILE_NUMBER,
     SLOT_BYTES,
@@ -508,8 +509,8 @@ def test_the_user_agents_product_is_what_robots_txt_is_read_for() -> None:
 
 def test_an_invalid_xml_example_quotes_its_line_bounded() -> None:
     data = b"<a>\r\n<b>\r<c>\n" + b"x" * 400 + b"&" + b"y" * 400 + b"\n"
-    assert checks.line_breaks(data) == 4  # CR LF one, a lone CR one, LF one each
-    assert checks.line_breaks(b"<a>\n<b>\n") == 2 and checks.line_breaks(b"<a>") == 0
+    assert line_breaks(data) == 4  # CR LF one, a lone CR one, LF one each
+    assert line_breaks(b"<a>\n<b>\n") == 2 and line_breaks(b"<a>") == 0
     assert checks.quote_line(data, 2) == "<b>" and checks.quote_line(data, 3) == "<c>"
     quoted = checks.quote_line(data, 4, column=400)
     assert "&" in quoted and quoted.startswith("…") and quoted.endswith("…")
