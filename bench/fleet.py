@@ -29,7 +29,7 @@ sys.path.insert(0, str(BENCH))
 
 import report  # noqa: E402
 
-from harness.fleet import RealFleet, Site  # noqa: E402
+from harness.fleet import MAX_SHARED_BYTES, RealFleet, Site  # noqa: E402
 from harness.simdynamo import READ_UNITS_PER_S, WRITE_UNITS_PER_S  # noqa: E402
 from sitemap_auditor.sharing import lease  # noqa: E402
 
@@ -149,13 +149,13 @@ def slow_sites_dying(n: int) -> list[Scenario]:
         ),
         Scenario(
             f"{n:,} audits over 60 s of a site never fetched, 120 s fetch, facts that pass 16 KB "
-            "only at the end",
-            {"s": Site(120.0, facts_bytes=200 * 1024)},
+            "only with its sitemap's outcome, at the end",
+            {"s": Site(120.0, facts_bytes=MAX_SHARED_BYTES + 1024)},
             burst(n, spread_s=60.0),
         ),
         Scenario(
-            "a burst whose facts pass 16 KB only at the end, 5 s fetch",
-            {"s": Site(5.0, facts_bytes=200 * 1024)},
+            "a burst whose facts pass 16 KB only with its sitemap's outcome, at the end, 5 s fetch",
+            {"s": Site(5.0, facts_bytes=MAX_SHARED_BYTES + 1024)},
             burst(n),
         ),
         Scenario(

@@ -180,8 +180,17 @@ class Site:
     facts_bytes: int = 650  # its facts' item
     echoes_credential: bool = False  # robots.txt echoes the credential: never in the table
     # robots.txt lists this many candidates, each tried in turn for an equal share of the fetch
-    # and refused; the facts grow with each one's outcome, to `facts_bytes` with the last.
+    # and refused; the facts grow with each one's outcome, to `facts_bytes` with the last. Each
+    # outcome adds an equal share of them, at most what the real fetch's end may add after it
+    # last showed its facts (facts.UNSHOWN_BYTES); robots.txt's answer shows the rest (its
+    # `Sitemap:` lines, the bulk of any large facts).
     candidates: int = 1
+
+    @property
+    def outcome_bytes(self) -> int:
+        """What each candidate's outcome adds to the facts."""
+        return min(self.facts_bytes // self.candidates, site_facts.UNSHOWN_BYTES)
+
     # A fetch that ends before this many seconds from the start answers a transient error (a
     # 503): its facts go to its waiters only.
     transient_until: float = -math.inf
@@ -309,10 +318,11 @@ class SimTable:
         # As dynamostore's: renewals through the lease writes' client, with its short timeout.
         self._call("update_item", renew, WRITE_LATENCY_S, LEASE_WRITE_READ_TIMEOUT_S)
 
-    def pack(self, data: bytes, for_waiters: bool = False) -> bytes | None:
+    def pack(self, data: bytes, for_waiters: bool = False, headroom: int = 0) -> bytes | None:
         known = self.registry.get(data)
         size = known[0] if known is not None else self.sizes.get(data, 0)
-        return data if size <= (MAX_AWAITED_BYTES if for_waiters else MAX_SHARED_BYTES) else None
+        limit = MAX_AWAITED_BYTES if for_waiters else MAX_SHARED_BYTES
+        return data if size + headroom <= limit else None
 
     def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
         size, flight, facts = self.registry[packed]
@@ -348,8 +358,8 @@ class ContainerTable:
     def renew_lease(self, key: str, owner: str, until: float) -> None:
         self.table.renew_lease(key, owner, until)
 
-    def pack(self, data: bytes, for_waiters: bool = False) -> bytes | None:
-        return self.table.pack(data, for_waiters)
+    def pack(self, data: bytes, for_waiters: bool = False, headroom: int = 0) -> bytes | None:
+        return self.table.pack(data, for_waiters, headroom)
 
     def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
         self.table.put(key, packed, stamp, expires_at)
@@ -515,7 +525,9 @@ class RealFleet:
         ]
         last = issue(urls[-1], Kind.HTTP_STATUS, "HTTP 503" if failing else "HTTP 404")
         outcomes = (*refused, site_facts.CandidateOutcome(urls[-1], None, last, transient=failing))
-        progress(site_facts.SiteFacts(robots, urls, (), complete=False))
+        shown = site_facts.SiteFacts(robots, urls, (), complete=False)
+        self.table.sizes[site_facts.encode(shown)] = model.facts_bytes - n * model.outcome_bytes
+        progress(shown)
         each_s = (took - robots_s) / n
         for k in range(1, n):
             if spent + each_s > left:
@@ -525,7 +537,8 @@ class RealFleet:
             # What the fetch shows after each candidate that leaves more to try: its facts so
             # far, which the table would keep in a share of the item's size.
             partial = site_facts.SiteFacts(robots, urls, outcomes[:k], complete=False)
-            self.table.sizes[site_facts.encode(partial)] = model.facts_bytes * k // n
+            grown = model.facts_bytes - (n - k) * model.outcome_bytes
+            self.table.sizes[site_facts.encode(partial)] = grown
             progress(partial)
         clock.sleep(max(0.0, min(took, left) - spent))
         record.ended = clock.now

@@ -35,6 +35,8 @@ NOT_MODIFIED = 304
 # facts are encoded to be sized each time, about 50 µs.
 PARTIAL_EVERY_BYTES = 256 * 1024
 OUT_OF_TIME = "not fetched: the audit ran out of time"
+# A sitemap whose answer has begun, before its body is read: shown to sharing only, to be sized.
+_NOTHING_YET = ParsedSitemap("", 0, None, (), 0)
 
 
 @dataclass(frozen=True)
@@ -131,8 +133,9 @@ def _try_candidate(
     previous: CandidateOutcome | None,
     partial: Callable[[CandidateOutcome], None] | None = None,
 ) -> CandidateOutcome:
-    """The candidate's outcome; `partial`, when given, is shown the outcome so far after each
-    PARTIAL_EVERY_BYTES of its body (what the sitemap gave up to there)."""
+    """The candidate's outcome; `partial`, when given, is shown the outcome so far when a
+    sitemap's answer begins and after each PARTIAL_EVERY_BYTES of its body (what the sitemap gave
+    up to there)."""
     # A transient answer (a 503 that carried an ETag) is asked afresh, never revalidated.
     if previous is not None and previous.transient:
         previous = None
@@ -150,6 +153,12 @@ def _try_candidate(
             parser = SitemapParser()
             told = 0
             content_type = cut_header(resp.content_type)
+            if partial is not None:
+                # Its answer begun: what its headers put in the facts is shown before its body is
+                # read (a parse of nothing yet, its root unread), so that all the end can add is
+                # bounded (facts.UNSHOWN_BYTES).
+                found = SelectedSitemap(url, resp.status, content_type, _NOTHING_YET)
+                partial(CandidateOutcome(url, found, None, resp.validators, 0))
             for chunk in resp.body():
                 parser.feed(chunk)
                 if parser.finished:
@@ -178,11 +187,10 @@ def first_sitemap(
 ) -> tuple[CandidateOutcome, ...]:
     """Try candidates in order until one parses; return the outcome of each one tried.
 
-    `tried` is shown the outcomes so far after each candidate that leaves more to try, and
-    within a candidate's body, every PARTIAL_EVERY_BYTES, with that candidate's outcome so far:
-    what the facts will hold at least (sharing looks at their size as they grow; a sitemap adds
-    at most its bounded samples of unparsable <lastmod> values, which a refusal at its end
-    drops)."""
+    `tried` is shown the outcomes so far after each candidate that leaves more to try, and for
+    a sitemap's answer, as it begins and every PARTIAL_EVERY_BYTES of its body, with that
+    candidate's outcome so far: sharing looks at the facts' size as they grow, and what the end
+    of the fetch still adds after the last of these is bounded (facts.UNSHOWN_BYTES)."""
     outcomes: list[CandidateOutcome] = []
 
     def partial(so_far: CandidateOutcome) -> None:

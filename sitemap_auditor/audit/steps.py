@@ -44,9 +44,10 @@ def fetch_facts(
     """What the site answers now: robots probe -> candidates -> streaming parse.
 
     `progress` is shown what is known (as incomplete facts) once robots.txt has answered, then
-    after each candidate that leaves more to try: facts only grow, so sharing can tell the audits
-    waiting for this fetch as soon as its facts cannot be shared (too large, a credential
-    echoed)."""
+    after each candidate that leaves more to try, and as a sitemap's answer begins and streams
+    (probe.first_sitemap): facts only grow, and the end adds at most facts.UNSHOWN_BYTES, so
+    sharing can tell the audits waiting for this fetch as soon as its facts cannot be shared,
+    or may not be (too large, a credential echoed)."""
     started = time.monotonic()
     robots = probe.robots_txt(fetcher, site.robots_txt_url, previous.robots if previous else None)
     tried = candidates.for_site(site, robots.sitemaps)

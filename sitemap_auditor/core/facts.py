@@ -37,6 +37,7 @@ __all__ = [
     "MAX_TEXT_CHARS",
     "MAX_URL_CHARS",
     "MAX_VALIDATOR_CHARS",
+    "UNSHOWN_BYTES",
     "CandidateOutcome",
     "RobotsProbe",
     "SelectedSitemap",
@@ -248,6 +249,16 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_COUNT = 2 * MAX_BODY_BYTES
 # A fetch of a site: robots.txt and 100 candidates, each within its 30 s deadline (3,030 s).
 MAX_FETCH_SECONDS = 3600.0
+# What a fetch's facts may still gain after the last time the fetch showed them (their size
+# packed, zlib as the table keeps them): audit/probe.py shows them once robots.txt has answered,
+# after each candidate that leaves more to try, as soon as a sitemap's answer begins (its URL,
+# status, Content-Type and validators in them) and every PARTIAL_EVERY_BYTES of its body. What is
+# left for the end is one candidate's outcome: an answer that is no sitemap (its issue, a URL
+# and a detail, and its two validators), or what a sitemap adds at its end (up to
+# MAX_UNPARSABLE_SAMPLES samples of MAX_SAMPLE_CHARS, its latest date, its counts; or its
+# refusal, which drops the samples). Hostile answers gain under 4 KB packed
+# (tests/unit/test_facts_growth.py); sharing reckons with this much (sharing/driver.py).
+UNSHOWN_BYTES = 8 * 1024
 # HTTP status codes as http.client reads them (three digits).
 STATUS_RANGE = (100, 999)
 

@@ -117,10 +117,11 @@ class SharedStore(Protocol):
     def renew_lease(self, key: str, owner: str, until: float) -> None:
         """Extend this owner's lease to `until` and count one more renewal in it."""
 
-    def pack(self, data: bytes, for_waiters: bool = False) -> bytes | None:
+    def pack(self, data: bytes, for_waiters: bool = False, headroom: int = 0) -> bytes | None:
         """The facts as the store keeps them; None when they are too large for it: for the site's
         item, which every audit may read, or (`for_waiters`) for an item of their own that only
-        the waiters of their fetch read (lease.Stamp.awaited_only)."""
+        the waiters of their fetch read (lease.Stamp.awaited_only); with `headroom`, None too
+        when they would be once that many bytes more were packed."""
 
     def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
         """Publish a site's facts, replacing the item (and so any lease)."""
@@ -509,8 +510,10 @@ class Sharing:
                             slot,
                         )
                         unshareable, packed, encoded = self._packing(store, req, own)
-                        if early is not None:
-                            unshareable, packed = early, None
+                        if early is not None and (early.lasting or unshareable is not None):
+                            unshareable, packed = early.why, None
+                        # Else the facts shown mid-fetch came near the limit but fit at its end:
+                        # the waiters told then fetched by themselves; newcomers get them.
                         fetched = stamp_of(own) or lease.Stamp(started)
                         # Too large for the item, packed for the waiters' item instead.
                         for_waiters = unshareable is Unshareable.LARGE and packed is not None
@@ -585,11 +588,12 @@ class Sharing:
         previous: SiteFacts | None,
         failed: Callable[[StoreError], None],
         standby: bool = False,
-    ) -> tuple[SiteFacts, Unshareable | None, bool]:
-        """Fetch as the lease's holder: the facts, why they proved unshareable mid-fetch (if they
-        did), and whether the waiters were told then (the mark written). In the standby slot
-        (`standby`), that slot is renewed, and the holder, not this audit, tells the waiters."""
-        early: list[tuple[Unshareable, bool]] = []
+    ) -> tuple[SiteFacts, _Early | None, bool]:
+        """Fetch as the lease's holder: the facts, why they proved (or may prove) unshareable
+        mid-fetch, if they did, and whether the waiters were told then (the mark written). In the
+        standby slot (`standby`), that slot is renewed, and the holder, not this audit, tells the
+        waiters."""
+        early: list[tuple[_Early, bool]] = []
         with self._renewing(store, _key(req, standby), owner, taken_at, failed) as stop:
 
             def progress(partial: SiteFacts) -> None:
@@ -598,8 +602,8 @@ class Sharing:
                 why = self._unpackable(store, req, partial)
                 if why is None:
                     return
-                # The facts will not be shareable: the waiters are told now and fetch by
-                # themselves, not when this fetch ends.
+                # The facts will not be shareable, or may not be: the waiters are told now and
+                # fetch by themselves, not when this fetch ends.
                 try:
                     store.mark_unshareable(req.key, owner, self._wall(), why.lasting)
                 except StoreError as e:
@@ -640,13 +644,16 @@ class Sharing:
 
     def _unpackable(
         self, store: SharedStore, req: ShareRequest, partial: SiteFacts
-    ) -> Unshareable | None:
-        """Why facts that begin with this part cannot go to the store, if they cannot."""
+    ) -> _Early | None:
+        """Why facts that begin with this part cannot go to the store, if they cannot, or may
+        not: within what the rest of the fetch may still add (facts.UNSHOWN_BYTES) of the
+        limit, they are too large as far as the waiters can count on, though they may fit at
+        the end (a mark that does not last)."""
         data = site_facts.encode(partial)
         if not req.publishable(data):
-            return Unshareable.CREDENTIAL
-        if store.pack(data) is None:
-            return Unshareable.LARGE
+            return _Early(Unshareable.CREDENTIAL, True)
+        if store.pack(data, headroom=site_facts.UNSHOWN_BYTES) is None:
+            return _Early(Unshareable.LARGE, store.pack(data) is None)
         return None
 
     def _packing(
@@ -706,6 +713,15 @@ class Sharing:
         finally:
             stop.set()
             join()
+
+
+@dataclass(frozen=True)
+class _Early:
+    """Why a holder's facts proved unshareable mid-fetch, and whether a later fetch's would
+    (lasting): facts found only near the limit may fit at the end, and at the next fetch."""
+
+    why: Unshareable
+    lasting: bool
 
 
 def _thread(work: Callable[[], None]) -> Callable[[], None]:

@@ -379,18 +379,15 @@ class DynamoStore:
                 },
             )
 
-    def pack(self, data: bytes, for_waiters: bool = False) -> bytes | None:
+    def pack(self, data: bytes, for_waiters: bool = False, headroom: int = 0) -> bytes | None:
         """The facts as the item keeps them (their length, then compressed); None when too
         large for an item (MAX_ITEM_BYTES; MAX_AWAITED_BYTES for the waiters' own), or for its
-        reader."""
+        reader, or when `headroom` bytes more would make them so."""
         if len(data) > site_facts.MAX_FACTS_BYTES:
             return None
         packed = len(data).to_bytes(_LENGTH_BYTES, "big") + zlib.compress(data, 6)
-        return (
-            packed
-            if len(packed) <= (MAX_AWAITED_BYTES if for_waiters else MAX_ITEM_BYTES)
-            else None
-        )
+        limit = MAX_AWAITED_BYTES if for_waiters else MAX_ITEM_BYTES
+        return packed if len(packed) + headroom <= limit else None
 
     def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
         """Publish a site's facts, replacing the item (and so any lease or mark)."""

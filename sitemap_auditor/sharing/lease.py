@@ -34,9 +34,10 @@ instead of taking it over, and that mark sends every audit that reads it within
 DEAD_HOLDERS_HOLD_S to fetch by itself (`dead_mark_held`); an early waiter on a holder whose
 fetch has run past `standby_after_s` fetches beside it in the site's standby slot (`standby`),
 and a waiter that finds the holder late reads that slot before it takes over or hedges; facts
-found too large to share only at the end of their fetch are published for that fetch's waiters
-alone (`Stamp.awaited_only`, with a lasting mark), which take them when a fetch of their own
-would cost more (`takes_awaited`).
+found too large to share only at the end of their fetch (more than the end may add,
+facts.UNSHOWN_BYTES: none of the audit's fetches do, the protocol does not count on it) are
+published for that fetch's waiters alone (`Stamp.awaited_only`, with a lasting mark), which
+take them when a fetch of their own would cost more (`takes_awaited`).
 """
 
 from __future__ import annotations

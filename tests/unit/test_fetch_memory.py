@@ -301,7 +301,8 @@ def test_candidates_are_tried_in_turn_until_one_parses() -> None:
 
 def test_the_fetch_shows_its_facts_as_they_grow_after_robots_and_each_candidate_left() -> None:
     # Sharing sizes the facts as they grow: robots.txt's answer, then the outcomes so far after
-    # each candidate that leaves more to try (the last one's are the fetch's own facts).
+    # each candidate that leaves more to try, and as each sitemap's answer begins (its headers'
+    # part of the facts; the last one's whole outcome is the fetch's own facts).
     f = fetcher(
         {
             SITE + "/robots.txt": Canned(
@@ -316,9 +317,15 @@ def test_the_fetch_shows_its_facts_as_they_grow_after_robots_and_each_candidate_
     site = resolve(SITE + "/")
     assert site is not None
     got = steps.fetch_facts(site, f, None, shown.append)
-    assert [len(p.outcomes) for p in shown] == [0, 1, 2]
+    assert [len(p.outcomes) for p in shown] == [0, 1, 2, 2, 3]
     assert all(not p.complete and p.candidates == got.candidates for p in shown)
-    assert shown[-1].outcomes == got.outcomes[:2] and len(got.outcomes) == 3
+    # /b.xml's answer began (200, no root read yet), then proved no sitemap.
+    begun = shown[2].outcomes[-1].selected
+    assert begun is not None and begun.http_status == 200 and begun.parsed.root == ""
+    assert shown[3].outcomes == got.outcomes[:2] and len(got.outcomes) == 3
+    last = shown[4].outcomes[-1]
+    assert last.url == SITE + "/c.xml" and last.selected is not None
+    assert last.selected.parsed.entry_count == 0
     assert got.selected is not None and got.complete
 
 
@@ -343,7 +350,7 @@ def test_a_long_sitemap_shows_its_outcome_so_far_as_its_body_is_read() -> None:
     site = resolve(SITE + "/")
     assert site is not None
     got = steps.fetch_facts(site, f, None, shown.append)
-    partials = [p for p in shown if p.outcomes]
+    partials = [p for p in shown if p.outcomes][1:]  # after the one as its answer began
     assert len(partials) == len(body) // probe.PARTIAL_EVERY_BYTES
     first = partials[0].outcomes[-1].selected
     assert first is not None and first.url == SITE + "/big.xml"

@@ -121,8 +121,9 @@ class MemoryStore:
             raw["until"] = until
             raw["renewals"] = int(raw.get("renewals") or 0) + 1  # type: ignore[call-overload]
 
-    def pack(self, data: bytes, for_waiters: bool = False) -> bytes | None:
-        return data if len(data) <= (self.awaited_limit if for_waiters else self.limit) else None
+    def pack(self, data: bytes, for_waiters: bool = False, headroom: int = 0) -> bytes | None:
+        limit = self.awaited_limit if for_waiters else self.limit
+        return data if len(data) + headroom <= limit else None
 
     def put(self, key: str, packed: bytes, stamp: lease.Stamp, expires_at: float) -> None:
         self._maybe_fail("put")
@@ -290,15 +291,21 @@ def test_facts_too_large_for_an_item_are_marked_unshareable() -> None:
 
 def test_facts_too_large_to_share_go_to_the_waiters_only_with_the_lasting_mark() -> None:
     clock, store, sharing, req, errors = setup()
-    # Found too large only at the end (what robots.txt gave fits), for the site's item, not for
-    # the waiters' own.
+    # Found too large only at the end (what robots.txt gave fits, with room for all that the
+    # audit's own fetches may add after it: facts.UNSHOWN_BYTES), for the site's item, not for
+    # the waiters' own: a fetch whose end adds more than that (none of the audit's does) is
+    # still handled.
     partial = replace(site_facts(clock.wall()), outcomes=(), complete=False)
-    store.limit = len(facts.encode(partial)) + 20
+    store.limit = len(facts.encode(partial)) + facts.UNSHOWN_BYTES + 20
     fetch = Fetcher(clock)
 
     def slow(previous: facts.SiteFacts | None, progress: Progress) -> facts.SiteFacts:
         # A fetch that took lease.AWAITED_MIN_FETCH_S: its waiters take such facts.
-        return replace(fetch(previous, progress), fetch_seconds=lease.AWAITED_MIN_FETCH_S)
+        got = fetch(previous, progress)
+        url = got.candidates[0]
+        grown = issue(url, Kind.HTTP_STATUS, "x" * (facts.UNSHOWN_BYTES + 40))
+        outcomes = (facts.CandidateOutcome(url, None, grown),)
+        return replace(got, outcomes=outcomes, fetch_seconds=lease.AWAITED_MIN_FETCH_S)
 
     got = sharing.obtain(req, slow, errors.append)
     assert got.unshareable == "too-large" and got.source == FETCHED
@@ -414,6 +421,7 @@ def test_facts_too_large_already_mid_fetch_release_the_waiters_then() -> None:
 
 def growing_facts(at: float, tried: int, of: int = 3) -> facts.SiteFacts:
     """A site whose robots.txt lists `of` candidates that all fail, `tried` of them tried."""
+    of = max(of, tried)
     urls = tuple(f"{SITE}/sitemap-{n}.xml" for n in range(of))
     robots = facts.RobotsProbe(200, True, urls, (), ())
     outcomes = tuple(
@@ -422,28 +430,64 @@ def growing_facts(at: float, tried: int, of: int = 3) -> facts.SiteFacts:
     return facts.SiteFacts(robots, urls, outcomes[:tried], tried == of, at, 3.5)
 
 
-def test_facts_that_grow_too_large_release_the_waiters_after_the_candidate_that_made_them_so() -> (
-    None
-):
-    clock, store, sharing, req, errors = setup()
-    shown: list[tuple[float, int]] = []
+def growing_fetch(
+    clock: Clock, shown: list[tuple[float, int]], last: int = 3
+) -> Callable[[facts.SiteFacts | None, Progress], facts.SiteFacts]:
+    """robots.txt at 0.5 s, then a candidate a second, each outcome shown as it comes; the
+    last one's (`last` outcomes in the end) only with the fetch's facts."""
 
     def fetch(previous: facts.SiteFacts | None, progress: Progress) -> facts.SiteFacts:
-        # robots.txt at 0.5 s, then a candidate a second, each outcome shown as it comes.
         for tried in range(3):
             clock.sleep(0.5 if tried == 0 else 1.0)
             progress(growing_facts(0.0, tried))
             shown.append((clock.wall(), tried))
         clock.sleep(1.0)
-        return growing_facts(clock.wall(), 3)
+        return growing_facts(clock.wall(), last)
 
-    # Robots.txt and one outcome fit the store; two outcomes do not.
+    return fetch
+
+
+def test_facts_shown_near_the_limit_release_the_waiters_then_and_are_published_if_they_fit() -> (
+    None
+):
+    clock, store, sharing, req, errors = setup()
+    shown: list[tuple[float, int]] = []
+    # Two outcomes fit the store, but not with room for all that the fetch's end may still add
+    # (facts.UNSHOWN_BYTES): the waiters cannot count on them and are told at once, with a
+    # mark that does not last. Three fit in the end: they are published for newcomers.
     one, two = (len(facts.encode(growing_facts(0.0, n))) for n in (1, 2))
-    store.limit = (one + two) // 2
-    got = sharing.obtain(req, fetch, errors.append)
-    raw = store.items["k"]
-    assert raw["marked_at"] == shown[2][0] < got.facts.fetched_at
-    assert raw["lasting"] is True and store.calls.count("mark") == 1
+    store.limit = one + facts.UNSHOWN_BYTES + (two - one) // 2
+    got = sharing.obtain(req, growing_fetch(clock, shown), errors.append)
+    assert store.calls.count("mark") == 1 and store.calls[-1] == "put"
+    assert got.unshareable is None and got.facts.complete
+    stamp = store.items["k"]["stamp"]
+    assert isinstance(stamp, lease.Stamp) and stamp.fetched_at == got.facts.fetched_at
+    assert shown[2][0] < got.facts.fetched_at
+    other = Sharing(LocalStore(), clock.wall, clock.mono, clock.sleep, random.Random(5))
+    again = obtain(other, req, Fetcher(clock), errors)
+    assert again.source == REUSED
+
+
+def test_facts_that_grow_too_large_release_the_waiters_after_the_candidate_that_made_them_so() -> (
+    None
+):
+    clock, store, sharing, req, errors = setup()
+    shown: list[tuple[float, int]] = []
+    marks: list[tuple[float, bool]] = []
+    real_mark = store.mark_unshareable
+
+    def mark(key: str, owner: str, at: float, lasting: bool, flight: str | None = None) -> None:
+        marks.append((at, lasting))
+        real_mark(key, owner, at, lasting, flight)
+
+    store.mark_unshareable = mark  # type: ignore[method-assign]
+    # With room for what the end may add, robots.txt and one outcome fit the store; two do not
+    # (though they fit without it): the waiters are told then, not at the end. The facts then
+    # prove too large; the mark, written while they might have fit, does not last.
+    one, two = (len(facts.encode(growing_facts(0.0, n))) for n in (1, 2))
+    store.limit = facts.UNSHOWN_BYTES + (one + two) // 2
+    got = sharing.obtain(req, growing_fetch(clock, shown, last=200), errors.append)
+    assert marks == [(shown[2][0], False)] and shown[2][0] < got.facts.fetched_at
     assert got.unshareable == "too-large" and got.facts.complete and "put" not in store.calls
 
 
