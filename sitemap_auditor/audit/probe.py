@@ -134,8 +134,9 @@ def _try_candidate(
     partial: Callable[[CandidateOutcome], None] | None = None,
 ) -> CandidateOutcome:
     """The candidate's outcome; `partial`, when given, is shown the outcome so far when a
-    sitemap's answer begins and after each PARTIAL_EVERY_BYTES of its body (what the sitemap gave
-    up to there)."""
+    sitemap's answer begins, after each PARTIAL_EVERY_BYTES of its body and after each chunk
+    that gave new samples (what the sitemap gave up to there), and an earlier outcome a 304
+    brings back."""
     # A transient answer (a 503 that carried an ETag) is asked afresh, never revalidated.
     if previous is not None and previous.transient:
         previous = None
@@ -143,6 +144,8 @@ def _try_candidate(
     try:
         with fetcher.open(url, validators) as resp:
             if resp.status == NOT_MODIFIED and validators and previous is not None:
+                if partial is not None:
+                    partial(previous)  # what it brings back, shown before the fetch goes on
                 return previous
             if not 200 <= resp.status < 300:
                 refused = issue(url, Kind.HTTP_STATUS, f"HTTP {resp.status}")
@@ -159,16 +162,24 @@ def _try_candidate(
                 # bounded (facts.UNSHOWN_BYTES).
                 found = SelectedSitemap(url, resp.status, content_type, _NOTHING_YET)
                 partial(CandidateOutcome(url, found, None, resp.validators, 0))
+            samples = 0  # the unparsable <lastmod> samples shown
             for chunk in resp.body():
                 parser.feed(chunk)
                 if parser.finished:
                     break  # refused already: the rest of the body cannot change that
-                if partial is not None and resp.wire_bytes - told >= PARTIAL_EVERY_BYTES:
+                if partial is None:
+                    continue
+                # Shown every PARTIAL_EVERY_BYTES, and at once when the chunk gave new samples
+                # (up to MAX_UNPARSABLE_SAMPLES of 100 characters: what a file adds most).
+                so_far = parser.so_far()
+                if so_far is not None and (
+                    resp.wire_bytes - told >= PARTIAL_EVERY_BYTES
+                    or len(so_far.unparsable_samples) > samples
+                ):
                     told = resp.wire_bytes
-                    so_far = parser.so_far()
-                    if so_far is not None:
-                        found = SelectedSitemap(url, resp.status, content_type, so_far)
-                        partial(CandidateOutcome(url, found, None, resp.validators, told))
+                    samples = len(so_far.unparsable_samples)
+                    found = SelectedSitemap(url, resp.status, content_type, so_far)
+                    partial(CandidateOutcome(url, found, None, resp.validators, told))
             outcome = parser.close()
             if isinstance(outcome, ParsedSitemap):
                 selected = SelectedSitemap(url, resp.status, content_type, outcome)
@@ -188,9 +199,10 @@ def first_sitemap(
     """Try candidates in order until one parses; return the outcome of each one tried.
 
     `tried` is shown the outcomes so far after each candidate that leaves more to try, and for
-    a sitemap's answer, as it begins and every PARTIAL_EVERY_BYTES of its body, with that
-    candidate's outcome so far: sharing looks at the facts' size as they grow, and what the end
-    of the fetch still adds after the last of these is bounded (facts.UNSHOWN_BYTES)."""
+    a sitemap's answer, as it begins, every PARTIAL_EVERY_BYTES of its body and as it gives new
+    samples, with that candidate's outcome so far (or the earlier one a 304 brings back):
+    sharing looks at the facts' size as they grow, and what the end of the fetch still adds
+    after the last of these is bounded (facts.UNSHOWN_BYTES)."""
     outcomes: list[CandidateOutcome] = []
 
     def partial(so_far: CandidateOutcome) -> None:

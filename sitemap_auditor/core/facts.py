@@ -252,12 +252,13 @@ MAX_FETCH_SECONDS = 3600.0
 # What a fetch's facts may still gain after the last time the fetch showed them (their size
 # packed, zlib as the table keeps them): audit/probe.py shows them once robots.txt has answered,
 # after each candidate that leaves more to try, as soon as a sitemap's answer begins (its URL,
-# status, Content-Type and validators in them) and every PARTIAL_EVERY_BYTES of its body. What is
-# left for the end is one candidate's outcome: an answer that is no sitemap (its issue, a URL
-# and a detail, and its two validators), or what a sitemap adds at its end (up to
-# MAX_UNPARSABLE_SAMPLES samples of MAX_SAMPLE_CHARS, its latest date, its counts; or its
-# refusal, which drops the samples). Hostile answers gain under 4 KB packed
-# (tests/unit/test_facts_growth.py); sharing reckons with this much (sharing/driver.py).
+# status, Content-Type and validators in them), every PARTIAL_EVERY_BYTES of its body and as it
+# gives new samples of unparsable <lastmod>, and what a 304 brings back. What is left for the
+# end is one candidate's outcome: an answer that is no sitemap (its issue, a URL and a detail,
+# and its two validators), or what a sitemap adds at its end (its latest date and counts, or
+# its refusal, which drops its samples), and what packing them beside the rest costs (a copy
+# pushed out of zlib's window, literals sharing a block). Hostile answers gain under 5 KB
+# packed (tests/unit/test_facts_growth.py); sharing reckons with this much (sharing/driver.py).
 UNSHOWN_BYTES = 8 * 1024
 # HTTP status codes as http.client reads them (three digits).
 STATUS_RANGE = (100, 999)

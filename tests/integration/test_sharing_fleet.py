@@ -396,7 +396,7 @@ def test_facts_that_may_pass_the_limit_at_the_end_release_the_waiters_as_soon_as
     rng = random.Random(8)
     letters = "abcdefghijklmnopqrstuvwxyz0123456789"
     # The sitemap's 20 unparsable <lastmod> samples (2 KB that compress little) are what the
-    # facts gain at its end; a small sitemap is shown to sharing only whole.
+    # facts gain after robots.txt's answer (shown as the sitemap's first chunk is read).
     bad = ["".join(rng.choices(letters, k=100)) for _ in range(20)]
     body = urlset([*bad, FRESH])
     slow = threading.Event()
@@ -425,15 +425,15 @@ def test_facts_that_may_pass_the_limit_at_the_end_release_the_waiters_as_soon_as
         final = steps.fetch_facts(here, fetcher, None, shown.append)
         packed = [store.pack(site_facts.encode(f), for_waiters=True) for f in (*shown, final)]
         assert all(p is not None for p in packed)
-        return max(len(p) for p in packed[:-1] if p), len(packed[-1] or b"")
+        return len(packed[0] or b""), len(packed[-1] or b"")
 
-    # Calibrated here, on this build's encoding: the fewest lines for which the facts fit an
-    # item until the sitemap's end, and not after it. The waiters cannot count on such facts
-    # (they are within what the end may add, facts.UNSHOWN_BYTES, of the limit): they are told
-    # as robots.txt answers, not at the end of the holder's slow fetch.
-    n = next(n for n in range(30, 60) if sizes(n)[0] <= dynamostore.MAX_ITEM_BYTES < sizes(n)[1])
-    assert sizes(n)[0] + site_facts.UNSHOWN_BYTES > dynamostore.MAX_ITEM_BYTES
-    sizes(n)  # robots.txt routed for n
+    # Calibrated here, on this build's encoding: the fewest lines for which the facts are too
+    # large for an item in the end. What robots.txt gave fits one, but not with room for what
+    # the rest of the fetch may add (facts.UNSHOWN_BYTES): the waiters are told as robots.txt
+    # answers, not at the end of the holder's slow fetch.
+    n = next(n for n in range(30, 60) if sizes(n)[1] > dynamostore.MAX_ITEM_BYTES)
+    robots_alone = sizes(n)[0]  # robots.txt routed for n
+    assert robots_alone <= dynamostore.MAX_ITEM_BYTES < robots_alone + site_facts.UNSHOWN_BYTES
     before = count(site, "/sitemap.xml")
     slow.set()
     env = container_environment(dynamo, table)

@@ -329,6 +329,23 @@ def test_the_fetch_shows_its_facts_as_they_grow_after_robots_and_each_candidate_
     assert got.selected is not None and got.complete
 
 
+def test_a_304_shows_what_it_brings_back_before_the_fetch_ends() -> None:
+    # The earlier outcome a 304 reuses (samples, Content-Type, validators) is in the facts shown,
+    # not added unseen at the end (facts.UNSHOWN_BYTES bounds what the end adds).
+    robots = Canned(200, {}, b"Sitemap: /s.xml\n")
+    first = fetcher(
+        {SITE + "/robots.txt": robots, SITE + "/s.xml": Canned(200, {"ETag": '"v1"'}, URLSET)}
+    )
+    site = resolve(SITE + "/")
+    assert site is not None
+    earlier = steps.fetch_facts(site, first, None)
+    again = fetcher({SITE + "/robots.txt": robots, SITE + "/s.xml": Canned(304)})
+    shown: list[SiteFacts] = []
+    got = steps.fetch_facts(site, again, earlier, shown.append)
+    assert got.outcomes == earlier.outcomes and got.revalidated == 1
+    assert shown[-1].outcomes == earlier.outcomes
+
+
 def test_a_long_sitemap_shows_its_outcome_so_far_as_its_body_is_read() -> None:
     # Sharing sizes the facts within a sitemap too: what it has given so far (here, its bounded
     # samples of unparsable <lastmod> values, met first), every PARTIAL_EVERY_BYTES of its body.
@@ -351,10 +368,12 @@ def test_a_long_sitemap_shows_its_outcome_so_far_as_its_body_is_read() -> None:
     assert site is not None
     got = steps.fetch_facts(site, f, None, shown.append)
     partials = [p for p in shown if p.outcomes][1:]  # after the one as its answer began
-    assert len(partials) == len(body) // probe.PARTIAL_EVERY_BYTES
+    # Its first chunk, which gave all its samples, then every PARTIAL_EVERY_BYTES.
+    assert len(partials) == 1 + len(body) // probe.PARTIAL_EVERY_BYTES
     first = partials[0].outcomes[-1].selected
     assert first is not None and first.url == SITE + "/big.xml"
     assert len(first.parsed.unparsable_samples) == 20  # all it will ever hold, known early
+    assert first.parsed.entry_count < 1000  # shown as its first chunk was read
     final = got.outcomes[-1].selected
     assert final is not None and first.parsed.entry_count < final.parsed.entry_count == 20_030
     # The facts only grow: each partial is encoded no larger than the next, nor the final facts.
