@@ -181,15 +181,17 @@ class Site:
     echoes_credential: bool = False  # robots.txt echoes the credential: never in the table
     # robots.txt lists this many candidates, each tried in turn for an equal share of the fetch
     # and refused; the facts grow with each one's outcome, to `facts_bytes` with the last. Each
-    # outcome adds an equal share of them, at most what the real fetch's end may add after it
-    # last showed its facts (facts.UNSHOWN_BYTES); robots.txt's answer shows the rest (its
-    # `Sitemap:` lines, the bulk of any large facts).
+    # outcome adds an equal share of them, at most `outcome_cap`: by default what the real
+    # fetch's end may add after it last showed its facts (facts.UNSHOWN_BYTES); robots.txt's
+    # answer shows the rest (its `Sitemap:` lines, the bulk of any large facts). A larger cap
+    # models a fetch whose end adds more than that, which none of the audit's does.
     candidates: int = 1
+    outcome_cap: int = site_facts.UNSHOWN_BYTES
 
     @property
     def outcome_bytes(self) -> int:
         """What each candidate's outcome adds to the facts."""
-        return min(self.facts_bytes // self.candidates, site_facts.UNSHOWN_BYTES)
+        return min(self.facts_bytes // self.candidates, self.outcome_cap)
 
     # A fetch that ends before this many seconds from the start answers a transient error (a
     # 503): its facts go to its waiters only.

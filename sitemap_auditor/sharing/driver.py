@@ -593,8 +593,13 @@ class Sharing:
         mid-fetch, if they did, and whether the waiters were told then (the mark written). In the
         standby slot (`standby`), that slot is renewed, and the holder, not this audit, tells the
         waiters."""
-        early: list[tuple[_Early, bool]] = []
-        with self._renewing(store, _key(req, standby), owner, taken_at, failed) as stop:
+        early: list[_Early] = []
+        told: list[bool] = []  # the mark written, mid-fetch
+        with self._renewing(store, _key(req, standby), owner, taken_at, failed) as keeper:
+
+            def mark(why: _Early) -> None:
+                store.mark_unshareable(req.key, owner, self._wall(), why.lasting)
+                told.append(True)
 
             def progress(partial: SiteFacts) -> None:
                 if early or standby:
@@ -604,27 +609,30 @@ class Sharing:
                     return
                 # The facts will not be shareable, or may not be: the waiters are told now and
                 # fetch by themselves, not when this fetch ends.
+                early.append(why)
                 try:
-                    store.mark_unshareable(req.key, owner, self._wall(), why.lasting)
+                    mark(why)
                 except StoreError as e:
                     failed(e)
-                    early.append((why, False))
+                    # Written by the renewing thread instead of its next renewal, until it is:
+                    # the waiters are told within a renewal period, not at the fetch's end.
+                    keeper.instead(lambda: mark(why))
                 else:
-                    early.append((why, True))
-                    stop.set()  # no lease left to renew
+                    keeper.stop.set()  # no lease left to renew
 
             try:
                 own = self._fetch(fetch, previous, progress)
             except BaseException:
+                keeper.stop.set()
                 # A defect: the waiters fetch by themselves now, not when the lease lapses.
                 if standby:
                     self._release_slot(store, req, owner, failed)
-                elif not (early and early[0][1]):
+                elif not told:
                     with suppress(StoreError):
                         store.mark_unshareable(req.key, owner, self._wall(), False)
                 raise
         if early:
-            return own, early[0][0], early[0][1]
+            return own, early[0], bool(told)
         return own, None, False
 
     def _release_slot(
@@ -679,11 +687,14 @@ class Sharing:
         owner: str,
         taken_at: float,
         failed: Callable[[StoreError], None],
-    ) -> Iterator[threading.Event]:
-        """Keep the lease alive while its holder fetches (until the event it gives is set), on
+    ) -> Iterator[_Keeper]:
+        """Keep the lease alive while its holder fetches (until the keeper's `stop` is set), on
         the schedule its waiters judge it by (liveness.renewal_due_s, from when it was taken, on
-        the monotonic clock): each renewal moves the lease's end on and counts one more."""
-        stop = threading.Event()
+        the monotonic clock): each renewal moves the lease's end on and counts one more. A write
+        given to the keeper (`instead`) is made in place of the next renewal, and tried again
+        until it is made; the lease is then left alone."""
+        keeper = _Keeper(threading.Event())
+        stop = keeper.stop
         rng = random.Random(self._rng.random())
 
         def renew() -> None:
@@ -697,7 +708,11 @@ class Sharing:
                 if self._wait(stop, pause):
                     return
                 at = self._mono()
+                write = keeper.pending[0] if keeper.pending else None
                 try:
+                    if write is not None:
+                        write()
+                        return
                     store.renew_lease(key, owner, self._wall() + lease.LEASE_S)
                     in_a_row = 0
                     renewed = at - taken_at
@@ -709,10 +724,22 @@ class Sharing:
 
         join = self._spawn(renew)
         try:
-            yield stop
+            yield keeper
         finally:
             stop.set()
             join()
+
+
+@dataclass(frozen=True)
+class _Keeper:
+    """What the holder's fetch tells the thread that renews its lease: stop, or make a write
+    (the unshareable mark) in place of the next renewal."""
+
+    stop: threading.Event
+    pending: list[Callable[[], None]] = field(default_factory=list)
+
+    def instead(self, write: Callable[[], None]) -> None:
+        self.pending.append(write)
 
 
 @dataclass(frozen=True)
