@@ -15,7 +15,7 @@ from sitemap_auditor.core import robots
 from sitemap_auditor.core.errors import FetchError
 from sitemap_auditor.core.facts import CandidateOutcome, RobotsProbe, SelectedSitemap, SiteFacts
 from sitemap_auditor.core.issues import Issue, Kind, cut_header, issue
-from sitemap_auditor.core.parser import ParsedSitemap, SitemapParser
+from sitemap_auditor.core.parser import MAX_UNPARSABLE_SAMPLES, ParsedSitemap, SitemapParser
 from sitemap_auditor.core.validators import NO_VALIDATORS
 from sitemap_auditor.fetching.fetch import Fetcher, transient_status
 
@@ -170,16 +170,16 @@ def _try_candidate(
                 if partial is None:
                     continue
                 # Shown every PARTIAL_EVERY_BYTES, and at once when the chunk gave new samples
-                # (up to MAX_UNPARSABLE_SAMPLES of 100 characters: what a file adds most).
-                so_far = parser.so_far()
-                if so_far is not None and (
-                    resp.wire_bytes - told >= PARTIAL_EVERY_BYTES
-                    or len(so_far.unparsable_samples) > samples
-                ):
+                # (up to MAX_UNPARSABLE_SAMPLES of 100 characters: what a file adds most); the
+                # facts are built only then (a count tells of new samples).
+                kept = min(parser.unparsable_so_far(), MAX_UNPARSABLE_SAMPLES)
+                if kept > samples or resp.wire_bytes - told >= PARTIAL_EVERY_BYTES:
                     told = resp.wire_bytes
-                    samples = len(so_far.unparsable_samples)
-                    found = SelectedSitemap(url, resp.status, content_type, so_far)
-                    partial(CandidateOutcome(url, found, None, resp.validators, told))
+                    so_far = parser.so_far()
+                    if so_far is not None:
+                        samples = len(so_far.unparsable_samples)
+                        found = SelectedSitemap(url, resp.status, content_type, so_far)
+                        partial(CandidateOutcome(url, found, None, resp.validators, told))
             outcome = parser.close()
             if isinstance(outcome, ParsedSitemap):
                 selected = SelectedSitemap(url, resp.status, content_type, outcome)

@@ -206,14 +206,20 @@ def _attlist_decl(element: str, _name: str, _type: str, default: str | None, _: 
         )
 
 
+def _none_counted() -> int:
+    return 0
+
+
 class Handlers(NamedTuple):
     """What a reader gives the parser: expat's element handlers, what cuts the text it holds
-    between slices, and the facts once the document is read (None before its root)."""
+    between slices, the facts once the document is read (None before its root), and how many
+    <lastmod> values did not parse so far (a count, cheaper than the facts)."""
 
     start: Callable[[str, list[str]], None]
     end: Callable[[str], None]
     bound_text: Callable[[], None]
     facts: Callable[[], ParsedSitemap | None]
+    unparsable: Callable[[], int] = _none_counted
 
 
 # A reader: given the expat parser (to set text handlers on and read positions from), its
@@ -300,7 +306,7 @@ def lambda_reader(p: Any) -> Handlers:
             root, count, latest.latest(), tuple(samples), unparsable, latest.latest_text()
         )
 
-    return Handlers(start, end, bound_text, facts)
+    return Handlers(start, end, bound_text, facts, lambda: unparsable)
 
 
 class SitemapParser:
@@ -330,11 +336,13 @@ class SitemapParser:
         self._names_checked = 0
         self._bound_text: Callable[[], None] = _nothing
         self._facts: Callable[[], ParsedSitemap | None] = lambda: None
+        self._unparsable: Callable[[], int] = _none_counted
 
     def _build(self, encoding: str | None) -> Any:
         p = expat.ParserCreate(encoding, intern=self._names)
         handlers = self._reader(p)
         self._bound_text, self._facts = handlers.bound_text, handlers.facts
+        self._unparsable = handlers.unparsable
         p.buffer_text = True
         p.ordered_attributes = True  # a list is cheaper than a dict
         p.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
@@ -370,6 +378,11 @@ class SitemapParser:
         """What the document gave up to the bytes fed (None before its root, or once refused):
         its facts only grow, but for the document's own refusal, which drops them."""
         return None if self._outcome is not None else self._facts()
+
+    def unparsable_so_far(self) -> int:
+        """How many <lastmod> values did not parse in the bytes fed: a count, without building
+        the facts (so_far), so that it can be asked after every chunk."""
+        return self._unparsable()
 
     def close(self) -> ParsedSitemap | Rejected:
         """Finish the document and return what it was."""

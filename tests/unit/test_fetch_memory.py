@@ -15,6 +15,7 @@ from sitemap_auditor.audit import probe, steps
 from sitemap_auditor.core.credentials import Credentials
 from sitemap_auditor.core.errors import MAX_BODY_BYTES, FetchError, FetchErrorKind
 from sitemap_auditor.core.facts import SiteFacts, encode
+from sitemap_auditor.core.parser import ParsedSitemap, SitemapParser
 from sitemap_auditor.core.site import resolve
 from sitemap_auditor.core.validators import NO_VALIDATORS
 from sitemap_auditor.fetching.exchange import Request
@@ -327,6 +328,40 @@ def test_the_fetch_shows_its_facts_as_they_grow_after_robots_and_each_candidate_
     assert last.url == SITE + "/c.xml" and last.selected is not None
     assert last.selected.parsed.entry_count == 0
     assert got.selected is not None and got.complete
+
+
+def test_a_sitemap_read_while_sharing_watches_builds_its_facts_only_to_show_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Sharing is shown a sitemap's outcome every PARTIAL_EVERY_BYTES and as new samples come; the
+    # facts (the latest date among up to 1,023 shapes) are built only then, not for every chunk
+    # a server sends (8 KB chunks of a 50 MB file would cost seconds).
+    entry = b"<url><loc>http://site.test:8080/a</loc><lastmod>2026-11-30</lastmod></url>"
+    bad = b"<url><loc>http://site.test:8080/b</loc><lastmod>no date</lastmod></url>"
+    body = b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">' + bad
+    body += entry * 10_000 + b"</urlset>"
+    chunks = [body[i : i + 1024] for i in range(0, len(body), 1024)]
+    f = fetcher(
+        {
+            SITE + "/robots.txt": Canned(200, {}, b"Sitemap: /s.xml\n"),
+            SITE + "/s.xml": Canned(200, {}, chunks),
+        }
+    )
+    built: list[int] = []
+    so_far = SitemapParser.so_far
+
+    def counted(self: SitemapParser) -> ParsedSitemap | None:
+        built.append(1)
+        return so_far(self)
+
+    monkeypatch.setattr(SitemapParser, "so_far", counted)
+    site = resolve(SITE + "/")
+    assert site is not None
+    shown: list[SiteFacts] = []
+    got = steps.fetch_facts(site, f, None, shown.append)
+    assert got.selected is not None and got.selected.parsed.unparsable_total == 1
+    # Once for the first sample, then every PARTIAL_EVERY_BYTES: not once per 1 KB chunk.
+    assert len(built) == 1 + len(body) // probe.PARTIAL_EVERY_BYTES < len(chunks) // 100
 
 
 def test_a_304_shows_what_it_brings_back_before_the_fetch_ends() -> None:
