@@ -510,10 +510,11 @@ class Sharing:
                             slot,
                         )
                         unshareable, packed, encoded = self._packing(store, req, own)
-                        if early is not None and (early.lasting or unshareable is not None):
+                        if early is not None and early.lasting:
                             unshareable, packed = early.why, None
-                        # Else the facts shown mid-fetch came near the limit but fit at its end:
-                        # the waiters told then fetched by themselves; newcomers get them.
+                        # Else the facts shown mid-fetch came near the limit (the waiters were
+                        # told, or are as soon as the mark is written): what the whole facts
+                        # are decides the rest (published if they fit after all; else why not).
                         fetched = stamp_of(own) or lease.Stamp(started)
                         # Too large for the item, packed for the waiters' item instead.
                         for_waiters = unshareable is Unshareable.LARGE and packed is not None

@@ -491,6 +491,29 @@ def test_facts_that_grow_too_large_release_the_waiters_after_the_candidate_that_
     assert got.unshareable == "too-large" and got.facts.complete and "put" not in store.calls
 
 
+@pytest.mark.parametrize("mark_fails", [False, True])
+def test_facts_near_the_limit_then_cut_by_the_budget_say_so_and_leave_no_lasting_mark(
+    mark_fails: bool,
+) -> None:
+    clock, store, sharing, req, errors = setup()
+    shown: list[tuple[float, int]] = []
+    # Near the limit mid-fetch (the waiters told, or to be told), then cut by the audit's own
+    # budget while still within it: the reason is the cut, and no mark says "too large" for a
+    # day (the facts never were).
+    one = len(facts.encode(growing_facts(0.0, 1)))
+    store.limit = one + facts.UNSHOWN_BYTES // 2
+    if mark_fails:
+        store.script = [("mark", False)]
+    grow = growing_fetch(clock, shown, last=2)
+
+    def cut(previous: facts.SiteFacts | None, progress: Progress) -> facts.SiteFacts:
+        return replace(grow(previous, progress), complete=False)
+
+    got = sharing.obtain(req, cut, errors.append)
+    assert got.unshareable == "cut-by-budget"
+    assert store.items["k"]["lasting"] is False and "put" not in store.calls
+
+
 def test_a_mark_that_fails_mid_fetch_is_written_at_the_end() -> None:
     clock, store, sharing, req, errors = setup(publishable=False)
     store.script = [("mark", False)]
