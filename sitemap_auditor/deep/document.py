@@ -8,8 +8,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sitemap_auditor.audit import response
 from sitemap_auditor.core.lastmod import format_instant, key_to_instant
+from sitemap_auditor.deep import redaction
 from sitemap_auditor.deep.checks import Finding, LastmodStats
 from sitemap_auditor.deep.kinds import IMPACT_ORDER, KINDS, SEVERITY_ORDER, Reach, Severity, share
 from sitemap_auditor.deep.walk import SitemapRecord, Walk
@@ -191,8 +191,8 @@ def build(walk: Walk) -> dict[str, Any]:
     }
     if walk.secrets:
         # A site may echo the credentials back (in a <loc>, a lastmod): none reaches a report.
-        redacted: dict[str, Any] = response.redact_tree(document, walk.secrets)
-        return redacted
+        shown: dict[str, Any] = redaction.redacted(document, walk.secrets)
+        return shown
     return document
 
 

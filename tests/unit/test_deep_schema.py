@@ -62,3 +62,26 @@ def test_a_share_short_of_the_whole_never_rounds_to_all() -> None:
     assert share(99_999, 100_000) == 0.9999 and share(100_000, 100_000) == 1.0
     assert share(1, 3) == 0.3333 and share(0, 5) == 0.0 and share(3, 0) == 0.0
     assert share(None, 5) is None
+
+
+@pytest.mark.parametrize("secret", ["error", "1", "2026", "robots", "map", "invalid-date"])
+def test_a_credential_that_spells_the_audits_own_words_leaves_the_document_valid(
+    secret: str,
+) -> None:
+    # A password `error` or a header value `1` is no echo of the credential in a severity, a
+    # kind or a time the audit wrote: redacting those broke the document (and the text report
+    # read from it). What a site sent is still redacted, URL keys included.
+    from sitemap_auditor.deep import redaction
+
+    doc = _good()
+    echoed = f"https://www.example.com/sitemap.xml?key={secret}"
+    doc["sitemaps"][0]["url"] = echoed
+    doc["run"]["sitemapSeconds"] = {echoed: 0.5}
+    shown = redaction.redacted(doc, (secret,))
+    validated(shown)
+    assert shown["findings"][0]["severity"] == "error"
+    assert shown["findings"][0]["kind"] == "invalid-date"
+    assert shown["format"] == doc["format"] and shown["run"]["startedAt"] == doc["run"]["startedAt"]
+    (key,) = shown["run"]["sitemapSeconds"]
+    for url in (shown["sitemaps"][0]["url"], key):
+        assert secret not in url and url.endswith("?key=***")

@@ -17,11 +17,12 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from sitemap_auditor.audit.response import redact, redact_tree
+from sitemap_auditor.audit.response import redact
 from sitemap_auditor.core.errors import FetchError, FetchErrorKind
 from sitemap_auditor.core.urls import Origin, UnfetchableURLError, WebURL, strip_userinfo
 from sitemap_auditor.core.urls import read as read_url
 from sitemap_auditor.core.validators import NO_VALIDATORS
+from sitemap_auditor.deep import redaction
 from sitemap_auditor.deep.checks import MAX_URL_CHARS, RobotsAgents
 from sitemap_auditor.deep.pages import verdict
 from sitemap_auditor.deep.pages.head import READ_LIMIT, HeadFacts, HeadReader
@@ -525,7 +526,7 @@ def _run(
         # Each page was asked for as listed; what is kept of it shows no credential (a site
         # may list, or redirect to, a URL that carries one).
         if checker.secrets:
-            row = redact_tree(row, checker.secrets)
+            row = redaction.redacted(row, checker.secrets)
         if out is not None:
             out.write(row)
         with lock:

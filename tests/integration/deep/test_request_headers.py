@@ -119,3 +119,39 @@ def test_user_and_an_authorization_header_together_are_a_usage_error() -> None:
     with pytest.raises(SystemExit) as stopped:
         deep_cli.main([*args, "http://127.0.0.1:9/"])
     assert stopped.value.code == 64
+
+
+def test_a_credential_echoed_in_a_sitemap_url_is_redacted_where_the_url_is_a_key(
+    site: Site, elsewhere: Site, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # robots.txt lists a sitemap whose URL holds the cookie's value: the document's
+    # run.sitemapSeconds is keyed by sitemap URL, and those keys were shown as sent.
+    token = "tok-9f8e7d6c5b4a"
+    site.route(
+        "/robots.txt",
+        reply(f"Sitemap: {site.url('/s.xml')}?key={token}\n", content_type="text/plain"),
+    )
+    site.route("/s.xml", reply(urlset_of([f"<loc>{site.url('/a')}</loc>"])))
+    args = ["--allow-private-networks", "--json", "--header", f"Cookie: {token}"]
+    status = deep_cli.main([*args, site.url("/")])
+    out = capsys.readouterr().out
+    assert status in (0, 1, 2) and token not in out and "?key=***" in out
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+def test_a_credential_that_spells_a_severity_breaks_no_report(
+    site: Site, as_json: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A cookie `error`, and a sitemap with an error (a <loc> that is no URL): the finding's
+    # severity is the audit's word, not an echo; redacting it broke the document, the exit
+    # status and the text report (a KeyError).
+    site.route("/robots.txt", reply(f"Sitemap: {site.url('/s.xml')}\n", content_type="text/plain"))
+    site.route("/s.xml", reply(urlset_of(["<loc>relative</loc>"])))
+    args = ["--allow-private-networks", "--header", "Cookie: error", site.url("/")]
+    status = deep_cli.main(["--json", *args] if as_json else args)
+    out = capsys.readouterr().out
+    assert status == 2  # an error was found
+    if as_json:
+        import json
+
+        validated(json.loads(out))

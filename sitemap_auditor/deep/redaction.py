@@ -1,0 +1,54 @@
+"""What the deep audit's reports show of the credentials it was given: nothing (docs/deep.md).
+
+Every string a site could have put in a report is redacted, map keys that are URLs included
+(`run.sitemapSeconds`). The values the audit writes itself from a fixed vocabulary or a
+canonical time (a finding's kind and severity, the document's format, a UTC instant) are left as
+they are: a credential that happens to spell one (a password `error`, a header value `1`) is no
+echo of it, and redacting it would break the document's schema and every report read from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sitemap_auditor.audit.response import redact
+
+__all__ = ["OWN_VALUES", "redacted"]
+
+# The keys whose values come from the audit's own vocabulary (docs/deep-document.schema.json:
+# an enum, a constant or the time pattern), never from what a site sent.
+OWN_VALUES = frozenset(
+    {
+        "format",
+        "version",
+        "kind",
+        "severity",
+        "source",
+        "group",
+        "impact",
+        "stoppedBy",
+        "startedAt",
+        "finishedAt",
+        "earliest",
+        "latest",
+    }
+)
+# The maps whose keys are URLs a site gave.
+_URL_KEYED = frozenset({"sitemapSeconds"})
+
+
+def redacted(value: Any, secrets: Sequence[str], key: str | None = None) -> Any:
+    """A copy of a report's JSON-like value with every secret replaced by *** where a site could
+    have put it (`key`: the key the value is found under)."""
+    if isinstance(value, str):
+        return value if key in OWN_VALUES else redact(value, secrets)
+    if isinstance(value, dict):
+        url_keyed = key in _URL_KEYED
+        return {
+            (redact(k, secrets) if url_keyed else k): redacted(v, secrets, k)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [redacted(v, secrets, key) for v in value]
+    return value
