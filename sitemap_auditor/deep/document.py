@@ -1,4 +1,4 @@
-"""The deep audit's JSON document, version 3: the one interface of its reports (text, CSV, HTML).
+"""The deep audit's JSON document, version 4: the one interface of its reports (text, CSV, HTML).
 
 Pure: a finished walk in, a dict of JSON values out. Keys are camelCase and always present.
 """
