@@ -16,8 +16,10 @@ from sitemap_auditor.audit.response import redact
 
 __all__ = ["OWN_VALUES", "redacted"]
 
-# The keys whose values come from the audit's own vocabulary (docs/deep-document.schema.json:
-# an enum, a constant or the time pattern), never from what a site sent.
+# The keys whose values come from the audit's own vocabulary, never from what a site sent: in
+# the document (docs/deep-document.schema.json: an enum, a constant or the time pattern; the
+# agents robots.txt is read for; the Lambda verdict's CheckCodes and statuses) and in the page
+# check's rows (`reason`, a kind; `noindex`; `blockedFor`, agents).
 OWN_VALUES = frozenset(
     {
         "format",
@@ -32,6 +34,12 @@ OWN_VALUES = frozenset(
         "finishedAt",
         "earliest",
         "latest",
+        "agent",
+        "code",
+        "status",
+        "reason",
+        "noindex",
+        "blockedFor",
     }
 )
 # The maps whose keys are URLs a site gave.

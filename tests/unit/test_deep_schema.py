@@ -85,3 +85,22 @@ def test_a_credential_that_spells_the_audits_own_words_leaves_the_document_valid
     (key,) = shown["run"]["sitemapSeconds"]
     for url in (shown["sitemaps"][0]["url"], key):
         assert secret not in url and url.endswith("?key=***")
+
+
+def test_a_page_rows_own_words_stay_and_what_the_site_sent_is_redacted() -> None:
+    # A password `robots` turned a row's reason into `blocked-by-***`, which the page check's
+    # summary could not read (exit 64); the agents a URL is blocked for are the audit's too.
+    from sitemap_auditor.deep import redaction
+
+    row = {
+        "url": "https://www.example.com/robots/page",
+        "reason": "blocked-by-robots",
+        "blockedFor": ["Googlebot", "Bingbot"],
+        "noindex": "meta",
+        "canonical": "https://www.example.com/robots",
+    }
+    shown = redaction.redacted(row, ("robots", "bot"))
+    assert shown["reason"] == "blocked-by-robots" and shown["noindex"] == "meta"
+    assert shown["blockedFor"] == ["Googlebot", "Bingbot"]
+    assert shown["url"] == "https://www.example.com/***/page"
+    assert shown["canonical"] == "https://www.example.com/***"
