@@ -104,3 +104,32 @@ def test_a_page_rows_own_words_stay_and_what_the_site_sent_is_redacted() -> None
     assert shown["blockedFor"] == ["Googlebot", "Bingbot"]
     assert shown["url"] == "https://www.example.com/***/page"
     assert shown["canonical"] == "https://www.example.com/***"
+
+
+def test_every_value_the_schema_fixes_is_left_as_written_by_the_redaction() -> None:
+    # The redaction's list of the audit's own words is held to the schema: a property the schema
+    # gives an enum, a constant or the time pattern is one a credential must not rewrite.
+    from sitemap_auditor.deep import redaction
+
+    fixed: set[str] = set()
+
+    def is_fixed(prop: Any) -> bool:
+        if not isinstance(prop, dict):
+            return False
+        if "enum" in prop or "const" in prop or prop.get("$ref") == "#/$defs/time":
+            return True
+        branches = [b for b in prop.get("oneOf", []) if b != {"type": "null"}]
+        return bool(branches) and all(is_fixed(b) for b in branches)
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            props = node.get("properties") or {}
+            fixed.update(name for name, prop in props.items() if is_fixed(prop))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(schema())
+    assert fixed and fixed <= redaction.OWN_VALUES, fixed - redaction.OWN_VALUES
