@@ -212,14 +212,17 @@ def _none_counted() -> int:
 
 class Handlers(NamedTuple):
     """What a reader gives the parser: expat's element handlers, what cuts the text it holds
-    between slices, the facts once the document is read (None before its root), and how many
-    <lastmod> values did not parse so far (a count, cheaper than the facts)."""
+    between slices, the facts once the document is read (None before its root), how many
+    <lastmod> values did not parse so far (a count, cheaper than the facts), and what gives
+    expat each slice (None: expat's Parse; a reader that gives it the same bytes, in order,
+    its own way, as the deep audit's runs do)."""
 
     start: Callable[[str, list[str]], None]
     end: Callable[[str], None]
     bound_text: Callable[[], None]
     facts: Callable[[], ParsedSitemap | None]
     unparsable: Callable[[], int] = _none_counted
+    parse: Callable[[bytes], None] | None = None
 
 
 # A reader: given the expat parser (to set text handlers on and read positions from), its
@@ -337,12 +340,14 @@ class SitemapParser:
         self._bound_text: Callable[[], None] = _nothing
         self._facts: Callable[[], ParsedSitemap | None] = lambda: None
         self._unparsable: Callable[[], int] = _none_counted
+        self._parse_slice: Callable[[bytes], None] | None = None
 
     def _build(self, encoding: str | None) -> Any:
         p = expat.ParserCreate(encoding, intern=self._names)
         handlers = self._reader(p)
         self._bound_text, self._facts = handlers.bound_text, handlers.facts
         self._unparsable = handlers.unparsable
+        self._parse_slice = handlers.parse
         p.buffer_text = True
         p.ordered_attributes = True  # a list is cheaper than a dict
         p.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
@@ -556,7 +561,10 @@ class SitemapParser:
             else:
                 stop = size
             chunk = data if stop - start == size else data[start:stop]
-            p.Parse(chunk, False)
+            if self._parse_slice is None:
+                p.Parse(chunk, False)
+            else:
+                self._parse_slice(chunk)
             self._fed += stop - start
             start = stop
             at = p.CurrentByteIndex

@@ -15,7 +15,7 @@ import itertools
 import re
 import zlib
 from array import array
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, cast
 
@@ -724,6 +724,17 @@ class SitemapChecks:
                 self.flush()
 
         return gather
+
+    def gathered(
+        self, lines: Sequence[int], locs: Sequence[str], lastmods: Sequence[str | None]
+    ) -> None:
+        """`batched`'s callback of each entry of a run that has no extension element, at once
+        (the reading's RunCallback)."""
+        self._lines.extend(lines)
+        self._locs.extend(locs)
+        self._lastmods.extend(lastmods)
+        if len(self._lines) >= _RUN_ENTRIES:
+            self.flush()
 
     def flush(self) -> None:
         """Check the entries `batched` gathered."""

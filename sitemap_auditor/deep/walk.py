@@ -430,7 +430,10 @@ class _Walker:
             if offset or (on_url is not None and not sc.is_index):
                 return every
             # A urlset's entries are checked a run at a time (sc.flush after each feed).
-            return check if sc.is_index else sc.batched()
+            if sc.is_index:
+                return check
+            entries.on_run = sc.gathered
+            return sc.batched()
 
         entries = EntryReader(every, on_head=reader)
         parser = SitemapParser(entries)

@@ -1,16 +1,17 @@
 """The deep audit's reading against an independent one (support/plain_reading.py): every real
-file of the corpora and 1,500 generated documents aimed at the parser's 64 KiB slices, each
-fed whole and in seeded random chunks. Entries, lines, cuts and errors must be the same."""
+file of the corpora, 1,500 generated documents aimed at the parser's 64 KiB slices and 400 aimed
+at its runs of plain entries (deep/reading/runs.py), each fed whole and in seeded random chunks.
+Entries, lines, cuts and errors must be the same."""
 
 from __future__ import annotations
 
-import itertools
 import random
 import re
 from pathlib import Path
 
 import pytest
-from support import plain_reading
+from support import plain_reading, run_documents
+from support.run_documents import splits
 from support.shared import CORPUS, inflated, needs_shared
 
 from sitemap_auditor.core.issues import Kind
@@ -57,18 +58,6 @@ def compared(document: bytes, chunks: list[bytes]) -> bool:
     assert got == [e.key() for e in plain.entries]
     assert error_line == plain.error_line
     return True
-
-
-def splits(document: bytes, draw: random.Random) -> list[list[bytes]]:
-    """The document whole, in random chunks, and cut around each slice boundary."""
-    cuts = sorted(draw.sample(range(1, max(2, len(document))), min(12, len(document) - 1)))
-    around = [b + d for b in range(FEED_SLICE_BYTES, len(document), FEED_SLICE_BYTES)
-              for d in (-3, -1, 0, 1, 2)]  # fmt: skip
-    out = [[document]]
-    for points in (cuts, sorted(p for p in around if 0 < p < len(document))):
-        edges = [0, *points, len(document)]
-        out.append([document[a:b] for a, b in itertools.pairwise(edges) if b > a])
-    return out
 
 
 @needs_shared
@@ -153,6 +142,18 @@ def test_generated_documents_read_as_the_plain_reading_reads_them() -> None:
         chunkings = splits(document, draw)
         done += all(compared(document, chunks) for chunks in chunkings)
     assert done >= 1400
+
+
+@pytest.mark.slow
+def test_documents_aimed_at_the_runs_read_as_the_plain_reading_reads_them() -> None:
+    # Plain entries written every way generators write them, now and then one of another shape
+    # or an error, in encodings a run may and may not read (support/run_documents.py).
+    draw = random.Random(404)
+    done = 0
+    for _ in range(400):
+        body = run_documents.document(draw)
+        done += all(compared(body, chunks) for chunks in splits(body, draw))
+    assert done >= 200
 
 
 def test_a_url_that_declares_another_default_namespace_hides_its_own_loc_only() -> None:

@@ -61,11 +61,19 @@ def checked(files: list[tuple[str, bytes]], batched: bool, seed: int) -> list[tu
         rows: list[tuple[object, ...]] = []
         sc.tally = Tally(lambda *row, rows=rows: rows.append(row))
 
-        def on_head(head: DocumentHead, sc: SitemapChecks = sc) -> EntryCallback:
-            sc.is_index = head.root == "sitemapindex"
-            return sc.batched() if batched and not sc.is_index else sc.entry
+        reader = EntryReader(sc.entry, runs=batched)
 
-        parser = SitemapParser(EntryReader(sc.entry, on_head=on_head))
+        def on_head(
+            head: DocumentHead, sc: SitemapChecks = sc, reader: EntryReader = reader
+        ) -> EntryCallback:
+            sc.is_index = head.root == "sitemapindex"
+            if batched and not sc.is_index:
+                reader.on_run = sc.gathered
+                return sc.batched()
+            return sc.entry
+
+        reader.on_head = on_head
+        parser = SitemapParser(reader)
         at = 0
         while at < len(body):
             step = draw.choice([1, 7, 100, 4096, 65536, 1 << 20])

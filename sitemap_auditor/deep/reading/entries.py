@@ -7,11 +7,14 @@ events, one handler call each. Namespaces are read as XML scopes them: a declara
 its element and what it contains, and the one it shadowed comes back at the element's end. What
 is read does not depend on how the bytes were split: text is cut to what is kept of it, always
 the same characters, wherever the slices fall.
+
+One fast path, behind the differential tests: a run of plain entries (runs.py) is checked by
+expat with no handler and read by a pattern, where the two readings cannot differ.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -25,6 +28,7 @@ from sitemap_auditor.core.parser import (
     RefusedError,
     unknown_root,
 )
+from sitemap_auditor.deep.reading.runs import Run, read_run
 
 __all__ = [
     "EXTENSION_NAMESPACES",
@@ -105,20 +109,34 @@ class EntryCallback(Protocol):
     ) -> None: ...
 
 
+class RunCallback(Protocol):
+    """What takes a run of plain entries (runs.py) at once, when the reader's owner gives one:
+    it must do what its EntryCallback does of each, with no extensions."""
+
+    def __call__(
+        self, lines: Sequence[int], locs: Sequence[str], lastmods: Sequence[str | None], /
+    ) -> None: ...
+
+
 class EntryReader:
     """A reader for core.parser.SitemapParser (a `Reader`) that calls on_entry with every
     entry. on_head, when given, is called with the root element as soon as it is read, before
-    any entry: what it returns, when not None, is called with the entries in on_entry's place.
-    `head` is the root element, once read."""
+    any entry: what it returns, when not None, is called with the entries in on_entry's place;
+    on_run, when on_head sets it, is called with each run of plain entries in its place.
+    `head` is the root element, once read. runs: False reads every entry through expat's
+    events (as a test's plain reading does)."""
 
     def __init__(
         self,
         on_entry: EntryCallback,
         on_head: Callable[[DocumentHead], EntryCallback | None] | None = None,
+        runs: bool = True,
     ) -> None:
         self.on_entry = on_entry
         self.on_head = on_head
         self.head: DocumentHead | None = None
+        self.runs = runs  # plain entries read a run at a time (runs.py); False: one by one
+        self.on_run: RunCallback | None = None
 
     def __call__(self, p: Any) -> Handlers:
         return _handlers(p, self)
@@ -263,9 +281,102 @@ class _Extended:
         )
 
 
+_END_TAG = b"</url>"
+# After a run stops at an entry of another shape, the handlers read at least this many bytes
+# before a run is tried again: a file of such entries pays one try of the pattern for each.
+RETRY_BYTES = 8 * 1024
+
+
+class _Runs:
+    """Where the reading stands for runs.py: whether this document's entries may be read a run
+    at a time, and whether the bytes given to expat end right after an entry's `</url>`."""
+
+    def __init__(self, p: Any, on: bool) -> None:
+        self.p = p
+        self.on = on
+        self.plain = False  # set at the root (at_root)
+        self.rooted = False  # the root was read
+        self.encoding: str | None = None  # as the XML declaration names it
+        self.parsed = 0  # the bytes given to expat
+        self.ended_at = -1  # where the last entry's end tag ends, were it `</url>`
+        self.ended_line = 0  # the line it is on
+        if on:
+            p.XmlDeclHandler = self._declared
+
+    def _declared(self, _version: str, encoding: str | None, _standalone: int) -> None:
+        self.encoding = encoding
+
+    def at_root(self, root: str, default_namespace: str | None) -> None:
+        """A urlset, in UTF-8 (declared so, or not declared), whose unprefixed names are no
+        extension's: its plain entries may be read as runs."""
+        encoding = self.encoding
+        self.rooted = True
+        self.plain = (
+            self.on
+            and root == "urlset"
+            and (encoding is None or encoding.lower() == "utf-8")
+            and default_namespace not in EXTENSION_NAMESPACES
+        )
+
+    def ended(self) -> None:
+        """An entry's end tag was read (called from expat's end handler)."""
+        p = self.p
+        self.ended_at = p.CurrentByteIndex + len(_END_TAG)
+        self.ended_line = p.CurrentLineNumber
+
+    def parse(self, chunk: bytes, between: Callable[[], bool], take: Callable[[Run], None]) -> None:
+        """Give expat chunk: runs of plain entries with no handler (take reads them), the rest
+        to the handlers, each piece of it up to an `</url>` so that a run may follow."""
+        p = self.p
+        if not self.on or (self.rooted and not self.plain):
+            p.Parse(chunk, False)
+            self.parsed += len(chunk)
+            return
+        # Before the root, as after it in a document whose runs are read: the root may be in
+        # this chunk, and entries after it.
+        at, size = 0, len(chunk)
+        while at < size:
+            retry = at
+            if self.plain and self.ended_at == self.parsed and between():
+                taken = self._run(chunk, at, take)
+                if taken:
+                    at += taken
+                    continue
+                retry = at + RETRY_BYTES
+            cut = chunk.find(_END_TAG, retry)
+            stop = size if cut < 0 else cut + len(_END_TAG)
+            p.Parse(chunk[at:stop], False)
+            self.parsed += stop - at
+            at = stop
+
+    def _run(self, chunk: bytes, at: int, take: Callable[[Run], None]) -> int:
+        """Read the run chunk[at:] starts with, if any: the bytes it took."""
+        piece = chunk[at:]
+        try:
+            text = piece.decode("utf-8")
+        except UnicodeDecodeError as e:  # a character cut by the slice's end, or no UTF-8
+            text = piece[: e.start].decode("utf-8")
+        run = read_run(text, self.ended_line, MAX_FIELD_CHARS + 1, MAX_LASTMOD_CHARS + 1)
+        if not run.end:
+            return 0
+        size = run.end if text.isascii() else len(text[: run.end].encode("utf-8"))
+        p = self.p
+        start, end = p.StartElementHandler, p.EndElementHandler
+        p.StartElementHandler = p.EndElementHandler = None
+        try:
+            p.Parse(piece[:size], False)
+        finally:
+            p.StartElementHandler, p.EndElementHandler = start, end
+        self.parsed += size
+        self.ended_at, self.ended_line = self.parsed, run.line
+        take(run)
+        return size
+
+
 def _handlers(p: Any, reader: EntryReader) -> Handlers:
     on_entry = reader.on_entry
     on_head = reader.on_head
+    runs = _Runs(p, reader.runs)
     names = _Namespaces()
     kinds, scopes = names.kinds, names.scopes
     kind_of = names.kind_of
@@ -326,6 +437,7 @@ def _handlers(p: Any, reader: EntryReader) -> Handlers:
             if found is None:
                 raise RefusedError(Kind.UNKNOWN_ROOT, unknown_root(local))
             root, entry_name = local, found
+            runs.at_root(local, names.spaces.get(""))
             if on_head is not None:
                 on_entry = on_head(head) or on_entry
         elif depth > MAX_DEPTH:
@@ -362,6 +474,8 @@ def _handlers(p: Any, reader: EntryReader) -> Handlers:
             if line:
                 on_entry(line, loc, lastmod, extended.taken() if extended.active else None)
                 line = 0
+                if runs.plain:
+                    runs.ended()
         elif depth == 3 and container:
             extended.closed(container)
             container = ""
@@ -383,4 +497,23 @@ def _handlers(p: Any, reader: EntryReader) -> Handlers:
         # Lambda's <lastmod> facts are the Lambda's reading's.
         return None if root is None else ParsedSitemap(root, count, None, (), 0)
 
-    return Handlers(start, end, bound_text, facts)
+    def between() -> bool:
+        return depth == 1 and not line and not field
+
+    def take(run: Run) -> None:
+        # A run of plain entries (runs.py): what `end` gives of each, in turn.
+        nonlocal count
+        if extended.active:
+            extended.reset()
+        count += len(run.lines)
+        on_run = reader.on_run
+        if on_run is not None:
+            on_run(run.lines, run.locs, run.lastmods)
+            return
+        for at, url, modified in zip(run.lines, run.locs, run.lastmods, strict=True):
+            on_entry(at, url, modified, None)
+
+    def parse(chunk: bytes) -> None:
+        runs.parse(chunk, between, take)
+
+    return Handlers(start, end, bound_text, facts, parse=parse)

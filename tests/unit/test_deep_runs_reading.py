@@ -1,0 +1,98 @@
+"""The deep reading with runs (runs.py: plain entries read a run at a time) against the same
+reading without them (every entry through expat's events): the same entries, lines, cuts,
+counts and outcome, for any split of the bytes."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import pytest
+from support.run_documents import document, splits
+
+from sitemap_auditor.core.parser import ParsedSitemap, SitemapParser
+from sitemap_auditor.deep.reading.entries import RETRY_BYTES, EntryReader, Extensions
+from sitemap_auditor.deep.reading.runs import read_run
+
+
+def reading(chunks: list[bytes], runs: bool) -> tuple[list[tuple[object, ...]], object, int]:
+    """The entries, the outcome, and how many entries came in runs."""
+    got: list[tuple[object, ...]] = []
+    in_runs = [0]
+
+    def entry(line: int, loc: str | None, lastmod: str | None, ext: Extensions | None) -> None:
+        got.append((line, loc, lastmod, ext))
+
+    def run(lines: Sequence[int], locs: Sequence[str], lastmods: Sequence[str | None]) -> None:
+        in_runs[0] += len(lines)
+        got.extend((a, b, c, None) for a, b, c in zip(lines, locs, lastmods, strict=True))
+
+    reader = EntryReader(entry, runs=runs)
+    reader.on_run = run
+    parser = SitemapParser(reader)
+    for chunk in chunks:
+        parser.feed(chunk)
+    outcome = parser.close()
+    return got, outcome, in_runs[0]
+
+
+def test_generated_documents_read_the_same_with_runs_and_without() -> None:
+    draw = random.Random(7)
+    taken = parsed = 0
+    for _ in range(300):
+        body = document(draw)
+        plain = reading([body], runs=False)
+        for chunks in splits(body, draw):
+            got = reading(chunks, runs=True)
+            assert got[:2] == plain[:2]
+            taken += got[2]
+        parsed += isinstance(plain[1], ParsedSitemap)
+    assert taken > 100_000  # the runs were read, not only the handlers
+    assert parsed > 150
+
+
+def test_an_entry_of_another_shape_ends_a_run_and_a_run_follows_it() -> None:
+    def plain(n: int) -> bytes:
+        return b"".join(b"<url><loc>https://e.com/%d</loc></url>\n" % i for i in range(n))
+
+    after = RETRY_BYTES // len(plain(1)) * 2  # past the bytes the handlers read first
+    body = b"<urlset>" + plain(100) + b"<url><loc>c&amp;d</loc></url>" + plain(after) + b"</urlset>"
+    got, outcome, in_runs = reading([body], runs=True)
+    assert got == reading([body], runs=False)[0]
+    assert [g[1] for g in got][99:102] == ["https://e.com/99", "c&d", "https://e.com/0"]
+    assert isinstance(outcome, ParsedSitemap) and outcome.entry_count == 101 + after
+    # The first entry, the one with a reference and those in the next RETRY_BYTES are the
+    # handlers'; the rest, runs'.
+    assert 99 + after // 3 < in_runs < 99 + after
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        ("<url><loc>a</loc></url>\n<url><loc>b</loc></url>", [7, 8]),
+        (
+            "<url><loc>a</loc></url>\r\n<url>\n<loc>b</loc>\n</url>\r<url><loc>c</loc></url>",
+            [7, 8, 11],
+        ),
+        ("\n\r<url><loc>a</loc></url>", [9]),
+        ("<url><loc>a</loc></url><url><loc>b</loc></url>", [7, 7]),
+    ],
+)
+def test_a_run_counts_lines_as_xml_does(text: str, lines: list[int]) -> None:
+    run = read_run(text, 7, 4097, 257)
+    assert list(run.lines) == lines and run.end == len(text)
+
+
+def test_a_run_cuts_text_as_the_handlers_do() -> None:
+    loc = "https://e.com/" + "a" * 4082 + "  b"  # its cut ends in white space, then dropped
+    run = read_run(f"<url><loc>  {loc} </loc><lastmod> {'9' * 300}</lastmod></url>", 1, 4097, 257)
+    assert list(run.locs) == [loc[:4097].rstrip()]
+    assert list(run.lastmods) == ["9" * 257]
+
+
+@pytest.mark.parametrize("odd", ["]]>", "\x01", "\uffff", "&amp;", "\r", "<b/>"])
+def test_a_run_stops_where_the_handlers_must_read(odd: str) -> None:
+    text = f"<url><loc>a</loc></url><url><loc>b{odd}</loc></url>"
+    run = read_run(text, 1, 4097, 257)
+    # "]]>" is an error of expat's: the whole run is left to the handlers, who stop at it.
+    assert run.end == (0 if odd == "]]>" else len("<url><loc>a</loc></url>"))
