@@ -1,7 +1,8 @@
 """Sitemaps aimed at the deep reading's runs (sitemap_auditor/deep/reading/runs.py): mostly
 plain entries, written every way generators write them, and now and then one a run must not
 take (a reference, CDATA, a comment, an extension, an attribute, an error), near the 64 KiB
-slices and the cuts of long text, in the encodings a run must and must not read."""
+slices and the cuts of long text, in the encodings a run must and must not read; and the
+splits of a document's bytes that the readings are fed in."""
 
 from __future__ import annotations
 
