@@ -172,7 +172,7 @@ def build_parser(prog: str = "sitemap-auditor deep") -> argparse.ArgumentParser:
 
 def _page_options(p: argparse.ArgumentParser) -> None:
     """The page check's options; --concurrency and --max-seconds bound it too."""
-    from sitemap_auditor.deep.pages.check import DEFAULT_MAX_PAGES
+    from sitemap_auditor.deep.pages import DEFAULT_MAX_PAGES
 
     g = p.add_argument_group("the pages the sitemaps list (--pages)")
     g.add_argument(

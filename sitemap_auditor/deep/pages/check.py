@@ -24,7 +24,7 @@ from sitemap_auditor.core.urls import read as read_url
 from sitemap_auditor.core.validators import NO_VALIDATORS
 from sitemap_auditor.deep import redaction
 from sitemap_auditor.deep.checks import MAX_URL_CHARS, RobotsAgents
-from sitemap_auditor.deep.pages import verdict
+from sitemap_auditor.deep.pages import DEFAULT_MAX_PAGES, verdict
 from sitemap_auditor.deep.pages.head import READ_LIMIT, HeadFacts, HeadReader
 from sitemap_auditor.deep.pages.pacing import Pacer, crawl_delay, retry_after_seconds
 from sitemap_auditor.deep.pages.store import DigestSet, PagesFile, url_key
@@ -46,7 +46,6 @@ __all__ = [
     "page_agents",
 ]
 
-DEFAULT_MAX_PAGES = 10_000
 MAX_RETRIES = 2  # a 429 or 503 is retried this many times before it is a finding
 MAX_RETRY_WAIT_S = 120.0  # a longer Retry-After is not waited out: the answer stands
 _POLL_S = 0.2  # how often a wait on the workers looks at the deadline
