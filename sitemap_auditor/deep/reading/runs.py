@@ -35,23 +35,26 @@ from collections.abc import Sequence
 __all__ = ["PLAIN_ENTRY", "Run", "read_run"]
 
 # XML white space between elements; inside text, no carriage return (see the module's note).
-_BETWEEN = r"[ \t\r\n]*"
-_SPACE = r"[ \t\n]*"
+# Every repetition is possessive (Python 3.11): what it takes, nothing after it could take, so
+# the pattern never backtracks.
+_BETWEEN = r"[ \t\r\n]*+"
+_SPACE = r"[ \t\n]*+"
 # A character of text that expat hands on as written: what XML allows, but "<", "&" and CR.
 _CHAR = r"[^<&\r\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]"
 # The same, and no white space: where a trimmed text starts and ends.
 _EDGE = r"[^<&\r\x00-\x20\ufffe\uffff]"
 
-# Groups: the white space before <url>, the entry from <url> on, its <loc> trimmed, its <lastmod>
-# element (empty: none) and that element's text less its leading white space, as the handlers
-# keep them before their cuts; the last alternative, anything else, takes the rest of the text,
-# so that the entries `findall` gives are the run the text starts with, one after the other.
+# Groups: the white space before <url>, the entry from <url> on, its <loc> trimmed (runs of
+# characters, and of white space followed by one), its <lastmod> element (empty: none) and that
+# element's text less its leading white space, as the handlers keep them before their cuts; the
+# last alternative, anything else, takes the rest of the text, so that the entries `findall`
+# gives are the run the text starts with, one after the other.
 PLAIN_ENTRY = re.compile(
     rf"({_BETWEEN})(<url>{_BETWEEN}"
-    rf"<loc>{_SPACE}((?:{_EDGE}(?:{_CHAR}*{_EDGE})?)?){_SPACE}</loc>{_BETWEEN}"
-    rf"(<lastmod>{_SPACE}({_CHAR}*)</lastmod>{_BETWEEN})?"
-    rf"(?:<changefreq>{_CHAR}*</changefreq>{_BETWEEN})?"
-    rf"(?:<priority>{_CHAR}*</priority>{_BETWEEN})?"
+    rf"<loc>{_SPACE}((?:{_EDGE}++|[ \t\n]++(?={_EDGE}))*+){_SPACE}</loc>{_BETWEEN}"
+    rf"(<lastmod>{_SPACE}({_CHAR}*+)</lastmod>{_BETWEEN})?"
+    rf"(?:<changefreq>{_CHAR}*+</changefreq>{_BETWEEN})?"
+    rf"(?:<priority>{_CHAR}*+</priority>{_BETWEEN})?"
     r"</url>)|([\s\S]+)"
 )
 
@@ -81,6 +84,32 @@ def _breaks(text: str) -> int:
     return text.count("\n") + text.count("\r") - text.count("\r\n")
 
 
+def _lines(
+    text: str, end: int, line: int, spaces: tuple[str, ...], entries: tuple[str, ...]
+) -> tuple[Sequence[int], int]:
+    """The line of each entry's <url> (text[:end] is the run; line: the line it starts on), and
+    the line the run ends on."""
+    feeds = text.count("\n", 0, end)
+    if not feeds and text.find("\r", 0, end) < 0:
+        return [line] * len(spaces), line
+    if text.find("\r", 0, end) < 0 or text.count("\r", 0, end) == text.count("\r\n", 0, end):
+        # No lone CR: the line feeds are the breaks. The white space before each entry is
+        # mostly one of a few strings: each is counted once.
+        counted = {space: space.count("\n") for space in set(spaces)}
+        before = list(map(counted.__getitem__, spaces))
+        if sum(before) == feeds:  # none within the entries
+            lines = list(itertools.accumulate(before, initial=line))
+            del lines[0]
+            return lines, lines[-1]
+        within = list(map(str.count, entries, itertools.repeat("\n")))
+    else:
+        before, within = list(map(_breaks, spaces)), list(map(_breaks, entries))
+    # The line of each <url>: the breaks before it, and those within the entries before.
+    upto = itertools.accumulate(map(operator.add, before, [0, *within[:-1]]), initial=line)
+    lines = list(itertools.islice(upto, 1, None))
+    return lines, lines[-1] + within[-1]
+
+
 def read_run(text: str, line: int, max_loc: int, max_lastmod: int) -> Run:
     """The plain entries text starts with, one after the other; line: the line text starts on.
 
@@ -91,24 +120,10 @@ def read_run(text: str, line: int, max_loc: int, max_lastmod: int) -> Run:
     if not found:
         return Run(line=line)
     end = len(text) - len(rest)
-    if "]]>" in text[:end]:
+    if text.find("]]>", 0, end) >= 0:
         return Run(line=line)  # an error expat reports: the handlers read up to it
     spaces, entries, loc_texts, elements, values, _ = zip(*found, strict=True)
-    ran = text[:end]
-    n = len(spaces)
-    if "\n" not in ran and "\r" not in ran:
-        lines: Sequence[int] = [line] * n
-        last = line
-    else:
-        if ran.count("\r") == ran.count("\r\n"):  # no lone CR: the line feeds are the breaks
-            before = list(map(str.count, spaces, itertools.repeat("\n")))
-            within = list(map(str.count, entries, itertools.repeat("\n")))
-        else:
-            before, within = list(map(_breaks, spaces)), list(map(_breaks, entries))
-        # The line of each <url>: the breaks before it, and those within the entries before.
-        upto = itertools.accumulate(map(operator.add, before, [0, *within[:-1]]), initial=line)
-        lines = list(itertools.islice(upto, 1, None))
-        last = lines[-1] + within[-1]
+    lines, last = _lines(text, end, line, spaces, entries)
     locs: Sequence[str] = loc_texts
     if max(map(len, locs)) > max_loc:
         locs = [v if len(v) <= max_loc else v[:max_loc].rstrip(" \t\n") for v in locs]
