@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import pytest
 from support.run_documents import document, splits
 
-from sitemap_auditor.core.parser import ParsedSitemap, SitemapParser
+from sitemap_auditor.core.parser import MAX_NAMES, ParsedSitemap, Rejected, SitemapParser
 from sitemap_auditor.deep.reading.entries import RETRY_BYTES, EntryReader, Extensions
 from sitemap_auditor.deep.reading.runs import read_run
 
@@ -96,3 +96,17 @@ def test_a_run_stops_where_the_handlers_must_read(odd: str) -> None:
     run = read_run(text, 1, 4097, 257)
     # "]]>" is an error of expat's: the whole run is left to the handlers, who stop at it.
     assert run.end == (0 if odd == "]]>" else len("<url><loc>a</loc></url>"))
+
+
+def test_names_in_runs_count_against_the_bound_as_the_handlers_count_them() -> None:
+    # urlset, url, loc, changefreq (only in runs) and 1,021 more: one past MAX_NAMES.
+    others = MAX_NAMES - 3
+    plain = b"".join(
+        b"<url><loc>p%d</loc><changefreq>daily</changefreq></url>" % i for i in range(50)
+    )
+    odd = b"<url><loc>x</loc>" + b"".join(b"<x%d/>" % i for i in range(others)) + b"</url>"
+    body = b"<urlset><url><loc>a</loc></url>" + plain + odd + b"</urlset>"
+    with_runs, without = reading([body], runs=True), reading([body], runs=False)
+    assert with_runs[2] > 0  # the changefreq elements were in runs
+    assert with_runs[:2] == without[:2]
+    assert isinstance(without[1], Rejected) and "distinct element" in without[1].reason

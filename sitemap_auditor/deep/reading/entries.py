@@ -282,6 +282,12 @@ class _Extended:
 
 
 _END_TAG = b"</url>"
+# The names a run's elements have, and how each is written there: pyexpat interns a name when it
+# hands it to a handler, and the driver bounds the names interned (MAX_NAMES), so a run adds
+# those it holds, as the handlers would have.
+_RUN_NAMES = tuple(
+    (name, f"<{name}>") for name in ("url", "loc", "lastmod", "changefreq", "priority")
+)
 # After a run stops at an entry of another shape, the handlers read at least this many bytes
 # before a run is tried again: a file of such entries pays one try of the pattern for each.
 RETRY_BYTES = 8 * 1024
@@ -369,6 +375,10 @@ class _Runs:
             p.StartElementHandler, p.EndElementHandler = start, end
         self.parsed += size
         self.ended_at, self.ended_line = self.parsed, run.line
+        names = p.intern
+        for name, tag in _RUN_NAMES:
+            if name not in names and text.find(tag, 0, run.end) >= 0:
+                names[name] = name
         take(run)
         return size
 
