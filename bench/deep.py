@@ -682,9 +682,12 @@ def _floor_lines(report: Report, verdict: Verdict) -> list[str]:
             f"{wanted:.2f} s of wall time for everything. The reading alone takes "
             f"{floor.entry_events:.2f} s of CPU ({floor.entry_events / wanted:.1f}× the "
             "target); everything else about "
-            f"{per_url_us:.1f} µs a URL. What is left would take the children read in parallel "
-            "processes too (at most the machine's 2 cores, which are shared here), or the "
-            "reading outside Python; neither is done.\n"
+            f"{per_url_us:.1f} µs a URL. The deep audit's wall time is its CPU time, in one "
+            "process: what is left would take the children read in parallel processes (at "
+            f"most the machine's {os.cpu_count()} cores, shared here), each of which adds an "
+            "interpreter and its imports to the peak RSS measured here (a sum of peaks) and its "
+            "start-up to the CPU a URL, against the other two targets; or the reading outside "
+            "Python. Neither is done.\n"
         )
     return lines
 
