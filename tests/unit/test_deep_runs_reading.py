@@ -6,12 +6,24 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from support.run_documents import document, splits
 
-from sitemap_auditor.core.parser import MAX_NAMES, ParsedSitemap, Rejected, SitemapParser
-from sitemap_auditor.deep.reading.entries import RETRY_BYTES, EntryReader, Extensions
+from sitemap_auditor.core.parser import (
+    FEED_SLICE_BYTES,
+    MAX_NAMES,
+    Handlers,
+    ParsedSitemap,
+    Rejected,
+    SitemapParser,
+)
+from sitemap_auditor.deep.reading.entries import (
+    MAX_RETRY_BYTES,
+    EntryReader,
+    Extensions,
+)
 from sitemap_auditor.deep.reading.runs import read_run
 
 
@@ -55,15 +67,73 @@ def test_an_entry_of_another_shape_ends_a_run_and_a_run_follows_it() -> None:
     def plain(n: int) -> bytes:
         return b"".join(b"<url><loc>https://e.com/%d</loc></url>\n" % i for i in range(n))
 
-    after = RETRY_BYTES // len(plain(1)) * 2  # past the bytes the handlers read first
-    body = b"<urlset>" + plain(100) + b"<url><loc>c&amp;d</loc></url>" + plain(after) + b"</urlset>"
+    odd = b"<url><loc>c&amp;d</loc></url>"
+    body = b"<urlset>" + plain(100) + odd + plain(300) + b"</urlset>"
     got, outcome, in_runs = reading([body], runs=True)
     assert got == reading([body], runs=False)[0]
     assert [g[1] for g in got][99:102] == ["https://e.com/99", "c&d", "https://e.com/0"]
-    assert isinstance(outcome, ParsedSitemap) and outcome.entry_count == 101 + after
-    # The first entry, the one with a reference and those in the next RETRY_BYTES are the
-    # handlers'; the rest, runs'.
-    assert 99 + after // 3 < in_runs < 99 + after
+    assert isinstance(outcome, ParsedSitemap) and outcome.entry_count == 401
+    # The first entry and the one with a reference are the handlers'; every other, runs'.
+    assert in_runs == 399
+
+
+class _Counting:
+    """The expat parser, its Parse calls counted (what the reading gives it, and how)."""
+
+    def __init__(self, p: Any) -> None:
+        object.__setattr__(self, "p", p)
+        object.__setattr__(self, "calls", [])
+
+    def Parse(self, data: bytes, final: bool = False) -> int:  # noqa: N802 (expat's name)
+        self.calls.append(len(data))
+        return int(self.p.Parse(data, final))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.p, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self.p, name, value)
+
+
+def parse_calls(body: bytes) -> tuple[list[int], object, int]:
+    """How many bytes each call to expat's Parse was given, the outcome, the entries in runs."""
+    counted: list[_Counting] = []
+    in_runs = [0]
+
+    class Reader(EntryReader):
+        def __call__(self, p: Any) -> Handlers:
+            counted.append(_Counting(p))
+            return super().__call__(counted[-1])
+
+    def run(lines: Sequence[int], _locs: Sequence[str], _lastmods: Sequence[str | None]) -> None:
+        in_runs[0] += len(lines)
+
+    reader = Reader(lambda *_: None)
+    reader.on_run = run
+    parser = SitemapParser(reader)
+    parser.feed(body)
+    return counted[0].calls, parser.close(), in_runs[0]
+
+
+def test_tries_that_find_no_run_grow_apart() -> None:
+    # Every entry of another shape: each try reads a small window, once for RETRY_BYTES, then
+    # twice as many, up to MAX_RETRY_BYTES; the handlers read the rest in few calls.
+    odd = b"".join(b"<url><loc>https://e.com/%d?a&amp;b</loc></url>\n" % i for i in range(20_000))
+    body = b"<urlset>" + odd + b"</urlset>"
+    calls, outcome, in_runs = parse_calls(body)
+    assert in_runs == 0 and isinstance(outcome, ParsedSitemap) and outcome.entry_count == 20_000
+    assert len(calls) < 4 * len(body) // MAX_RETRY_BYTES + 32
+
+
+@pytest.mark.parametrize("holder", [b"<!--%s-->", b"<?pi %s?>", b"<![CDATA[%s]]>"])
+def test_end_tags_in_a_long_token_do_not_split_it_again_and_again(holder: bytes) -> None:
+    # expat reads an unfinished token again from its start at every call: a comment holding
+    # 20,000 `</url>` must not be given to it in 20,000 pieces.
+    token = holder % (b"</url>" * 20_000)
+    body = b"<urlset><url><loc>a</loc></url>" + token + b"<url><loc>b</loc></url></urlset>"
+    calls, outcome, _ = parse_calls(body)
+    assert isinstance(outcome, ParsedSitemap) and outcome.entry_count == 2
+    assert len(calls) <= 3 * (len(body) // FEED_SLICE_BYTES + 1)
 
 
 @pytest.mark.parametrize(

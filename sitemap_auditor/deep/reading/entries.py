@@ -288,9 +288,16 @@ _END_TAG = b"</url>"
 _RUN_NAMES = tuple(
     (name, f"<{name}>") for name in ("url", "loc", "lastmod", "changefreq", "priority")
 )
-# After a run stops at an entry of another shape, the handlers read at least this many bytes
-# before a run is tried again: a file of such entries pays one try of the pattern for each.
-RETRY_BYTES = 8 * 1024
+# A run is read from at most RUN_WINDOW_BYTES at once (the next one goes on where it stopped):
+# what a try decodes and the pattern scans. After a try finds no run, the handlers read the next
+# entry before the next try, then twice as many bytes as the last time (from RETRY_BYTES up to
+# MAX_RETRY_BYTES) while tries keep failing, each try reading RETRY_WINDOW_BYTES only: a file of
+# entries of another shape pays one small try for so many bytes. A run that takes half its
+# window or more starts over.
+RUN_WINDOW_BYTES = 16 * 1024
+RETRY_WINDOW_BYTES = 2 * 1024
+RETRY_BYTES = 1024
+MAX_RETRY_BYTES = 64 * 1024
 
 
 class _Runs:
@@ -306,6 +313,7 @@ class _Runs:
         self.parsed = 0  # the bytes given to expat
         self.ended_at = -1  # where the last entry's end tag ends, were it `</url>`
         self.ended_line = 0  # the line it is on
+        self.backoff = 0  # what the handlers read after a failed try (RETRY_BYTES)
         if on:
             p.XmlDeclHandler = self._declared
 
@@ -341,6 +349,7 @@ class _Runs:
         # Before the root, as after it in a document whose runs are read: the root may be in
         # this chunk, and entries after it.
         at, size = 0, len(chunk)
+        whole = False
         while at < size:
             retry = at
             if self.plain and self.ended_at == self.parsed and between():
@@ -348,16 +357,21 @@ class _Runs:
                 if taken:
                     at += taken
                     continue
-                retry = at + RETRY_BYTES
-            cut = chunk.find(_END_TAG, retry)
+                retry = at + self.backoff
+                self.backoff = min(max(2 * self.backoff, RETRY_BYTES), MAX_RETRY_BYTES)
+            cut = -1 if whole else chunk.find(_END_TAG, retry)
             stop = size if cut < 0 else cut + len(_END_TAG)
             p.Parse(chunk[at:stop], False)
             self.parsed += stop - at
             at = stop
+            # A `</url>` that ended no entry (in a comment, a DOCTYPE, CDATA, or no entry of
+            # a run's document): the rest of the chunk goes at once, as expat reads a token
+            # it holds unfinished again from its start at every call.
+            whole = self.ended_at != self.parsed
 
     def _run(self, chunk: bytes, at: int, take: Callable[[Run], None]) -> int:
         """Read the run chunk[at:] starts with, if any: the bytes it took."""
-        piece = chunk[at:]
+        piece = chunk[at : at + (RETRY_WINDOW_BYTES if self.backoff else RUN_WINDOW_BYTES)]
         try:
             text = piece.decode("utf-8")
         except UnicodeDecodeError as e:  # a character cut by the slice's end, or no UTF-8
@@ -375,6 +389,8 @@ class _Runs:
             p.StartElementHandler, p.EndElementHandler = start, end
         self.parsed += size
         self.ended_at, self.ended_line = self.parsed, run.line
+        if 2 * size >= len(piece):
+            self.backoff = 0
         names = p.intern
         for name, tag in _RUN_NAMES:
             if name not in names and text.find(tag, 0, run.end) >= 0:
