@@ -1,7 +1,9 @@
 """SitemapChecks.batched (a run of entries checked at once: `_run`'s shortcut of `location` and
-`lastmod`) against `entry` of each: the same findings, counts, statistics, repeats and rows, over
-every real sitemap of the corpora and 1,000 seeded generated pairs of files, whose entries mix
-the common case with everything the shortcut must leave to `entry`, fed in random slices."""
+`lastmod`), fed by the reading's runs of plain entries (deep/reading/runs.py), against `entry` of
+each entry read one expat event at a time: the same findings, counts, statistics, repeats and
+rows, over every real sitemap of the corpora and 1,000 seeded generated pairs of files, whose
+entries mix the common case with everything the shortcuts must leave to `entry`, fed in random
+slices."""
 
 from __future__ import annotations
 
