@@ -298,6 +298,10 @@ RUN_WINDOW_BYTES = 16 * 1024
 RETRY_WINDOW_BYTES = 2 * 1024
 RETRY_BYTES = 1024
 MAX_RETRY_BYTES = 64 * 1024
+# Entries longer than this on average are read faster by the handlers (expat scans long text
+# faster than the pattern, and the handlers' cost is per element): after such a run, the
+# handlers read MAX_RETRY_BYTES before the next try.
+LONG_ENTRY_BYTES = 320
 
 
 class _Runs:
@@ -314,6 +318,7 @@ class _Runs:
         self.ended_at = -1  # where the last entry's end tag ends, were it `</url>`
         self.ended_line = 0  # the line it is on
         self.backoff = 0  # what the handlers read after a failed try (RETRY_BYTES)
+        self.resume_at = 0  # no try before this many bytes were given to expat
         if on:
             p.XmlDeclHandler = self._declared
 
@@ -351,8 +356,8 @@ class _Runs:
         at, size = 0, len(chunk)
         whole = False
         while at < size:
-            retry = at
-            if self.plain and self.ended_at == self.parsed and between():
+            retry = at + max(0, self.resume_at - self.parsed)
+            if retry == at and self.plain and self.ended_at == self.parsed and between():
                 taken = self._run(chunk, at, take)
                 if taken:
                     at += taken
@@ -389,7 +394,10 @@ class _Runs:
             p.StartElementHandler, p.EndElementHandler = start, end
         self.parsed += size
         self.ended_at, self.ended_line = self.parsed, run.line
-        if 2 * size >= len(piece):
+        if size > LONG_ENTRY_BYTES * len(run.lines):
+            self.backoff = MAX_RETRY_BYTES
+            self.resume_at = self.parsed + MAX_RETRY_BYTES
+        elif 2 * size >= len(piece):
             self.backoff = 0
         names = p.intern
         for name, tag in _RUN_NAMES:
