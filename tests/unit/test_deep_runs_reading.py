@@ -208,3 +208,16 @@ def test_long_entries_are_left_to_the_handlers() -> None:
     assert isinstance(outcome, ParsedSitemap) and outcome.entry_count == 1000
     assert 0 < in_runs < 1000 // 2  # a window now and then, the handlers the rest
     assert reading([body], runs=True)[:2] == reading([body], runs=False)[:2]
+
+
+def test_runs_stopped_by_entries_of_another_shape_are_tried_less_and_less() -> None:
+    # Plain and other entries in turn: each run stops at the next entry, which no try could
+    # take; after such a stop the handlers read on as after a failed try, further each time.
+    pair = (
+        b"<url><loc>https://e.com/%d</loc></url>\n<url><loc>https://e.com/?a&amp;%d</loc></url>\n"
+    )
+    body = b"<urlset>" + b"".join(pair % (i, i) for i in range(10_000)) + b"</urlset>"
+    calls, outcome, _ = parse_calls(body)
+    assert isinstance(outcome, ParsedSitemap) and outcome.entry_count == 20_000
+    assert len(calls) < 4 * len(body) // MAX_RETRY_BYTES + 64
+    assert reading([body], runs=True)[:2] == reading([body], runs=False)[:2]

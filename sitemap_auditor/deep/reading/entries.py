@@ -289,11 +289,12 @@ _RUN_NAMES = tuple(
     (name, f"<{name}>") for name in ("url", "loc", "lastmod", "changefreq", "priority")
 )
 # A run is read from at most RUN_WINDOW_BYTES at once (the next one goes on where it stopped):
-# what a try decodes and the pattern scans. After a try finds no run, the handlers read the next
-# entry before the next try, then twice as many bytes as the last time (from RETRY_BYTES up to
-# MAX_RETRY_BYTES) while tries keep failing, each try reading RETRY_WINDOW_BYTES only: a file of
-# entries of another shape pays one small try for so many bytes. A run that takes half its
-# window or more starts over.
+# what a try decodes and the pattern scans. After a try finds no run, or a run stops at an entry
+# of another shape, the handlers read the next entry before the next try, then twice as many
+# bytes as the last time (from RETRY_BYTES up to MAX_RETRY_BYTES) while that goes on, and the
+# next try reads RETRY_WINDOW_BYTES only: a file of entries of another shape pays one small try
+# for so many bytes. A run that takes half its window or more starts over, its next window
+# twice as large (up to RUN_WINDOW_BYTES).
 RUN_WINDOW_BYTES = 16 * 1024
 RETRY_WINDOW_BYTES = 2 * 1024
 RETRY_BYTES = 1024
@@ -319,6 +320,8 @@ class _Runs:
         self.ended_line = 0  # the line it is on
         self.backoff = 0  # what the handlers read after a failed try (RETRY_BYTES)
         self.resume_at = 0  # no try before this many bytes were given to expat
+        self.stopped = False  # the last run stopped before an entry of another shape
+        self.window = RUN_WINDOW_BYTES  # what the next try reads at most
         if on:
             p.XmlDeclHandler = self._declared
 
@@ -359,11 +362,16 @@ class _Runs:
             retry = at + max(0, self.resume_at - self.parsed)
             if retry == at and self.plain and self.ended_at == self.parsed and between():
                 taken = self._run(chunk, at, take)
-                if taken:
-                    at += taken
+                at += taken
+                if taken and not self.stopped:
                     continue
+                # No run, or one that stopped at an entry of another shape (which a try there
+                # would fail at): the handlers read on, as far as the backoff says.
                 retry = at + self.backoff
                 self.backoff = min(max(2 * self.backoff, RETRY_BYTES), MAX_RETRY_BYTES)
+                self.window = RETRY_WINDOW_BYTES
+                if at >= size:
+                    break
             cut = -1 if whole else chunk.find(_END_TAG, retry)
             stop = size if cut < 0 else cut + len(_END_TAG)
             p.Parse(chunk[at:stop], False)
@@ -376,7 +384,7 @@ class _Runs:
 
     def _run(self, chunk: bytes, at: int, take: Callable[[Run], None]) -> int:
         """Read the run chunk[at:] starts with, if any: the bytes it took."""
-        piece = chunk[at : at + (RETRY_WINDOW_BYTES if self.backoff else RUN_WINDOW_BYTES)]
+        piece = chunk[at : at + self.window]
         try:
             text = piece.decode("utf-8")
         except UnicodeDecodeError as e:  # a character cut by the slice's end, or no UTF-8
@@ -394,11 +402,16 @@ class _Runs:
             p.StartElementHandler, p.EndElementHandler = start, end
         self.parsed += size
         self.ended_at, self.ended_line = self.parsed, run.line
+        # Stopped by a whole entry of another shape (or an error) within the window, rather
+        # than by the window's end: the next try would fail at it.
+        self.stopped = text.find("</url>", run.end) >= 0
         if size > LONG_ENTRY_BYTES * len(run.lines):
             self.backoff = MAX_RETRY_BYTES
             self.resume_at = self.parsed + MAX_RETRY_BYTES
         elif 2 * size >= len(piece):
+            # A run that fills its window: the next window is twice as large.
             self.backoff = 0
+            self.window = min(2 * self.window, RUN_WINDOW_BYTES)
         names = p.intern
         for name, tag in _RUN_NAMES:
             if name not in names and text.find(tag, 0, run.end) >= 0:

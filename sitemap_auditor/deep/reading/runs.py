@@ -43,17 +43,17 @@ _SPACE = r"[ \t\n]*+"
 # (tab, line feed, then from space on, less "&", "<", U+FFFE and U+FFFF; written as ranges, which
 # the pattern tests twice as fast as the same set negated).
 _CHAR = r"[\t\n -%'-;=-\ufffd\U00010000-\U0010ffff]"
-# The same, and no white space: where a trimmed text starts and ends.
-_EDGE = r"[!-%'-;=-\ufffd\U00010000-\U0010ffff]"
+_XML_SPACE = " \t\n"  # in a run's text (no CR)
 
-# Groups: the white space before <url>, the entry from <url> on, its <loc> trimmed (runs of
-# characters, and of white space followed by one), its <lastmod> element (empty: none) and that
-# element's text less its leading white space, as the handlers keep them before their cuts; the
+# Groups: the white space before <url>, the entry from <url> on, its <loc> (trimmed afterwards,
+# by str.strip: a pattern that trims works through every word of a text that has many), its
+# <lastmod> element (empty: none) and that element's text less its leading white space, as the
+# handlers keep them before their cuts; the
 # last alternative, anything else, takes the rest of the text, so that the entries `findall`
 # gives are the run the text starts with, one after the other.
 PLAIN_ENTRY = re.compile(
     rf"({_BETWEEN})(<url>{_BETWEEN}"
-    rf"<loc>{_SPACE}((?:{_EDGE}++|[ \t\n]++(?={_EDGE}))*+){_SPACE}</loc>{_BETWEEN}"
+    rf"<loc>({_CHAR}*+)</loc>{_BETWEEN}"
     rf"(<lastmod>{_SPACE}({_CHAR}*+)</lastmod>{_BETWEEN})?"
     rf"(?:<changefreq>{_CHAR}*+</changefreq>{_BETWEEN})?"
     rf"(?:<priority>{_CHAR}*+</priority>{_BETWEEN})?"
@@ -126,9 +126,9 @@ def read_run(text: str, line: int, max_loc: int, max_lastmod: int) -> Run:
         return Run(line=line)  # an error expat reports: the handlers read up to it
     spaces, entries, loc_texts, elements, values, _ = zip(*found, strict=True)
     lines, last = _lines(text, end, line, spaces, entries)
-    locs: Sequence[str] = loc_texts
+    locs: Sequence[str] = list(map(str.strip, loc_texts, itertools.repeat(_XML_SPACE)))
     if max(map(len, locs)) > max_loc:
-        locs = [v if len(v) <= max_loc else v[:max_loc].rstrip(" \t\n") for v in locs]
+        locs = [v if len(v) <= max_loc else v[:max_loc].rstrip(_XML_SPACE) for v in locs]
     lastmods: Sequence[str | None] = values
     if not all(elements):
         lastmods = [v if e else None for e, v in zip(elements, values, strict=True)]
