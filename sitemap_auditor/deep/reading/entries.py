@@ -320,7 +320,6 @@ class _Runs:
         self.ended_line = 0  # the line it is on
         self.backoff = 0  # what the handlers read after a failed try (RETRY_BYTES)
         self.resume_at = 0  # no try before this many bytes were given to expat
-        self.stopped = False  # the last run stopped before an entry of another shape
         self.window = RUN_WINDOW_BYTES  # what the next try reads at most
         if on:
             p.XmlDeclHandler = self._declared
@@ -361,9 +360,9 @@ class _Runs:
         while at < size:
             retry = at + max(0, self.resume_at - self.parsed)
             if retry == at and self.plain and self.ended_at == self.parsed and between():
-                taken = self._run(chunk, at, take)
+                taken, stopped = self._run(chunk, at, take)
                 at += taken
-                if taken and not self.stopped:
+                if taken and not stopped:
                     continue
                 # No run, or one that stopped at an entry of another shape (which a try there
                 # would fail at): the handlers read on, as far as the backoff says.
@@ -382,8 +381,10 @@ class _Runs:
             # it holds unfinished again from its start at every call.
             whole = self.ended_at != self.parsed
 
-    def _run(self, chunk: bytes, at: int, take: Callable[[Run], None]) -> int:
-        """Read the run chunk[at:] starts with, if any: the bytes it took."""
+    def _run(self, chunk: bytes, at: int, take: Callable[[Run], None]) -> tuple[int, bool]:
+        """Read the run chunk[at:] starts with, if any: the bytes it took, and whether it
+        stopped at a whole entry of another shape (or an error) within its window, rather than
+        at the window's end (a try right after it would fail)."""
         piece = chunk[at : at + self.window]
         try:
             text = piece.decode("utf-8")
@@ -391,7 +392,7 @@ class _Runs:
             text = piece[: e.start].decode("utf-8")
         run = read_run(text, self.ended_line, MAX_FIELD_CHARS + 1, MAX_LASTMOD_CHARS + 1)
         if not run.end:
-            return 0
+            return 0, False
         size = run.end if text.isascii() else len(text[: run.end].encode("utf-8"))
         p = self.p
         start, end = p.StartElementHandler, p.EndElementHandler
@@ -402,9 +403,6 @@ class _Runs:
             p.StartElementHandler, p.EndElementHandler = start, end
         self.parsed += size
         self.ended_at, self.ended_line = self.parsed, run.line
-        # Stopped by a whole entry of another shape (or an error) within the window, rather
-        # than by the window's end: the next try would fail at it.
-        self.stopped = text.find("</url>", run.end) >= 0
         if size > LONG_ENTRY_BYTES * len(run.lines):
             self.backoff = MAX_RETRY_BYTES
             self.resume_at = self.parsed + MAX_RETRY_BYTES
@@ -417,7 +415,7 @@ class _Runs:
             if name not in names and text.find(tag, 0, run.end) >= 0:
                 names[name] = name
         take(run)
-        return size
+        return size, text.find("</url>", run.end) >= 0
 
 
 def _handlers(p: Any, reader: EntryReader) -> Handlers:

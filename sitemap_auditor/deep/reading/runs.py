@@ -31,6 +31,7 @@ import itertools
 import operator
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 __all__ = ["PLAIN_ENTRY", "Run", "read_run"]
 
@@ -48,9 +49,9 @@ _XML_SPACE = " \t\n"  # in a run's text (no CR)
 # Groups: the white space before <url>, the entry from <url> on, its <loc> (trimmed afterwards,
 # by str.strip: a pattern that trims works through every word of a text that has many), its
 # <lastmod> element (empty: none) and that element's text less its leading white space, as the
-# handlers keep them before their cuts; the
-# last alternative, anything else, takes the rest of the text, so that the entries `findall`
-# gives are the run the text starts with, one after the other.
+# handlers keep them before their cuts; the last alternative, anything else, takes the rest of
+# the text, so that the entries `findall` gives are the run the text starts with, one after the
+# other.
 PLAIN_ENTRY = re.compile(
     rf"({_BETWEEN})(<url>{_BETWEEN}"
     rf"<loc>({_CHAR}*+)</loc>{_BETWEEN}"
@@ -61,24 +62,15 @@ PLAIN_ENTRY = re.compile(
 )
 
 
+@dataclass(frozen=True, slots=True)
 class Run:
     """The entries of one run, as the handlers would give them, and where the run ends."""
 
-    __slots__ = ("end", "lastmods", "line", "lines", "locs")
-
-    def __init__(
-        self,
-        end: int = 0,
-        line: int = 0,
-        lines: Sequence[int] = (),
-        locs: Sequence[str] = (),
-        lastmods: Sequence[str | None] = (),
-    ) -> None:
-        self.end = end  # in the text read: the run's last `</url>` ends here (0: no run)
-        self.line = line  # the line that end is on
-        self.lines = lines
-        self.locs = locs
-        self.lastmods = lastmods
+    end: int = 0  # in the text read: the run's last `</url>` ends here (0: no run)
+    line: int = 0  # the line that end is on
+    lines: Sequence[int] = ()
+    locs: Sequence[str] = ()
+    lastmods: Sequence[str | None] = ()
 
 
 def _breaks(text: str) -> int:
@@ -92,9 +84,10 @@ def _lines(
     """The line of each entry's <url> (text[:end] is the run; line: the line it starts on), and
     the line the run ends on."""
     feeds = text.count("\n", 0, end)
-    if not feeds and text.find("\r", 0, end) < 0:
+    crs = text.count("\r", 0, end)
+    if not feeds and not crs:
         return [line] * len(spaces), line
-    if text.find("\r", 0, end) < 0 or text.count("\r", 0, end) == text.count("\r\n", 0, end):
+    if crs == text.count("\r\n", 0, end):
         # No lone CR: the line feeds are the breaks. The white space before each entry is
         # mostly one of a few strings: each is counted once.
         counted = {space: space.count("\n") for space in set(spaces)}
