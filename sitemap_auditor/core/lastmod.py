@@ -96,9 +96,18 @@ _TIMED_ZONED_SHAPE = (
     r"(?:Z|[+-](?:(?:0[0-9]|1[0-3]):[0-5][0-9]|14:00))"
 )
 _TIMED_ZONED = re.compile(_TIMED_ZONED_SHAPE)
-# Texts of that shape or a date alone (the shape of the rest of generators' values), each with
-# a year from 0002 to 9998, one a line: common_keys' test of a whole run of values at once.
-_COMMON_LINES = re.compile(rf"(?:(?!000[01]|9999)(?:{_TIMED_ZONED_SHAPE}|{_DATE_SHAPE})\n)*")
+# common_keys' test of a whole run of values at once: each value's digits read as 0 (its mask),
+# which must be a date or a time to the second (perhaps with a fraction) and a zone.
+_AS_ZERO = str.maketrans("0123456789", "0000000000")
+_DATE_MASK = "0000-00-00"
+_TIMED_MASK = re.compile(r"0000-00-00T00:00:00(?:\.0+)?(?:Z|[+-]00:00)")
+# Masks already found to be of those shapes, and the microseconds of each zone already read:
+# each bounded by what the shapes allow (fraction lengths up to a lastmod's cut; zones up to
+# ±14:00).
+_MASKS_KNOWN: set[str] = {_DATE_MASK}
+_MAX_MASKS = 512
+_ZONE_US: dict[str, int] = {"Z": 0}
+_NAIVE_EPOCH = datetime(1, 1, 1)
 _ONE_US = timedelta(microseconds=1)
 
 
@@ -122,25 +131,58 @@ def zoned_key(text: str) -> int | None:
 
 def common_keys(texts: list[str]) -> list[int] | None:
     """lastmod_key of every text, in one call, when each is of the two shapes generators write:
-    zoned_key's (a time and a zone) or a date alone, and names a real day; None otherwise
-    (then ask of each in turn).
+    a date alone, or a time to the second (perhaps with a fraction) and a zone; None otherwise,
+    and for a value out of range (then ask of each in turn).
 
-    The rule it shortcuts is lastmod_key's: one expression tests the whole run (a text holding
-    a line break would split in two, which the count of line breaks tells); datetime's
-    fromisoformat reads each as zoned_key does, a date as its last second.
-    tests/property/test_lastmod_fast.py holds the two equal."""
+    The rule it shortcuts is lastmod_key's. The shapes are tested on the run's masks (each
+    value's digits read as 0: a run of a generator's values has a few), and the fields' ranges
+    by datetime's fromisoformat, in C, of the value without its zone, which the zone's offset
+    then moves (hour 24, which some Python versions read as the next day's midnight, and zones
+    past ±14:00 are refused here). A text holding a line break would split in two, which the
+    count of line breaks tells. tests/property/test_lastmod_fast.py holds the two equal."""
     joined = "\n".join(texts)
-    if joined.count("\n") != len(texts) - 1 or _COMMON_LINES.fullmatch(joined + "\n") is None:
+    if joined.count("\n") != len(texts) - 1 or "T24" in joined:
         return None
-    epoch, one, day, last = _EPOCH, _ONE_US, _US_PER_DAY, _LAST_SECOND - _US_PER_DAY
-    timed, dated = datetime.fromisoformat, date.fromisoformat
+    known = _MASKS_KNOWN
+    for mask in set(joined.translate(_AS_ZERO).split("\n")) - known:
+        if _TIMED_MASK.fullmatch(mask) is None:
+            return None
+        if len(known) < _MAX_MASKS:
+            known.add(mask)
+    keys: list[int] = []
+    append = keys.append
+    timed, dated, epoch, one = datetime.fromisoformat, date.fromisoformat, _NAIVE_EPOCH, _ONE_US
+    day, last = _US_PER_DAY, _LAST_SECOND - _US_PER_DAY
+    zones = _ZONE_US
     try:
-        return [
-            (timed(t) - epoch) // one if len(t) > 10 else dated(t).toordinal() * day + last
-            for t in texts
-        ]
-    except ValueError:  # a day the month lacks
+        for t in texts:
+            if len(t) == 10:
+                append(dated(t).toordinal() * day + last)
+            elif t[-1] == "Z":
+                append((timed(t[:-1]) - epoch) // one)
+            else:
+                zone = t[-6:]
+                offset = zones.get(zone)
+                if offset is None:
+                    offset = _zone_us(zone)
+                    if offset is None:
+                        return None
+                append((timed(t[:-6]) - epoch) // one - offset)
+    except ValueError:  # a field out of its range, a day the month lacks, year 0
         return None
+    if keys and (min(keys) < 0 or max(keys) > _MAX_KEY):
+        return None
+    return keys
+
+
+def _zone_us(zone: str) -> int | None:
+    """A zone `+HH:MM` or `-HH:MM` in microseconds (remembered), or None past ±14:00."""
+    hours, minutes = int(zone[1:3]), int(zone[4:6])
+    if minutes > 59 or hours * 60 + minutes > MAX_OFFSET_MINUTES:
+        return None
+    offset = (hours * 60 + minutes) * 60 * _US_PER_SECOND
+    _ZONE_US[zone] = offset = offset if zone[0] == "+" else -offset
+    return offset
 
 
 def key_to_instant(key: int) -> datetime:

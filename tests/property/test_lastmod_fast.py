@@ -113,10 +113,31 @@ def _common(text: str) -> bool:
 )
 def test_a_run_of_values_is_read_as_each_one_alone(texts: list[str], odd: str, at: int) -> None:
     # common_keys is lastmod_key of each text, or None: never a key lastmod_key would not
-    # give, and None only when one of them is of neither shape (or names a day its month lacks).
+    # give, and None only when one of them is of neither shape (or names a day its month lacks,
+    # or a year a zone may move out of range).
     if odd:
         texts = [*texts]
         texts[at % len(texts)] += odd  # a text holding a line break must not split in two
     keys = common_keys(texts)
-    expected = [lastmod_key(t) for t in texts] if all(map(_common, texts)) else None
-    assert keys == expected
+    if keys is not None:
+        assert keys == [lastmod_key(t) for t in texts]
+    if all(map(_common, texts)):
+        assert keys is not None
+    if not all(_SHAPES.fullmatch(t) for t in texts):
+        assert keys is None
+
+
+# The shapes common_keys reads, as docs/deep.md states them (fields and ranges aside).
+_SHAPES = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2}))?"
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(near_timestamps(), min_size=1, max_size=6), st.sampled_from(["24", "23"]))
+def test_hour_24_and_far_years_are_left_to_each_value(texts: list[str], hour: str) -> None:
+    # Hour 24 (the next day's midnight to some Python versions, no time to lastmod_key) and
+    # the years a zone moves out of range give None, never a key of their own.
+    texts = [*texts, f"9999-12-31T{hour}:30:00-01:00", f"0001-01-01T{hour}:30:00+01:00"]
+    keys = common_keys(texts)
+    assert keys is None or keys == [lastmod_key(t) for t in texts]
