@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from urllib.parse import quote
 
 __all__ = [
     "CREDENTIAL_HEADERS",
     "MAX_HEADERS",
     "MAX_HEADER_CHARS",
+    "MIN_TOKEN_CHARS",
     "NO_EXTRA_HEADERS",
     "RESERVED_HEADERS",
     "ExtraHeaders",
@@ -22,6 +24,9 @@ __all__ = [
 
 # Headers that carry credentials: never sent to another origin, never echoed.
 CREDENTIAL_HEADERS = frozenset({"authorization", "cookie", "proxy-authorization"})
+# A token inside a credential header (a bearer token, a cookie's value) is redacted alone when
+# it is at least this long: shorter ones (`1`, `en`) would blank out ordinary words.
+MIN_TOKEN_CHARS = 6
 # Headers the fetcher itself decides (the connection, the body's encoding, the conditional
 # request's validators, the host the URL names): a user cannot replace them.
 RESERVED_HEADERS = frozenset(
@@ -63,8 +68,23 @@ class ExtraHeaders:
         return any(n.lower() == name.lower() for n, _ in self.items)
 
     def secrets(self) -> tuple[str, ...]:
-        """The values of credential headers, which no report may echo."""
-        return tuple(v for n, v in self.items if n.lower() in CREDENTIAL_HEADERS and v)
+        """What no report may echo of the credential headers: each value, and the tokens in
+        it a site could echo alone (an Authorization's after its scheme, each cookie's value),
+        as written and percent-encoded, those of MIN_TOKEN_CHARS or more."""
+        found: list[str] = []
+        for name, value in self.items:
+            lower = name.lower()
+            if lower not in CREDENTIAL_HEADERS or not value:
+                continue
+            found.append(value)
+            if lower == "cookie":
+                tokens = [part.partition("=")[2].strip() for part in value.split(";")]
+            else:
+                tokens = [value.strip().partition(" ")[2].strip()]
+            for token in tokens:
+                if len(token) >= MIN_TOKEN_CHARS:
+                    found += [token, quote(token, safe="")]
+        return tuple(dict.fromkeys(found))
 
     @staticmethod
     def of(pairs: list[tuple[str, str]]) -> ExtraHeaders:

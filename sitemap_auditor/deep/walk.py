@@ -194,13 +194,15 @@ def _url_stream(
     secrets: tuple[str, ...],
 ) -> Callable[[UrlRecord], None] | None:
     """The one callback the walk gives each listed URL: on_listed's as listed, then on_url's
-    with the secrets (longest first) replaced by ***."""
+    with the secrets (longest first) replaced by *** in each of its texts: the URL, the
+    sitemap's (a sitemap URL may be spelt with them) and the lastmod."""
     if on_url is not None and secrets:
         shown = on_url
 
         def redacted(u: UrlRecord) -> None:
             lastmod = None if u.lastmod is None else redact(u.lastmod, secrets)
-            shown(UrlRecord(redact(u.url, secrets), u.sitemap, u.line, lastmod))
+            sitemap = redact(u.sitemap, secrets)
+            shown(UrlRecord(redact(u.url, secrets), sitemap, u.line, lastmod))
 
         on_url = redacted
     if on_listed is None or on_url is None:

@@ -166,3 +166,28 @@ def test_controls_a_site_wrote_are_replaced_in_every_csv_as_in_the_other_reports
         text = (out / name).read_text(encoding="utf-8-sig")
         assert not any(c in text for c in "\x9b\x85\u202e"), name
         assert shown in text, name
+
+
+def test_the_urls_file_shows_no_credential_in_any_field(
+    site: Site, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Sitemaps whose own URLs hold the password (in their path, and as userinfo): the --urls
+    # stream names each URL's sitemap, redacted as the URL and its lastmod are.
+    u, port = site.url, site.port
+    listed = urlset_of([f"<loc>{u('/p')}</loc><lastmod>{PASSWORD}</lastmod>"])
+    robots = (
+        f"User-agent: *\nDisallow:\nSitemap: {u(f'/{PASSWORD}.xml')}\n"
+        f"Sitemap: http://audit:{PASSWORD}@127.0.0.1:{port}/b.xml\n"
+    )
+    site.route("/robots.txt", reply(robots, content_type="text/plain"))
+    site.route(f"/{PASSWORD}.xml", reply(listed))
+    site.route("/b.xml", reply(urlset_of([f"<loc>{u('/q')}?k={PASSWORD}</loc>"])))
+    monkeypatch.setenv("SITEMAP_AUDITOR_PASSWORD", PASSWORD)
+    out = tmp_path / "urls.jsonl"
+    argv = ["deep", "--allow-private-networks", "--user", "audit", "--urls", str(out)]
+    cli.main([*argv, "--json", site.url("/")])
+    capsys.readouterr()
+    text = out.read_text(encoding="utf-8")
+    assert len(text.splitlines()) == 2
+    assert PASSWORD not in text
+    assert "***" in text

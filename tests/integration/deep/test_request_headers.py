@@ -155,3 +155,19 @@ def test_a_credential_that_spells_a_severity_breaks_no_report(
         import json
 
         validated(json.loads(out))
+
+
+def test_a_bearer_token_echoed_without_its_scheme_is_redacted(
+    site: Site, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The site echoes the token alone (in a <lastmod> the report quotes, and in a URL): only
+    # the whole header value was redacted before.
+    token = "TOKEN123secret"
+    site.route("/robots.txt", reply(f"Sitemap: {site.url('/s.xml')}\n", content_type="text/plain"))
+    entry = f"<loc>{site.url('/a')}?t={token}</loc><lastmod>{token}</lastmod>"
+    site.route("/s.xml", reply(urlset_of([entry])))
+    args = ["--allow-private-networks", "--header", f"Authorization: Bearer {token}"]
+    for extra in ([], ["--json"]):
+        deep_cli.main([*args, *extra, site.url("/")])
+        out = capsys.readouterr().out
+        assert token not in out and "***" in out
