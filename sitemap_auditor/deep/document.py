@@ -12,7 +12,7 @@ from sitemap_auditor.core.lastmod import format_instant, key_to_instant
 from sitemap_auditor.deep import redaction
 from sitemap_auditor.deep.checks import Finding, LastmodStats
 from sitemap_auditor.deep.kinds import IMPACT_ORDER, KINDS, SEVERITY_ORDER, Reach, Severity, share
-from sitemap_auditor.deep.walk import SitemapRecord, Walk
+from sitemap_auditor.deep.records import SitemapRecord, Walk
 
 __all__ = ["FORMAT", "VERSION", "build", "severity_counts", "share", "with_pages", "worst_severity"]
 

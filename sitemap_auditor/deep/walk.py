@@ -9,16 +9,16 @@ each) and with the compact duplicate table.
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import re
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from typing import Any
 
 from sitemap_auditor.audit.response import redact
@@ -33,9 +33,6 @@ from sitemap_auditor.core.urls import strip_userinfo
 from sitemap_auditor.deep import checks, first_answers
 from sitemap_auditor.deep.checks import (
     SITEMAP_NAMESPACE,
-    AgentRules,
-    Finding,
-    LastmodStats,
     Rules,
     SiteChecks,
     SitemapChecks,
@@ -59,6 +56,7 @@ from sitemap_auditor.deep.reading.entries import (
     Extensions,
 )
 from sitemap_auditor.deep.reading.head import BOM, XML_SPACE, first_bytes, line_breaks, read_head
+from sitemap_auditor.deep.records import SitemapRecord, Walk
 from sitemap_auditor.deep.seen import Duplicates
 from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy, default_transport
 from sitemap_auditor.fetching.replay import Recordings
@@ -97,76 +95,6 @@ _COMPRESSION_KINDS = frozenset(
 )
 _LINE = re.compile(r"at line (\d+)")
 _COLUMN = re.compile(r"column (\d+)")
-
-
-@dataclass
-class SitemapRecord:
-    """One sitemap of the walk: found, fetched (or not), and what its checks found."""
-
-    number: int
-    url: str
-    parent: str | None
-    depth: int
-    source: str  # robots, fallback or index
-    type: str = "unfetched"
-    http_status: int | None = None
-    content_type: str | None = None
-    compression: str | None = None
-    wire_bytes: int | None = None
-    bytes: int | None = None
-    entries: int | None = None
-    seconds: float | None = None
-    lastmod: LastmodStats | None = None
-    extensions: dict[str, int] = field(
-        default_factory=lambda: {
-            "image": 0,
-            "video": 0,
-            "news": 0,
-            "alternates": 0,
-            "alternatesDropped": 0,
-        }
-    )
-    findings: list[Finding] = field(default_factory=list)
-    children: list[int] = field(default_factory=list)
-    # Its place in the walk's order (breadth first, each index's children in the order it lists
-    # them), as a key: its depth, its parent's place, its rank among the parent's children.
-    place: tuple[Any, ...] = ()
-    cut: bool = False  # its fetch was cut by the walk's own time limit
-    # Its fetch was refused (the address guard, a URL that cannot be requested) or failed before
-    # any answer: it stays `unfetched`, and its finding says why; no limit left it unread.
-    unanswered: bool = False
-
-    @property
-    def left_by_a_limit(self) -> bool:
-        """Listed, and not fetched because a limit of the walk was reached."""
-        return self.type == "unfetched" and not self.unanswered
-
-
-@dataclass
-class Walk:
-    """What a walk found, for the document."""
-
-    audited_url: str
-    site: sites.SiteBase
-    robots_url: str
-    robots_status: int | None
-    robots_sitemap_lines: int
-    started: datetime
-    finished: datetime
-    seconds: float
-    verdict: dict[str, Any]
-    limits: Limits
-    stopped_by: str | None
-    complete: bool
-    records: list[SitemapRecord]  # in walk order
-    findings: list[Finding]  # every finding, the records' included
-    urls: int
-    wire_bytes: int
-    bytes: int
-    # What must appear in no report: the credentials, in every form (Credentials.secrets).
-    secrets: tuple[str, ...] = ()
-    # The crawlers every listed URL was matched against in robots.txt, and the group each obeys.
-    robots_agents: tuple[AgentRules, ...] = ()
 
 
 def load_rules(body: bytes) -> Rules:
@@ -228,6 +156,18 @@ class _Fetched:
     whole: bool = False  # read to its end as a sitemap: the file-wide checks apply
 
 
+@dataclass(order=True)
+class _Claim:
+    """The sitemaps an index lists (URL and line each), to record in the walk's order: by the
+    index's place, then its number."""
+
+    place: tuple[Any, ...]
+    number: int
+    record: SitemapRecord = field(compare=False)
+    children: list[tuple[str, int]] = field(compare=False)
+    tally: Tally = field(compare=False)
+
+
 class _Walker:
     def __init__(self, url: str, site: sites.SiteBase, options: Options) -> None:
         self.url = url
@@ -276,6 +216,12 @@ class _Walker:
         self.queued = 0
         self.told_at = 0.0
         self.tallies: list[tuple[SitemapRecord, Tally]] = []  # read once the walk is over
+        # The sitemaps each index lists, claimed in the walk's order (`settle`), not in the
+        # order the indexes happened to be read in: a heap by the index's place.
+        self.claims: list[_Claim] = []
+        # Sitemaps being read that are known to list none (their root is no sitemapindex), by
+        # number: an index placed after them need not wait for their end (set by the fetches).
+        self.leaves: set[int] = set()
         secrets = options.credentials.secrets() if options.credentials else ()
         # Longest first, as redaction needs (a header before the token inside it).
         self.secrets = tuple(
@@ -429,6 +375,8 @@ class _Walker:
             # Read before the first entry: an index's entries are not listed URLs, and a file
             # with nothing more to do than the checks gives the parser the checks themselves.
             sc.is_index = root.root == "sitemapindex"
+            if not sc.is_index:
+                self.leaves.add(rec.number)  # it lists no sitemap: no claim waits for it
             if offset or (on_url is not None and not sc.is_index):
                 return every
             # A urlset's entries are checked a run at a time (sc.flush after each feed).
@@ -682,17 +630,41 @@ class _Walker:
             if rec.entries is None and rec.type not in ("rss", "atom"):
                 rec.entries = sc.entries  # a feed's items are not counted as entries
             if sc.is_index:
-                for child, line in sc.children:
-                    before = len(self.listed)
-                    added = self.add(child, rec, "index")
-                    if added is not None:
-                        queue.append(added)
-                    elif len(self.listed) == before:
-                        tally.add(Kind.DUPLICATE_SITEMAP, line, child)
+                if sc.children:
+                    claim = _Claim(rec.place, rec.number, rec, sc.children, tally)
+                    heapq.heappush(self.claims, claim)
                 sc.children = []  # read: not kept while the walk goes on
         # Its findings are read once the walk is over: a later file may still add to them
         # (a URL listed again), and nothing needs them before.
         self.tallies.append((rec, tally))
+
+    def settle(
+        self, queue: deque[SitemapRecord], running: Iterable[SitemapRecord], every: bool = False
+    ) -> None:
+        """Record the sitemaps of the indexes read, an index at a time in the walk's order,
+        each as soon as no sitemap placed before the index may still list them (every: all at
+        once, the walk being over). So a sitemap two indexes list is the child of the one
+        placed first (breadth first, each index's children in the order it lists them),
+        whichever was read first, and the same site gives the same tree every run.
+
+        The queue is in the walk's order (each claim appends its children, claims are settled
+        in order, and a child is placed after its index): its first is the earliest unread."""
+        claims = self.claims
+        while claims:
+            place = claims[0].place
+            if not every and (
+                (queue and queue[0].place < place)
+                or any(r.place < place and r.number not in self.leaves for r in running)
+            ):
+                return
+            claim = heapq.heappop(claims)
+            for child, line in claim.children:
+                before = len(self.listed)
+                added = self.add(child, claim.record, "index")
+                if added is not None:
+                    queue.append(added)
+                elif len(self.listed) == before:
+                    claim.tally.add(Kind.DUPLICATE_SITEMAP, line, child)
 
     def findings(self) -> None:
         """Every record's findings, from its tally."""
@@ -715,16 +687,26 @@ class _Walker:
             # A signal breaks in only while the loop waits for fetches (core/interrupts.py); every
             # step that changes the walk's state is taken whole, and the loop then stops.
             with interrupt.opened():
-                while queue or running:
+                while queue or running or self.claims:
                     if interrupt.requested.is_set():
                         raise KeyboardInterrupt
                     with interrupt.deferred():
+                        self.settle(queue, running.values())
                         stopped, depth_cut, fetched = self._start(
                             queue, running, hosts, pool, stopped, depth_cut, fetched
                         )
                     if not running:
+                        # Nothing is being read, and nothing queued can start (_start would
+                        # have started it): no sitemap placed before a claim will list more.
+                        with interrupt.deferred():
+                            self.settle(queue, (), every=True)
+                        if stopped is None and queue:
+                            continue
                         break
-                    done, _ = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
+                    # A claim waiting for files read before it is looked at again soon: such a
+                    # file may be known to list none (self.leaves) before it ends.
+                    timeout = 0.05 if self.claims else 0.25
+                    done, _ = wait(running, timeout=timeout, return_when=FIRST_COMPLETED)
                     with interrupt.deferred():
                         for fut in done:
                             hosts[_host(running.pop(fut).url)] -= 1
@@ -744,6 +726,7 @@ class _Walker:
                 for fut in ended:
                     if fut.exception() is None:
                         self.apply(fut.result(), queue)
+                self.settle(queue, (), every=True)
             raise _InterruptedError(stopped, depth_cut) from None
         finally:
             if stopped != "interrupted":

@@ -1,0 +1,83 @@
+"""The walk's values for the document: one record per sitemap found, and the walk as a whole."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sitemap_auditor.core import site as sites
+from sitemap_auditor.deep.checks import AgentRules, Finding, LastmodStats
+from sitemap_auditor.deep.options import Limits
+
+__all__ = ["SitemapRecord", "Walk"]
+
+
+@dataclass
+class SitemapRecord:
+    """One sitemap of the walk: found, fetched (or not), and what its checks found."""
+
+    number: int
+    url: str
+    parent: str | None
+    depth: int
+    source: str  # robots, fallback or index
+    type: str = "unfetched"
+    http_status: int | None = None
+    content_type: str | None = None
+    compression: str | None = None
+    wire_bytes: int | None = None
+    bytes: int | None = None
+    entries: int | None = None
+    seconds: float | None = None
+    lastmod: LastmodStats | None = None
+    extensions: dict[str, int] = field(
+        default_factory=lambda: {
+            "image": 0,
+            "video": 0,
+            "news": 0,
+            "alternates": 0,
+            "alternatesDropped": 0,
+        }
+    )
+    findings: list[Finding] = field(default_factory=list)
+    children: list[int] = field(default_factory=list)
+    # Its place in the walk's order (breadth first, each index's children in the order it lists
+    # them), as a key: its depth, its parent's place, its rank among the parent's children.
+    place: tuple[Any, ...] = ()
+    cut: bool = False  # its fetch was cut by the walk's own time limit
+    # Its fetch was refused (the address guard, a URL that cannot be requested) or failed before
+    # any answer: it stays `unfetched`, and its finding says why; no limit left it unread.
+    unanswered: bool = False
+
+    @property
+    def left_by_a_limit(self) -> bool:
+        """Listed, and not fetched because a limit of the walk was reached."""
+        return self.type == "unfetched" and not self.unanswered
+
+
+@dataclass
+class Walk:
+    """What a walk found, for the document."""
+
+    audited_url: str
+    site: sites.SiteBase
+    robots_url: str
+    robots_status: int | None
+    robots_sitemap_lines: int
+    started: datetime
+    finished: datetime
+    seconds: float
+    verdict: dict[str, Any]
+    limits: Limits
+    stopped_by: str | None
+    complete: bool
+    records: list[SitemapRecord]  # in walk order
+    findings: list[Finding]  # every finding, the records' included
+    urls: int
+    wire_bytes: int
+    bytes: int
+    # What must appear in no report: the credentials, in every form (Credentials.secrets).
+    secrets: tuple[str, ...] = ()
+    # The crawlers every listed URL was matched against in robots.txt, and the group each obeys.
+    robots_agents: tuple[AgentRules, ...] = ()
