@@ -353,6 +353,10 @@ class SitemapScope:
     host: str
     port: int | None
     folder: str  # the path every URL must start with ("/" for a sitemap robots.txt lists)
+    # A sitemap on another host than the site whose robots.txt lists it (a cross-submit, as
+    # sitemaps.org allows: the robots.txt proves the site's owner put it there) has the site's
+    # root as its scope, and its own host's root as well: `also`.
+    also: SitemapScope | None = None
 
     @property
     def prefix(self) -> str:
@@ -362,9 +366,11 @@ class SitemapScope:
         return f"{self.scheme}://{host}{port}{self.folder}"
 
     @classmethod
-    def of(cls, sitemap_url: str, from_robots: bool) -> SitemapScope:
+    def of(cls, sitemap_url: str, from_robots: bool, site_url: str | None = None) -> SitemapScope:
         """The scope of a sitemap at sitemap_url (its folder, or the host's root), read as the
-        fetcher reads it (docs/contract.md §8: one reading of every URL)."""
+        fetcher reads it (docs/contract.md §8: one reading of every URL); for one robots.txt
+        lists (from_robots) on another origin than the site's (site_url), the site's root, and
+        its own host's (`also`)."""
         try:
             web = urls.read(sitemap_url)
         except urls.UnfetchableURLError:
@@ -372,9 +378,16 @@ class SitemapScope:
         path = web.target.split("?", 1)[0]
         folder = "/" if from_robots else path[: path.rfind("/") + 1] or "/"
         port = None if web.port == urls.DEFAULT_PORTS[web.scheme] else web.port
-        return cls(web.scheme, web.host, port, folder)
+        own = cls(web.scheme, web.host, port, folder)
+        if from_robots and site_url is not None:
+            site = cls.of(site_url, True)
+            if site.host and (site.scheme, site.host, site.port) != (own.scheme, own.host, port):
+                return cls(site.scheme, site.host, site.port, "/", also=own)
+        return own
 
 
+# What a URL of another host, scheme, port or folder is (classify_loc).
+_ELSEWHERE = frozenset({Kind.URL_NOT_ALLOWED, Kind.PATH_MISMATCH})
 # A dot segment, plain or percent-encoded: `/blog/../shop/` is read as `/shop/`.
 _DOT_SEGMENT = re.compile(r"/(?:\.|%2[eE])")
 
@@ -838,10 +851,22 @@ class SitemapChecks:
             problem = None
         else:
             problem = classify_loc(loc, self.scope)
+            also = self.scope.also
+            if problem in _ELSEWHERE and also is not None and classify_loc(loc, also) is None:
+                # A cross-submitted sitemap's own host: allowed, but robots.txt is the site's.
+                self._listed(loc, line)
+                return
             if problem is not None:
                 self.tally.add(problem, line, loc)
                 if problem is Kind.INVALID_URL:
                     return
+        self._listed(loc, line)
+        allows = self._allows
+        if allows is not None and problem is None and not allows(loc):
+            self.tally.add(Kind.BLOCKED_BY_ROBOTS, line, loc, self.site.blocked_for(loc))
+            self.tally.entry(Kind.BLOCKED_BY_ROBOTS)
+
+    def _listed(self, loc: str, line: int | None) -> None:
         if self.is_index:
             # Another host's sitemap is still read (its owner may have verified both sites);
             # the fetcher sends the credentials to the site's own origin only. A child listed
@@ -849,10 +874,6 @@ class SitemapChecks:
             self.children.append((loc, line or 0))
         else:
             self._seen(loc, self.number, line, self._report)
-        allows = self._allows
-        if allows is not None and problem is None and not allows(loc):
-            self.tally.add(Kind.BLOCKED_BY_ROBOTS, line, loc, self.site.blocked_for(loc))
-            self.tally.entry(Kind.BLOCKED_BY_ROBOTS)
 
     def repeat(self, line: int | None, loc: str, again: int) -> None:
         """Count a repeat the duplicate table found: loc listed again on line (again: 1 when

@@ -1,0 +1,56 @@
+"""A sitemap on another host, listed in the site's robots.txt (a cross-submit, sitemaps.org's
+"Sitemaps & Cross Submits": the robots.txt proves the owner put it there, as on a CDN or a
+storage bucket): it may list the site's URLs, which robots.txt then judges, and its own host's;
+any other host's are still not allowed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from support.deep import kinds_of, run, urlset_of
+
+from harness.servers import Site, reply
+
+
+@pytest.fixture
+def elsewhere() -> Iterator[Site]:
+    s = Site(host="127.0.0.2").start()
+    yield s
+    s.stop()
+
+
+def test_a_cross_submitted_sitemap_lists_the_sites_urls(site: Site, elsewhere: Site) -> None:
+    robots = f"User-agent: *\nDisallow: /private\n\nSitemap: {elsewhere.url('/maps/a.xml')}\n"
+    site.route("/robots.txt", reply(robots, content_type="text/plain"))
+    other = f"http://127.0.0.3:{elsewhere.port}"
+    body = urlset_of(
+        [
+            f"<loc>{site.url('/a')}</loc>",  # line 3: the site's, allowed
+            f"<loc>{site.url('/private/b')}</loc>",  # 4: the site's, disallowed by its robots
+            f"<loc>{elsewhere.url('/c')}</loc>",  # 5: the sitemap's own host
+            f"<loc>{other}/d</loc>",  # 6: neither
+        ]
+    )
+    elsewhere.route("/maps/a.xml", reply(body))
+    found = kinds_of(run(site.url("/")), elsewhere.url("/maps/a.xml"))
+    assert found["url-not-allowed"]["count"] == 1
+    assert found["url-not-allowed"]["examples"] == [{"line": 6, "value": f"{other}/d"}]
+    assert found["blocked-by-robots"]["count"] == 1
+    assert found["blocked-by-robots"]["examples"][0]["line"] == 4
+
+
+def test_a_sitemap_an_index_of_the_site_lists_on_another_host_keeps_its_own_scope(
+    site: Site, elsewhere: Site
+) -> None:
+    # Found through the usual path, not robots.txt: no cross-submit, the site's URLs are
+    # another host's to it.
+    site.route("/robots.txt", reply("User-agent: *\nDisallow:\n", content_type="text/plain"))
+    index = (
+        '<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<sitemap><loc>{elsewhere.url('/maps/a.xml')}</loc></sitemap></sitemapindex>"
+    )
+    site.route("/sitemap.xml", reply(index))
+    elsewhere.route("/maps/a.xml", reply(urlset_of([f"<loc>{site.url('/a')}</loc>"])))
+    found = kinds_of(run(site.url("/")), elsewhere.url("/maps/a.xml"))
+    assert found["url-not-allowed"]["count"] == 1
