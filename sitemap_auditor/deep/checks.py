@@ -97,7 +97,18 @@ LINK_EXAMPLES = 4096
 _MAX_U32 = (1 << 32) - 1
 _XML_SPACE = " \t\r\n"
 _NOT_IN_URLS = re.compile(r"[\x00-\x20\x7f<>\"{}|\\^`]")
-_BCP47 = re.compile(r"(?i:x-default|[a-z]{2,3}(?:-[a-z]{4})?(?:-(?:[a-z]{2}|[0-9]{3}))?)")
+# A well-formed BCP 47 tag (RFC 5646 §2.1): a language of 2 or 3 letters (the longer ones are
+# reserved, and "english" is no code) with up to 3 extended subtags, then a script, a region,
+# variants, extensions and a private use part, each optional; a private use tag alone
+# (x-default is one); or one of the grandfathered tags that grammar does not take.
+_BCP47 = re.compile(
+    r"(?i:[a-z]{2,3}(?:-[a-z]{3}){0,3}(?:-[a-z]{4})?(?:-(?:[a-z]{2}|[0-9]{3}))?"
+    r"(?:-(?:[a-z0-9]{5,8}|[0-9][a-z0-9]{3}))*(?:-[0-9a-wyz](?:-[a-z0-9]{2,8})+)*"
+    r"(?:-x(?:-[a-z0-9]{1,8})+)?"
+    r"|x(?:-[a-z0-9]{1,8})+"
+    r"|en-GB-oed|i-(?:ami|bnn|default|enochian|hak|klingon|lux|mingo|navajo|pwn|tao|tay|tsu)"
+    r"|sgn-(?:BE-FR|BE-NL|CH-DE))"
+)
 # What firewalls and CDNs answer a crawler with instead of the file.
 _CHALLENGE = re.compile(
     rb"(?i)just a moment|cf-chl|challenge-platform|captcha|attention required|access denied|"

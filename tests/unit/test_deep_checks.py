@@ -140,7 +140,12 @@ def test_classify_lastmod(value: str, kind: Kind | None) -> None:
 @pytest.mark.parametrize(
     ("code", "valid"),
     [("en", True), ("en-GB", True), ("zh-Hant-TW", True), ("es-419", True), ("x-default", True),
-     ("en_GB", False), ("english", False), ("", False), ("en-", False)],
+     # Variants, private use, extended language subtags, grandfathered tags: BCP 47 too.
+     ("de-CH-1996", True), ("x-klingon", True), ("i-klingon", True), ("zh-min-nan", True),
+     ("sl-rozaj-biske", True), ("en-US-x-twain", True), ("en-GB-oed", True),
+     ("de-u-co-phonebk", True),
+     ("en_GB", False), ("english", False), ("", False), ("en-", False), ("x", False),
+     ("en-GB-", False), ("de-CH-19", False), ("zh-Hant-Hans", False)],
 )  # fmt: skip
 def test_hreflang_codes(code: str, valid: bool) -> None:
     assert checks.hreflang_valid(code) is valid
