@@ -183,9 +183,15 @@ def test_strip_userinfo_without_a_scheme_or_with_tabs(url: str) -> None:
     assert stripped.endswith("h/x")
 
 
-def test_strip_userinfo_keeps_a_backslash_host_of_the_special_schemes() -> None:
-    # For http(s) the backslash ends the host: `site` is the host, nothing is userinfo.
-    assert strip_userinfo("http://site\\@other/") == "http://site\\@other/"
+def test_strip_userinfo_of_a_backslash_before_an_at_in_either_reading() -> None:
+    # For http(s) the WHATWG reading ends the host at the backslash (`site`, no userinfo);
+    # RFC 3986's, which the event's url keeps, reads `site\` and `admin:pw\` as userinfo. No
+    # echoed URL carries userinfo in any spelling: it goes, and never half of it (`admin:` was
+    # kept, read as a scheme of its own).
+    assert strip_userinfo("http://site\\@other/") == "http://other/"
+    assert strip_userinfo("http://admin:s3cret\\@other.example/") == "http://other.example/"
+    # A backslash with no `@` after it in the authority is no userinfo in either reading.
+    assert strip_userinfo("https://example.com\\path") == "https://example.com\\path"
 
 
 def test_strip_userinfo() -> None:
