@@ -103,6 +103,7 @@ class Kind(StrEnum):
     INVALID_XML = "invalid-xml"
     XML_NOT_READ = "xml-not-read"
     INCORRECT_NAMESPACE = "incorrect-namespace"
+    NOT_UTF8 = "not-utf8"
     UNKNOWN_FORMAT = "unknown-format"
     MISSING_TAG = "missing-tag"
     INVALID_URL = "invalid-url"
@@ -237,6 +238,15 @@ KINDS: dict[Kind, KindInfo] = {
         "The root element's namespace is {detail}, not http://www.sitemaps.org/schemas/sitemap/0.9.",
         'Write xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" on the root element.',
         impact=_UNREAD,
+        reach=_FILE,
+    ),
+    Kind.NOT_UTF8: KindInfo(
+        _W,
+        "Not UTF-8",
+        "The file is encoded in {detail}, not UTF-8, which the sitemap protocol requires: its "
+        "characters outside ASCII may be misread.",
+        'Save the file as UTF-8 and declare it so: <?xml version="1.0" encoding="UTF-8"?>.',
+        source=Source.SITEMAPS_ORG,
         reach=_FILE,
     ),
     Kind.UNKNOWN_FORMAT: KindInfo(

@@ -9,6 +9,7 @@ each) and with the compact duplicate table.
 
 from __future__ import annotations
 
+import codecs
 import heapq
 import itertools
 import re
@@ -93,6 +94,10 @@ _COMPRESSION_KINDS = frozenset(
         FetchErrorKind.UNSUPPORTED_ENCODING,
     }
 )
+# Encodings that are UTF-8 (as codecs.lookup names them), and the byte order marks of others.
+_UTF8_NAMES = frozenset({"utf-8", "ascii"})
+_UTF32_BOMS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _LINE = re.compile(r"at line (\d+)")
 _COLUMN = re.compile(r"column (\d+)")
 
@@ -431,11 +436,31 @@ class _Walker:
             sc.is_index = outcome.root == "sitemapindex"
             out.whole = True
             self._namespace(entries.head, tally, offset)
+            self._encoding(head, entries.head, tally)
         else:
             self._rejected(rec, outcome, root, tally, offset, (last, lines_before))
             if root in checks.SITEMAP_ROOTS:
                 rec.entries = sc.entries
         rec.compression = "gzip" if rec.bytes != answer.wire_bytes else None
+
+    @staticmethod
+    def _encoding(first: bytes, head: DocumentHead | None, tally: Tally) -> None:
+        """A file in another encoding than UTF-8 (or ASCII, which is UTF-8): its byte order
+        mark's, or the one its XML declaration names, as the parser read it."""
+        if first.startswith(_UTF32_BOMS):
+            found: str | None = "UTF-32"
+        elif first.startswith(_UTF16_BOMS):
+            found = "UTF-16"
+        elif head is not None and head.encoding is not None:
+            try:
+                name = codecs.lookup(head.encoding).name
+            except LookupError:
+                name = head.encoding
+            found = None if name in _UTF8_NAMES else head.encoding[:40]
+        else:
+            found = None
+        if found is not None:
+            tally.set_count(Kind.NOT_UTF8, 1, detail=found)
 
     def _namespace(self, head: DocumentHead | None, tally: Tally, offset: int) -> None:
         # offset: the lines before <?xml, which the parser was not given.

@@ -204,7 +204,7 @@ def document(
     lines = sum(1 for s in sitemaps if s["source"] == "robots")
     return {
         "format": "sitemap-auditor-deep",
-        "version": 4,
+        "version": 5,
         "auditedUrl": f"{site}/",
         "siteBase": site,
         "robotsTxt": {

@@ -88,11 +88,13 @@ class Extensions:
 
 @dataclass(frozen=True, slots=True)
 class DocumentHead:
-    """The root element as written: its local name, namespace and line."""
+    """The root element as written: its local name, namespace and line, and the encoding the
+    XML declaration names (None: no declaration, or none named)."""
 
     root: str
     namespace: str | None  # the namespace its prefix (or the default) is bound to there
     line: int
+    encoding: str | None = None
 
 
 class EntryCallback(Protocol):
@@ -321,8 +323,7 @@ class _Runs:
         self.backoff = 0  # what the handlers read after a failed try (RETRY_BYTES)
         self.resume_at = 0  # no try before this many bytes were given to expat
         self.window = RUN_WINDOW_BYTES  # what the next try reads at most
-        if on:
-            p.XmlDeclHandler = self._declared
+        p.XmlDeclHandler = self._declared  # once, at the declaration: the head tells it
 
     def _declared(self, _version: str, encoding: str | None, _standalone: int) -> None:
         self.encoding = encoding
@@ -476,7 +477,8 @@ def _handlers(p: Any, reader: EntryReader) -> Handlers:
                 line = 0
         elif depth == 1:
             prefix, _, local = name.rpartition(":")
-            head = DocumentHead(local[:100], names.spaces.get(prefix), p.CurrentLineNumber)
+            namespace, line = names.spaces.get(prefix), p.CurrentLineNumber
+            head = DocumentHead(local[:100], namespace, line, runs.encoding)
             reader.head = head
             found = ROOTS.get(local)
             if found is None:
