@@ -672,6 +672,8 @@ class SitemapChecks:
         # of what kind, never depends on how far either file was read (the fetch order).
         self.is_news = False
         self.children: list[tuple[str, int]] = []  # an index's valid sitemap URLs, with lines
+        # The root's children that are the other root's entries (EntryReader.misplaced).
+        self.misplaced = 0
         # classify_lastmod's answers: the site's, as its files share a generator's dates.
         self._lastmod_memo = site.lastmod_memo(now_key)
         # Per URL, the common case is decided by these alone (see location).
@@ -941,13 +943,30 @@ class SitemapChecks:
         if not self_link:
             tally.add(Kind.HREFLANG_INVALID, line, loc, "no link to the page itself")
 
+    def _misplaced(self) -> str:
+        """What an empty file holds in place of its entries: the other root's (`<url>` in a
+        sitemapindex, `<sitemap>` in a urlset), or "" when none."""
+        n = self.misplaced
+        if not n:
+            return ""
+        root, wrong, right, home = (
+            ("sitemapindex", "url", "sitemap", "urlset")
+            if self.is_index
+            else ("urlset", "sitemap", "url", "sitemapindex")
+        )
+        entries = f"1 <{wrong}> entry" if n == 1 else f"{n:,} <{wrong}> entries"
+        return (
+            f"it holds {entries}, which a <{root}> does not take (it lists <{right}> entries; "
+            f"<{wrong}> entries belong in a <{home}>)"
+        )
+
     def finish(self) -> None:
         """The checks of the file as a whole, once its last entry is read."""
         tally, n = self.tally, self.entries
         if n > MAX_ENTRIES:
             tally.set_count(Kind.TOO_MANY_SITEMAPS if self.is_index else Kind.TOO_MANY_URLS, n)
         if n == 0:
-            tally.set_count(Kind.EMPTY_SITEMAP, 1)
+            tally.set_count(Kind.EMPTY_SITEMAP, 1, detail=self._misplaced())
         dated = self.stats.count
         if dated > 0 and self.without_lastmod:
             tally.set_count(Kind.PARTIAL_LASTMOD, self.without_lastmod)

@@ -159,6 +159,8 @@ class KindInfo:
     fix: str
     # The sentence when {count} is 1, for a kind that can be found once (`message_for`).
     one: str = ""
+    # The sentence when the finding has a detail, for a kind whose detail is not always there.
+    detailed: str = ""
     # Whose rule it is: Search Console reports most kinds by these titles.
     source: Source = Source.SEARCH_CONSOLE
     # What a finding of this kind costs the site: the first key of the findings' order.
@@ -171,7 +173,10 @@ class KindInfo:
 
     def message_for(self, count: int, detail: str = "") -> str:
         """The sentence for a finding of this kind seen count times."""
-        template = self.one if count == 1 and self.one else self.message
+        if detail and self.detailed:
+            template = self.detailed
+        else:
+            template = self.one if count == 1 and self.one else self.message
         return template.format(count=f"{count:,}", detail=detail)
 
 
@@ -311,6 +316,7 @@ KINDS: dict[Kind, KindInfo] = {
         "Empty sitemap",
         "The sitemap lists no URL.",
         "Fill it, or remove it from robots.txt and the index.",
+        detailed="The sitemap lists no URL: {detail}.",
         reach=_FILE,
     ),
     Kind.NESTED_INDEX: KindInfo(

@@ -430,6 +430,7 @@ class _Walker:
         if data:
             last = data
         root = entries.head.root if entries.head is not None else None
+        sc.misplaced = entries.misplaced
         if isinstance(outcome, ParsedSitemap):
             rec.type = outcome.root
             rec.entries = outcome.entry_count

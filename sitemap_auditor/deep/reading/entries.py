@@ -139,6 +139,9 @@ class EntryReader:
         self.head: DocumentHead | None = None
         self.runs = runs  # plain entries read a run at a time (runs.py); False: one by one
         self.on_run: RunCallback | None = None
+        # The root's children that are the other root's entries (`<url>` in a sitemapindex,
+        # `<sitemap>` in a urlset): no entries, but what a file of the wrong root holds.
+        self.misplaced = 0
 
     def __call__(self, p: Any) -> Handlers:
         return _handlers(p, self)
@@ -428,7 +431,7 @@ def _handlers(p: Any, reader: EntryReader) -> Handlers:
     kind_of = names.kind_of
     extended = _Extended()
     depth = 0
-    entry_name = ""
+    entry_name = other_entry = ""
     count = 0
     root: str | None = None
     parts: list[str] = []  # the text of the field being read
@@ -448,7 +451,8 @@ def _handlers(p: Any, reader: EntryReader) -> Handlers:
         p.CharacterDataHandler = collect
 
     def start(name: str, attrs: list[str]) -> None:
-        nonlocal depth, root, entry_name, count, line, loc, lastmod, container, on_entry
+        nonlocal depth, root, entry_name, other_entry, count, line, loc, lastmod, container
+        nonlocal on_entry
         nonlocal field, field_depth
         depth += 1
         if attrs:
@@ -475,6 +479,8 @@ def _handlers(p: Any, reader: EntryReader) -> Handlers:
                 container = ""
             else:
                 line = 0
+                if name.rpartition(":")[2] == other_entry:
+                    reader.misplaced += 1
         elif depth == 1:
             prefix, _, local = name.rpartition(":")
             namespace, line = names.spaces.get(prefix), p.CurrentLineNumber
@@ -484,6 +490,7 @@ def _handlers(p: Any, reader: EntryReader) -> Handlers:
             if found is None:
                 raise RefusedError(Kind.UNKNOWN_ROOT, unknown_root(local))
             root, entry_name = local, found
+            other_entry = "sitemap" if found == "url" else "url"
             runs.at_root(local, names.spaces.get(""))
             if on_head is not None:
                 on_entry = on_head(head) or on_entry
