@@ -299,6 +299,8 @@ class _Walker:
                     rec.type = found if found in checks.SITEMAP_ROOTS else "unknown"
         if answer is not None:
             rec.wire_bytes = answer.wire_bytes
+            if rec.compression is None and rec.bytes and rec.bytes != rec.wire_bytes:
+                rec.compression = "gzip"  # cut (a file past the limit) before the read's end
         rec.seconds = round(time.monotonic() - started, 3)
         if out.checks is not None and out.whole:
             with self.shared():
@@ -969,7 +971,8 @@ def _site_findings(
         elif stopped == "max-bytes":
             why.append(f"at most {walker.limits.max_bytes:,} bytes")
         elif stopped == "max-seconds":
-            why.append(f"at most {walker.limits.max_seconds:g} seconds")
+            seconds = walker.limits.max_seconds
+            why.append(f"at most {seconds:g} second{'' if seconds == 1 else 's'}")
         if depth_cut:
             why.append(f"at most {walker.limits.max_depth} levels of indexes")
         if not interrupted:

@@ -53,6 +53,7 @@ def test_a_slow_child_is_cut_by_the_walk_s_own_time(site: Site) -> None:
     slow = next(s for s in doc["sitemaps"] if s["url"] == site.url("/slow.xml"))
     assert slow["type"] == "unfetched"
     assert kinds_of(doc)["limit-reached"]["sitemap"] is None
+    assert "at most 3 seconds" in kinds_of(doc)["limit-reached"]["message"]
 
 
 def test_a_verdict_that_takes_the_whole_time_leaves_robots_txt_as_it_answered(
