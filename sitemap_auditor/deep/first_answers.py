@@ -19,13 +19,18 @@ from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy, default_transpo
 from sitemap_auditor.fetching.guard import Guard
 from sitemap_auditor.fetching.replay import Recordings
 
-__all__ = ["RobotsAnswer", "robots_txt", "robots_txt_kept", "verdict"]
+__all__ = ["MAX_SKIPPED", "RobotsAnswer", "Skipped", "robots_txt", "robots_txt_kept", "verdict"]
 
 # robots.txt's status (None: no answer), its body (when 200), every usable `Sitemap:` URL,
-# repeats included (the walk reads each sitemap once, and counts the repeats), and the lines read.
-# robots.txt's status, body, Sitemap: URLs, Sitemap: lines, and whether it left the site wholly
-# disallowed (robots_rules.robots_unreachable).
-RobotsAnswer = tuple[int | None, bytes | None, list[str], int, bool]
+# repeats included (the walk reads each sitemap once, and counts the repeats), the Sitemap:
+# lines read, whether it left the site wholly disallowed (robots_rules.robots_unreachable),
+# and the lines whose value is no usable URL (Skipped).
+RobotsAnswer = tuple[int | None, bytes | None, list[str], int, bool, list["Skipped"]]
+# A Sitemap: line whose value is no usable URL: its line, its value as shown, and why.
+Skipped = tuple[int, str, str]
+# At most this many skipped lines are kept (a robots.txt of a million broken lines is counted
+# as it is read, not held).
+MAX_SKIPPED = 1000
 
 
 def verdict(
@@ -51,20 +56,24 @@ def robots_txt(fetcher: Fetcher, robots_url: str) -> RobotsAnswer:
     try:
         with fetcher.open(robots_url) as answer:
             if answer.status != 200:
-                return answer.status, None, [], 0, robots_unreachable(answer.status)
+                return answer.status, None, [], 0, robots_unreachable(answer.status), []
             body = b"".join(answer.body(limit=robots.MAX_ROBOTS_BYTES, truncate=True))
             final = answer.url
             status = answer.status
     except FetchError as e:
-        return None, None, [], 0, robots_unreachable(None, e.kind)
+        return None, None, [], 0, robots_unreachable(None, e.kind), []
     urls: list[str] = []
+    skipped: list[Skipped] = []
     lines = 0
     for line in robots.iter_sitemap_lines(body):
         lines += 1
-        made, _ = robots.sitemap_url(line.value, final)
-        if made is not None and len(urls) < MAX_SITEMAPS_CEILING:
-            urls.append(made)
-    return status, body, urls, lines, False
+        made, why = robots.sitemap_url(line.value, final)
+        if made is not None:
+            if len(urls) < MAX_SITEMAPS_CEILING:
+                urls.append(made)
+        elif len(skipped) < MAX_SKIPPED:
+            skipped.append((line.number, robots.shown(line.value)[:200], why or ""))
+    return status, body, urls, lines, False, skipped
 
 
 def robots_txt_kept(policy: FetchPolicy, heard: Recordings, robots_url: str) -> RobotsAnswer:

@@ -126,6 +126,7 @@ class Kind(StrEnum):
     BLOCKED_BY_ROBOTS = "blocked-by-robots"
     SITEMAP_BLOCKED_BY_ROBOTS = "sitemap-blocked-by-robots"
     ROBOTS_UNREACHABLE = "robots-txt-unreachable"
+    ROBOTS_SITEMAP_INVALID = "robots-sitemap-invalid"
     NEWS_TOO_MANY = "news-too-many"
     NEWS_TOO_OLD = "news-too-old"
     NEWS_MISSING_TAG = "news-missing-tag"
@@ -441,6 +442,17 @@ KINDS: dict[Kind, KindInfo] = {
         "below counts as blocked.",
         "Make robots.txt answer 200 (or 404 when there are no rules): a 5xx, a 429 or no "
         "answer stops crawling.",
+        impact=_LOST,
+        reach=_NONE,
+    ),
+    Kind.ROBOTS_SITEMAP_INVALID: KindInfo(
+        _W,
+        "Invalid sitemap URL in robots.txt",
+        "{count} Sitemap: lines of robots.txt hold no URL a crawler can fetch ({detail}): "
+        "search engines find no sitemap through them.",
+        "Write each as an absolute http(s) URL: Sitemap: https://www.example.com/sitemap.xml",
+        one="1 Sitemap: line of robots.txt holds no URL a crawler can fetch ({detail}): "
+        "search engines find no sitemap through it.",
         impact=_LOST,
         reach=_NONE,
     ),

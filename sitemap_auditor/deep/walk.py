@@ -847,6 +847,7 @@ def walk(url: str, options: Options | None = None) -> Walk:
     listed: list[str] = []
     lines = 0
     unreachable = False
+    skipped: list[first_answers.Skipped] = []
     try:
         with walker.interrupt.opened():
             verdict = first_answers.verdict(site, url, options, walker.policy, walker.heard)
@@ -859,7 +860,7 @@ def walk(url: str, options: Options | None = None) -> Walk:
                 answer = first_answers.robots_txt_kept(
                     walker.policy, walker.heard, site.robots_txt_url
                 )
-            status, body, listed, lines, unreachable = answer
+            status, body, listed, lines, unreachable, skipped = answer
     except KeyboardInterrupt:
         stopped = "interrupted"
     if stopped is None and unreachable:
@@ -870,6 +871,8 @@ def walk(url: str, options: Options | None = None) -> Walk:
         walker.site_tally.add(Kind.ROBOTS_UNREACHABLE, None, site.robots_txt_url, detail)
     else:
         rules = load_rules(body) if body is not None else None
+    for number, value, why in skipped:
+        walker.site_tally.add(Kind.ROBOTS_SITEMAP_INVALID, number, value, why)
     max_dedupe = options.limits.max_dedupe_urls
     records = walker.records
     seen = Duplicates(max_dedupe, order=lambda number: records[number].place)
