@@ -16,7 +16,7 @@ import re
 import zlib
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol, cast
 
 from sitemap_auditor.core import urls
@@ -364,10 +364,11 @@ class SitemapScope:
     host: str
     port: int | None
     folder: str  # the path every URL must start with ("/" for a sitemap robots.txt lists)
-    # A sitemap on another host than the site whose robots.txt lists it (a cross-submit, as
-    # sitemaps.org allows: the robots.txt proves the site's owner put it there) has the site's
-    # root as its scope, and its own host's root as well: `also`.
-    also: SitemapScope | None = None
+    # Where else its URLs may be (`of`): a sitemap on another host than the site whose
+    # robots.txt lists it (a cross-submit, as sitemaps.org allows: the robots.txt proves the
+    # site's owner put it there) has the site's root as its scope, and its own location's as
+    # well; a sitemap that redirected has its final location's, and the one listed as well.
+    also: tuple[SitemapScope, ...] = ()
 
     @property
     def prefix(self) -> str:
@@ -377,11 +378,36 @@ class SitemapScope:
         return f"{self.scheme}://{host}{port}{self.folder}"
 
     @classmethod
-    def of(cls, sitemap_url: str, from_robots: bool, site_url: str | None = None) -> SitemapScope:
+    def of(
+        cls,
+        sitemap_url: str,
+        from_robots: bool,
+        site_url: str | None = None,
+        final_url: str | None = None,
+    ) -> SitemapScope:
         """The scope of a sitemap at sitemap_url (its folder, or the host's root), read as the
-        fetcher reads it (docs/contract.md §8: one reading of every URL); for one robots.txt
-        lists (from_robots) on another origin than the site's (site_url), the site's root, and
-        its own host's (`also`)."""
+        fetcher reads it (docs/contract.md §8: one reading of every URL). One robots.txt lists
+        (from_robots) on another origin than the site's (site_url) has the site's root, and
+        its own location's `also`; one answered from final_url after redirects, that
+        location's, and the listed one's `also`."""
+        own = cls._at(sitemap_url, from_robots)
+        where = own
+        if final_url is not None and final_url != sitemap_url:
+            moved = cls._at(final_url, from_robots)
+            if moved.host and moved != own:
+                where = replace(moved, also=(own,))
+        if from_robots and site_url is not None:
+            site = cls._at(site_url, True)
+            if site.host and site.origin != where.origin:
+                return replace(site, also=(where, *where.also))
+        return where
+
+    @property
+    def origin(self) -> tuple[str, str, int | None]:
+        return self.scheme, self.host, self.port
+
+    @classmethod
+    def _at(cls, sitemap_url: str, from_robots: bool) -> SitemapScope:
         try:
             web = urls.read(sitemap_url)
         except urls.UnfetchableURLError:
@@ -389,12 +415,7 @@ class SitemapScope:
         path = web.target.split("?", 1)[0]
         folder = "/" if from_robots else path[: path.rfind("/") + 1] or "/"
         port = None if web.port == urls.DEFAULT_PORTS[web.scheme] else web.port
-        own = cls(web.scheme, web.host, port, folder)
-        if from_robots and site_url is not None:
-            site = cls.of(site_url, True)
-            if site.host and (site.scheme, site.host, site.port) != (own.scheme, own.host, port):
-                return cls(site.scheme, site.host, site.port, "/", also=own)
-        return own
+        return cls(web.scheme, web.host, port, folder)
 
 
 # What a URL of another host, scheme, port or folder is (classify_loc).
@@ -864,9 +885,9 @@ class SitemapChecks:
             problem = None
         else:
             problem = classify_loc(loc, self.scope)
-            also = self.scope.also
-            if problem in _ELSEWHERE and also is not None and classify_loc(loc, also) is None:
-                # A cross-submitted sitemap's own host: allowed, but robots.txt is the site's.
+            if problem in _ELSEWHERE and any(classify_loc(loc, a) is None for a in self.scope.also):
+                # Where else the sitemap's URLs may be (SitemapScope.of): allowed, and left to
+                # robots.txt only when on its host (the scope's).
                 self._listed(loc, line)
                 return
             if problem is not None:

@@ -340,7 +340,7 @@ class _Walker:
             tally.set_count(Kind.EMPTY_SITEMAP, 1)
             return
         from_robots = self._from_robots(rec)
-        scope = SitemapScope.of(rec.url, from_robots, self.site.url)
+        scope = SitemapScope.of(rec.url, from_robots, self.site.url, answer.url)
         sc = SitemapChecks(rec.url, rec.number, scope, False, self.now_key, self._site())
         sc.tally = tally
         out.checks = sc

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from support.deep import kinds_of, run, urlset_of
 
-from harness.servers import Site, reply
+from harness.servers import Site, redirect, reply
 
 
 @pytest.fixture
@@ -54,3 +54,18 @@ def test_a_sitemap_an_index_of_the_site_lists_on_another_host_keeps_its_own_scop
     elsewhere.route("/maps/a.xml", reply(urlset_of([f"<loc>{site.url('/a')}</loc>"])))
     found = kinds_of(run(site.url("/")), elsewhere.url("/maps/a.xml"))
     assert found["url-not-allowed"]["count"] == 1
+
+
+def test_a_sitemap_that_redirects_may_list_the_urls_of_where_it_is(
+    site: Site, elsewhere: Site
+) -> None:
+    # robots.txt lists the site's /sitemap.xml, which moved to another host (as example.com's
+    # to www.example.com): it lists the pages of where it is now, which are allowed there.
+    robots = f"User-agent: *\nDisallow:\n\nSitemap: {site.url('/sitemap.xml')}\n"
+    site.route("/robots.txt", reply(robots, content_type="text/plain"))
+    site.route("/sitemap.xml", redirect(elsewhere.url("/sitemap.xml")))
+    body = urlset_of([f"<loc>{elsewhere.url('/a')}</loc>", "<loc>http://127.0.0.3/b</loc>"])
+    elsewhere.route("/sitemap.xml", reply(body))
+    found = kinds_of(run(site.url("/")), site.url("/sitemap.xml"))
+    assert found["url-not-allowed"]["count"] == 1
+    assert found["url-not-allowed"]["examples"][0]["value"] == "http://127.0.0.3/b"
