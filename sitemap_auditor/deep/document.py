@@ -58,6 +58,7 @@ def _record(r: SitemapRecord, findings: list[Finding]) -> dict[str, Any]:
         "source": r.source,
         "type": r.type,
         "httpStatus": r.http_status,
+        "finalUrl": r.final_url,
         "contentType": r.content_type,
         "compression": r.compression,
         "wireBytes": r.wire_bytes,

@@ -24,6 +24,7 @@ class SitemapRecord:
     source: str  # robots, fallback or index
     type: str = "unfetched"
     http_status: int | None = None
+    final_url: str | None = None  # where it answered from, when redirects led elsewhere
     content_type: str | None = None
     compression: str | None = None
     wire_bytes: int | None = None

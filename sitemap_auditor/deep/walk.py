@@ -275,6 +275,8 @@ class _Walker:
         try:
             with fetcher.open(rec.url) as answer:
                 rec.http_status = answer.status
+                if answer.url != rec.url:
+                    rec.final_url = strip_userinfo(answer.url)
                 rec.content_type = (answer.content_type or "")[:200] or None
                 if not 200 <= answer.status < 300:
                     self._refused(rec, answer, tally)

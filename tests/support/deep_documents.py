@@ -48,6 +48,7 @@ class Sitemap(TypedDict):
     source: str
     type: str
     httpStatus: int | None
+    finalUrl: str | None
     contentType: str | None
     compression: str | None
     wireBytes: int | None
@@ -124,6 +125,7 @@ def sitemap(
         "source": source or ("robots" if parent is None else "index"),
         "type": type,
         "httpStatus": http_status,
+        "finalUrl": None,
         "contentType": "application/xml" if http_status == 200 else "text/html",
         "compression": compression if http_status == 200 else None,
         "wireBytes": size // 6 if size and compression else size,

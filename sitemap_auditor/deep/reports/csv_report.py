@@ -22,6 +22,7 @@ SITEMAP_COLUMNS = (
     "source",
     "type",
     "httpStatus",
+    "finalUrl",
     "contentType",
     "compression",
     "wireBytes",
@@ -41,6 +42,8 @@ SITEMAP_COLUMNS = (
     "warnings",
     "notices",
 )
+# The columns a record's own keys fill, in order (the rest come from its parts, below).
+_RECORD_COLUMNS = SITEMAP_COLUMNS[: SITEMAP_COLUMNS.index("lastmodCount")]
 FINDING_COLUMNS = (
     "severity",
     "kind",
@@ -74,7 +77,7 @@ def _sitemap_row(s: Mapping[str, Any], seconds: Mapping[str, Any]) -> list[Any]:
     ext = s["extensions"]
     f = s["findings"]
     # A fetch's seconds are in the document's run block, with what else varies from run to run.
-    values = [seconds.get(s["url"]) if c == "seconds" else s[c] for c in SITEMAP_COLUMNS[:12]]
+    values = [seconds.get(s["url"]) if c == "seconds" else s[c] for c in _RECORD_COLUMNS]
     values += [
         lm.get("count"),
         lm.get("share"),

@@ -848,6 +848,9 @@ def _node(
     depth = v.as_int(raw.get("depth"))
     if depth is not None:
         facts.append(("Depth", v.count(depth)))
+    moved = v.text(raw.get("finalUrl"), 300)
+    if moved:
+        facts.append(("Redirected to", f"<code>{escape(moved)}</code>"))
     for key, label in (("contentType", "Content type"), ("compression", "Compression")):
         text = v.text(raw.get(key), 100)
         if text:

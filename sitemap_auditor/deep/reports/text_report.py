@@ -81,6 +81,8 @@ def _tree(sitemaps: list[Mapping[str, Any]], interrupted: bool = False) -> list[
         if len(lines) < MAX_TREE_LINES:
             what = s["type"]
             status = f"HTTP {s['httpStatus']}" if s["httpStatus"] is not None else "no answer"
+            if s.get("finalUrl"):
+                status += f" from {s['finalUrl']}"  # where redirects led
             if what == "unfetched":
                 # Refused or unanswered (its error says why), or left by a limit of the walk.
                 failed = s["findings"]["error"]

@@ -22,7 +22,8 @@ KEYS = {
     "stoppedBy", "limits", "totals", "sitemaps", "findings", "run",
 }  # fmt: skip
 RECORD_KEYS = {
-    "url", "parent", "depth", "source", "type", "httpStatus", "contentType", "compression",
+    "url", "parent", "depth", "source", "type", "httpStatus", "finalUrl", "contentType",
+    "compression",
     "wireBytes", "bytes", "entries", "lastmod", "extensions", "findings",
 }  # fmt: skip
 

@@ -11,6 +11,7 @@ import pytest
 from support.deep import kinds_of, run, urlset_of
 
 from harness.servers import Site, redirect, reply
+from sitemap_auditor.deep.reports import html_report, text_report
 
 
 @pytest.fixture
@@ -66,6 +67,15 @@ def test_a_sitemap_that_redirects_may_list_the_urls_of_where_it_is(
     site.route("/sitemap.xml", redirect(elsewhere.url("/sitemap.xml")))
     body = urlset_of([f"<loc>{elsewhere.url('/a')}</loc>", "<loc>http://127.0.0.3/b</loc>"])
     elsewhere.route("/sitemap.xml", reply(body))
-    found = kinds_of(run(site.url("/")), site.url("/sitemap.xml"))
+    doc = run(site.url("/"))
+    found = kinds_of(doc, site.url("/sitemap.xml"))
     assert found["url-not-allowed"]["count"] == 1
     assert found["url-not-allowed"]["examples"][0]["value"] == "http://127.0.0.3/b"
+    # The record says where it answered from; the report shows it.
+    (record,) = doc["sitemaps"]
+    assert record["url"] == site.url("/sitemap.xml")
+    assert record["finalUrl"] == elsewhere.url("/sitemap.xml")
+    assert f"Redirected to</dt><dd><code>{elsewhere.url('/sitemap.xml')}</code>" in (
+        html_report.render(doc)
+    )
+    assert f"HTTP 200 from {elsewhere.url('/sitemap.xml')}" in text_report.render(doc)
