@@ -110,7 +110,9 @@ def run(
             if secrets:
                 result = response.redact_tree(result, secrets)
         else:
-            creds = secret_store.resolve(request.basic_auth, request.secret_id)
+            creds = secret_store.resolve(
+                request.basic_auth, request.secret_id, request.unreadable_secret_id
+            )
             secrets = creds.secrets() if creds else ()
             log.begin(secrets)
             budget_deadline = _budget_deadline(context)

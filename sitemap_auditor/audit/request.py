@@ -2,7 +2,8 @@
 
 Only what the contract names is read, and every bad value has its rule here: an `id` that is
 not a string is no run id; a `basicAuth` that is not an object of string `username` and
-`password` is no credentials (a `basicAuthSecretId` then may name them); a `maxAgeDays` that is
+`password` is no credentials (a `basicAuthSecretId` then may name them); a `basicAuthSecretId`
+that is neither a string nor null is unreadable (the handler's ERROR); a `maxAgeDays` that is
 absent or `null` is no override, and any other value that is not a JSON integer of at least 1 is
 ignored, which `window` turns into the contract's issue. The URL stays as received: whether it
 gives a site root, and how a 501 describes it, is site.py's to say (§6).
@@ -29,6 +30,9 @@ class AuditRequest:
     basic_auth: Credentials | None = field(default=None, repr=False)
     # Used only when `basic_auth` is None: a Secrets Manager secret id, stripped.
     secret_id: str | None = None
+    # The JSON text (cut) of a `basicAuthSecretId` that is no string: no secret can be read by
+    # it, and the audit is the contract's ERROR for an unreadable one (§2), not one without it.
+    unreadable_secret_id: str | None = None
     max_age_days: int | None = None  # the event's valid override, if any
     # The JSON text (cut) of a `maxAgeDays` the contract ignores, for its issue.
     ignored_max_age_days: str | None = None
@@ -78,6 +82,11 @@ def parse(event: Any) -> AuditRequest:
         id=run_id if isinstance(run_id, str) else None,
         basic_auth=inline,
         secret_id=secret_id if inline is None and secret_id else None,
+        unreadable_secret_id=(
+            _shown(raw_secret_id)
+            if inline is None and raw_secret_id is not None and not isinstance(raw_secret_id, str)
+            else None
+        ),
         max_age_days=max_age,
         ignored_max_age_days=ignored,
     )

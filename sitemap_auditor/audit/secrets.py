@@ -138,10 +138,15 @@ def cache_key(secret_id: str) -> bytes:
         raise
 
 
-def resolve(inline: Credentials | None, secret_id: str | None) -> Credentials | None:
-    """The credentials of a request: inline, else read through its secret id, if any."""
+def resolve(
+    inline: Credentials | None, secret_id: str | None, unreadable: str | None = None
+) -> Credentials | None:
+    """The credentials of a request: inline, else read through its secret id, if any; a
+    basicAuthSecretId that is no string (`unreadable`, as JSON) is a SecretError."""
     if inline is not None:
         return inline
+    if unreadable is not None:
+        raise SecretError(f"basicAuthSecretId {unreadable} is no secret id (not a string)")
     return from_secret(secret_id) if secret_id else None
 
 

@@ -26,7 +26,7 @@ from support.lambda_process import LambdaProcess
 from support.results import LOCAL, LogCapture, codes_of
 
 from harness.environments import aws_environment, lambda_environment
-from harness.servers import Site
+from harness.servers import Site, reply
 from sitemap_auditor import handler
 from sitemap_auditor.audit import secrets
 
@@ -290,3 +290,23 @@ def test_a_cache_key_secret_that_cannot_be_read_is_not_asked_again_for_a_minute(
     finally:
         secrets.clear_cache()
         server.close()
+
+
+@pytest.mark.parametrize("secret_id", [5, {}, ["a"], True])
+def test_a_secret_id_that_is_no_string_is_an_error_naming_it(site: Site, secret_id: Any) -> None:
+    # docs/contract.md §2: an unreadable basicAuthSecretId is the ERROR, not an audit without
+    # the credentials it was meant to name.
+    event = {"id": "secret-run", "url": site.url("/"), "basicAuthSecretId": secret_id}
+    result = handler.run(event, None, LOCAL)
+    assert result["status"] == "ERROR" and result["checks"] is None
+    assert result["message"].startswith(
+        "The audit could not finish: SecretError: basicAuthSecretId "
+    )
+    assert "is no secret id (not a string)" in result["message"]
+    assert site.seen == []
+
+
+def test_a_null_secret_id_is_none(site: Site) -> None:
+    site.route("/robots.txt", reply("User-agent: *\nDisallow:\n", content_type="text/plain"))
+    event = {"id": "secret-run", "url": site.url("/"), "basicAuthSecretId": None}
+    assert handler.run(event, None, LOCAL)["status"] != "ERROR"
