@@ -16,10 +16,9 @@ import re
 import zlib
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Protocol, cast
 
-from sitemap_auditor.core import urls
 from sitemap_auditor.core.lastmod import common_keys
 from sitemap_auditor.core.urls import strip_userinfo
 from sitemap_auditor.deep.kinds import IMPACT_ORDER, KINDS, SEVERITY_ORDER, Kind
@@ -32,6 +31,13 @@ from sitemap_auditor.deep.lastmods import (
     instant_key,
 )
 from sitemap_auditor.deep.reading.entries import Extensions
+from sitemap_auditor.deep.scope import (
+    ELSEWHERE,
+    MAX_URL_CHARS,
+    NOT_IN_URLS,
+    SitemapScope,
+    classify_loc,
+)
 from sitemap_auditor.deep.seen import (
     DEDUPE_BYTES_PER_URL,
     DEDUPE_FIRST_SLOTS,
@@ -47,7 +53,6 @@ __all__ = [
     "MAX_EXAMPLES",
     "MAX_EXAMPLE_CHARS",
     "MAX_MONTHS",
-    "MAX_URL_CHARS",
     "QUOTE_CHARS",
     "ROBOTS_AGENTS",
     "SITEMAP_NAMESPACE",
@@ -61,10 +66,8 @@ __all__ = [
     "Rules",
     "SiteChecks",
     "SitemapChecks",
-    "SitemapScope",
     "Tally",
     "classify_lastmod",
-    "classify_loc",
     "hreflang_valid",
     "instant_key",
     "merge_findings",
@@ -78,8 +81,7 @@ __all__ = [
 
 MAX_EXAMPLES = 5
 MAX_EXAMPLE_CHARS = 200
-# The Sitemaps protocol: a URL under 2,048 characters; a file of 50,000 entries at most.
-MAX_URL_CHARS = 2048
+# The Sitemaps protocol: a file of 50,000 entries at most (a URL's bound: scope.MAX_URL_CHARS).
 MAX_ENTRIES = 50_000
 MAX_NEWS = 1000
 NEWS_MAX_AGE_US = 2 * 86_400 * 1_000_000
@@ -96,7 +98,6 @@ MAX_TRACKED_ALTERNATES = 1_000_000
 LINK_EXAMPLES = 4096
 _MAX_U32 = (1 << 32) - 1
 _XML_SPACE = " \t\r\n"
-_NOT_IN_URLS = re.compile(r"[\x00-\x20\x7f<>\"{}|\\^`]")
 # A well-formed BCP 47 tag (RFC 5646 §2.1): a language of 2 or 3 letters (the longer ones are
 # reserved, and "english" is no code) with up to 3 extended subtags, then a script, a region,
 # variants, extensions and a private use part, each optional; a private use tag alone
@@ -354,100 +355,6 @@ def sniff_html(head: bytes, content_type: str | None) -> bool:
 def challenge_page(head: bytes) -> bool:
     """True when a body's start reads as a firewall's or CDN's page for bots."""
     return _CHALLENGE.search(head) is not None
-
-
-@dataclass(frozen=True)
-class SitemapScope:
-    """Where a sitemap's URLs may be: its scheme, host and port, under a path."""
-
-    scheme: str
-    host: str
-    port: int | None
-    folder: str  # the path every URL must start with ("/" for a sitemap robots.txt lists)
-    # Where else its URLs may be (`of`): a sitemap on another host than the site whose
-    # robots.txt lists it (a cross-submit, as sitemaps.org allows: the robots.txt proves the
-    # site's owner put it there) has the site's root as its scope, and its own location's as
-    # well; a sitemap that redirected has its final location's, and the one listed as well.
-    also: tuple[SitemapScope, ...] = ()
-
-    @property
-    def prefix(self) -> str:
-        """What a URL of this scope starts with when written as the sitemap's own URL is."""
-        port = f":{self.port}" if self.port is not None else ""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{self.scheme}://{host}{port}{self.folder}"
-
-    @classmethod
-    def of(
-        cls,
-        sitemap_url: str,
-        from_robots: bool,
-        site_url: str | None = None,
-        final_url: str | None = None,
-    ) -> SitemapScope:
-        """The scope of a sitemap at sitemap_url (its folder, or the host's root), read as the
-        fetcher reads it (docs/contract.md §8: one reading of every URL). One robots.txt lists
-        (from_robots) on another origin than the site's (site_url) has the site's root, and
-        its own location's `also`; one answered from final_url after redirects, that
-        location's, and the listed one's `also`."""
-        own = cls._at(sitemap_url, from_robots)
-        where = own
-        if final_url is not None and final_url != sitemap_url:
-            moved = cls._at(final_url, from_robots)
-            if moved.host and moved != own:
-                where = replace(moved, also=(own,))
-        if from_robots and site_url is not None:
-            site = cls._at(site_url, True)
-            if site.host and site.origin != where.origin:
-                return replace(site, also=(where, *where.also))
-        return where
-
-    @property
-    def origin(self) -> tuple[str, str, int | None]:
-        return self.scheme, self.host, self.port
-
-    @classmethod
-    def _at(cls, sitemap_url: str, from_robots: bool) -> SitemapScope:
-        try:
-            web = urls.read(sitemap_url)
-        except urls.UnfetchableURLError:
-            return cls("", "", None, "/")
-        path = web.target.split("?", 1)[0]
-        folder = "/" if from_robots else path[: path.rfind("/") + 1] or "/"
-        port = None if web.port == urls.DEFAULT_PORTS[web.scheme] else web.port
-        return cls(web.scheme, web.host, port, folder)
-
-
-# What a URL of another host, scheme, port or folder is (classify_loc).
-_ELSEWHERE = frozenset({Kind.URL_NOT_ALLOWED, Kind.PATH_MISMATCH})
-# A dot segment, plain or percent-encoded: `/blog/../shop/` is read as `/shop/`.
-_DOT_SEGMENT = re.compile(r"/(?:\.|%2[eE])")
-
-
-def classify_loc(loc: str, scope: SitemapScope) -> Kind | None:
-    """What is wrong with a <loc> in a sitemap of that scope, or None."""
-    if len(loc) > MAX_URL_CHARS or _NOT_IN_URLS.search(loc):
-        return Kind.INVALID_URL
-    prefix = scope.prefix
-    if loc.startswith(prefix) and not _DOT_SEGMENT.search(loc, len(prefix) - 1):
-        # The common case: the sitemap's own scheme, host and port, in its folder (no dot
-        # segment that would lead out of it once read).
-        return None
-    # Anything else is read as the fetcher would read it, by the one parser.
-    try:
-        web = urls.read(loc)
-    except urls.UnfetchableURLError:
-        return Kind.INVALID_URL
-    if web.host != scope.host:
-        if web.host.removeprefix("www.") == scope.host.removeprefix("www."):
-            return Kind.PATH_MISMATCH
-        return Kind.URL_NOT_ALLOWED
-    scope_port = scope.port or urls.DEFAULT_PORTS.get(scope.scheme)
-    if web.scheme != scope.scheme or web.port != scope_port:
-        return Kind.URL_NOT_ALLOWED
-    if not web.target.startswith(scope.folder):
-        return Kind.URL_NOT_ALLOWED
-    return None
 
 
 def hreflang_valid(code: str) -> bool:
@@ -816,7 +723,7 @@ class SitemapChecks:
             or max(map(len, run)) > MAX_URL_CHARS
             or "/." in joined
             or "/%2" in joined
-            or _NOT_IN_URLS.search(joined) is not None
+            or NOT_IN_URLS.search(joined) is not None
             or (self._allows is not None and not self._allowed_run(run, joined))
         ):
             return False
@@ -880,12 +787,12 @@ class SitemapChecks:
             and len(loc) <= MAX_URL_CHARS
             and "/." not in loc
             and "/%2" not in loc
-            and _NOT_IN_URLS.search(loc) is None
+            and NOT_IN_URLS.search(loc) is None
         ):
             problem = None
         else:
             problem = classify_loc(loc, self.scope)
-            if problem in _ELSEWHERE and any(classify_loc(loc, a) is None for a in self.scope.also):
+            if problem in ELSEWHERE and any(classify_loc(loc, a) is None for a in self.scope.also):
                 # Where else the sitemap's URLs may be (SitemapScope.of): allowed, and left to
                 # robots.txt only when on its host (the scope's).
                 self._listed(loc, line)

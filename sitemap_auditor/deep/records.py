@@ -1,4 +1,5 @@
-"""The walk's values for the document: one record per sitemap found, and the walk as a whole."""
+"""The walk's values: one record per sitemap found, the walk as a whole for the document, and
+the sitemaps an index lists, waiting to be recorded in the walk's order (a claim)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ from datetime import datetime
 from typing import Any
 
 from sitemap_auditor.core import site as sites
-from sitemap_auditor.deep.checks import AgentRules, Finding, LastmodStats
+from sitemap_auditor.deep.checks import AgentRules, Finding, LastmodStats, Tally
 from sitemap_auditor.deep.options import Limits
 
-__all__ = ["SitemapRecord", "Walk"]
+__all__ = ["Claim", "SitemapRecord", "Walk"]
 
 
 @dataclass
@@ -82,3 +83,15 @@ class Walk:
     secrets: tuple[str, ...] = ()
     # The crawlers every listed URL was matched against in robots.txt, and the group each obeys.
     robots_agents: tuple[AgentRules, ...] = ()
+
+
+@dataclass(order=True)
+class Claim:
+    """The sitemaps an index lists (URL and line each), to record in the walk's order: by the
+    index's place, then its number."""
+
+    place: tuple[Any, ...]
+    number: int
+    record: SitemapRecord = field(compare=False)
+    children: list[tuple[str, int]] = field(compare=False)
+    tally: Tally = field(compare=False)

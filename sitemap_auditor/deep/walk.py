@@ -9,7 +9,6 @@ each) and with the compact duplicate table.
 
 from __future__ import annotations
 
-import codecs
 import heapq
 import itertools
 import re
@@ -19,7 +18,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sitemap_auditor.audit.response import redact
@@ -37,7 +36,6 @@ from sitemap_auditor.deep.checks import (
     Rules,
     SiteChecks,
     SitemapChecks,
-    SitemapScope,
     Tally,
 )
 from sitemap_auditor.deep.finding_rows import SITE
@@ -56,8 +54,16 @@ from sitemap_auditor.deep.reading.entries import (
     EntryReader,
     Extensions,
 )
-from sitemap_auditor.deep.reading.head import BOM, XML_SPACE, first_bytes, line_breaks, read_head
-from sitemap_auditor.deep.records import SitemapRecord, Walk
+from sitemap_auditor.deep.reading.head import (
+    BOM,
+    XML_SPACE,
+    first_bytes,
+    line_breaks,
+    not_utf8,
+    read_head,
+)
+from sitemap_auditor.deep.records import Claim, SitemapRecord, Walk
+from sitemap_auditor.deep.scope import SitemapScope
 from sitemap_auditor.deep.seen import Duplicates
 from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy, default_transport
 from sitemap_auditor.fetching.replay import Recordings
@@ -94,10 +100,6 @@ _COMPRESSION_KINDS = frozenset(
         FetchErrorKind.UNSUPPORTED_ENCODING,
     }
 )
-# Encodings that are UTF-8 (as codecs.lookup names them), and the byte order marks of others.
-_UTF8_NAMES = frozenset({"utf-8", "ascii"})
-_UTF32_BOMS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
-_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _LINE = re.compile(r"at line (\d+)")
 _COLUMN = re.compile(r"column (\d+)")
 
@@ -161,18 +163,6 @@ class _Fetched:
     whole: bool = False  # read to its end as a sitemap: the file-wide checks apply
 
 
-@dataclass(order=True)
-class _Claim:
-    """The sitemaps an index lists (URL and line each), to record in the walk's order: by the
-    index's place, then its number."""
-
-    place: tuple[Any, ...]
-    number: int
-    record: SitemapRecord = field(compare=False)
-    children: list[tuple[str, int]] = field(compare=False)
-    tally: Tally = field(compare=False)
-
-
 class _Walker:
     def __init__(self, url: str, site: sites.SiteBase, options: Options) -> None:
         self.url = url
@@ -223,7 +213,7 @@ class _Walker:
         self.tallies: list[tuple[SitemapRecord, Tally]] = []  # read once the walk is over
         # The sitemaps each index lists, claimed in the walk's order (`settle`), not in the
         # order the indexes happened to be read in: a heap by the index's place.
-        self.claims: list[_Claim] = []
+        self.claims: list[Claim] = []
         # Sitemaps being read that are known to list none (their root is no sitemapindex), by
         # number: an index placed after them need not wait for their end (set by the fetches).
         self.leaves: set[int] = set()
@@ -441,31 +431,14 @@ class _Walker:
             sc.is_index = outcome.root == "sitemapindex"
             out.whole = True
             self._namespace(entries.head, tally, offset)
-            self._encoding(head, entries.head, tally)
+            encoding = not_utf8(head, entries.head.encoding if entries.head else None)
+            if encoding is not None:
+                tally.set_count(Kind.NOT_UTF8, 1, detail=encoding)
         else:
             self._rejected(rec, outcome, root, tally, offset, (last, lines_before))
             if root in checks.SITEMAP_ROOTS:
                 rec.entries = sc.entries
         rec.compression = "gzip" if rec.bytes != answer.wire_bytes else None
-
-    @staticmethod
-    def _encoding(first: bytes, head: DocumentHead | None, tally: Tally) -> None:
-        """A file in another encoding than UTF-8 (or ASCII, which is UTF-8): its byte order
-        mark's, or the one its XML declaration names, as the parser read it."""
-        if first.startswith(_UTF32_BOMS):
-            found: str | None = "UTF-32"
-        elif first.startswith(_UTF16_BOMS):
-            found = "UTF-16"
-        elif head is not None and head.encoding is not None:
-            try:
-                name = codecs.lookup(head.encoding).name
-            except LookupError:
-                name = head.encoding
-            found = None if name in _UTF8_NAMES else head.encoding[:40]
-        else:
-            found = None
-        if found is not None:
-            tally.set_count(Kind.NOT_UTF8, 1, detail=found)
 
     def _namespace(self, head: DocumentHead | None, tally: Tally, offset: int) -> None:
         # offset: the lines before <?xml, which the parser was not given.
@@ -661,7 +634,7 @@ class _Walker:
                 rec.entries = sc.entries  # a feed's items are not counted as entries
             if sc.is_index:
                 if sc.children:
-                    claim = _Claim(rec.place, rec.number, rec, sc.children, tally)
+                    claim = Claim(rec.place, rec.number, rec, sc.children, tally)
                     heapq.heappush(self.claims, claim)
                 sc.children = []  # read: not kept while the walk goes on
         # Its findings are read once the walk is over: a later file may still add to them

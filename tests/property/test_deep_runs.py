@@ -18,12 +18,12 @@ from sitemap_auditor.core.parser import SitemapParser
 from sitemap_auditor.deep.checks import (
     SiteChecks,
     SitemapChecks,
-    SitemapScope,
     Tally,
     instant_key,
 )
 from sitemap_auditor.deep.reading.entries import DocumentHead, EntryCallback, EntryReader
 from sitemap_auditor.deep.robots_rules import RobotsRules
+from sitemap_auditor.deep.scope import SitemapScope
 
 LOCAL = Path(__file__).resolve().parents[1] / "corpus"
 NOW = instant_key(datetime(2026, 6, 1, tzinfo=UTC))

@@ -13,9 +13,10 @@ import pytest
 
 from sitemap_auditor.core.lastmod import lastmod_key
 from sitemap_auditor.deep import checks, walk
-from sitemap_auditor.deep.checks import SitemapScope, Tally
+from sitemap_auditor.deep.checks import Tally
 from sitemap_auditor.deep.kinds import KINDS, Kind, Severity
 from sitemap_auditor.deep.reading.head import line_breaks
+from sitemap_auditor.deep.scope import SitemapScope, classify_loc
 from sitemap_auditor.deep.seen import (
     MAX_FILE_NUMBER,
     SLOT_BYTES,
@@ -54,7 +55,7 @@ FOLDER = SitemapScope.of("https://www.example.com/blog/sitemap.xml", from_robots
     ],
 )
 def test_classify_loc(loc: str, scope: SitemapScope, kind: Kind | None) -> None:
-    assert checks.classify_loc(loc, scope) is kind
+    assert classify_loc(loc, scope) is kind
 
 
 @pytest.mark.parametrize(
@@ -84,7 +85,7 @@ def test_a_location_is_judged_as_classify_loc_judges_it(loc: str, scope: Sitemap
     sc = checks.SitemapChecks("https://www.example.com/blog/s.xml", 0, scope, False, NOW, site)
     sc.location(loc, 1)
     found = [f.kind for f in sc.tally.findings(sc.url)]
-    kind = checks.classify_loc(loc, scope)
+    kind = classify_loc(loc, scope)
     assert found == ([] if kind is None else [kind])
 
 

@@ -23,7 +23,7 @@ from sitemap_auditor.core.urls import Origin, UnfetchableURLError, WebURL, strip
 from sitemap_auditor.core.urls import read as read_url
 from sitemap_auditor.core.validators import NO_VALIDATORS
 from sitemap_auditor.deep import redaction
-from sitemap_auditor.deep.checks import MAX_URL_CHARS, RobotsAgents
+from sitemap_auditor.deep.checks import RobotsAgents
 from sitemap_auditor.deep.pages import DEFAULT_MAX_PAGES, verdict
 from sitemap_auditor.deep.pages.head import READ_LIMIT, HeadFacts, HeadReader
 from sitemap_auditor.deep.pages.pacing import Pacer, crawl_delay, retry_after_seconds
@@ -35,6 +35,7 @@ from sitemap_auditor.deep.robots_rules import (
     product_token,
     robots_unreachable,
 )
+from sitemap_auditor.deep.scope import MAX_URL_CHARS
 from sitemap_auditor.fetching.fetch import USER_AGENT, Fetcher, FetchPolicy, Hop
 
 __all__ = [

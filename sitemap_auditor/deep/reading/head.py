@@ -4,14 +4,28 @@ is held past a chunk, and the line breaks in it are counted as XML counts them."
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["BOM", "HEAD_BYTES", "XML_SPACE", "Head", "first_bytes", "line_breaks", "read_head"]
+__all__ = [
+    "BOM",
+    "HEAD_BYTES",
+    "XML_SPACE",
+    "Head",
+    "first_bytes",
+    "line_breaks",
+    "not_utf8",
+    "read_head",
+]
 
 HEAD_BYTES = 1024  # what follows the leading white space before the kind of a body is told
 XML_SPACE = b" \t\r\n"
 BOM = b"\xef\xbb\xbf"
+# Encodings that are UTF-8 (as codecs.lookup names them), and the byte order marks of others.
+_UTF8_NAMES = frozenset({"utf-8", "ascii"})
+_UTF32_BOMS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
 @dataclass(frozen=True)
@@ -67,3 +81,19 @@ def first_bytes(head: bytes) -> str:
     if first.startswith((b"http://", b"https:/")):
         return "text"
     return "other"
+
+
+def not_utf8(first: bytes, declared: str | None) -> str | None:
+    """The encoding of a document that is not UTF-8 (nor ASCII, which is UTF-8), or None: its
+    byte order mark's, else the one its XML declaration names (`declared`, as expat read it)."""
+    if first.startswith(_UTF32_BOMS):
+        return "UTF-32"
+    if first.startswith(_UTF16_BOMS):
+        return "UTF-16"
+    if declared is None:
+        return None
+    try:
+        name = codecs.lookup(declared).name
+    except LookupError:
+        name = declared
+    return None if name in _UTF8_NAMES else declared[:40]
