@@ -17,6 +17,7 @@ __all__ = [
     "Credentials",
     "SpelledSecret",
     "WholeSecret",
+    "echoed_forms",
     "echoed_in",
     "from_mapping",
 ]
@@ -47,7 +48,7 @@ class Credentials:
         password = self.password
         variants = dict.fromkeys((password, password.strip(), " ".join(password.split())))
         for variant in variants:
-            forms += _echoed_forms(variant)
+            forms += echoed_forms(variant)
         # Echoed as a host (`Sitemap: http://PASSWORD.example/`), it is read lower-cased and,
         # when not ASCII, IDNA-encoded (docs/contract.md §8: one reading of every URL).
         forms += _host_forms(password.strip())
@@ -174,7 +175,7 @@ def _lower_hex(text: str) -> str:
     return _HEX.sub(lambda m: m.group(0).lower(), text)
 
 
-def _echoed_forms(text: str) -> list[str]:
+def echoed_forms(text: str) -> list[str]:
     """The forms a password takes when it is echoed back (docs/contract.md §8): as it is; in a
     URL percent-encoded as quote() and quote_plus() do it, with upper- or lower-case hex, or
     as the WHATWG serializer does in a path, a query and a fragment (which leave `@`, `&`, `{`
@@ -183,7 +184,7 @@ def _echoed_forms(text: str) -> list[str]:
     from ada_url import URL
 
     forms = [text]
-    for encoded in (quote(text, safe=""), quote_plus(text)):
+    for encoded in (quote(text, safe=""), quote(text), quote_plus(text)):
         forms += [encoded, _lower_hex(encoded)]
     url = URL("http://h/")
     url.search = "?" + text

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from urllib.parse import quote
+
+from sitemap_auditor.core.credentials import echoed_forms
 
 __all__ = [
     "CREDENTIAL_HEADERS",
@@ -70,7 +71,8 @@ class ExtraHeaders:
     def secrets(self) -> tuple[str, ...]:
         """What no report may echo of the credential headers: each value, and the tokens in
         it a site could echo alone (an Authorization's after its scheme, each cookie's value),
-        as written and percent-encoded, those of MIN_TOKEN_CHARS or more."""
+        in every form a password is echoed in (percent-encoded either way, hex in either case),
+        those of MIN_TOKEN_CHARS or more."""
         found: list[str] = []
         for name, value in self.items:
             lower = name.lower()
@@ -83,7 +85,7 @@ class ExtraHeaders:
                 tokens = [value.strip().partition(" ")[2].strip()]
             for token in tokens:
                 if len(token) >= MIN_TOKEN_CHARS:
-                    found += [token, quote(token, safe="")]
+                    found += echoed_forms(token)  # as the password's are (Credentials)
         return tuple(dict.fromkeys(found))
 
     @staticmethod

@@ -20,6 +20,9 @@ def test_each_cookie_value_is_redacted_alone_and_percent_encoded() -> None:
     secrets = _secrets("Cookie: sess=a1b2/c3d4+e5; lang=fr")
     assert redact("/x?s=a1b2/c3d4+e5", secrets) == "/x?s=***"
     assert redact("/x?s=a1b2%2Fc3d4%2Be5", secrets) == "/x?s=***"
+    # Lower-case hex, and a path's encoding, which keeps the `/`.
+    assert redact("/x?s=a1b2%2fc3d4%2be5", secrets) == "/x?s=***"
+    assert redact("/x/a1b2/c3d4%2Be5", secrets) == "/x/***"
     # A value shorter than MIN_TOKEN_CHARS is an ordinary word: only the whole header hides it.
     assert len("fr") < MIN_TOKEN_CHARS
     assert redact("/fr/page", secrets) == "/fr/page"
