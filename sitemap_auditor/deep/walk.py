@@ -265,7 +265,7 @@ class _Walker:
         try:
             with fetcher.open(rec.url) as answer:
                 rec.http_status = answer.status
-                if answer.url != rec.url:
+                if answer.final.href != answer.requested.href:  # redirected, in the one reading
                     rec.final_url = strip_userinfo(answer.url)
                 rec.content_type = (answer.content_type or "")[:200] or None
                 if not 200 <= answer.status < 300:
@@ -278,6 +278,8 @@ class _Walker:
                 fetcher.ran_out_of_budget = False
             elif e.kind is FetchErrorKind.TOO_LARGE:
                 tally.add(Kind.FILE_TOO_LARGE, None, rec.url)
+                if answer is not None and rec.bytes and rec.bytes != answer.wire_bytes:
+                    rec.compression = "gzip"  # cut past the limit before the read's own end
             elif e.kind in _COMPRESSION_KINDS:
                 tally.set_count(Kind.COMPRESSION_ERROR, 1, detail=e.describe())
             else:
@@ -291,8 +293,6 @@ class _Walker:
                     rec.type = found if found in checks.SITEMAP_ROOTS else "unknown"
         if answer is not None:
             rec.wire_bytes = answer.wire_bytes
-            if rec.compression is None and rec.bytes and rec.bytes != rec.wire_bytes:
-                rec.compression = "gzip"  # cut (a file past the limit) before the read's end
         rec.seconds = round(time.monotonic() - started, 3)
         if out.checks is not None and out.whole:
             with self.shared():
@@ -332,7 +332,7 @@ class _Walker:
             tally.set_count(Kind.EMPTY_SITEMAP, 1)
             return
         from_robots = self._from_robots(rec)
-        scope = SitemapScope.of(rec.url, from_robots, self.site.url, answer.url)
+        scope = SitemapScope.of(rec.url, from_robots, self.site.url, rec.final_url)
         sc = SitemapChecks(rec.url, rec.number, scope, False, self.now_key, self._site())
         sc.tally = tally
         out.checks = sc

@@ -5,20 +5,10 @@ any other host's are still not allowed."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from support.deep import kinds_of, run, urlset_of
 
 from harness.servers import Site, redirect, reply
 from sitemap_auditor.deep.reports import html_report, text_report
-
-
-@pytest.fixture
-def elsewhere() -> Iterator[Site]:
-    s = Site(host="127.0.0.2").start()
-    yield s
-    s.stop()
 
 
 def test_a_cross_submitted_sitemap_lists_the_sites_urls(site: Site, elsewhere: Site) -> None:
@@ -79,3 +69,21 @@ def test_a_sitemap_that_redirects_may_list_the_urls_of_where_it_is(
         html_report.render(doc)
     )
     assert f"HTTP 200 from {elsewhere.url('/sitemap.xml')}" in text_report.render(doc)
+
+
+def test_a_sitemap_listed_in_another_spelling_was_not_redirected(site: Site) -> None:
+    # The listed URL's spelling (scheme case, an empty query) is not where redirects led.
+    listed = f"HTTP://127.0.0.1:{site.port}/s.xml"
+    site.route("/robots.txt", reply(f"Sitemap: {listed}\n", content_type="text/plain"))
+    site.route("/s.xml", reply(urlset_of([f"<loc>{site.url('/a')}</loc>"])))
+    (record,) = run(site.url("/"))["sitemaps"]
+    assert record["httpStatus"] == 200 and record["finalUrl"] is None
+
+
+def test_a_refused_sitemap_has_no_compression(site: Site) -> None:
+    # A 404 page past the 8 KiB a refusal reads: what was read differs from what arrived, yet
+    # nothing was inflated.
+    site.route("/robots.txt", reply(f"Sitemap: {site.url('/s.xml')}\n", content_type="text/plain"))
+    site.route("/s.xml", reply(b"<html>" + b"x" * 200_000, status=404, content_type="text/html"))
+    (record,) = run(site.url("/"))["sitemaps"]
+    assert record["httpStatus"] == 404 and record["compression"] is None
