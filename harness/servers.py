@@ -241,6 +241,17 @@ def file(path: Path, content_type: str, sent: Callable[[int], None] | None = Non
     return route
 
 
+def late(body: bytes | str, seconds: float) -> Route:
+    """A route that answers with a fixed body after a pause (so other files are read first)."""
+    now = reply(body)
+
+    def route(h: Any) -> None:
+        time.sleep(seconds)
+        now(h)
+
+    return route
+
+
 def redirect(location: str, status: int = 302) -> Route:
     """A route that redirects."""
     return lambda h: send(h, status, b"", {"Location": location})

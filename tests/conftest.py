@@ -74,6 +74,14 @@ def other_site() -> Iterator[Site]:
 
 
 @pytest.fixture
+def elsewhere() -> Iterator[Site]:
+    """A site on another host: 127.0.0.2, another origin than `site`'s 127.0.0.1."""
+    s = Site(host="127.0.0.2").start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
 def audit() -> AuditFn:
     """Audit a URL through the handler's run(), as the Lambda would, on loopback."""
 

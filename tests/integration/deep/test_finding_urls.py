@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import csv
 import io
-import time
 from pathlib import Path
 
 import pytest
 from support.deep import local_only, urlset_of
 
-from harness.servers import Route, Site, reply
+from harness.servers import Site, late, reply
 from sitemap_auditor import deep
 from sitemap_auditor.cli import main as cli
 from sitemap_auditor.deep import document as documents
@@ -21,17 +20,6 @@ from sitemap_auditor.deep.reports import finding_urls
 
 PASSWORD = "s3cretPW-9"
 HEADER = "severity,kind,source,sitemap,line,value,detail"
-
-
-def _late(body: bytes, seconds: float) -> Route:
-    """Answer body after a pause: the other files are read first."""
-    now = reply(body)
-
-    def route(h: object) -> None:
-        time.sleep(seconds)
-        now(h)  # type: ignore[arg-type]
-
-    return route
 
 
 def _serve(site: Site, slow: str | None = None) -> None:
@@ -59,7 +47,7 @@ def _serve(site: Site, slow: str | None = None) -> None:
     robots = f"User-agent: *\nDisallow:\nSitemap: {u('/a.xml')}\nSitemap: {u('/b.xml')}\n"
     site.route("/robots.txt", reply(robots, content_type="text/plain"))
     for path, body in (("/a.xml", a), ("/b.xml", b)):
-        site.route(path, _late(body, 0.4) if path == slow else reply(body))
+        site.route(path, late(body, 0.4) if path == slow else reply(body))
 
 
 def _deep(site: Site, out: Path, monkeypatch: pytest.MonkeyPatch) -> bytes:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,13 +13,6 @@ from support.deep_schema import validated
 
 from harness.servers import Site, reply
 from sitemap_auditor.cli import deep as deep_cli
-
-
-@pytest.fixture
-def elsewhere() -> Iterator[Site]:
-    s = Site(host="127.0.0.2").start()
-    yield s
-    s.stop()
 
 
 def _serve(site: Site, lastmod: str) -> None:

@@ -13,7 +13,6 @@ import errno
 import json
 import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,13 +55,6 @@ def outbound(monkeypatch: pytest.MonkeyPatch) -> Outbound:
 
     monkeypatch.setattr(socket.socket, "connect", guarded)
     return record
-
-
-@pytest.fixture
-def elsewhere() -> Iterator[Site]:
-    s = Site(host="127.0.0.2").start()
-    yield s
-    s.stop()
 
 
 def _check(

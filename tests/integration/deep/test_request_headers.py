@@ -4,8 +4,6 @@ own origin, whether another origin's sitemap is listed or a redirect leads there
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from support.deep import SITEMAPS_NS, local_only, urlset_of
 from support.deep_schema import validated
@@ -16,13 +14,6 @@ from sitemap_auditor.cli import deep as deep_cli
 from sitemap_auditor.core.request_headers import ExtraHeaders, parse_header
 
 AGENT = "Mozilla/5.0 (compatible; ExampleAgencyBot/2.0)"
-
-
-@pytest.fixture
-def elsewhere() -> Iterator[Site]:
-    s = Site(host="127.0.0.2").start()
-    yield s
-    s.stop()
 
 
 def _serve(site: Site, elsewhere: Site) -> None:

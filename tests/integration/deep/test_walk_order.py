@@ -5,25 +5,14 @@ follow, so the same site gives the same document every run."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
 from support.deep import run, urlset_of
 
-from harness.servers import Route, Site, reply
+from harness.servers import Site, late, reply
 
 INDEX = '<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
-
-
-def _late(body: str, seconds: float) -> Route:
-    now = reply(body)
-
-    def route(h: object) -> None:
-        time.sleep(seconds)
-        now(h)  # type: ignore[arg-type]
-
-    return route
 
 
 def _index(site: Site, *paths: str) -> str:
@@ -44,7 +33,7 @@ def _serve(site: Site, slow: str | None) -> None:
         "/shared.xml": urlset_of([f"<loc>{u('/s')}</loc>", f"<loc>{u('/b')}</loc>"]).decode(),
     }
     for path, body in files.items():
-        site.route(path, _late(body, 0.4) if path == slow else reply(body))
+        site.route(path, late(body, 0.4) if path == slow else reply(body))
 
 
 def _shape(site: Site, doc: dict[str, Any]) -> tuple[Any, ...]:
