@@ -35,28 +35,56 @@ MIN_CUT_PREFIX = 3
 _MAX_CUT_PREFIX = 500
 
 
-def redact(text: str, secrets: Iterable[str]) -> str:
+def redact(text: str, secrets: Iterable[str], marks: re.Pattern[str] = _CUT) -> str:
     """Replace every secret in text with ***, and what a cut left of one: its first
-    characters (3 or more) right before a cut's "..." or the quote that closes the text."""
+    characters (3 or more) right before a cut's mark ("..."; marks: the marks a caller's cuts
+    leave) or the quote that closes the text, and, where text starts with a mark (a cut at its
+    start), its last characters (3 or more) right after that mark."""
     wanted = [s for s in secrets if s]
     for secret in wanted:
         if isinstance(secret, SpelledSecret):
             text = secret.pattern.sub("***", text)
         else:
             text = text.replace(secret, "***")
-    return _redact_cut_prefixes(text, [s for s in wanted if not isinstance(s, WholeSecret)])
+    cuttable = [s for s in wanted if not isinstance(s, WholeSecret)]
+    if marks is not _CUT:
+        text = _redact_cut_suffix(text, cuttable, marks)
+    return _redact_cut_prefixes(text, cuttable, marks)
 
 
-def _redact_cut_prefixes(text: str, secrets: Sequence[str]) -> str:
-    ends = [m.start() for m in _CUT.finditer(text)]
+def _redact_cut_suffix(text: str, secrets: Sequence[str], marks: re.Pattern[str]) -> str:
+    # A cut at the start of text (a quote of the middle of a line) may have left a secret's
+    # last characters right after its mark: the longest such suffix is replaced.
+    lead = marks.match(text)
+    if lead is None:
+        return text
+    at = lead.end()
+    longest = 0
+    for secret in secrets:
+        for size in range(min(len(secret) - 1, _MAX_CUT_PREFIX), MIN_CUT_PREFIX - 1, -1):
+            if size <= longest:
+                break
+            if text.startswith(secret[-size:], at):
+                longest = size
+                break
+    return text if not longest else text[:at] + "***" + text[at + longest :]
+
+
+def _redact_cut_prefixes(text: str, secrets: Sequence[str], marks: re.Pattern[str] = _CUT) -> str:
+    ends = [m.start() for m in marks.finditer(text)]
     if text and text[-1] in _CLOSERS:
         ends.append(len(text) - 1)
     spans: list[tuple[int, int]] = []
-    previous = 0  # where the text after the previous "..." starts
+    previous = 0  # where the text after the previous mark starts
     # Each secret's first characters, the longest prefix a cut may have left, and whether a
-    # "..." of its own may be in it.
+    # mark of its own may be in it.
     hunted = [
-        (s, s[:MIN_CUT_PREFIX], min(len(s) - 1, _MAX_CUT_PREFIX), "..." in s[:_MAX_CUT_PREFIX])
+        (
+            s,
+            s[:MIN_CUT_PREFIX],
+            min(len(s) - 1, _MAX_CUT_PREFIX),
+            marks.search(s, 0, _MAX_CUT_PREFIX) is not None,
+        )
         for s in secrets
         if len(s) > MIN_CUT_PREFIX
     ]
@@ -64,8 +92,8 @@ def _redact_cut_prefixes(text: str, secrets: Sequence[str]) -> str:
         for secret, head, longest, dotted in hunted:
             lo = max(0, end - longest)
             if not dotted:
-                # What a cut left holds no "..." of its own: the windows searched are then
-                # disjoint, and the work linear, however many "..." a hostile text holds.
+                # What a cut left holds no mark of its own: the windows searched are then
+                # disjoint, and the work linear, however many marks a hostile text holds.
                 lo = max(lo, previous)
             # The leftmost start found is the longest prefix that ends here.
             start = text.find(head, lo, end)
@@ -73,8 +101,9 @@ def _redact_cut_prefixes(text: str, secrets: Sequence[str]) -> str:
                 start = text.find(head, start + 1, end)
             if start != -1:
                 spans.append((start, end))
-        if text.startswith("...", end):
-            previous = end + 3
+        mark = marks.match(text, end)
+        if mark is not None:
+            previous = mark.end()
     if not spans:
         return text
     out: list[str] = []

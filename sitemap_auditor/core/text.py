@@ -11,7 +11,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-__all__ = ["REPLACEMENT", "UNSAFE", "map_text", "shown_text", "valid_text", "valid_unicode"]
+__all__ = [
+    "CUT_MARK",
+    "REPLACEMENT",
+    "UNSAFE",
+    "clip",
+    "map_text",
+    "shown_text",
+    "valid_text",
+    "valid_unicode",
+]
 
 REPLACEMENT = "\ufffd"
 # Python strings hold surrogate code points only alone: json.loads already joins escaped pairs.
@@ -23,6 +32,16 @@ _SURROGATES = re.compile("[\ud800-\udfff]")
 UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 # A line of a text report is one line: line breaks and tabs in a site's text show as spaces.
 _BREAKS = re.compile("[\t\n\r]")
+
+
+# What a text the deep audit cuts ends with, so that a cut value is never taken for the whole
+# one, and so that redaction knows what a cut may have left of a secret (deep/redaction.py).
+CUT_MARK = "…"
+
+
+def clip(text: str, limit: int) -> str:
+    """text in at most `limit` characters: when longer, its first limit - 1 and CUT_MARK."""
+    return text if len(text) <= limit else text[: limit - 1] + CUT_MARK
 
 
 def shown_text(text: str) -> str:

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from typing import Protocol, cast
 
 from sitemap_auditor.core.lastmod import common_keys
+from sitemap_auditor.core.parser import MAX_LASTMOD_CHARS
+from sitemap_auditor.core.text import CUT_MARK, clip
 from sitemap_auditor.core.urls import strip_userinfo
 from sitemap_auditor.deep.kinds import IMPACT_ORDER, KINDS, SEVERITY_ORDER, Kind
 from sitemap_auditor.deep.lastmods import (
@@ -30,7 +32,7 @@ from sitemap_auditor.deep.lastmods import (
     classify_lastmod,
     instant_key,
 )
-from sitemap_auditor.deep.reading.entries import Extensions
+from sitemap_auditor.deep.reading.entries import MAX_FIELD_CHARS, Extensions
 from sitemap_auditor.deep.scope import (
     ELSEWHERE,
     MAX_URL_CHARS,
@@ -223,7 +225,9 @@ class Tally:
             seen.line = line
         seen.count += 1
         if self.sink is not None:
-            self.sink(kind, line, value, detail)
+            # A value at the reading's bound was cut there (a <loc> is read to its first
+            # MAX_FIELD_CHARS + 1 characters): marked, as every cut is, for the redaction.
+            self.sink(kind, line, clip(value, MAX_FIELD_CHARS), detail)
         if example and (value or line is not None):
             examples = seen.examples
             full = len(examples) >= MAX_EXAMPLES
@@ -233,14 +237,12 @@ class Tally:
                 if "@" in value:
                     value = strip_userinfo(value)  # no echoed URL carries userinfo
                 # Cut with a mark, so that a cut URL is never taken for the whole one.
-                if len(value) > MAX_EXAMPLE_CHARS:
-                    value = value[: MAX_EXAMPLE_CHARS - 1] + "…"
-                shown = Example(line, value)
+                shown = Example(line, clip(value, MAX_EXAMPLE_CHARS))
                 if not full or _example_key(shown) < _example_key(examples[-1]):
                     bisect.insort(examples, shown, key=_example_key)
                     del examples[MAX_EXAMPLES:]
         if detail and len(seen.details) < 8:
-            seen.details.setdefault(detail[:MAX_EXAMPLE_CHARS])
+            seen.details.setdefault(clip(detail, MAX_EXAMPLE_CHARS))
 
     def set_count(self, kind: Kind, count: int, line: int | None = None, detail: str = "") -> None:
         """Record a kind counted elsewhere (a file's total of entries, say): one occurrence for
@@ -252,7 +254,7 @@ class Tally:
                 self.sink(kind, line, "", detail)
         seen.count = count
         if detail:
-            seen.details.setdefault(detail[:MAX_EXAMPLE_CHARS])
+            seen.details.setdefault(clip(detail, MAX_EXAMPLE_CHARS))
 
     def entry(self, kind: Kind) -> None:
         """Count one more entry with an occurrence of kind (after its occurrences are added)."""
@@ -333,9 +335,9 @@ def quote_line(data: bytes, line: int, column: int | None = None) -> str:
         return text.strip()
     at = min(max(0, (column or 0) - QUOTE_CHARS // 2), len(text) - QUOTE_CHARS)
     return (
-        ("…" if at else "")
+        (CUT_MARK if at else "")
         + text[at : at + QUOTE_CHARS]
-        + ("…" if at + QUOTE_CHARS < len(text) else "")
+        + (CUT_MARK if at + QUOTE_CHARS < len(text) else "")
     )
 
 
@@ -830,7 +832,8 @@ class SitemapChecks:
         """Check one <lastmod> value and count it."""
         problem, key = self._classified(raw)
         if problem is not None:
-            self.tally.add(problem, line, raw.strip(_XML_SPACE))
+            # A value past MAX_LASTMOD_CHARS was cut by the reading: shown with the mark.
+            self.tally.add(problem, line, clip(raw.strip(_XML_SPACE), MAX_LASTMOD_CHARS))
             if key is None:
                 self._stats.invalid += 1
         if key is not None:
@@ -909,12 +912,24 @@ class SitemapChecks:
 _TEXT_BREAKS = re.compile(rb"\r\n|\r|\n")
 
 
+# The bytes of a text sitemap's line kept at most: enough for MAX_FIELD_CHARS + 1 characters of
+# 4 bytes each, so that a line cut here is longer than `clip` keeps, and shows its mark.
+_MAX_TEXT_LINE_BYTES = 4 * (MAX_FIELD_CHARS + 1)
+
+
 def text_lines(chunks: Iterable[bytes]) -> Iterator[tuple[int, str]]:
-    """The non-blank lines of a text sitemap, numbered, each cut to 4,096 characters."""
+    """The non-blank lines of a text sitemap, numbered, each cut to 4,096 characters (a cut
+    line ends with the mark)."""
     number = 0
     rest = b""
     first = True
+    dropping = False  # the end of a line too long is being skipped, up to its break
     for chunk in chunks:
+        if dropping:
+            breaks = _TEXT_BREAKS.search(chunk)
+            if breaks is None:
+                continue
+            chunk, dropping = chunk[breaks.start() :], False
         data = rest + chunk
         if first:
             if len(data) < 3:
@@ -926,16 +941,17 @@ def text_lines(chunks: Iterable[bytes]) -> Iterator[tuple[int, str]]:
         held = data.endswith(b"\r")
         lines = _TEXT_BREAKS.split(data[:-1] if held else data)
         rest = lines.pop()
-        if len(rest) > 8192:
-            rest = rest[:8192]  # a line that never ends is cut; the remainder is dropped
+        if len(rest) > _MAX_TEXT_LINE_BYTES:
+            # A line that never ends is cut; the rest of it is dropped, up to its break.
+            rest, dropping = rest[:_MAX_TEXT_LINE_BYTES], not held
         if held:
             rest += b"\r"
         for raw in lines:
             number += 1
             text = raw.decode("utf-8", "replace").strip()
             if text:
-                yield number, text[:4096]
+                yield number, clip(text, MAX_FIELD_CHARS)
     if rest:
         text = rest.decode("utf-8", "replace").strip()
         if text:
-            yield number + 1, text[:4096]
+            yield number + 1, clip(text, MAX_FIELD_CHARS)

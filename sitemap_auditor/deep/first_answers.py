@@ -12,6 +12,7 @@ from sitemap_auditor.audit import steps as lambda_audit
 from sitemap_auditor.core import robots
 from sitemap_auditor.core import site as sites
 from sitemap_auditor.core.errors import FetchError, FetchErrorKind
+from sitemap_auditor.core.text import clip
 from sitemap_auditor.deep.options import MAX_SITEMAPS_CEILING, Options
 from sitemap_auditor.deep.robots_rules import robots_unreachable
 from sitemap_auditor.fetching.exchange import Reply, Request
@@ -72,7 +73,7 @@ def robots_txt(fetcher: Fetcher, robots_url: str) -> RobotsAnswer:
             if len(urls) < MAX_SITEMAPS_CEILING:
                 urls.append(made)
         elif len(skipped) < MAX_SKIPPED:
-            skipped.append((line.number, robots.shown(line.value)[:200], why or ""))
+            skipped.append((line.number, clip(robots.shown(line.value), 200), why or ""))
     return status, body, urls, lines, False, skipped
 
 

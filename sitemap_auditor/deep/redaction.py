@@ -9,12 +9,18 @@ echo of it, and redacting it would break the document's schema and every report 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sitemap_auditor.audit.response import redact
+from sitemap_auditor.audit import outcome
+from sitemap_auditor.core.text import CUT_MARK
 
-__all__ = ["OWN_VALUES", "redacted"]
+__all__ = ["CUT_MARKS", "OWN_VALUES", "redact", "redacted"]
+
+# Where a shown text was cut: the deep audit's own mark (core.text.clip, and the quotes of a
+# line, cut at either end) and the Lambda's "...". What a cut left of a secret is by one of them.
+CUT_MARKS = re.compile(r"\.\.\.|" + re.escape(CUT_MARK))
 
 # The keys whose values come from the audit's own vocabulary, never from what a site sent: in
 # the document (docs/deep-document.schema.json: an enum, a constant or the time pattern; the
@@ -44,6 +50,12 @@ OWN_VALUES = frozenset(
 )
 # The maps whose keys are URLs a site gave.
 _URL_KEYED = frozenset({"sitemapSeconds"})
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    """text with every secret replaced by ***, and what a cut left of one: its first characters
+    before a mark (or a closing quote), its last characters after a mark text starts with."""
+    return outcome.redact(text, secrets, CUT_MARKS)
 
 
 def redacted(value: Any, secrets: Sequence[str], key: str | None = None) -> Any:

@@ -21,14 +21,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sitemap_auditor.audit.response import redact
 from sitemap_auditor.core import candidates, urls
 from sitemap_auditor.core import site as sites
 from sitemap_auditor.core.errors import FetchError, FetchErrorKind
 from sitemap_auditor.core.interrupts import Interrupt
 from sitemap_auditor.core.issues import Kind as IssueKind
-from sitemap_auditor.core.parser import ParsedSitemap, Rejected, SitemapParser
+from sitemap_auditor.core.parser import MAX_LASTMOD_CHARS, ParsedSitemap, Rejected, SitemapParser
 from sitemap_auditor.core.request_headers import ExtraHeaders
+from sitemap_auditor.core.text import clip
 from sitemap_auditor.core.urls import strip_userinfo
 from sitemap_auditor.deep import checks, first_answers
 from sitemap_auditor.deep.checks import (
@@ -49,6 +49,7 @@ from sitemap_auditor.deep.options import (
     UrlRecord,
 )
 from sitemap_auditor.deep.reading.entries import (
+    MAX_FIELD_CHARS,
     DocumentHead,
     EntryCallback,
     EntryReader,
@@ -63,6 +64,7 @@ from sitemap_auditor.deep.reading.head import (
     read_head,
 )
 from sitemap_auditor.deep.records import Claim, SitemapRecord, Walk
+from sitemap_auditor.deep.redaction import redact
 from sitemap_auditor.deep.scope import SitemapScope
 from sitemap_auditor.deep.seen import Duplicates
 from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy, default_transport
@@ -130,14 +132,24 @@ def _url_stream(
 ) -> Callable[[UrlRecord], None] | None:
     """The one callback the walk gives each listed URL: on_listed's as listed, then on_url's
     with the secrets (longest first) replaced by *** in each of its texts: the URL, the
-    sitemap's (a sitemap URL may be spelt with them) and the lastmod."""
-    if on_url is not None and secrets:
+    sitemap's (a sitemap URL may be spelt with them) and the lastmod. A URL or a lastmod at
+    the reading's bound was cut there: on_url's ends with the mark, as every cut does, so that
+    the redaction finds what the cut left of a secret."""
+    if on_url is not None:
         shown = on_url
 
         def redacted(u: UrlRecord) -> None:
-            lastmod = None if u.lastmod is None else redact(u.lastmod, secrets)
+            url, lastmod = clip(u.url, MAX_FIELD_CHARS), u.lastmod
+            if lastmod is not None:
+                lastmod = clip(lastmod, MAX_LASTMOD_CHARS)
+            if not secrets:
+                if url is not u.url or lastmod is not u.lastmod:
+                    u = UrlRecord(url, u.sitemap, u.line, lastmod)
+                shown(u)
+                return
+            lastmod = None if lastmod is None else redact(lastmod, secrets)
             sitemap = redact(u.sitemap, secrets)
-            shown(UrlRecord(redact(u.url, secrets), sitemap, u.line, lastmod))
+            shown(UrlRecord(redact(url, secrets), sitemap, u.line, lastmod))
 
         on_url = redacted
     if on_listed is None or on_url is None:
@@ -267,7 +279,7 @@ class _Walker:
                 rec.http_status = answer.status
                 if answer.final.href != answer.requested.href:  # redirected, in the one reading
                     rec.final_url = strip_userinfo(answer.url)
-                rec.content_type = (answer.content_type or "")[:200] or None
+                rec.content_type = clip(answer.content_type or "", 200) or None
                 if not 200 <= answer.status < 300:
                     self._refused(rec, answer, tally)
                 else:

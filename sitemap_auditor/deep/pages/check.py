@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from sitemap_auditor.audit.response import redact
 from sitemap_auditor.core.errors import FetchError, FetchErrorKind
+from sitemap_auditor.core.text import clip
 from sitemap_auditor.core.urls import Origin, UnfetchableURLError, WebURL, strip_userinfo
 from sitemap_auditor.core.urls import read as read_url
 from sitemap_auditor.core.validators import NO_VALIDATORS
@@ -29,6 +29,7 @@ from sitemap_auditor.deep.pages.head import READ_LIMIT, HeadFacts, HeadReader
 from sitemap_auditor.deep.pages.pacing import Pacer, crawl_delay, retry_after_seconds
 from sitemap_auditor.deep.pages.store import DigestSet, PagesFile, url_key
 from sitemap_auditor.deep.pages.summary import Summary
+from sitemap_auditor.deep.redaction import redact
 from sitemap_auditor.deep.robots_rules import (
     COMPLETE_DISALLOW,
     RobotsRules,
@@ -272,7 +273,7 @@ class _Checker:
         try:
             with self.fetcher().open(url, on_hop=hops.append, before_hop=self._vet) as answer:
                 status, final, headers = answer.status, answer.url, answer.headers
-                content_type = (answer.content_type or "")[:200] or None
+                content_type = clip(answer.content_type or "", 200) or None
                 head: HeadFacts | None = None
                 body_bytes = 0
                 if 200 <= status <= 299 and (content_type or "").lower().startswith(_HTML):

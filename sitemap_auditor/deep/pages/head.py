@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
+from sitemap_auditor.core.text import clip
+
 __all__ = ["READ_LIMIT", "HeadFacts", "HeadReader"]
 
 READ_LIMIT = 2 * 1024 * 1024  # Google Search reads the first 2 MB of an HTML file
@@ -68,11 +70,11 @@ class _Parser(HTMLParser):
                 self.robots.append(a.get("content", "")[:1000])
             prop = a.get("property", "").strip().lower()
             if prop == "article:modified_time" and self.modified is None:
-                self.modified = a.get("content", "").strip()[:100] or None
+                self.modified = clip(a.get("content", "").strip(), 100) or None
         elif tag == "link" and self.canonical is None:
             rels = a.get("rel", "").lower().split()
             if "canonical" in rels and a.get("href", "").strip():
-                self.canonical = a["href"].strip()[:4096]
+                self.canonical = clip(a["href"].strip(), 4096)
         elif tag == "title" and self.title is None:
             self._start("title")
         elif tag == "script":

@@ -17,6 +17,7 @@ from email.utils import parsedate_to_datetime
 from sitemap_auditor.core import urls
 from sitemap_auditor.core.errors import FetchErrorKind
 from sitemap_auditor.core.lastmod import parse_lastmod
+from sitemap_auditor.core.text import clip
 from sitemap_auditor.deep.pages.head import HeadFacts
 
 __all__ = [
@@ -181,7 +182,7 @@ def _link_canonical(link: str | None) -> str | None:
                 rel = value
             at = end
         if rel is not None and "canonical" in rel.lower().split():
-            return target[:4096]
+            return clip(target, 4096)
     return None
 
 

@@ -28,6 +28,7 @@ from sitemap_auditor.core.parser import (
     RefusedError,
     unknown_root,
 )
+from sitemap_auditor.core.text import clip
 from sitemap_auditor.deep.reading.runs import Run, read_run
 
 __all__ = [
@@ -260,7 +261,8 @@ class _Extended:
             else:
                 self.news_tags.add(field[5:])
                 if field == "news:publication_date":
-                    self.news_date = value[:MAX_LASTMOD_CHARS]
+                    # Kept past MAX_LASTMOD_CHARS as a <lastmod> is, marked where it was cut.
+                    self.news_date = clip(value, MAX_LASTMOD_CHARS + 1)
 
     def closed(self, container: str) -> None:
         if container == "image":

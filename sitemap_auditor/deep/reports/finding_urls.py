@@ -17,10 +17,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sitemap_auditor.audit.outcome import redact
 from sitemap_auditor.core.urls import strip_userinfo
 from sitemap_auditor.deep.finding_rows import FindingRows
 from sitemap_auditor.deep.kinds import KINDS, Kind
+from sitemap_auditor.deep.redaction import redact
 from sitemap_auditor.deep.reports.csv_report import cell
 
 __all__ = ["FINDING_URL_COLUMNS", "NAME", "write"]
