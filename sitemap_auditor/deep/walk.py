@@ -358,7 +358,12 @@ class _Walker:
         if kind != "xml":
             out.checks = None
             rec.type = "unknown"
-            tally.set_count(Kind.UNKNOWN_FORMAT, 1, detail="neither XML nor a list of URLs")
+            detail = (
+                "a list of URLs in UTF-16, where a text sitemap must be UTF-8"
+                if kind == "utf16-text"
+                else "neither XML nor a list of URLs"
+            )
+            tally.set_count(Kind.UNKNOWN_FORMAT, 1, detail=detail)
             self._count_bytes(rec, answer, chunks)
             return
         bom = BOM if head.startswith(BOM) else b""

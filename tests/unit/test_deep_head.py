@@ -61,3 +61,15 @@ def test_an_ordinary_head_is_the_first_chunk() -> None:
 
 def test_line_breaks_count_as_xml_counts_them() -> None:
     assert line_breaks(b"a\r\nb\rc\nd\n\r") == 5
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-be", "utf-32"])
+def test_a_utf16_body_is_xml_by_its_first_character_and_a_list_of_urls_is_told_apart(
+    codec: str,
+) -> None:
+    mark = {"utf-16-be": b"\xfe\xff"}.get(codec, b"")
+    xml = mark + "\n <?xml version='1.0'?><urlset/>".encode(codec)
+    urls = mark + "https://ex.com/a\nhttps://ex.com/b\n".encode(codec)
+    assert first_bytes(xml) == "xml"
+    assert first_bytes(urls) == ("other" if codec == "utf-32" else "utf16-text")
+    assert first_bytes(mark + "just words".encode(codec)) == "other"

@@ -71,10 +71,16 @@ def read_head(chunks: Iterator[bytes]) -> Head:
 
 
 def first_bytes(head: bytes) -> str:
-    """What a body starts as: xml (a tag), text (a URL) or other."""
+    """What a body starts as: xml (a tag), text (a URL), utf16-text (a URL in UTF-16, which no
+    search engine reads: a text sitemap is UTF-8) or other."""
     body = head.removeprefix(BOM)
     if body[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        return "xml"  # UTF-16, which the parser reads
+        # UTF-16 (or UTF-32, whose marks start alike), which the XML parser reads.
+        codec = "utf-16-le" if body[:2] == b"\xff\xfe" else "utf-16-be"
+        text = body[2:130].decode(codec, "replace").lstrip(XML_SPACE.decode() + "\x00")
+        if text.startswith("<"):
+            return "xml"
+        return "utf16-text" if text[:8].lower().startswith(("http://", "https:/")) else "other"
     first = body.lstrip(XML_SPACE)[:8].lower()
     if first.startswith(b"<"):
         return "xml"

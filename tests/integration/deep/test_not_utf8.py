@@ -62,3 +62,18 @@ def test_utf8_by_any_name_is_silent(site: Site, declaration: str, bom: bytes) ->
         body = body.replace("é".encode(), b"e")
     serve_listed(site, {"/s.xml": body})
     assert "not-utf8" not in kinds_of(run(site.url("/")))
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-be"])
+def test_a_list_of_urls_in_utf16_is_a_file_search_engines_cannot_read(
+    site: Site, codec: str
+) -> None:
+    # A text sitemap must be UTF-8: read as such, a UTF-16 list holds no URL. It was taken
+    # for XML and reported as invalid XML, quoting a line of NUL characters.
+    mark = b"\xfe\xff" if codec == "utf-16-be" else b""
+    body = mark + f"{site.url('/a')}\n{site.url('/b')}\n".encode(codec)
+    serve_listed(site, {"/s.txt": body})
+    doc = run(site.url("/"))
+    found = kinds_of(doc)
+    assert set(found) == {"unknown-format"}
+    assert "UTF-16" in found["unknown-format"]["message"]
