@@ -381,6 +381,19 @@ def test_the_pacer_spaces_requests_by_rate_or_crawl_delay_and_pauses() -> None:
     assert free.reserve() == 0.0
 
 
+def test_a_turn_taken_before_a_pause_and_due_within_it_is_not_to_be_used() -> None:
+    t = [0.0]
+    p = Pacer(rate=4.0, crawl_delay_s=None, clock=lambda: t[0])
+    assert [p.reserve() for _ in range(3)] == [0.0, 0.25, 0.5]
+    t[0] = 0.1
+    p.pause(3.0)  # a 429: the turns at 0.25 and 0.5 were taken before
+    t[0] = 0.25
+    assert p.paused()
+    assert p.reserve() == 3.1 - 0.25  # the next turn is the pause's end
+    t[0] = 3.1
+    assert not p.paused()
+
+
 def test_crawl_delay_of_the_agents_group_else_stars() -> None:
     body = (
         b"User-agent: *\nCrawl-delay: 2\n\n"

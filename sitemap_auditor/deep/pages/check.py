@@ -13,6 +13,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -37,7 +38,14 @@ from sitemap_auditor.deep.robots_rules import (
     robots_unreachable,
 )
 from sitemap_auditor.deep.scope import MAX_URL_CHARS
-from sitemap_auditor.fetching.fetch import USER_AGENT, Fetcher, FetchPolicy, Hop
+from sitemap_auditor.fetching.fetch import (
+    MAX_REDIRECTS,
+    USER_AGENT,
+    Answer,
+    Fetcher,
+    FetchPolicy,
+    Hop,
+)
 
 __all__ = [
     "DEFAULT_MAX_PAGES",
@@ -132,6 +140,19 @@ class _DisallowedError(Exception):
         self.agents = agents
 
 
+class _NextHopError(Exception):
+    """A redirect leads to target: it is asked for in a request of its own, in its turn."""
+
+    def __init__(self, target: WebURL) -> None:
+        super().__init__(target.href)
+        self.target = target
+
+
+class _OutOfTurnError(Exception):
+    """A redirect's next hop cannot have its turn before the deadline (or the run stopped): the
+    page is left unchecked."""
+
+
 class _RobotsBook:
     """robots.txt by origin: rules of one origin say nothing of another's. The site's is read
     before the check; another origin's (a listed page there, a redirect there) the first time
@@ -221,14 +242,19 @@ class _Checker:
         return f
 
     def wait(self, stop: threading.Event, deadline: float) -> bool:
-        """Wait for this request's turn (the rate, Crawl-delay, Retry-After); False, at once,
-        when the turn comes at or past the deadline, or once the run stops."""
-        delay = self.pacer.reserve()
-        if delay > 0:
-            if time.monotonic() + delay >= deadline:
+        """Wait for this request's turn (the rate, Crawl-delay, Retry-After), a redirect's hop
+        included; False, at once, when the turn comes at or past the deadline, or once the run
+        stops. A turn that a pause the site asked for has since covered is taken again."""
+        while True:
+            delay = self.pacer.reserve()
+            if delay > 0:
+                if time.monotonic() + delay >= deadline:
+                    return False
+                stop.wait(delay)
+            if stop.is_set():
                 return False
-            stop.wait(delay)
-        return not stop.is_set()
+            if not self.pacer.paused():
+                return True
 
     def check(self, item: Listed, stop: threading.Event, deadline: float) -> dict[str, Any] | None:
         """The page's row; None when the run ends before the page could be checked (its turn
@@ -242,12 +268,16 @@ class _Checker:
             return _blocked_row(item, agents)
         started = time.monotonic()
         row: dict[str, Any] | None = None
+        self.local.turn = (stop, deadline)  # a redirect's hop waits for its turn too (_vet)
         for attempt in range(MAX_RETRIES + 1):
+            # A retry whose turn comes past the deadline leaves the page unchecked, as a first
+            # request's does: the wait the site asked for was not waited out.
             if not self.wait(stop, deadline):
-                if row is None:
-                    return None
-                break  # the answer before the retry stands (a 429 or 503)
-            row, retry_in = self._once(url)
+                return None
+            try:
+                row, retry_in = self._once(url)
+            except _OutOfTurnError:
+                return None
             if row["error"] is not None and time.monotonic() >= deadline:
                 return None
             if retry_in is None or attempt == MAX_RETRIES or stop.is_set():
@@ -268,10 +298,11 @@ class _Checker:
         """One request of url (redirects followed): its row, and seconds to wait before a retry
         when the site asked to slow down (429, 503)."""
         hops: list[Hop] = []
+        self.local.hops = hops  # _vet counts them
         now = self.options.now()
         retry_in: float | None = None
         try:
-            with self.fetcher().open(url, on_hop=hops.append, before_hop=self._vet) as answer:
+            with self._followed(url, hops) as answer:
                 status, final, headers = answer.status, answer.url, answer.headers
                 content_type = clip(answer.content_type or "", 200) or None
                 head: HeadFacts | None = None
@@ -290,7 +321,9 @@ class _Checker:
                     if wait <= MAX_RETRY_WAIT_S:
                         retry_in = wait
                 found = verdict.judge(
-                    requested=answer.requested,
+                    # The listed URL's reading (the first request's; after a hop, the fetch
+                    # read the hop's target).
+                    requested=read_url(url) if hops else answer.requested,
                     final=answer.final,
                     status=status,
                     redirected=bool(hops),
@@ -332,10 +365,28 @@ class _Checker:
         }
         return row, retry_in
 
+    @contextmanager
+    def _followed(self, url: str, hops: list[Hop]) -> Iterator[Answer]:
+        """The final answer of url, redirects followed (each one heard by hops): each hop is a
+        request to the site, and waits for its turn (the rate, Crawl-delay, Retry-After) as the
+        first request does, outside any fetch's own deadline; _OutOfTurnError when that turn
+        comes at or past the run's deadline."""
+        current = url
+        while True:
+            try:
+                with self.fetcher().open(current, on_hop=hops.append, before_hop=self._vet) as a:
+                    yield a
+                    return
+            except _NextHopError as hop:
+                if not self.wait(*self.local.turn):
+                    raise _OutOfTurnError from None
+                current = hop.target.href
+
     def _vet(self, target: WebURL) -> None:
         """Before a redirect's target is asked for: a redirect error for a target longer than
-        a URL may be (Search Console's "a URL over the maximum length"); _DisallowedError when
-        robots.txt disallows it to the page agents."""
+        a URL may be (Search Console's "a URL over the maximum length"), or past the
+        MAX_REDIRECTS hops of a fetch; _DisallowedError when robots.txt disallows it to the
+        page agents; else _NextHopError, to ask for it in its turn (`_followed`)."""
         if len(target.href) > MAX_URL_CHARS:
             raise FetchError(
                 FetchErrorKind.INVALID_URL, f"a redirect to a URL over {MAX_URL_CHARS:,} characters"
@@ -343,6 +394,9 @@ class _Checker:
         agents = self.robots.blocked_for(target)
         if agents:
             raise _DisallowedError(target, agents)
+        if len(self.local.hops) > MAX_REDIRECTS:
+            raise FetchError(FetchErrorKind.TOO_MANY_REDIRECTS, f"more than {MAX_REDIRECTS}")
+        raise _NextHopError(target)
 
     def defect(self, item: Listed, exc: Exception) -> dict[str, Any]:
         """The row of a page whose check failed by a defect of this tool (no answer of the
@@ -422,7 +476,8 @@ def _robots(policy: FetchPolicy, robots_url: str, agent: str) -> tuple[RobotsAge
         return RobotsAgents(None, agents), None
     finally:
         fetcher.close()
-    delay = crawl_delay(body, agents[-1] if len(agents) > 1 else sent)
+    # The group of the product the User-Agent names (Googlebot's too), else of its first word.
+    delay = crawl_delay(body, product_token(sent) or sent)
     return RobotsAgents(RobotsRules.parse(body), agents), delay
 
 

@@ -21,7 +21,8 @@ _SECONDS = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)\Z", re.ASCII)
 
 class Pacer:
     """Spaces requests at least `interval` seconds apart (the rate cap or Crawl-delay, whichever
-    is slower) and holds every request back during a pause the site asked for."""
+    is slower) and holds every request back during a pause the site asked for: a slot taken
+    before the pause began and due within it is not used (`paused`: take another)."""
 
     def __init__(
         self,
@@ -35,6 +36,7 @@ class Pacer:
         self.interval = max(spacing, default=0.0)
         self._clock = clock
         self._next = clock()
+        self._paused_until = self._next
         self._lock = threading.Lock()
 
     def reserve(self) -> float:
@@ -48,7 +50,14 @@ class Pacer:
     def pause(self, seconds: float) -> None:
         """No request before seconds from now (a 429 or 503 with Retry-After)."""
         with self._lock:
-            self._next = max(self._next, self._clock() + seconds)
+            self._paused_until = max(self._paused_until, self._clock() + seconds)
+            self._next = max(self._next, self._paused_until)
+
+    def paused(self) -> bool:
+        """True while a pause the site asked for lasts: a slot that came due within it, taken
+        before it began, is not to be used."""
+        with self._lock:
+            return self._clock() < self._paused_until
 
 
 def retry_after_seconds(value: str | None, now: datetime) -> float | None:

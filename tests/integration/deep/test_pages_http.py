@@ -388,6 +388,110 @@ def test_retry_after_is_waited_out_then_the_page_is_judged(site: Site, tmp_path:
     assert site.paths().count("/down") == 3  # retried twice, then a finding
 
 
+def test_no_request_is_sent_while_a_retry_after_pause_lasts(site: Site, tmp_path: Path) -> None:
+    # With --rate, workers had taken turns ahead: those due within the pause were used anyway.
+    log: list[tuple[float, str]] = []
+
+    def route(path: str) -> Any:
+        page = wp(path, site)
+
+        def answer(h: Any) -> None:
+            log.append((time.monotonic(), path))
+            if path == "/p0" and sum(p == "/p0" for _, p in log) == 1:
+                send(h, 429, b"slow down", {"Retry-After": "1", "Content-Type": "text/plain"})
+            else:
+                send(h, 200, page, {"Content-Type": "text/html"})
+
+        return answer
+
+    paths = [f"/p{i}" for i in range(6)]
+    for p in paths:
+        site.route(p, route(p))
+    rows = check(site, paths, tmp_path, concurrency=4, rate=8.0)
+    assert all(r["indexable"] for r in rows.values())
+    paused_at = next(t for t, p in log if p == "/p0")
+    within = [p for t, p in log if paused_at < t < paused_at + 1.0]
+    assert within == []
+
+
+def test_each_redirect_hop_waits_for_its_turn(site: Site, tmp_path: Path) -> None:
+    # Only a page's first request was paced: the hops of a redirect chain went at once.
+    log: list[float] = []
+    site.route("/robots.txt", reply("User-agent: *\nCrawl-delay: 0.3\n", content_type="text/plain"))
+    site.route("/r", redirect(site.url("/a")))
+    site.route("/a", redirect(site.url("/b")))
+    _timed(site, "/b", log, [0, 0])
+
+    def hop(path: str) -> None:
+        inner = site.routes[path]
+
+        def answer(h: Any) -> None:
+            log.append(time.monotonic())
+            inner(h)
+
+        site.route(path, answer)
+
+    hop("/r")
+    hop("/a")
+    rows = check(site, ["/r"], tmp_path)
+    assert rows["/r"]["reason"] == "page-redirect" and len(rows["/r"]["redirects"]) == 2
+    assert len(log) == 3 and all(b - a >= 0.3 * 0.9 for a, b in itertools.pairwise(log))
+
+
+def test_a_retry_whose_turn_comes_past_the_deadline_leaves_the_page_unchecked(
+    site: Site, tmp_path: Path
+) -> None:
+    # The 429 was kept as the page's lasting answer, "even after the waits it asked for", and
+    # the run said it was complete, though no wait happened.
+    site.route("/p", reply(b"", 429, "text/plain", headers={"Retry-After": "100"}))
+    out = str(tmp_path / "pages.jsonl")
+    policy = FetchPolicy(
+        origin=("http", "127.0.0.1", site.port), allow_private_networks=True, deadline_s=2.0
+    )
+    summary = check_pages(
+        lambda: iter([(site.url("/p"), site.url("/sitemap.xml"), None)]),
+        site.url("/robots.txt"),
+        policy,
+        PageOptions(pages_out=out, max_seconds=2.0),
+    )
+    assert summary.stopped_by == "max-seconds" and summary.checked == 0
+    assert list(PagesFile.rows(out)) == []
+
+
+@pytest.mark.parametrize(
+    ("agent", "delay"),
+    [
+        ("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", 0.5),
+        ("Mozilla/5.0 (compatible; AgencyAudit/1.0)", 0.25),
+        ("Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0", 0.75),
+    ],
+)
+def test_crawl_delay_is_the_group_of_the_product_the_user_agent_names(
+    site: Site, tmp_path: Path, agent: str, delay: float
+) -> None:
+    # A Googlebot product was read as the User-Agent's first word (`mozilla`): no delay.
+    site.route(
+        "/robots.txt",
+        reply(
+            "User-agent: Googlebot\nCrawl-delay: 0.5\n\n"
+            "User-agent: AgencyAudit\nCrawl-delay: 0.25\n\n"
+            "User-agent: *\nCrawl-delay: 0.75\n",
+            content_type="text/plain",
+        ),
+    )
+    site.route("/p", html(wp("/p", site)))
+    policy = FetchPolicy(
+        origin=("http", "127.0.0.1", site.port), allow_private_networks=True, deadline_s=2.0
+    )
+    summary = check_pages(
+        lambda: iter([(site.url("/p"), site.url("/sitemap.xml"), None)]),
+        site.url("/robots.txt"),
+        policy,
+        PageOptions(pages_out=str(tmp_path / "pages.jsonl"), user_agent=agent),
+    )
+    assert summary.crawl_delay == delay
+
+
 def test_resume_after_a_kill_checks_only_what_is_left(site: Site, tmp_path: Path) -> None:
     log: list[float] = []
     gauge = [0, 0]
