@@ -69,6 +69,33 @@ def test_the_body_starting_without_a_head_end_stops_the_reading() -> None:
     assert facts.ended and facts.robots == ()
 
 
+@pytest.mark.parametrize("codec", ["utf-8-sig", "utf-16", "utf-16-be"])
+@pytest.mark.parametrize("chunk", [1, 2, 7, 4096])
+def test_a_byte_order_mark_decides_the_encoding_over_the_header(codec: str, chunk: int) -> None:
+    # A UTF-16 page with its mark and no charset was read as UTF-8: its noindex was missed.
+    mark = b"\xfe\xff" if codec == "utf-16-be" else b""
+    page = '<html><head><meta name="robots" content="noindex"><title>é</title></head>'
+    facts = read(mark + page.encode(codec), chunk, "text/html; charset=iso-8859-1")
+    assert facts.robots == ("noindex",) and facts.title == "é"
+
+
+def test_a_utf32_label_is_no_encoding_of_the_web_and_breaks_nothing() -> None:
+    # Its decoder raised on a body without a mark: a defect of the check, not the page's.
+    body = b'<html><head><meta name="robots" content="noindex"></head><body>x'
+    assert read(body, 64, "text/html; charset=utf-32").robots == ("noindex",)
+    assert read(body, 3, "text/html; charset=UTF-32BE").robots == ("noindex",)
+
+
+def test_every_meta_robots_that_may_say_noindex_is_kept_each_once() -> None:
+    # Only the first 20 tags were kept: a 21st noindex was missed.
+    tags = b'<meta name="robots" content="index, follow">' * 50
+    tags += b'<meta name="robots" content="max-snippet:-1">' * 50
+    body = b"<html><head>" + tags + b'<meta name="googlebot" content="noindex"></head>'
+    assert read(body, 4096).robots == ("noindex",)
+    many = b"".join(b'<meta name="robots" content="none%d">' % i for i in range(5000))
+    assert len(read(b"<html><head>" + many + b"</head>", 4096).robots) == 1000
+
+
 def test_a_noindex_past_two_megabytes_is_invisible_and_said_so() -> None:
     body = b"<html><head><style>" + b"x" * READ_LIMIT + b"</style>"
     body += b'<meta name="robots" content="noindex"></head>'

@@ -18,7 +18,11 @@ __all__ = ["READ_LIMIT", "HeadFacts", "HeadReader"]
 
 READ_LIMIT = 2 * 1024 * 1024  # Google Search reads the first 2 MB of an HTML file
 _MAX_SCRIPT_CHARS = 256 * 1024  # one JSON-LD block read for dateModified
-_MAX_VALUES = 20  # meta robots tags kept: several may coexist, the most restrictive wins
+# Meta robots tags: several may coexist, and the most restrictive wins, so every one that may
+# say noindex is kept (those that cannot are not: the verdict's noindex, none and
+# unavailable_after are all it reads), each distinct one once, up to this many.
+_MAX_VALUES = 1000
+_DECIDING = ("noindex", "none", "unavailable_after")
 # Tags that may stand in a head; any other start tag means the body has begun.
 _HEAD_TAGS = frozenset(
     {"html", "head", "meta", "link", "title", "script", "style", "base", "noscript", "template"}
@@ -43,7 +47,7 @@ class HeadFacts:
 class _Parser(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.robots: list[str] = []
+        self.robots: dict[str, None] = {}
         self.canonical: str | None = None
         self.modified: str | None = None
         self.ld_modified: str | None = None
@@ -67,7 +71,10 @@ class _Parser(HTMLParser):
         if tag == "meta":
             name = a.get("name", "").strip().lower()
             if name in ("robots", "googlebot") and len(self.robots) < _MAX_VALUES:
-                self.robots.append(a.get("content", "")[:1000])
+                content = a.get("content", "")[:1000]
+                folded = content.lower()
+                if any(word in folded for word in _DECIDING):
+                    self.robots.setdefault(content)
             prop = a.get("property", "").strip().lower()
             if prop == "article:modified_time" and self.modified is None:
                 self.modified = clip(a.get("content", "").strip(), 100) or None
@@ -145,6 +152,11 @@ def _date_modified(text: str) -> str | None:
     return None
 
 
+# A byte order mark decides a page's encoding over any charset, as browsers read it (the HTML
+# standard's encoding sniffing), and is not part of the text.
+_BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_BE, "utf-16-be"), (b"\xff\xfe", "utf-16-le"))
+
+
 def _charset(content_type: str | None) -> str:
     for part in (content_type or "").split(";")[1:]:
         key, _, value = part.strip().partition("=")
@@ -154,9 +166,12 @@ def _charset(content_type: str | None) -> str:
                 name = codecs.lookup(name).name
                 # Only a text encoding that decodes as it is asked to (errors replaced):
                 # `base64`, `rot13`, `undefined` or `idna` would hand the parser bytes, or
-                # raise, whatever the page holds.
+                # raise, whatever the page holds. UTF-32 is no encoding of the web (browsers
+                # ignore the label), and its decoder raises on a body without a mark.
                 b"a".decode(name, "replace")
             except (LookupError, UnicodeError):
+                break
+            if name.startswith("utf-32"):
                 break
             return name
     return "utf-8"
@@ -166,10 +181,25 @@ class HeadReader:
     """Feed a page's body chunk by chunk until `done`; then `facts()`."""
 
     def __init__(self, content_type: str | None = None) -> None:
-        self._decoder = codecs.getincrementaldecoder(_charset(content_type))(errors="replace")
+        self._charset = _charset(content_type)
+        self._decoder: codecs.IncrementalDecoder | None = None  # once the first bytes are in
+        self._first = b""  # the first bytes, held until they show whether a mark starts them
         self._parser = _Parser()
         self.read = 0
         self.cut = False
+
+    def _decode(self, chunk: bytes, final: bool) -> str:
+        if self._decoder is None:
+            self._first += chunk
+            if len(self._first) < 3 and not final:
+                return ""
+            chunk, self._first, name = self._first, b"", self._charset
+            for mark, named in _BOMS:
+                if chunk.startswith(mark):
+                    chunk, name = chunk[len(mark) :], named
+                    break
+            self._decoder = codecs.getincrementaldecoder(name)(errors="replace")
+        return self._decoder.decode(chunk, final=final)
 
     @property
     def done(self) -> bool:
@@ -185,13 +215,13 @@ class HeadReader:
         if len(chunk) >= room:
             chunk, self.cut = chunk[:room], True
         self.read += len(chunk)
-        self._parser.feed(self._decoder.decode(chunk, final=self.cut))
+        self._parser.feed(self._decode(chunk, final=self.cut))
 
     def facts(self) -> HeadFacts:
         """What the head said, once fed (the parser's pending text flushed)."""
         p = self._parser
         if not p.content:
-            p.feed(self._decoder.decode(b"", final=True))
+            p.feed(self._decode(b"", final=True))
             p.close()  # text held back for a possible entity is text too
         return HeadFacts(
             robots=tuple(p.robots),
