@@ -70,19 +70,24 @@ class ExtraHeaders:
 
     def secrets(self) -> tuple[str, ...]:
         """What no report may echo of the credential headers: each value, and the tokens in
-        it a site could echo alone (an Authorization's after its scheme, each cookie's value),
-        in every form a password is echoed in (percent-encoded either way, hex in either case),
-        those of MIN_TOKEN_CHARS or more."""
+        it a site could echo alone (an Authorization's after its scheme, or the whole of one
+        that names no scheme; each cookie's value, with and without the quotes it may be
+        written in), in every form a password is echoed in (percent-encoded either way, hex in
+        either case), those of MIN_TOKEN_CHARS or more."""
         found: list[str] = []
         for name, value in self.items:
             lower = name.lower()
             if lower not in CREDENTIAL_HEADERS or not value:
                 continue
             found.append(value)
+            tokens = [value.strip()]
             if lower == "cookie":
-                tokens = [part.partition("=")[2].strip() for part in value.split(";")]
+                values = [part.partition("=")[2].strip() for part in value.split(";")]
+                tokens += values + [v[1:-1] for v in values if len(v) > 1 and v[0] == v[-1] == '"']
             else:
-                tokens = [value.strip().partition(" ")[2].strip()]
+                _scheme, space, rest = value.strip().partition(" ")
+                if space:
+                    tokens.append(rest.strip())
             for token in tokens:
                 if len(token) >= MIN_TOKEN_CHARS:
                     found += echoed_forms(token)  # as the password's are (Credentials)

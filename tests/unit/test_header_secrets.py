@@ -28,5 +28,19 @@ def test_each_cookie_value_is_redacted_alone_and_percent_encoded() -> None:
     assert redact("/fr/page", secrets) == "/fr/page"
 
 
+def test_an_authorization_without_a_scheme_is_a_token_whole_in_every_spelling() -> None:
+    # A raw API key: no space, so no token was taken from it, and its percent-encoded echo
+    # was shown.
+    secrets = _secrets("Authorization: abc/def+ghi=123456")
+    for echoed in ("abc/def+ghi=123456", "abc%2Fdef%2Bghi%3D123456", "abc%2fdef%2bghi%3d123456"):
+        assert redact(f"/rel?key={echoed}&x=1", secrets) == "/rel?key=***&x=1"
+
+
+def test_a_quoted_cookie_value_is_hidden_without_its_quotes_too() -> None:
+    secrets = _secrets('Cookie: sid="zz/yy+xx=998877"')
+    assert redact("/p?ck=zz%2Fyy%2Bxx%3D998877", secrets) == "/p?ck=***"
+    assert redact('/p?ck="zz/yy+xx=998877"', secrets) == "/p?ck=***"
+
+
 def test_other_headers_are_no_secret() -> None:
     assert _secrets("X-Audit: agency-42-long-value") == ()
