@@ -294,6 +294,7 @@ class _Walker:
                     rec.compression = "gzip"  # cut past the limit before the read's own end
             elif e.kind in _COMPRESSION_KINDS:
                 tally.set_count(Kind.COMPRESSION_ERROR, 1, detail=e.describe())
+                rec.compression = "gzip"  # what was read came through it, however far
             else:
                 tally.set_count(Kind.COULDNT_FETCH, 1, detail=e.describe())
             head = out.reader.head if out.reader is not None else None
