@@ -917,10 +917,25 @@ _TEXT_BREAKS = re.compile(rb"\r\n|\r|\n")
 _MAX_TEXT_LINE_BYTES = 4 * (MAX_FIELD_CHARS + 1)
 
 
-def text_lines(chunks: Iterable[bytes]) -> Iterator[tuple[int, str]]:
+def _line_text(raw: bytes, cut: bool, number: int, not_utf8: Callable[[int], None] | None) -> str:
+    """A line's bytes as text; not_utf8(number) when they are not UTF-8 (but for a character
+    the cut at _MAX_TEXT_LINE_BYTES split)."""
+    try:
+        return raw.decode("utf-8").strip()
+    except UnicodeDecodeError as e:
+        if not_utf8 is not None and not (cut and e.start >= len(raw) - 3):
+            not_utf8(number)
+        return raw.decode("utf-8", "replace").strip()
+
+
+def text_lines(
+    chunks: Iterable[bytes], not_utf8: Callable[[int], None] | None = None
+) -> Iterator[tuple[int, str]]:
     """The non-blank lines of a text sitemap, numbered, each cut to 4,096 characters (a cut
-    line ends with the mark)."""
+    line ends with the mark); not_utf8(number) for each line that is not UTF-8 (a text
+    sitemap must be), read with U+FFFD in place of its wrong bytes."""
     number = 0
+    rest_cut = False  # the line in `rest` was cut at _MAX_TEXT_LINE_BYTES
     rest = b""
     first = True
     dropping = False  # the end of a line too long is being skipped, up to its break
@@ -940,18 +955,22 @@ def text_lines(chunks: Iterable[bytes]) -> Iterator[tuple[int, str]]:
         # held back, as the next may begin with the LF that makes one break of the two.
         held = data.endswith(b"\r")
         lines = _TEXT_BREAKS.split(data[:-1] if held else data)
+        # The line `rest` held goes on as the first of these: it ends here when a break follows.
+        first_cut = rest_cut
+        if len(lines) > 1:
+            rest_cut = False
         rest = lines.pop()
         if len(rest) > _MAX_TEXT_LINE_BYTES:
             # A line that never ends is cut; the rest of it is dropped, up to its break.
-            rest, dropping = rest[:_MAX_TEXT_LINE_BYTES], not held
+            rest, dropping, rest_cut = rest[:_MAX_TEXT_LINE_BYTES], not held, True
         if held:
             rest += b"\r"
-        for raw in lines:
+        for i, raw in enumerate(lines):
             number += 1
-            text = raw.decode("utf-8", "replace").strip()
+            text = _line_text(raw, first_cut and i == 0, number, not_utf8)
             if text:
                 yield number, clip(text, MAX_FIELD_CHARS)
     if rest:
-        text = rest.decode("utf-8", "replace").strip()
+        text = _line_text(rest, rest_cut, number + 1, not_utf8)
         if text:
             yield number + 1, clip(text, MAX_FIELD_CHARS)

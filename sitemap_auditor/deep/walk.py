@@ -527,7 +527,13 @@ class _Walker:
                 rec.bytes = (rec.bytes or 0) + len(chunk)
                 yield chunk
 
-        for number, text in checks.text_lines(counted()):
+        not_utf8: list[int] = []  # the first line that is not UTF-8, which a text sitemap must be
+
+        def first_not_utf8(number: int) -> None:
+            if not not_utf8:
+                not_utf8.append(number + lines_before)
+
+        for number, text in checks.text_lines(counted(), first_not_utf8):
             number += lines_before
             sc.entries += 1
             with self.shared():
@@ -536,6 +542,9 @@ class _Walker:
                     on_url(UrlRecord(text, rec.url, number, None))
         rec.entries = sc.entries
         rec.compression = "gzip" if rec.bytes != answer.wire_bytes else None
+        if not_utf8:
+            detail = f"another encoding (line {not_utf8[0]:,} is not valid UTF-8)"
+            sc.tally.set_count(Kind.NOT_UTF8, 1, line=not_utf8[0], detail=detail)
 
     def _count_bytes(self, rec: SitemapRecord, answer: Any, chunks: Iterator[bytes]) -> None:
         for chunk in chunks:

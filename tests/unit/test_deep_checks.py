@@ -12,8 +12,9 @@ from datetime import date, timedelta
 import pytest
 
 from sitemap_auditor.core.lastmod import lastmod_key
+from sitemap_auditor.core.text import CUT_MARK
 from sitemap_auditor.deep import checks, walk
-from sitemap_auditor.deep.checks import Tally
+from sitemap_auditor.deep.checks import Tally, text_lines
 from sitemap_auditor.deep.kinds import KINDS, Kind, Severity
 from sitemap_auditor.deep.reading.head import line_breaks
 from sitemap_auditor.deep.scope import SitemapScope, classify_loc
@@ -595,3 +596,25 @@ def test_missing_return_links_are_the_same_whatever_order_the_files_are_read_in(
     found = readings[0]
     assert len(found) > 5_000 and {s for s, _, _ in found} == set(files)
     assert 0 < sum(1 for _, _, text in found if text) <= checks.LINK_EXAMPLES
+
+
+def test_a_line_of_a_text_sitemap_past_the_bound_is_cut_marked_and_its_end_dropped() -> None:
+    long = b"https://ex.com/" + b"a" * 40_000
+    chunks = [long[:10_000], long[10_000:30_000], long[30_000:] + b"-end\nhttps://ex.com/b\n"]
+    lines = list(text_lines(chunks))
+    assert [n for n, _ in lines] == [1, 2]
+    first = lines[0][1]
+    assert len(first) == 4096 and first.endswith(CUT_MARK) and "-end" not in first
+    assert lines[1][1] == "https://ex.com/b"
+
+
+def test_a_text_line_that_is_not_utf8_is_told_but_not_one_the_cut_split() -> None:
+    told: list[int] = []
+    chunks = [b"https://ex.com/a\nhttps://ex.com/caf\xe9\n", b"https://ex.com/b\n"]
+    lines = list(text_lines(chunks, told.append))
+    assert told == [2] and lines[1] == (2, "https://ex.com/caf\ufffd")
+    # A line cut in the middle of a character is UTF-8 still.
+    long = b"https://ex.com/" + "é".encode() * 20_000 + b"\n"
+    told.clear()
+    assert len(list(text_lines([long[:9], long[9:]], told.append))) == 1
+    assert told == []

@@ -58,13 +58,3 @@ def test_an_example_cut_inside_a_secret_shows_none_of_it() -> None:
     # The rows keep the value to the reading's bound, cut with the mark too.
     assert all(len(v) == MAX_FIELD_CHARS and v.endswith(CUT_MARK) for v in rows)
     assert all(SECRET not in redaction.redact(v, [SECRET]) for v in rows)
-
-
-def test_a_line_of_a_text_sitemap_past_the_bound_is_cut_marked_and_its_end_dropped() -> None:
-    long = b"https://ex.com/" + b"a" * 40_000
-    chunks = [long[:10_000], long[10_000:30_000], long[30_000:] + b"-end\nhttps://ex.com/b\n"]
-    lines = list(checks.text_lines(chunks))
-    assert [n for n, _ in lines] == [1, 2]
-    first = lines[0][1]
-    assert len(first) == 4096 and first.endswith(CUT_MARK) and "-end" not in first
-    assert lines[1][1] == "https://ex.com/b"

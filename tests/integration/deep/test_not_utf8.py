@@ -77,3 +77,15 @@ def test_a_list_of_urls_in_utf16_is_a_file_search_engines_cannot_read(
     found = kinds_of(doc)
     assert set(found) == {"unknown-format"}
     assert "UTF-16" in found["unknown-format"]["message"]
+
+
+def test_a_list_of_urls_with_bytes_that_are_not_utf8_is_named(site: Site) -> None:
+    # A Latin-1 text sitemap had no finding: its URLs were read with U+FFFD, silently.
+    body = f"{site.url('/a')}\n{site.url('/caf')}".encode() + b"\xe9\n"
+    serve_listed(site, {"/s.txt": body})
+    doc = run(site.url("/"))
+    found = kinds_of(doc)
+    assert found["not-utf8"]["line"] == 2
+    assert "line 2 is not valid UTF-8" in found["not-utf8"]["message"]
+    serve_listed(site, {"/s.txt": f"{site.url('/a')}\n{site.url('/café')}\n".encode()})
+    assert "not-utf8" not in kinds_of(run(site.url("/")))
