@@ -21,6 +21,7 @@ from sitemap_auditor.core.lastmod import format_instant
 __all__ = [
     "AUDITOR",
     "MAX_ERROR_MESSAGE",
+    "OWN_FIELDS",
     "RESPONSE_VERSION",
     "build",
     "data_map",
@@ -149,14 +150,25 @@ def render(outcome: Outcome) -> dict[str, Any]:
     }
 
 
-def redact_tree(value: Any, secrets: Sequence[str]) -> Any:
-    """A copy of a JSON-like value with every secret replaced by *** in its strings."""
+# The Response's fields whose values the audit writes from its own fixed vocabulary or in a
+# canonical form, never from what a site or the event sent (docs/contract.md §1, §2): the
+# auditor, a CheckCode, a status, the date, the sitemap's type, the latest lastmod as a UTC
+# instant. A password that happens to spell one (`SUCCESS`, `2026`, `Sitemap`) is no echo of it:
+# redacting it would break the format the platform reads, and point at the password besides.
+OWN_FIELDS = frozenset({"auditor", "code", "status", "date", "sitemapType", "latestLastmod"})
+
+
+def redact_tree(value: Any, secrets: Sequence[str], key: str | None = None) -> Any:
+    """A copy of a JSON-like value with every secret replaced by *** in its strings, but for
+    the OWN_FIELDS (`key`: the key the value is found under)."""
+    if key in OWN_FIELDS:
+        return value
     if isinstance(value, str):
         return redact(value, secrets)
     if isinstance(value, dict):
-        return {k: redact_tree(v, secrets) for k, v in value.items()}
+        return {k: redact_tree(v, secrets, k) for k, v in value.items()}
     if isinstance(value, list):
-        return [redact_tree(v, secrets) for v in value]
+        return [redact_tree(v, secrets, key) for v in value]
     return value
 
 

@@ -38,12 +38,16 @@ def verdict(
     site: sites.SiteBase, url: str, options: Options, policy: FetchPolicy, heard: Recordings
 ) -> dict[str, Any]:
     """What the Lambda auditor says of this URL: its own steps, with its own rules, under the
-    walk's own fetch policy; what it hears is kept in `heard` for the walk."""
+    walk's own fetch policy; what it hears is kept in `heard` for the walk. None ({}) when
+    --max-seconds cut one of its fetches: its answer would speak of candidates it never asked,
+    or asked only in part."""
     fetcher = Fetcher(policy, transport=heard.recording(default_transport(policy)))
     try:
         facts = lambda_audit.fetch_facts(site, fetcher, None)
     finally:
         fetcher.close()
+    if fetcher.ran_out_of_budget:
+        return {}
     settings = config.Settings(
         max_age_days=options.max_age_days, allow_private_networks=options.allow_private_networks
     )

@@ -135,3 +135,20 @@ def test_redaction_reaches_every_string_of_a_result() -> None:
         "c": 3,
         "d": None,
     }
+
+
+@pytest.mark.parametrize("password", ["SUCCESS", "WARNING", "2026", "Sitemap", "SitemapAuditor"])
+def test_a_password_that_spells_a_fixed_word_leaves_the_format_whole(password: str) -> None:
+    # The status, a CheckCode, the date and the auditor became "***": the format broken, and
+    # the password told by where the stars stood (`***-12-01T12:00:05Z` is 2026).
+    result = build([INFO, STALE])
+    shown = response.redact_tree(result, [password])
+    for key in ("status", "date", "auditor"):
+        assert shown[key] == result[key]
+    for check, was in zip(shown["checks"], result["checks"], strict=True):
+        assert (check["code"], check["status"]) == (was["code"], was["status"])
+        assert check["data"]["latestLastmod"] == was["data"]["latestLastmod"]
+    # What the site may have echoed is still redacted.
+    assert response.redact_tree({"data": {"issues": [f"x/{password}"]}}, [password]) == {
+        "data": {"issues": ["x/***"]}
+    }
