@@ -73,6 +73,19 @@ def test_a_verdict_that_takes_the_whole_time_leaves_robots_txt_as_it_answered(
         (site.url("/s.xml"), "robots", "unfetched")
     ]
     assert [r.path for r in site.seen].count("/robots.txt") == 1
+    # Its verdict would speak of candidates it never asked, or asked in part: there is none.
+    assert doc["verdict"] == {"status": None, "message": None, "checks": []}
+
+
+def test_a_verdict_cut_before_a_later_candidate_says_nothing_of_it(site: Site) -> None:
+    # It said "none of the 2 candidate sitemaps answered HTTP 2xx", the second never asked.
+    robots = f"Sitemap: {site.url('/slow.xml')}\nSitemap: {site.url('/ok.xml')}\n"
+    site.route("/robots.txt", reply(robots, content_type="text/plain"))
+    site.route("/slow.xml", drip(b'<?xml version="1.0"?><urlset>', b" ", 0.2, 20.0))
+    site.route("/ok.xml", reply(urlset_of([f"<loc>{site.url('/a')}</loc>"])))
+    doc = run(site.url("/"), max_seconds=2)
+    assert doc["verdict"]["status"] is None and doc["stoppedBy"] == "max-seconds"
+    assert "/ok.xml" not in {r.path for r in site.seen}
 
 
 @pytest.fixture
