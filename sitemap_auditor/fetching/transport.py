@@ -304,8 +304,15 @@ class _HttpReply:
         return tuple(self._raw.raw.headers.getlist(name))
 
     def chunks(self, size: int) -> Iterator[bytes]:
+        # Each chunk is what has arrived, up to size: a reader that stops at a bound (robots.txt's
+        # 500 KiB, docs/contract.md §4) never waits for bytes past it that a server holds back.
+        raw = self._raw.raw
         with mapped_body_errors(self._guard):
-            yield from self._raw.raw.stream(size, decode_content=False)
+            if raw.chunked and raw.supports_chunked_reads():
+                yield from raw.read_chunked(size, decode_content=False)
+                return
+            while data := raw.read1(size, decode_content=False):
+                yield data
 
     def close(self) -> None:
         self._raw.close()

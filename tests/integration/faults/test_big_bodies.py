@@ -5,7 +5,10 @@ Part of the fault injection of tests/integration/faults (its conftest.py guards 
 
 from __future__ import annotations
 
+import gzip
+import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from support.documents import urlset
@@ -107,6 +110,40 @@ def test_endless_robots_is_cut_at_500_kib(audit: AuditFn, site: Site) -> None:
     assert data_of(result)["candidateSitemaps"] == [site.url("/s.xml")]
     assert c.seconds < 10
     assert c.peak_bytes < 8 * 1024 * 1024
+
+
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_robots_past_500_kib_then_silent_is_read_without_waiting(
+    audit: AuditFn, site: Site, gzipped: bool
+) -> None:
+    # Its first 500 KiB had arrived, and more was promised: the read waited for a 64 KiB block
+    # past them, timed out at 30 s, and dropped robots.txt (a FAIL 400 for a listed sitemap).
+    body = b"Sitemap: /s.xml\n" + b"#" * MAX_ROBOTS_BYTES
+    sent = gzip.compress(body) if gzipped else body
+    released = threading.Event()
+
+    def route(h: Any) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "text/plain")
+        h.send_header("Content-Length", str(len(sent) + 100_000))
+        if gzipped:
+            h.send_header("Content-Encoding", "gzip")
+        h.end_headers()
+        h.wfile.write(sent)
+        h.wfile.flush()
+        released.wait(40)
+        h.close_connection = True
+
+    site.route("/robots.txt", route)
+    site.route("/s.xml", reply(urlset([FRESH])))
+    try:
+        with cost() as c:
+            result = audit(site.url("/"))
+    finally:
+        released.set()
+    assert codes_of(result) == ["100", "200"]
+    assert data_of(result)["robotsTxtListsSitemap"] is True
+    assert c.seconds < 20  # not the 30 s deadline
 
 
 SITEMAP_HEAD = (
