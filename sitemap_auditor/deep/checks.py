@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, cast
 
-from sitemap_auditor.core.lastmod import common_keys
+from sitemap_auditor.core.lastmod import common_keys, format_instant, key_to_instant
 from sitemap_auditor.core.parser import MAX_LASTMOD_CHARS
 from sitemap_auditor.core.text import CUT_MARK, clip
 from sitemap_auditor.core.urls import strip_userinfo
@@ -832,8 +832,10 @@ class SitemapChecks:
         """Check one <lastmod> value and count it."""
         problem, key = self._classified(raw)
         if problem is not None:
-            # A value past MAX_LASTMOD_CHARS was cut by the reading: shown with the mark.
-            self.tally.add(problem, line, clip(raw.strip(_XML_SPACE), MAX_LASTMOD_CHARS))
+            # A value past MAX_LASTMOD_CHARS was cut by the reading: shown with the mark; an
+            # empty one as the element, so that the example shows something.
+            shown = clip(raw.strip(_XML_SPACE), MAX_LASTMOD_CHARS) or "<lastmod></lastmod>"
+            self.tally.add(problem, line, shown)
             if key is None:
                 self._stats.invalid += 1
         if key is not None:
@@ -902,9 +904,13 @@ class SitemapChecks:
         if dated > 0 and self.without_lastmod:
             tally.set_count(Kind.PARTIAL_LASTMOD, self.without_lastmod)
         if dated >= IDENTICAL_MIN_ENTRIES and not self.is_index and not self.news_entries:
-            most = max(self.stats.values.values(), default=0)
-            if most >= IDENTICAL_MIN_SHARE * dated:
-                tally.set_count(Kind.IDENTICAL_LASTMODS, most)
+            values = self.stats.values
+            shared = max(values, key=values.__getitem__, default=None)
+            most = 0 if shared is None else values[shared]
+            if shared is not None and most >= IDENTICAL_MIN_SHARE * dated:
+                # The value they share, as an instant (UTC): the site owner looks for it.
+                detail = format_instant(key_to_instant(shared))
+                tally.set_count(Kind.IDENTICAL_LASTMODS, most, detail=detail)
         if self.news_entries > MAX_NEWS:
             tally.set_count(Kind.NEWS_TOO_MANY, self.news_entries)
 

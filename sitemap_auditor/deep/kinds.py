@@ -386,6 +386,9 @@ KINDS: dict[Kind, KindInfo] = {
         "changes.",
         "Set each <lastmod> to the day its page's content last changed (not the build's date).",
         source=_TOOL,
+        detailed="{count} entries share one <lastmod> value ({detail}), 90 % or more of the "
+        "file's dated entries: the dates look generated, and search engines ignore dates that do "
+        "not track real changes.",
     ),
     Kind.PARTIAL_LASTMOD: KindInfo(
         _N,

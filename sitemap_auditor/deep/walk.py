@@ -981,7 +981,7 @@ def _site_findings(
         if depth_cut:
             why.append(f"at most {walker.limits.max_depth} levels of indexes")
         if not interrupted:
-            why.append(f"{unfetched:,} sitemaps not read")
+            why.append(f"{unfetched:,} sitemap{'' if unfetched == 1 else 's'} not read")
     if site.seen.full:
         why.append(
             f"duplicates looked for among the first {site.seen.max_urls:,} URLs read only (which"

@@ -293,13 +293,25 @@ def _glance(doc: Mapping[str, Any], verdict: Mapping[str, Any], groups: list[_Gr
     )
     complete = doc.get("complete")
     stopped = doc.get("stoppedBy")
-    fetched = v.as_int(totals.get("fetched"))
-    unread = max(0, (v.as_int(totals.get("sitemaps")) or 0) - (fetched or 0))
+    # Not read: not fetched, or answered with no sitemap (a 404, an error, a file not parsed);
+    # the usual paths tried where there was none are no listed sitemaps.
+    listed = [v.as_map(raw) for raw in v.as_list(doc.get("sitemaps"))]
+    unread = sum(
+        1
+        for m in listed
+        if not is_probe(m)
+        and (
+            m.get("type") in ("unfetched", "unknown", None)
+            or not 200 <= (v.as_int(m.get("httpStatus")) or 0) <= 299
+        )
+    )
     if complete is True and stopped is None and unread:
         walk = (
             f"complete: every sitemap found was tried; {v.count(unread)} could not be read "
             "(see the findings)"
         )
+    elif complete is True and stopped is None and not any(not is_probe(m) for m in listed):
+        walk = "complete: no sitemap was found"
     elif complete is True and stopped is None:
         walk = "complete: every sitemap listed was read"
     else:

@@ -259,7 +259,10 @@ def test_identical_lastmods_and_duplicates_across_files(site: Site) -> None:
     ).encode()
     serve_listed(site, {"/index.xml": index, "/a.xml": a, "/b.xml": b})
     doc = run(site.url("/"), concurrency=1)
-    assert kinds_of(doc, site.url("/a.xml"))["identical-lastmods"]["count"] == 30
+    identical = kinds_of(doc, site.url("/a.xml"))["identical-lastmods"]
+    assert identical["count"] == 30
+    # The value they share, which the site owner looks for (a date alone: its day's end, UTC).
+    assert f"({today}T23:59:59Z)" in identical["message"]
     dup = kinds_of(doc, site.url("/b.xml"))["duplicate-url"]
     assert "another file" in dup["message"]
 
@@ -454,6 +457,9 @@ def test_a_walk_cut_and_a_dedupe_bound_are_one_finding_counting_the_unread(site:
     limit = kinds_of(doc)["limit-reached"]
     assert limit["count"] == 2, limit
     assert "at most 2 sitemaps" in limit["message"]
+    assert "2 sitemaps not read" in limit["message"]
+    one = kinds_of(run(site.url("/"), max_sitemaps=3))["limit-reached"]
+    assert "1 sitemap not read" in one["message"]  # it said "1 sitemaps"
     assert "duplicates looked for among the first 10 URLs read only" in limit["message"]
     assert [f["kind"] for f in doc["findings"]].count("limit-reached") == 1
 
@@ -525,3 +531,22 @@ def test_well_formed_xml_the_parser_refuses_is_no_invalid_xml(
     assert "invalid-xml" not in found
     assert said in found["xml-not-read"]["message"]
     assert found["xml-not-read"]["severity"] == "warning"
+
+
+def test_the_html_summary_counts_a_sitemap_that_answered_404_as_not_read(site: Site) -> None:
+    # It said "complete: every sitemap listed was read" of a walk whose one listed file was 404.
+    from sitemap_auditor.deep.reports import html_report
+
+    robots = f"Sitemap: {site.url('/ok.xml')}\nSitemap: {site.url('/gone.xml')}\n"
+    site.route("/robots.txt", reply(robots, content_type="text/plain"))
+    site.route("/ok.xml", reply(urlset_of([f"<loc>{site.url('/a')}</loc>"])))
+    page = html_report.render(run(site.url("/")))
+    assert "every sitemap listed was read" not in page
+    assert "1 could not be read" in page
+
+
+def test_an_empty_lastmod_is_shown_as_the_element(site: Site) -> None:
+    # Its example was an empty value: "e.g. line 1: ".
+    serve_listed(site, {"/s.xml": urlset_of([f"<loc>{site.url('/a')}</loc><lastmod/>"])})
+    (example,) = kinds_of(run(site.url("/")))["invalid-date"]["examples"]
+    assert example["value"] == "<lastmod></lastmod>"
