@@ -71,9 +71,12 @@ class Reply(Protocol):
         """The value of each line of header name, on its own, in the order received: where a
         header's lines are read one by one (X-Robots-Tag), not as one joined value."""
 
-    def chunks(self, size: int) -> Iterator[bytes]:
+    def chunks(self, size: int, eager: bool = False) -> Iterator[bytes]:
         """The body as it came over the wire (no content coding undone), in chunks of at most
-        size bytes; raises only FetchError."""
+        size bytes; raises only FetchError. eager: each chunk is what has arrived (up to size),
+        for a reader that stops at a bound and must not wait for bytes past it; else each is
+        size bytes but the last, so that a reading stopped early stops at the same byte
+        whatever the network's timing."""
 
     def close(self) -> None:
         """Release the connection."""

@@ -144,7 +144,8 @@ class _KeptReply:
     def header_lines(self, name: str) -> tuple[str, ...]:
         return self._headers.lines(name)
 
-    def chunks(self, size: int) -> Iterator[bytes]:
+    def chunks(self, size: int, eager: bool = False) -> Iterator[bytes]:
+        # Always what has arrived: the page check reads heads and stops (eager or not).
         response = self._response
         with mapped_errors(self._guard):
             while chunk := response.read1(size):

@@ -51,7 +51,7 @@ class _MemoryReply:
     def header_lines(self, name: str) -> tuple[str, ...]:
         return self._headers.lines(name)
 
-    def chunks(self, size: int) -> Iterator[bytes]:
+    def chunks(self, size: int, eager: bool = False) -> Iterator[bytes]:
         body = self._canned.body
         parts = [body] if isinstance(body, bytes) else list(body)
         for part in parts:

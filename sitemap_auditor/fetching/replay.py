@@ -179,9 +179,9 @@ class _RecordingReply:
         except OSError:  # no room for a temporary file, or no descriptor left: not kept
             self._spoilt = True
 
-    def chunks(self, size: int) -> Iterator[bytes]:
+    def chunks(self, size: int, eager: bool = False) -> Iterator[bytes]:
         # Kept, so that what the consumer leaves unread may still be read on (`_drain`).
-        self._inner = iter(self._raw.chunks(size))
+        self._inner = iter(self._raw.chunks(size, eager))
         try:
             for chunk in self._inner:
                 self._write(chunk)
@@ -269,7 +269,7 @@ class _ReplayedReply:
     def header_lines(self, name: str) -> tuple[str, ...]:
         return self._headers.lines(name)
 
-    def chunks(self, size: int) -> Iterator[bytes]:
+    def chunks(self, size: int, eager: bool = False) -> Iterator[bytes]:
         body = self._kept.body
         while chunk := body.read(size):
             self._guard.check()

@@ -303,11 +303,14 @@ class _HttpReply:
         # requests joined a repeated header's lines; urllib3's own headers keep each one.
         return tuple(self._raw.raw.headers.getlist(name))
 
-    def chunks(self, size: int) -> Iterator[bytes]:
-        # Each chunk is what has arrived, up to size: a reader that stops at a bound (robots.txt's
-        # 500 KiB, docs/contract.md §4) never waits for bytes past it that a server holds back.
+    def chunks(self, size: int, eager: bool = False) -> Iterator[bytes]:
         raw = self._raw.raw
         with mapped_body_errors(self._guard):
+            if not eager:
+                yield from raw.stream(size, decode_content=False)
+                return
+            # What has arrived, up to size: a reader that stops at a bound (robots.txt's 500 KiB,
+            # docs/contract.md §4) never waits for bytes past it that a server holds back.
             if raw.chunked and raw.supports_chunked_reads():
                 yield from raw.read_chunked(size, decode_content=False)
                 return

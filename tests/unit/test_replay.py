@@ -174,7 +174,7 @@ class _Interrupting:
     def header_lines(self, name: str) -> tuple[str, ...]:
         return self.headers.lines(name)
 
-    def chunks(self, size: int) -> Iterator[bytes]:
+    def chunks(self, size: int, eager: bool = False) -> Iterator[bytes]:
         raise KeyboardInterrupt
         yield b""  # a generator
 
