@@ -427,7 +427,9 @@ def _limits(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Any:
             max_dedupe_urls=args.max_dedupe_urls,
         )
     except ValueError as e:
-        parser.error(str(e))
+        # Each message starts with the limit's name, which the option spells with dashes.
+        name, _, rest = str(e).partition(" ")
+        parser.error(f"--{name.replace('_', '-')} {rest}")
 
 
 def _check_outputs(

@@ -46,8 +46,12 @@ class Limits:
         if not 1 <= self.max_sitemaps <= MAX_SITEMAPS_CEILING:
             raise ValueError(f"max_sitemaps must be 1 to {MAX_SITEMAPS_CEILING:,}")
         # `not 0 < s < inf`: NaN and infinity too (the document echoes its limits, in JSON)
-        if self.max_depth < 0 or self.max_bytes < 1 or not 0 < self.max_seconds < math.inf:
-            raise ValueError("max_depth must be >= 0, max_bytes > 0, max_seconds a number > 0")
+        if self.max_depth < 0:
+            raise ValueError("max_depth must be 0 or more")
+        if self.max_bytes < 1:
+            raise ValueError("max_bytes must be 1 or more")
+        if not 0 < self.max_seconds < math.inf:
+            raise ValueError("max_seconds must be a finite number of seconds above 0")
         if not 1 <= self.concurrency <= 32:
             raise ValueError("concurrency must be 1 to 32")
         if not 1 <= self.max_dedupe_urls <= MAX_DEDUPE_URLS_CEILING:
