@@ -654,7 +654,9 @@ def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) 
     if args.resume and not args.pages_out:
         parser.error("--resume needs --pages-out FILE")
     _check_outputs(
-        parser, {"--html": args.html, "--pages-out": args.pages_out}, {"--csv": args.csv}
+        parser,
+        {"--html": args.html, "--pages-out": args.pages_out, "--urls": args.urls},
+        {"--csv": args.csv},
     )
     spool = None
     if args.pages:

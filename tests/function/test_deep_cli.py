@@ -158,6 +158,7 @@ def test_a_report_that_cannot_be_written_is_a_usage_error_before_the_walk(
         ("--csv", str(a_file), "it is a file, not a folder"),
         ("--csv", str(a_file / "out"), "Not a directory"),
         ("--pages-out", str(missing), "no such folder"),
+        ("--urls", str(tmp_path), "it is a folder"),  # it was told after the walk's start
     ]
     for option, path, said in refused:
         extra = ["--pages"] if option == "--pages-out" else []
