@@ -5,6 +5,7 @@ came from. The platform's Response (response.render), the log lines and metrics
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields, is_dataclass, replace
@@ -29,13 +30,13 @@ T = TypeVar("T")
 # docs/contract.md §8: what a cut leaves of a secret. Every cut of an echoed text ends in "...",
 # or in the quote or bracket that closes what it cut (a sample quoted with repr()); none keeps
 # more than an issue's 500 characters.
-_CUT = re.compile(r"\.\.\.")
+_CUT = ("...",)
 _CLOSERS = frozenset("'\">)")
 MIN_CUT_PREFIX = 3
 _MAX_CUT_PREFIX = 500
 
 
-def redact(text: str, secrets: Iterable[str], marks: re.Pattern[str] = _CUT) -> str:
+def redact(text: str, secrets: Iterable[str], marks: tuple[str, ...] = _CUT) -> str:
     """Replace every secret in text with ***, and what a cut left of one: its first
     characters (3 or more) right before a cut's mark ("..."; marks: the marks a caller's cuts
     leave) or the quote that closes the text, and, where text starts with a mark (a cut at its
@@ -47,33 +48,60 @@ def redact(text: str, secrets: Iterable[str], marks: re.Pattern[str] = _CUT) -> 
         else:
             text = text.replace(secret, "***")
     cuttable = [s for s in wanted if not isinstance(s, WholeSecret)]
-    if marks is not _CUT:
-        text = _redact_cut_suffix(text, cuttable, marks)
-    return _redact_cut_prefixes(text, cuttable, marks)
+    pattern = _pattern(marks)
+    if marks != _CUT:
+        text = _redact_cut_suffix(text, cuttable, pattern)
+    return _redact_cut_prefixes(text, cuttable, pattern, marks)
+
+
+@functools.lru_cache(maxsize=8)
+def _pattern(marks: tuple[str, ...]) -> re.Pattern[str]:
+    """Where a text was cut: any of marks (the longest first)."""
+    return re.compile("|".join(re.escape(m) for m in sorted(marks, key=len, reverse=True)))
 
 
 def _redact_cut_suffix(text: str, secrets: Sequence[str], marks: re.Pattern[str]) -> str:
     # A cut at the start of text (a quote of the middle of a line) may have left a secret's
-    # last characters right after its mark: the longest such suffix is replaced.
+    # last characters right after its mark (the longest such suffix is replaced), or, cut at
+    # both ends, nothing but a piece of its middle.
     lead = marks.match(text)
     if lead is None:
         return text
     at = lead.end()
+    head = text[at : at + MIN_CUT_PREFIX]
+    if len(head) < MIN_CUT_PREFIX:
+        return text
+    # A mark that ends text (marks are at most 3 characters long: "...").
+    ends = (m for m in marks.finditer(text, max(at, len(text) - 3)) if m.end() == len(text))
+    tail = next(ends, None)
+    if tail is not None:
+        inner = text[at : tail.start()]
+        if len(inner) >= MIN_CUT_PREFIX and any(inner in s for s in secrets):
+            return text[:at] + "***" + text[tail.start() :]
     longest = 0
     for secret in secrets:
-        for size in range(min(len(secret) - 1, _MAX_CUT_PREFIX), MIN_CUT_PREFIX - 1, -1):
-            if size <= longest:
-                break
-            if text.startswith(secret[-size:], at):
+        # Where in the secret the text after the mark may begin: its first characters found
+        # in it, each tried once (not every suffix length: a long token has hundreds).
+        pos = secret.find(head, max(1, len(secret) - _MAX_CUT_PREFIX))
+        while pos != -1:
+            size = len(secret) - pos
+            if size > longest and text.startswith(secret[pos:], at):
                 longest = size
                 break
-    return text if not longest else text[:at] + "***" + text[at + longest :]
+            pos = secret.find(head, pos + 1)
+    if longest:
+        return text[:at] + "***" + text[at + longest :]
+    return text
 
 
-def _redact_cut_prefixes(text: str, secrets: Sequence[str], marks: re.Pattern[str] = _CUT) -> str:
-    ends = [m.start() for m in marks.finditer(text)]
+def _redact_cut_prefixes(
+    text: str, secrets: Sequence[str], pattern: re.Pattern[str], marks: tuple[str, ...]
+) -> str:
+    ends = [m.start() for m in pattern.finditer(text)]
     if text and text[-1] in _CLOSERS:
         ends.append(len(text) - 1)
+    if not ends:
+        return text  # no cut: the common case, decided before the secrets are looked at
     spans: list[tuple[int, int]] = []
     previous = 0  # where the text after the previous mark starts
     # Each secret's first characters, the longest prefix a cut may have left, and whether a
@@ -83,7 +111,7 @@ def _redact_cut_prefixes(text: str, secrets: Sequence[str], marks: re.Pattern[st
             s,
             s[:MIN_CUT_PREFIX],
             min(len(s) - 1, _MAX_CUT_PREFIX),
-            marks.search(s, 0, _MAX_CUT_PREFIX) is not None,
+            any(m in s[:_MAX_CUT_PREFIX] for m in marks),
         )
         for s in secrets
         if len(s) > MIN_CUT_PREFIX
@@ -101,7 +129,7 @@ def _redact_cut_prefixes(text: str, secrets: Sequence[str], marks: re.Pattern[st
                 start = text.find(head, start + 1, end)
             if start != -1:
                 spans.append((start, end))
-        mark = marks.match(text, end)
+        mark = pattern.match(text, end)
         if mark is not None:
             previous = mark.end()
     if not spans:

@@ -32,6 +32,22 @@ def test_a_suffix_after_a_leading_mark_is_redacted() -> None:
     assert SECRET[-3:] not in shown and shown.startswith(CUT_MARK + "***<bad")
 
 
+def test_a_quote_cut_at_both_ends_inside_a_long_secret_shows_none_of_it() -> None:
+    token = "eyJhbGciOiJIUzI1NiJ9." + "x7Kq" * 100
+    quoted = CUT_MARK + token[40:200] + CUT_MARK
+    assert redaction.redact(quoted, [token]) == CUT_MARK + "***" + CUT_MARK
+    # A short piece between two marks is ordinary text.
+    assert redaction.redact(CUT_MARK + "x7" + CUT_MARK, [token]) == CUT_MARK + "x7" + CUT_MARK
+
+
+def test_a_long_secret_s_suffix_after_a_leading_mark_is_found_at_once() -> None:
+    token = "tok_" + "".join(chr(65 + (i * 7) % 26) for i in range(796))
+    for size in (3, 17, 499):
+        shown = redaction.redact(CUT_MARK + token[-size:] + "/rest", [token])
+        assert shown == CUT_MARK + "***/rest", size
+    assert redaction.redact(CUT_MARK + "nothing/of/it", [token]) == CUT_MARK + "nothing/of/it"
+
+
 def test_the_lambda_s_redaction_is_unchanged_by_the_deep_mark() -> None:
     # The Lambda's results change only with CONTRACT.md: its cuts end in "...", and a site's
     # "…" is text to it.
