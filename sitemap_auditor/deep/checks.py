@@ -924,14 +924,22 @@ _MAX_TEXT_LINE_BYTES = 4 * (MAX_FIELD_CHARS + 1)
 
 
 def _line_text(raw: bytes, cut: bool, number: int, not_utf8: Callable[[int], None] | None) -> str:
-    """A line's bytes as text; not_utf8(number) when they are not UTF-8 (but for a character
-    the cut at _MAX_TEXT_LINE_BYTES split)."""
+    """A line's bytes as the text a report shows: its first _MAX_TEXT_LINE_BYTES (whether it
+    came in one chunk or several), trimmed, at most MAX_FIELD_CHARS characters, and ending with
+    the mark when it was cut (`cut`: before its bytes came here), however short it is once
+    trimmed; not_utf8(number) when they are not UTF-8 (but for a character the cut split)."""
+    if len(raw) > _MAX_TEXT_LINE_BYTES:
+        raw, cut = raw[:_MAX_TEXT_LINE_BYTES], True
     try:
-        return raw.decode("utf-8").strip()
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         if not_utf8 is not None and not (cut and e.start >= len(raw) - 3):
             not_utf8(number)
-        return raw.decode("utf-8", "replace").strip()
+        text = raw.decode("utf-8", "replace")
+    text = text.strip()
+    if cut and text:
+        return text[: MAX_FIELD_CHARS - 1] + CUT_MARK
+    return clip(text, MAX_FIELD_CHARS)
 
 
 def text_lines(
@@ -975,8 +983,8 @@ def text_lines(
             number += 1
             text = _line_text(raw, first_cut and i == 0, number, not_utf8)
             if text:
-                yield number, clip(text, MAX_FIELD_CHARS)
+                yield number, text
     if rest:
         text = _line_text(rest, rest_cut, number + 1, not_utf8)
         if text:
-            yield number + 1, clip(text, MAX_FIELD_CHARS)
+            yield number + 1, text

@@ -618,3 +618,18 @@ def test_a_text_line_that_is_not_utf8_is_told_but_not_one_the_cut_split() -> Non
     told.clear()
     assert len(list(text_lines([long[:9], long[9:]], told.append))) == 1
     assert told == []
+
+
+def test_a_line_cut_by_its_bytes_is_marked_however_short_once_trimmed_and_however_chunked() -> None:
+    # 14,000 spaces before it: trimmed, the cut line was shorter than 4,096 characters and
+    # showed no mark (so redaction could not find what the cut left of a secret); and a line
+    # read in one chunk was not cut by its bytes at all, unlike one read over several.
+    line = b" " * 14_000 + b"https://ex.com/p/" + b"a" * 20_000 + b"\n"
+    body = b"https://ex.com/first\n" + line + b"https://ex.com/next\n"
+    whole = list(text_lines([body]))
+    blocks = list(text_lines([body[i : i + 65_536] for i in range(0, len(body), 65_536)]))
+    small = list(text_lines([body[i : i + 1000] for i in range(0, len(body), 1000)]))
+    assert whole == blocks == small
+    assert [n for n, _ in whole] == [1, 2, 3]
+    cut = whole[1][1]
+    assert cut.startswith("https://ex.com/p/") and cut.endswith(CUT_MARK) and len(cut) < 4096
