@@ -316,7 +316,8 @@ class _Walker:
         rec.type = "unknown"
         head = b""
         try:
-            for chunk in answer.body(limit=8192, truncate=True):
+            # In blocks of one size: the record's wireBytes are the same every run.
+            for chunk in answer.body(limit=8192, truncate=True, eager=False):
                 head += chunk
         except FetchError:
             pass

@@ -147,14 +147,17 @@ class Answer:
         # A watchdog shutdown can look like a clean end of a body sent without a length.
         guard.check()
 
-    def body(self, limit: int = MAX_BODY_BYTES, truncate: bool = False) -> Iterator[bytes]:
-        """Yield the decoded body in chunks; past limit, stop (truncate) or raise FetchError. A
-        truncated read takes the body as it arrives, so that it never waits for bytes past its
-        limit (robots.txt's 500 KiB); a whole one in blocks of the same size whatever the
-        network's timing, so that a reading stopped early stops at the same byte every time."""
+    def body(
+        self, limit: int = MAX_BODY_BYTES, truncate: bool = False, eager: bool | None = None
+    ) -> Iterator[bytes]:
+        """Yield the decoded body in chunks; past limit, stop (truncate) or raise FetchError.
+        eager (by default, a truncated read) takes the body as it arrives, so that it never
+        waits for bytes past its limit (robots.txt's 500 KiB); else it comes in blocks of one
+        size whatever the network's timing, so that a reading stopped early stops at the same
+        byte every time (the deep audit's record of it says how many it read)."""
         total = 0
         content_encoding = self._raw.headers.get("Content-Encoding")
-        wire = self._wire(eager=truncate)
+        wire = self._wire(eager=truncate if eager is None else eager)
         for chunk in decoding.decode(wire, content_encoding, self._guard.check):
             total += len(chunk)
             if total > limit:

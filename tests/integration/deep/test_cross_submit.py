@@ -5,6 +5,8 @@ any other host's are still not allowed."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from support.deep import kinds_of, run, urlset_of
 
 from harness.servers import Site, redirect, reply
@@ -87,3 +89,27 @@ def test_a_refused_sitemap_has_no_compression(site: Site) -> None:
     site.route("/s.xml", reply(b"<html>" + b"x" * 200_000, status=404, content_type="text/html"))
     (record,) = run(site.url("/"))["sitemaps"]
     assert record["httpStatus"] == 404 and record["compression"] is None
+
+
+def test_a_refused_sitemap_s_wire_bytes_do_not_depend_on_the_network_s_timing(
+    site: Site,
+) -> None:
+    # Its head was read as the bytes arrived: a page written in pieces gave another wireBytes
+    # each run. It is read in blocks of one size, as every whole body is.
+    import time
+
+    def route(h: Any) -> None:
+        h.send_response(404)
+        h.send_header("Content-Type", "text/html")
+        h.send_header("Content-Length", str(300_000))
+        h.end_headers()
+        for _ in range(300):
+            h.wfile.write(b"x" * 1000)
+            h.wfile.flush()
+            time.sleep(0.001)
+
+    site.route("/robots.txt", reply(f"Sitemap: {site.url('/s.xml')}\n", content_type="text/plain"))
+    site.route("/s.xml", route)
+    (record,) = run(site.url("/"))["sitemaps"]
+    assert record["httpStatus"] == 404 and record["bytes"] == 8192
+    assert record["wireBytes"] == 65_536
