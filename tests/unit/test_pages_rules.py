@@ -86,6 +86,12 @@ def test_a_utf32_label_is_no_encoding_of_the_web_and_breaks_nothing() -> None:
     assert read(body, 3, "text/html; charset=UTF-32BE").robots == ("noindex",)
 
 
+def test_a_utf16_label_without_a_mark_is_utf16le_as_browsers_read_it() -> None:
+    # Python's `utf-16` decoder raised on a body without a mark: an internal error row.
+    body = '<html><head><meta name="robots" content="noindex"></head>'.encode("utf-16-le")
+    assert read(body, 5, "text/html; charset=UTF-16").robots == ("noindex",)
+
+
 def test_every_meta_robots_that_may_say_noindex_is_kept_each_once() -> None:
     # Only the first 20 tags were kept: a 21st noindex was missed.
     tags = b'<meta name="robots" content="index, follow">' * 50

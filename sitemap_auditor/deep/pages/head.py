@@ -173,7 +173,9 @@ def _charset(content_type: str | None) -> str:
                 break
             if name.startswith("utf-32"):
                 break
-            return name
+            # The label `utf-16` is UTF-16LE to browsers (the Encoding Standard); Python's
+            # decoder of that name raises on a body without a byte order mark.
+            return "utf-16-le" if name == "utf-16" else name
     return "utf-8"
 
 
