@@ -908,8 +908,11 @@ class SitemapChecks:
             shared = max(values, key=values.__getitem__, default=None)
             most = 0 if shared is None else values[shared]
             if shared is not None and most >= IDENTICAL_MIN_SHARE * dated:
-                # The value they share, as an instant (UTC): the site owner looks for it.
-                detail = format_instant(key_to_instant(shared))
+                # The value they share, which the site owner looks for: a date alone (read
+                # as its day's last second) as the date, any other as its instant in UTC.
+                instant = format_instant(key_to_instant(shared))
+                day = instant.removesuffix("T23:59:59Z")
+                detail = day if day != instant else f"{instant} in UTC"
                 tally.set_count(Kind.IDENTICAL_LASTMODS, most, detail=detail)
         if self.news_entries > MAX_NEWS:
             tally.set_count(Kind.NEWS_TOO_MANY, self.news_entries)

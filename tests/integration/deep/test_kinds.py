@@ -261,8 +261,16 @@ def test_identical_lastmods_and_duplicates_across_files(site: Site) -> None:
     doc = run(site.url("/"), concurrency=1)
     identical = kinds_of(doc, site.url("/a.xml"))["identical-lastmods"]
     assert identical["count"] == 30
-    # The value they share, which the site owner looks for (a date alone: its day's end, UTC).
-    assert f"({today}T23:59:59Z)" in identical["message"]
+    # The value they share, which the site owner looks for: a date alone, as written (it was
+    # named as its day's last second, which the file does not hold).
+    assert f"({today})" in identical["message"]
+    dated = urlset_of(
+        f"<loc>{site.url(f'/q{i}')}</loc><lastmod>2025-09-14T15:04:16+03:00</lastmod>"
+        for i in range(30)
+    )
+    serve_listed(site, {"/q.xml": dated})
+    shared = kinds_of(run(site.url("/")))["identical-lastmods"]["message"]
+    assert "(2025-09-14T12:04:16Z in UTC)" in shared
     dup = kinds_of(doc, site.url("/b.xml"))["duplicate-url"]
     assert "another file" in dup["message"]
 
