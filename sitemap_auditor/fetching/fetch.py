@@ -246,13 +246,13 @@ class Fetcher:
         guard: Guard,
         on_hop: Callable[[Hop], None] | None = None,
         before_hop: Callable[[WebURL], None] | None = None,
+        redirects: int = 0,
     ) -> tuple[WebURL, Reply]:
         """The final URL and the head of its answer, after redirects; every other answer closed.
         on_hop hears of each redirect as it is met, before its target is read or refused;
         before_hop of the URL it leads to (its one reading) before that is asked for, and may
         raise to stop there."""
         current = url
-        redirects = 0
         while True:
             request = Request(current, self.headers_for(current, validators))
             raw = self._transport.send(request, guard)
@@ -295,12 +295,15 @@ class Fetcher:
         validators: Validators = NO_VALIDATORS,
         on_hop: Callable[[Hop], None] | None = None,
         before_hop: Callable[[WebURL], None] | None = None,
+        redirects: int = 0,
     ) -> Iterator[Answer]:
         """Fetch url, following redirects, and yield its final Answer; raises FetchError.
 
         With validators, the request is conditional: the final answer may then be a 304.
         on_hop, when given, hears of each redirect followed (or refused) on the way; before_hop
         of the URL each leads to, before it is asked for (what it raises stops the fetch).
+        redirects: how many were followed already to reach url (a caller that asks for each
+        hop in a fetch of its own), counted against MAX_REDIRECTS.
         """
         start = time.monotonic()
         guard = self._guard(start)
@@ -310,7 +313,9 @@ class Fetcher:
         try:
             with guard.watched():
                 requested = _read(url)
-                final_url, raw = self._follow(requested, validators, guard, on_hop, before_hop)
+                final_url, raw = self._follow(
+                    requested, validators, guard, on_hop, before_hop, redirects
+                )
                 try:
                     status = raw.status
                     answer = Answer(requested, final_url, raw, guard)

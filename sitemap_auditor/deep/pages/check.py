@@ -39,7 +39,6 @@ from sitemap_auditor.deep.robots_rules import (
 )
 from sitemap_auditor.deep.scope import MAX_URL_CHARS
 from sitemap_auditor.fetching.fetch import (
-    MAX_REDIRECTS,
     USER_AGENT,
     Answer,
     Fetcher,
@@ -298,7 +297,6 @@ class _Checker:
         """One request of url (redirects followed): its row, and seconds to wait before a retry
         when the site asked to slow down (429, 503)."""
         hops: list[Hop] = []
-        self.local.hops = hops  # _vet counts them
         now = self.options.now()
         retry_in: float | None = None
         try:
@@ -374,7 +372,9 @@ class _Checker:
         current = url
         while True:
             try:
-                with self.fetcher().open(current, on_hop=hops.append, before_hop=self._vet) as a:
+                with self.fetcher().open(
+                    current, on_hop=hops.append, before_hop=self._vet, redirects=len(hops)
+                ) as a:
                     yield a
                     return
             except _NextHopError as hop:
@@ -383,10 +383,10 @@ class _Checker:
                 current = hop.target.href
 
     def _vet(self, target: WebURL) -> None:
-        """Before a redirect's target is asked for: a redirect error for a target longer than
-        a URL may be (Search Console's "a URL over the maximum length"), or past the
-        MAX_REDIRECTS hops of a fetch; _DisallowedError when robots.txt disallows it to the
-        page agents; else _NextHopError, to ask for it in its turn (`_followed`)."""
+        """Before a redirect's target is asked for (the fetcher counted it against
+        MAX_REDIRECTS first): a redirect error for a target longer than a URL may be (Search
+        Console's "a URL over the maximum length"); _DisallowedError when robots.txt disallows
+        it to the page agents; else _NextHopError, to ask for it in its turn (`_followed`)."""
         if len(target.href) > MAX_URL_CHARS:
             raise FetchError(
                 FetchErrorKind.INVALID_URL, f"a redirect to a URL over {MAX_URL_CHARS:,} characters"
@@ -394,8 +394,6 @@ class _Checker:
         agents = self.robots.blocked_for(target)
         if agents:
             raise _DisallowedError(target, agents)
-        if len(self.local.hops) > MAX_REDIRECTS:
-            raise FetchError(FetchErrorKind.TOO_MANY_REDIRECTS, f"more than {MAX_REDIRECTS}")
         raise _NextHopError(target)
 
     def defect(self, item: Listed, exc: Exception) -> dict[str, Any]:

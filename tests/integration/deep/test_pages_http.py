@@ -265,6 +265,31 @@ def test_redirects_search_engines_refuse_are_redirect_errors(site: Site, tmp_pat
     assert not any(p.startswith("/xxx") or p.startswith("/ok,") for p in asked)
 
 
+@pytest.mark.parametrize(
+    ("last", "hops"),
+    [("/ok", 10), ("/cart/x", 11), ("http://[::1", 11), ("/ok2", 11)],
+    ids=["ten", "eleventh-to-a-disallowed-url", "eleventh-unusable", "eleventh"],
+)
+def test_the_eleventh_redirect_is_too_many_whatever_it_leads_to(
+    site: Site, tmp_path: Path, last: str, hops: int
+) -> None:
+    # Each hop is a fetch of its own: the 11th was judged by robots.txt or read as a URL
+    # first, and gave blocked-by-robots or an invalid URL instead.
+    site.route("/robots.txt", reply("User-agent: *\nDisallow: /cart\n", content_type="text/plain"))
+    site.route("/ok", html(wp("/ok", site)))
+    site.route("/ok2", html(wp("/ok2", site)))
+    chain = [f"/h{i}" for i in range(hops)]
+    for here, there in zip(chain, [*chain[1:], last], strict=True):
+        site.route(here, _locations(there))
+    row = check(site, [chain[0]], tmp_path)[chain[0]]
+    assert len(row["redirects"]) == hops
+    if hops == 10:
+        assert row["reason"] == "page-redirect" and row["finalUrl"] == site.url("/ok")
+    else:
+        assert row["reason"] == "page-redirect-error" and "too many redirects" in row["error"]
+    assert "/cart/x" not in site.paths()
+
+
 def test_early_hints_are_read_past_on_kept_connections(site: Site, tmp_path: Path) -> None:
     page = wp("/hinted", site)
     head = b"HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n"
