@@ -7,6 +7,8 @@ own origin, by the same rule as Basic Auth.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from dataclasses import dataclass
 
@@ -85,9 +87,11 @@ class ExtraHeaders:
                 values = [part.partition("=")[2].strip() for part in value.split(";")]
                 tokens += values + [v[1:-1] for v in values if len(v) > 1 and v[0] == v[-1] == '"']
             else:
-                _scheme, space, rest = value.strip().partition(" ")
+                scheme, space, rest = value.strip().partition(" ")
                 if space:
                     tokens.append(rest.strip())
+                    if scheme.lower() == "basic":
+                        tokens += _basic_password(rest.strip())
             for token in tokens:
                 if len(token) >= MIN_TOKEN_CHARS:
                     found += echoed_forms(token)  # as the password's are (Credentials)
@@ -106,6 +110,17 @@ class ExtraHeaders:
 
 
 NO_EXTRA_HEADERS = ExtraHeaders()
+
+
+def _basic_password(token: str) -> list[str]:
+    """The password a Basic token carries (Base64 of `user:password`), which a site may echo
+    as itself, as it may --user's; none when the token is not that."""
+    try:
+        decoded = base64.b64decode(token, validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return []
+    _user, colon, password = decoded.partition(":")
+    return [password] if colon and password else []
 
 
 def _check(name: str, value: str) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 from sitemap_auditor.audit.response import redact
 from sitemap_auditor.core.request_headers import MIN_TOKEN_CHARS, ExtraHeaders, parse_header
 
@@ -40,6 +42,16 @@ def test_a_quoted_cookie_value_is_hidden_without_its_quotes_too() -> None:
     secrets = _secrets('Cookie: sid="zz/yy+xx=998877"')
     assert redact("/p?ck=zz%2Fyy%2Bxx%3D998877", secrets) == "/p?ck=***"
     assert redact('/p?ck="zz/yy+xx=998877"', secrets) == "/p?ck=***"
+
+
+def test_a_basic_header_s_password_is_hidden_as_itself_as_user_s_is() -> None:
+    # Only the Base64 token was hunted: a site echoing the password itself showed it.
+    token = base64.b64encode(b"agency:pa55word/42").decode()
+    secrets = _secrets(f"Authorization: Basic {token}")
+    assert redact("/p?pw=pa55word/42", secrets) == "/p?pw=***"
+    assert redact("/p?pw=pa55word%2F42", secrets) == "/p?pw=***"
+    # A token that is no Base64 of `user:password` is hunted as written, and nothing more.
+    assert "not-base64!" in _secrets("Authorization: Basic not-base64!")
 
 
 def test_other_headers_are_no_secret() -> None:
