@@ -9,13 +9,16 @@ echo of it, and redacting it would break the document's schema and every report 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from sitemap_auditor.audit import outcome
-from sitemap_auditor.core.text import CUT_MARK
+from sitemap_auditor.core.parser import MAX_LASTMOD_CHARS
+from sitemap_auditor.core.text import CUT_MARK, clip
+from sitemap_auditor.deep.options import UrlRecord
+from sitemap_auditor.deep.reading.entries import MAX_FIELD_CHARS
 
-__all__ = ["CUT_MARKS", "OWN_VALUES", "redact", "redacted"]
+__all__ = ["CUT_MARKS", "OWN_VALUES", "redact", "redacted", "url_stream"]
 
 # Where a shown text was cut: the deep audit's own mark (core.text.clip, and the quotes of a
 # line, cut at either end) and the Lambda's "...". What a cut left of a secret is by one of them.
@@ -71,3 +74,41 @@ def redacted(value: Any, secrets: Sequence[str], key: str | None = None) -> Any:
     if isinstance(value, list):
         return [redacted(v, secrets, key) for v in value]
     return value
+
+
+def url_stream(
+    on_listed: Callable[[UrlRecord], None] | None,
+    on_url: Callable[[UrlRecord], None] | None,
+    secrets: tuple[str, ...],
+) -> Callable[[UrlRecord], None] | None:
+    """The one callback the walk gives each listed URL: on_listed's as listed, then on_url's
+    with the secrets (longest first) replaced by *** in each of its texts: the URL, the
+    sitemap's (a sitemap URL may be spelt with them) and the lastmod. A URL or a lastmod at
+    the reading's bound was cut there: on_url's ends with the mark, as every cut does, so that
+    the redaction finds what the cut left of a secret."""
+    if on_url is not None:
+        shown = on_url
+
+        def redacted(u: UrlRecord) -> None:
+            url, lastmod = clip(u.url, MAX_FIELD_CHARS), u.lastmod
+            if lastmod is not None:
+                lastmod = clip(lastmod, MAX_LASTMOD_CHARS)
+            if not secrets:
+                if url is not u.url or lastmod is not u.lastmod:
+                    u = UrlRecord(url, u.sitemap, u.line, lastmod)
+                shown(u)
+                return
+            lastmod = None if lastmod is None else redact(lastmod, secrets)
+            sitemap = redact(u.sitemap, secrets)
+            shown(UrlRecord(redact(url, secrets), sitemap, u.line, lastmod))
+
+        on_url = redacted
+    if on_listed is None or on_url is None:
+        return on_listed or on_url
+    first, then = on_listed, on_url
+
+    def both(u: UrlRecord) -> None:
+        first(u)
+        then(u)
+
+    return both

@@ -15,7 +15,7 @@ import re
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -26,11 +26,11 @@ from sitemap_auditor.core import site as sites
 from sitemap_auditor.core.errors import FetchError, FetchErrorKind
 from sitemap_auditor.core.interrupts import Interrupt
 from sitemap_auditor.core.issues import Kind as IssueKind
-from sitemap_auditor.core.parser import MAX_LASTMOD_CHARS, ParsedSitemap, Rejected, SitemapParser
+from sitemap_auditor.core.parser import ParsedSitemap, Rejected, SitemapParser
 from sitemap_auditor.core.request_headers import ExtraHeaders
 from sitemap_auditor.core.text import clip
 from sitemap_auditor.core.urls import strip_userinfo
-from sitemap_auditor.deep import checks, first_answers
+from sitemap_auditor.deep import checks, first_answers, redaction
 from sitemap_auditor.deep.checks import (
     SITEMAP_NAMESPACE,
     Rules,
@@ -49,7 +49,6 @@ from sitemap_auditor.deep.options import (
     UrlRecord,
 )
 from sitemap_auditor.deep.reading.entries import (
-    MAX_FIELD_CHARS,
     DocumentHead,
     EntryCallback,
     EntryReader,
@@ -63,8 +62,8 @@ from sitemap_auditor.deep.reading.head import (
     not_utf8,
     read_head,
 )
+from sitemap_auditor.deep.reading.text import text_lines
 from sitemap_auditor.deep.records import Claim, SitemapRecord, Walk
-from sitemap_auditor.deep.redaction import redact
 from sitemap_auditor.deep.scope import SitemapScope
 from sitemap_auditor.deep.seen import Duplicates
 from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy, default_transport
@@ -123,44 +122,6 @@ def robots_agents(headers: ExtraHeaders) -> tuple[str, ...]:
     known = {a.lower() for a in checks.ROBOTS_AGENTS}
     extra = (token,) if token is not None and token.lower() not in known else ()
     return checks.ROBOTS_AGENTS + extra
-
-
-def _url_stream(
-    on_listed: Callable[[UrlRecord], None] | None,
-    on_url: Callable[[UrlRecord], None] | None,
-    secrets: tuple[str, ...],
-) -> Callable[[UrlRecord], None] | None:
-    """The one callback the walk gives each listed URL: on_listed's as listed, then on_url's
-    with the secrets (longest first) replaced by *** in each of its texts: the URL, the
-    sitemap's (a sitemap URL may be spelt with them) and the lastmod. A URL or a lastmod at
-    the reading's bound was cut there: on_url's ends with the mark, as every cut does, so that
-    the redaction finds what the cut left of a secret."""
-    if on_url is not None:
-        shown = on_url
-
-        def redacted(u: UrlRecord) -> None:
-            url, lastmod = clip(u.url, MAX_FIELD_CHARS), u.lastmod
-            if lastmod is not None:
-                lastmod = clip(lastmod, MAX_LASTMOD_CHARS)
-            if not secrets:
-                if url is not u.url or lastmod is not u.lastmod:
-                    u = UrlRecord(url, u.sitemap, u.line, lastmod)
-                shown(u)
-                return
-            lastmod = None if lastmod is None else redact(lastmod, secrets)
-            sitemap = redact(u.sitemap, secrets)
-            shown(UrlRecord(redact(url, secrets), sitemap, u.line, lastmod))
-
-        on_url = redacted
-    if on_listed is None or on_url is None:
-        return on_listed or on_url
-    first, then = on_listed, on_url
-
-    def both(u: UrlRecord) -> None:
-        first(u)
-        then(u)
-
-    return both
 
 
 @dataclass
@@ -234,7 +195,7 @@ class _Walker:
         self.secrets = tuple(
             sorted(dict.fromkeys(secrets + options.headers.secrets()), key=len, reverse=True)
         )
-        self.on_url = _url_stream(options.on_listed, options.on_url, self.secrets)
+        self.on_url = redaction.url_stream(options.on_listed, options.on_url, self.secrets)
 
     def sink(self, number: int, url: str | None) -> checks.RowSink | None:
         """Where a tally of sitemap number hands each occurrence (None: no rows are kept)."""
@@ -534,7 +495,7 @@ class _Walker:
             if not not_utf8:
                 not_utf8.append(number + lines_before)
 
-        for number, text in checks.text_lines(counted(), first_not_utf8):
+        for number, text in text_lines(counted(), first_not_utf8):
             number += lines_before
             sc.entries += 1
             with self.shared():

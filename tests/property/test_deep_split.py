@@ -12,8 +12,9 @@ from support.deep import SHARED_CORPUS
 
 from sitemap_auditor.core.lastmod import lastmod_key
 from sitemap_auditor.core.parser import ParsedSitemap, Rejected, SitemapParser
-from sitemap_auditor.deep.checks import Finding, SiteChecks, SitemapChecks, text_lines
+from sitemap_auditor.deep.checks import Finding, SiteChecks, SitemapChecks
 from sitemap_auditor.deep.reading.entries import EntryReader
+from sitemap_auditor.deep.reading.text import text_lines
 from sitemap_auditor.deep.scope import SitemapScope
 
 _LOCAL = Path(__file__).resolve().parent.parent / "corpus"

@@ -14,9 +14,10 @@ import pytest
 from sitemap_auditor.core.lastmod import lastmod_key
 from sitemap_auditor.core.text import CUT_MARK
 from sitemap_auditor.deep import checks, walk
-from sitemap_auditor.deep.checks import Tally, text_lines
+from sitemap_auditor.deep.checks import Tally
 from sitemap_auditor.deep.kinds import KINDS, Kind, Severity
 from sitemap_auditor.deep.reading.head import line_breaks
+from sitemap_auditor.deep.reading.text import text_lines
 from sitemap_auditor.deep.scope import SitemapScope, classify_loc
 from sitemap_auditor.deep.seen import (
     MAX_FILE_NUMBER,
