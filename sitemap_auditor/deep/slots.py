@@ -60,9 +60,8 @@ def next_polite(
 class ReadAhead:
     """The children being read ahead (their futures, by URL), and those that were."""
 
-    def __init__(self, fetcher: Callable[[], Fetcher], files_left: Callable[[], int]) -> None:
+    def __init__(self, fetcher: Callable[[], Fetcher]) -> None:
         self._fetcher = fetcher  # a recording fetcher, one per read
-        self._files_left = files_left  # how many more answers the recordings may keep
         self.running: dict[Future[None], str] = {}
         self._asked: set[str] = set()
         self.stop = threading.Event()  # set once the walk is over: a read in flight ends
@@ -84,9 +83,7 @@ class ReadAhead:
     ) -> None:
         """Read ahead, in the walk's order, the children of the claims waiting (not listed
         before, within max_depth): up to `slots` at once, `room` in all (the sitemaps the walk
-        could still fetch), each host within its share (hosts: the fetches to each), and only
-        while the recordings may keep what is read (else the walk would ask for it again)."""
-        slots = min(slots, self._files_left() - len(self.running))
+        could still fetch), each host within its share (hosts: the fetches to each)."""
         children = (
             child
             for claim in sorted(claims)

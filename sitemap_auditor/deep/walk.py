@@ -195,7 +195,7 @@ class _Walker:
         )
         self.on_url = redaction.url_stream(options.on_listed, options.on_url, self.secrets)
         # An index's children read while its claim waits (deep/slots.py).
-        self.ahead = ReadAhead(self._recording_fetcher, self.heard.files_left)
+        self.ahead = ReadAhead(self._recording_fetcher)
 
     def sink(self, number: int, url: str | None) -> checks.RowSink | None:
         """Where a tally of sitemap number hands each occurrence (None: no rows are kept)."""

@@ -110,12 +110,6 @@ class Recordings:
             for answer in answers:
                 answer.body.close()
 
-    def files_left(self) -> int:
-        """How many more bodies past IN_MEMORY_BYTES may be kept now (none once the bytes kept
-        reach their bound): what may be read ahead and still be kept."""
-        with self._lock:
-            return 0 if self._room <= 0 else MAX_KEPT_FILES - self._files
-
     def _reserve(self, size: int) -> bool:
         with self._lock:
             if size > self._room:
