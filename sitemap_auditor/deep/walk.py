@@ -9,8 +9,8 @@ each) and with the compact duplicate table.
 
 from __future__ import annotations
 
-import functools
 import heapq
+import itertools
 import re
 import threading
 import time
@@ -66,7 +66,6 @@ from sitemap_auditor.deep.reading.text import text_lines
 from sitemap_auditor.deep.records import Claim, SitemapRecord, Walk
 from sitemap_auditor.deep.scope import SitemapScope
 from sitemap_auditor.deep.seen import Duplicates
-from sitemap_auditor.deep.slots import MAX_PER_HOST, ReadAhead, host, next_polite
 from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy, default_transport
 from sitemap_auditor.fetching.replay import Recordings
 
@@ -91,6 +90,9 @@ PROGRESS_EVERY_S = 0.25
 # The uncompressed bytes a fetch reads before it parses them (a batch, parsed at once): at most
 # this much a fetch beyond the parsers' own, so 8 MiB at the most --concurrency.
 PARSE_BATCH_BYTES = 256 * 1024
+# Politeness: at most this many fetches at once to one host, whatever --concurrency allows in all.
+MAX_PER_HOST = 4
+_LOOKAHEAD = 256
 _BLOCKING_STATUSES = frozenset({403, 429, 503})
 _COMPRESSION_KINDS = frozenset(
     {
@@ -194,8 +196,6 @@ class _Walker:
             sorted(dict.fromkeys(secrets + options.headers.secrets()), key=len, reverse=True)
         )
         self.on_url = redaction.url_stream(options.on_listed, options.on_url, self.secrets)
-        # An index's children read while its claim waits (deep/slots.py).
-        self.ahead = ReadAhead(self._recording_fetcher)
 
     def sink(self, number: int, url: str | None) -> checks.RowSink | None:
         """Where a tally of sitemap number hands each occurrence (None: no rows are kept)."""
@@ -211,10 +211,6 @@ class _Walker:
             with self.lock:
                 self.fetchers.append(f)
         return f
-
-    def _recording_fetcher(self) -> Fetcher:
-        """A fetcher whose answers read to their end are kept for the walk (`self.heard`)."""
-        return Fetcher(self.policy, transport=self.heard.recording(default_transport(self.policy)))
 
     @contextmanager
     def shared(self) -> Iterator[None]:
@@ -531,17 +527,15 @@ class _Walker:
 
     # -- the walk itself, on the calling thread ----------------------------------------------
 
-    def listed_before(self, url: str, peek: bool = False) -> bool:
-        """True when url, or another spelling of it, was listed before; else it is now (peek:
-        unless only looked at)."""
+    def listed_before(self, url: str) -> bool:
+        """True when url, or another spelling of it, was listed before; else it is now."""
         try:
             key = urls.resource_key(urls.read(url))
         except urls.UnfetchableURLError:
             key = url  # refused when fetched; only the same text is the same
         if key in self.listed:
             return True
-        if not peek:
-            self.listed.add(key)
+        self.listed.add(key)
         return False
 
     def add(self, url: str, parent: SitemapRecord | None, source: str) -> SitemapRecord | None:
@@ -693,28 +687,21 @@ class _Walker:
                         stopped, depth_cut, fetched = self._start(
                             queue, running, hosts, pool, stopped, depth_cut, fetched
                         )
-                        self._read_ahead(queue, hosts, pool, len(running), fetched, stopped)
                     if not running:
                         # Nothing is being read, and nothing queued can start (_start would
                         # have started it): no sitemap placed before a claim will list more.
                         with interrupt.deferred():
                             self.settle(queue, (), every=True)
-                        if not self.ahead.running:  # else: queued, being read ahead
-                            if stopped is None and queue:
-                                continue
-                            break
+                        if stopped is None and queue:
+                            continue
+                        break
                     # A claim waiting for files read before it is looked at again soon: such a
                     # file may be known to list none (self.leaves) before it ends.
                     timeout = 0.05 if self.claims else 0.25
-                    waited: list[Future[Any]] = [*running, *self.ahead.running]
-                    done, _ = wait(waited, timeout=timeout, return_when=FIRST_COMPLETED)
+                    done, _ = wait(running, timeout=timeout, return_when=FIRST_COMPLETED)
                     with interrupt.deferred():
                         for fut in done:
-                            ahead = self.ahead.ended(fut)
-                            if ahead is not None:
-                                hosts[host(ahead)] -= 1
-                                continue
-                            hosts[host(running.pop(fut).url)] -= 1
+                            hosts[_host(running.pop(fut).url)] -= 1
                             got = fut.result()
                             self.apply(got, queue)
                             if got.record.cut and stopped is None:
@@ -726,7 +713,6 @@ class _Walker:
             # loop had seen them end; those still running are abandoned (they change nothing).
             ended = [fut for fut in running if fut.done() and not fut.cancelled()]
             self.abandon.set()
-            self.ahead.stop.set()
             pool.shutdown(wait=False, cancel_futures=True)
             with interrupt.deferred():
                 for fut in ended:
@@ -735,27 +721,9 @@ class _Walker:
                 self.settle(queue, (), every=True)
             raise _InterruptedError(stopped, depth_cut) from None
         finally:
-            self.ahead.stop.set()  # a read ahead still running is of no more use
             if stopped != "interrupted":
                 pool.shutdown(wait=True)
         return stopped, depth_cut
-
-    def _read_ahead(
-        self,
-        queue: deque[SitemapRecord],
-        hosts: Counter[str],
-        pool: ThreadPoolExecutor,
-        running: int,
-        fetched: int,
-        stopped: str | None,
-    ) -> None:
-        """While claims wait and fetch slots are free, read their children ahead."""
-        limits = self.limits
-        slots = limits.concurrency - running - len(self.ahead.running)
-        if slots > 0 and self.claims and stopped is None and time.monotonic() < self.deadline:
-            room = limits.max_sitemaps - fetched - len(queue)
-            listed = functools.partial(self.listed_before, peek=True)
-            self.ahead.fill(self.claims, listed, limits.max_depth, slots, room, pool, hosts)
 
     def _start(
         self,
@@ -769,12 +737,8 @@ class _Walker:
     ) -> tuple[str | None, bool, int]:
         """Start the fetches the limits and the politeness per host allow."""
         limits = self.limits
-        while (
-            queue
-            and len(running) + len(self.ahead.running) < limits.concurrency
-            and stopped is None
-        ):
-            at = next_polite(queue, hosts, self.ahead.urls)
+        while queue and len(running) < limits.concurrency and stopped is None:
+            at = _next_polite(queue, hosts)
             if at is None:
                 break  # every queued sitemap is on a host already at its share
             rec = queue[at]
@@ -792,7 +756,7 @@ class _Walker:
                 break
             del queue[at]
             fetched += 1
-            hosts[host(rec.url)] += 1
+            hosts[_host(rec.url)] += 1
             running[pool.submit(self.fetch, rec)] = rec
         return stopped, depth_cut, fetched
 
@@ -800,6 +764,23 @@ class _Walker:
         for f in self.fetchers:
             f.close()
         self.heard.close()
+
+
+def _host(url: str) -> str:
+    """The host a fetch of url goes to, in the fetcher's one reading (for politeness per host)."""
+    try:
+        return urls.read(url).authority
+    except urls.UnfetchableURLError:
+        return ""
+
+
+def _next_polite(queue: deque[SitemapRecord], hosts: Counter[str]) -> int | None:
+    """Where in the queue the first sitemap is whose host has fewer than MAX_PER_HOST fetches
+    running (only the first _LOOKAHEAD are looked at), or None."""
+    for i, rec in enumerate(itertools.islice(queue, _LOOKAHEAD)):
+        if hosts[_host(rec.url)] < MAX_PER_HOST:
+            return i
+    return None
 
 
 class _AbandonedError(Exception):

@@ -147,13 +147,6 @@ class Answer:
         # A watchdog shutdown can look like a clean end of a body sent without a length.
         guard.check()
 
-    def drain(self, stop: Callable[[], bool]) -> None:
-        """Read the body to its end as it comes over the wire (no content coding undone, its
-        bound the wire's), unless stop() says to stop between chunks; raises FetchError."""
-        for _ in self._wire(eager=False):
-            if stop():
-                return
-
     def body(
         self, limit: int = MAX_BODY_BYTES, truncate: bool = False, eager: bool | None = None
     ) -> Iterator[bytes]:
