@@ -9,7 +9,7 @@ from html import escape
 from math import isfinite
 from typing import Any
 
-from sitemap_auditor.core.text import UNSAFE
+from sitemap_auditor.core.text import UNSAFE, clip
 
 __all__ = [
     "BIG",
@@ -56,8 +56,7 @@ def text(value: object, cap: int = MAX_TEXT) -> str:
     by U+FFFD. Anything that is not a string is the empty string."""
     if not isinstance(value, str):
         return ""
-    cut = UNSAFE.sub("\ufffd", value[: cap + 1])
-    return cut if len(cut) <= cap else cut[: cap - 1] + "…"
+    return clip(UNSAFE.sub("\ufffd", value[: cap + 1]), cap)
 
 
 def h(value: object, cap: int = MAX_TEXT) -> str:
