@@ -259,8 +259,10 @@ class _Checker:
         """The page's row; None when the run ends before the page could be checked (its turn
         comes past the deadline, or the deadline cut its request): no row, not a failure."""
         url, sitemap, lastmod = item
+        listed: WebURL | None = None  # the listed URL's one reading, for every decision
         try:
-            agents = self.robots.blocked_for(read_url(url))
+            listed = read_url(url)
+            agents = self.robots.blocked_for(listed)
         except UnfetchableURLError:
             agents = []  # no URL to ask for: the fetch says so
         if agents:
@@ -274,7 +276,7 @@ class _Checker:
             if not self.wait(stop, deadline):
                 return None
             try:
-                row, retry_in = self._once(url)
+                row, retry_in = self._once(url, listed)
             except _OutOfTurnError:
                 return None
             if row["error"] is not None and time.monotonic() >= deadline:
@@ -293,9 +295,9 @@ class _Checker:
         )
         return {"url": url, **row}
 
-    def _once(self, url: str) -> tuple[dict[str, Any], float | None]:
-        """One request of url (redirects followed): its row, and seconds to wait before a retry
-        when the site asked to slow down (429, 503)."""
+    def _once(self, url: str, listed: WebURL | None) -> tuple[dict[str, Any], float | None]:
+        """One request of url (listed: its reading; redirects followed): its row, and seconds
+        to wait before a retry when the site asked to slow down (429, 503)."""
         hops: list[Hop] = []
         now = self.options.now()
         retry_in: float | None = None
@@ -319,9 +321,8 @@ class _Checker:
                     if wait <= MAX_RETRY_WAIT_S:
                         retry_in = wait
                 found = verdict.judge(
-                    # The listed URL's reading (the first request's; after a hop, the fetch
-                    # read the hop's target).
-                    requested=read_url(url) if hops else answer.requested,
+                    # The listed URL's reading: after a hop, the fetch's is of the hop's target.
+                    requested=listed if hops and listed is not None else answer.requested,
                     final=answer.final,
                     status=status,
                     redirected=bool(hops),
