@@ -32,6 +32,7 @@ from harness.servers import (
 from sitemap_auditor.cli import deep as deep_cli
 from sitemap_auditor.deep.pages.check import PageOptions, check_pages
 from sitemap_auditor.deep.pages.store import PagesFile
+from sitemap_auditor.deep.pages.summary import Summary
 from sitemap_auditor.fetching.fetch import FetchPolicy
 
 WP_HEAD = """<!DOCTYPE html>
@@ -91,9 +92,8 @@ def site() -> Iterator[Site]:
     s.stop()
 
 
-def check(
-    site: Site, paths: list[str], tmp_path: Path, **options: Any
-) -> dict[str, dict[str, Any]]:
+def checked(site: Site, paths: list[str], tmp_path: Path, **options: Any) -> tuple[Summary, str]:
+    """The page check of the site's paths (options: PageOptions'): its totals and its file."""
     out = str(tmp_path / "pages.jsonl")
     listed = [(site.url(p), site.url("/sitemap.xml"), None) for p in paths]
     policy = FetchPolicy(
@@ -102,6 +102,13 @@ def check(
     summary = check_pages(
         lambda: iter(listed), site.url("/robots.txt"), policy, PageOptions(pages_out=out, **options)
     )
+    return summary, out
+
+
+def check(
+    site: Site, paths: list[str], tmp_path: Path, **options: Any
+) -> dict[str, dict[str, Any]]:
+    summary, out = checked(site, paths, tmp_path, **options)
     rows = {r["url"].removeprefix(site.base): r for r in PagesFile.rows(out)}
     assert summary.checked == len(rows)
     return rows
@@ -469,16 +476,7 @@ def test_a_retry_whose_turn_comes_past_the_deadline_leaves_the_page_unchecked(
     # The 429 was kept as the page's lasting answer, "even after the waits it asked for", and
     # the run said it was complete, though no wait happened.
     site.route("/p", reply(b"", 429, "text/plain", headers={"Retry-After": "100"}))
-    out = str(tmp_path / "pages.jsonl")
-    policy = FetchPolicy(
-        origin=("http", "127.0.0.1", site.port), allow_private_networks=True, deadline_s=2.0
-    )
-    summary = check_pages(
-        lambda: iter([(site.url("/p"), site.url("/sitemap.xml"), None)]),
-        site.url("/robots.txt"),
-        policy,
-        PageOptions(pages_out=out, max_seconds=2.0),
-    )
+    summary, out = checked(site, ["/p"], tmp_path, max_seconds=2.0)
     assert summary.stopped_by == "max-seconds" and summary.checked == 0
     assert list(PagesFile.rows(out)) == []
 
@@ -505,15 +503,7 @@ def test_crawl_delay_is_the_group_of_the_product_the_user_agent_names(
         ),
     )
     site.route("/p", html(wp("/p", site)))
-    policy = FetchPolicy(
-        origin=("http", "127.0.0.1", site.port), allow_private_networks=True, deadline_s=2.0
-    )
-    summary = check_pages(
-        lambda: iter([(site.url("/p"), site.url("/sitemap.xml"), None)]),
-        site.url("/robots.txt"),
-        policy,
-        PageOptions(pages_out=str(tmp_path / "pages.jsonl"), user_agent=agent),
-    )
+    summary, _ = checked(site, ["/p"], tmp_path, user_agent=agent)
     assert summary.crawl_delay == delay
 
 
