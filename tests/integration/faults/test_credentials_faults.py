@@ -256,6 +256,24 @@ def test_a_site_echoing_the_password_does_not_get_it_into_the_result(
     assert PASSWORD not in logs.text()
 
 
+@pytest.mark.parametrize("password", ["SUCCESS", "Sitemap", "urlset", "200"])
+def test_a_password_that_spells_a_word_of_the_format_leaves_the_result_whole(
+    audit: AuditFn, site: Site, password: str
+) -> None:
+    # Redaction made the result's status, its CheckCode ids, its auditor or its sitemapType
+    # "***": the format the platform reads broken, and the password shown by the stars.
+    site.route("/robots.txt", reply("Sitemap: /s.xml\n", content_type="text/plain"))
+    site.route("/s.xml", reply(urlset([FRESH])))
+    result = audit(site.url("/"), basicAuth={"username": USER, "password": password})
+    assert result["status"] == "SUCCESS" and codes_of(result) == ["100", "200"]
+    assert [c["code"]["id"] for c in result["checks"]] == [
+        "37A-SitemapAuditor-100",
+        "37A-SitemapAuditor-200",
+    ]
+    assert result["auditor"]["name"] == "Sitemap" and data_of(result)["sitemapType"] == "urlset"
+    # The messages may quote what the site sent: there the word is redacted, as before.
+
+
 @pytest.mark.usefixtures("observed")
 def test_a_password_echoed_in_other_spellings_is_in_no_result_nor_log_line(
     audit: AuditFn, site: Site, logs: LogCapture
