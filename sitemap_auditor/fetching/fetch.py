@@ -224,15 +224,15 @@ class Fetcher:
         headers.update(validators.headers())
         return headers
 
-    def _guard(self, start: float) -> Guard:
-        deadline = start + self.policy.deadline_s
+    def _guard(self, start: float, spent: float = 0.0) -> Guard:
+        deadline = start + self.policy.deadline_s - spent
         budget_bound = False
         if self.policy.budget_deadline is not None and self.policy.budget_deadline < deadline:
             deadline = self.policy.budget_deadline
             budget_bound = True
         return Guard(
             deadline,
-            deadline - start,
+            deadline - start + spent,
             resolver=self.policy.resolver,
             allow_private_networks=self.policy.allow_private_networks,
             budget_bound=budget_bound,
@@ -296,6 +296,7 @@ class Fetcher:
         on_hop: Callable[[Hop], None] | None = None,
         before_hop: Callable[[WebURL], None] | None = None,
         redirects: int = 0,
+        spent: float = 0.0,
     ) -> Iterator[Answer]:
         """Fetch url, following redirects, and yield its final Answer; raises FetchError.
 
@@ -303,10 +304,11 @@ class Fetcher:
         on_hop, when given, hears of each redirect followed (or refused) on the way; before_hop
         of the URL each leads to, before it is asked for (what it raises stops the fetch).
         redirects: how many were followed already to reach url (a caller that asks for each
-        hop in a fetch of its own), counted against MAX_REDIRECTS.
+        hop in a fetch of its own), counted against MAX_REDIRECTS; spent: the seconds such a
+        caller's earlier requests took, counted against the one deadline of the whole fetch.
         """
         start = time.monotonic()
-        guard = self._guard(start)
+        guard = self._guard(start, spent)
         answer: Answer | None = None
         status: int | None = None
         error: str | None = None

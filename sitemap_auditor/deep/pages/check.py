@@ -368,17 +368,25 @@ class _Checker:
     def _followed(self, url: str, hops: list[Hop]) -> Iterator[Answer]:
         """The final answer of url, redirects followed (each one heard by hops): each hop is a
         request to the site, and waits for its turn (the rate, Crawl-delay, Retry-After) as the
-        first request does, outside any fetch's own deadline; _OutOfTurnError when that turn
-        comes at or past the run's deadline."""
+        first request does; _OutOfTurnError when that turn comes at or past the run's
+        deadline. The page's requests share one deadline (the policy's), as one fetch's
+        redirects do: the waits for their turns are not counted against it."""
         current = url
+        spent = 0.0
         while True:
+            started = time.monotonic()
             try:
                 with self.fetcher().open(
-                    current, on_hop=hops.append, before_hop=self._vet, redirects=len(hops)
+                    current,
+                    on_hop=hops.append,
+                    before_hop=self._vet,
+                    redirects=len(hops),
+                    spent=spent,
                 ) as a:
                     yield a
                     return
             except _NextHopError as hop:
+                spent += time.monotonic() - started
                 if not self.wait(*self.local.turn):
                     raise _OutOfTurnError from None
                 current = hop.target.href

@@ -470,6 +470,26 @@ def test_each_redirect_hop_waits_for_its_turn(site: Site, tmp_path: Path) -> Non
     assert len(log) == 3 and all(b - a >= 0.3 * 0.9 for a, b in itertools.pairwise(log))
 
 
+def test_the_hops_of_a_redirect_share_the_page_deadline(site: Site, tmp_path: Path) -> None:
+    # Each hop had a deadline of its own: a chain of slow redirects held a page for ten of them.
+    # Here five hops of 0.6 s each pass the page's 2 s (checked's policy), each within it alone.
+    def slow_redirect(location: str) -> Any:
+        inner = redirect(location)
+
+        def answer(h: Any) -> None:
+            time.sleep(0.6)
+            inner(h)
+
+        return answer
+
+    for n in range(5):
+        site.route(f"/r{n}", slow_redirect(f"/r{n + 1}"))
+    site.route("/r5", html(wp("/r5", site)))
+    row = check(site, ["/r0"], tmp_path)["/r0"]
+    assert row["reason"] == "page-unreachable" and "within 2 s" in row["error"]
+    assert 3 <= len(row["redirects"]) <= 4
+
+
 def test_a_retry_whose_turn_comes_past_the_deadline_leaves_the_page_unchecked(
     site: Site, tmp_path: Path
 ) -> None:
