@@ -387,6 +387,12 @@ class _Checker:
                     return
             except _NextHopError as hop:
                 spent += time.monotonic() - started
+                if any(h.url == hop.target.href for h in hops):
+                    # Asked again, it would answer as before: a loop, whatever the hops left.
+                    raise FetchError(
+                        FetchErrorKind.TOO_MANY_REDIRECTS,
+                        "a redirect loop, back to a URL asked before",
+                    ) from None
                 if not self.wait(*self.local.turn):
                     raise _OutOfTurnError from None
                 current = hop.target.href
