@@ -39,10 +39,11 @@ import zlib
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
+from sitemap_auditor.core import candidates
 from sitemap_auditor.core import facts as site_facts
 from sitemap_auditor.core.errors import InvalidItemError, StoreError
 from sitemap_auditor.sharing import lease
-from sitemap_auditor.sharing.driver import StoredItem
+from sitemap_auditor.sharing.driver import RETENTION_S, StoredItem
 
 __all__ = [
     "CONNECT_TIMEOUT_S",
@@ -241,11 +242,11 @@ class DynamoStore:
         ref = _text(item, "facts_ref")
         stamp = got.item.stamp
         if stamp is not None and got.facts is None and ref is not None:
-            got = StoredItem(got.item, None, self._loader(key, ref, consistent, stamp.fetched_at))
+            got = StoredItem(got.item, None, self._loader(key, ref, consistent, stamp))
         return got
 
     def _loader(
-        self, key: str, ref: str, consistent: bool, stamped_at: float
+        self, key: str, ref: str, consistent: bool, stamp: lease.Stamp
     ) -> Callable[[], site_facts.SiteFacts | None]:
         """Reads the facts kept out of a site's item, once asked (None: not those referred to)."""
 
@@ -260,7 +261,9 @@ class DynamoStore:
                 if not held:
                     continue
                 try:
-                    facts = read_facts_item(held, ref, self._wall(), stamped_at)
+                    facts = read_facts_item(held, ref, self._wall(), stamp)
+                    if facts is not None:
+                        of_site(facts, key)
                 except InvalidItemError as e:
                     self._on_rejected(e.reason)
                     return None
@@ -302,7 +305,7 @@ class DynamoStore:
                 lease_write=True,
                 Key={"pk": {"S": key}},
                 UpdateExpression="SET lease_owner = :o, lease_until = :u, lease_at = :now, "
-                "lease_renewals = :zero, expires_at = if_not_exists(expires_at, :ttl)",
+                "lease_renewals = :zero, expires_at = :ttl",
                 # The second half: an audit that read the item just before another's publish
                 # must not take a lease and fetch again; transient facts never stand in the way.
                 # Neither does what `read_item` refuses: a time stored as anything but a number,
@@ -328,8 +331,11 @@ class DynamoStore:
                     # Further ahead than the lease this audit writes, and the clocks' skew.
                     ":far": {"N": repr(until + lease.CLOCK_SKEW_S)},
                     ":ahead": {"N": repr(now + lease.CLOCK_SKEW_S)},
-                    # An abandoned lease item expires by itself too.
-                    ":ttl": {"N": str(int(until) + 86_400)},
+                    # An abandoned lease item expires by itself too, but never while its lease
+                    # runs: the table deletes an item once past its expires_at (any time after),
+                    # and an item whose facts were past their retention would have taken its
+                    # live lease along. No earlier than any facts it holds expire.
+                    ":ttl": {"N": str(int(max(until, now) + RETENTION_S))},
                     **values,
                 },
             )
@@ -369,13 +375,16 @@ class DynamoStore:
                 lease_write=True,
                 Key={"pk": {"S": key}},
                 UpdateExpression="REMOVE lease_owner, lease_until, lease_at, lease_renewals "
-                "SET unshareable_flight = :f, unshareable_at = :at, unshareable_lasting = :l",
+                "SET unshareable_flight = :f, unshareable_at = :at, unshareable_lasting = :l, "
+                "expires_at = :ttl",
                 ConditionExpression="lease_owner = :o",
                 ExpressionAttributeValues={
                     ":o": {"S": owner},
                     ":f": {"S": owner if flight is None else flight},
                     ":at": {"N": repr(at)},
                     ":l": {"BOOL": lasting},
+                    # The mark is heeded for a day: it must not expire with old facts before.
+                    ":ttl": {"N": str(int(at + RETENTION_S))},
                 },
             )
 
@@ -443,18 +452,35 @@ def facts_item(key: str, packed: bytes, ref: str, site_item: Mapping[str, Any]) 
 
 
 def read_facts_item(
-    item: Mapping[str, Any], ref: str, now: float, stamped_at: float
+    item: Mapping[str, Any], ref: str, now: float, stamp: lease.Stamp
 ) -> site_facts.SiteFacts | None:
     """The facts an item of their own holds, checked as the site's item checks the facts it
-    holds (at `now`, on the reader's clock; `stamped_at` the site item's fetched_at, which its
-    own reading has judged); None when it holds other facts than those referred to (a lagging
-    read). InvalidItemError when it is not what this module writes."""
+    holds (at `now`, on the reader's clock; `stamp` the site item's, which its own reading has
+    judged: the facts must be what it says of them); None when it holds other facts than those
+    referred to (a lagging read). InvalidItemError when it is not what this module writes."""
     if not isinstance(item, Mapping):
         raise InvalidItemError("facts item: not a map of attributes")
     if _text(item, "flight") != ref:
         return None
     _number(item, "expires_at", 0.0, float(2**53))
-    return _facts_stamped(_value(item, "facts", "B"), MAX_AWAITED_BYTES, stamped_at, now)
+    # Facts for every audit are kept to MAX_ITEM_BYTES; only those for the waiters are larger.
+    limit = MAX_AWAITED_BYTES if stamp.awaited_only else MAX_ITEM_BYTES
+    facts = _facts_stamped(_value(item, "facts", "B"), limit, stamp.fetched_at, now)
+    if facts.transient != stamp.transient:  # the stamp is the facts' own (driver.stamp_of)
+        _invalid("transient", "not what the facts say")
+    return facts
+
+
+def of_site(facts: site_facts.SiteFacts, key: str) -> None:
+    """Refuse facts whose candidates are not those the site the key names would have (the
+    fallback paths are under its siteBase): another site's facts, under this one's key. A key
+    not of driver.scope_key's form names no site to check them against."""
+    parts = key.split("|")
+    if len(parts) < 4:
+        return
+    site_url = parts[3]
+    if facts.candidates != candidates.for_base(site_url, facts.robots.sitemaps):
+        _invalid("candidates", "not those of the site the item is for")
 
 
 def _facts_stamped(
@@ -574,6 +600,9 @@ def read_item(item: Mapping[str, Any], now: float) -> tuple[StoredItem, str | No
             facts = _facts_stamped(_value(item, "facts", "B"), MAX_ITEM_BYTES, fetched_at, now)
             if facts.transient != transient:  # the stamp is the facts' own (driver.stamp_of)
                 _invalid("transient", "not what the facts say")
+            key = _value(item, "pk", "S")
+            if isinstance(key, str):
+                of_site(facts, key)
         else:
             _text(item, "facts_ref")  # read by the store: the facts are in their own item
         awaited_only = bool(_flag(item, "awaited_only"))

@@ -739,6 +739,37 @@ def test_no_lease_is_taken_over_facts_fresh_in_the_window(table: str) -> None:
 
 
 @pytest.mark.usefixtures("local_aws")
+def test_a_lease_or_a_mark_over_facts_past_their_retention_does_not_expire_with_them(
+    table: str,
+) -> None:
+    # The lease kept the item's expires_at, in the past for facts past their retention: the
+    # table's sweep could delete the item, and its live lease, while the holder fetched.
+    from sitemap_auditor.core import facts
+
+    store = dynamostore.DynamoStore(table)
+    now = time.time()
+    old = now - 8 * 86_400
+    published = facts.SiteFacts(facts.RobotsProbe(404, False, (), (), ()), (), (), fetched_at=old)
+    packed = store.pack(facts.encode(published))
+    assert packed is not None
+    store.put("old", packed, lease.Stamp(old, 0.5), old + 7 * 86_400)
+
+    def expires() -> float:
+        raw = dynamostore.client().get_item(
+            TableName=table, Key={"pk": {"S": "old"}}, ConsistentRead=True
+        )["Item"]
+        return float(raw["expires_at"]["N"])
+
+    assert expires() < now
+    assert store.take_lease("old", "holder", ask(now + 10, now, now - 30))
+    assert expires() > now + 86_400
+    store.put("old", packed, lease.Stamp(old, 0.5), old + 7 * 86_400)
+    assert store.take_lease("old", "holder2", ask(now + 10, now, now - 30))
+    store.mark_unshareable("old", "holder2", now, True)
+    assert expires() > now + 86_400
+
+
+@pytest.mark.usefixtures("local_aws")
 def test_a_lease_write_tried_again_by_its_owner_is_still_its_own(table: str) -> None:
     store = dynamostore.DynamoStore(table)
     now = time.time()

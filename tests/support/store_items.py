@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from sitemap_auditor.core import facts, validators
+from sitemap_auditor.core import candidates, facts, validators
 from sitemap_auditor.core.issues import Kind, issue
 from sitemap_auditor.core.parser import ParsedSitemap
 from sitemap_auditor.sharing import dynamostore, lease
@@ -58,6 +58,21 @@ def sample_facts(fetched_at: float, site: str = "https://www.example.com") -> fa
         ),
         fetched_at=fetched_at,
         fetch_seconds=0.25,
+    )
+
+
+def failed_facts(key: str, fetched_at: float) -> facts.SiteFacts:
+    """Facts of a FAIL, for the site the key names: no robots.txt, and each of the three
+    usual paths a 404."""
+    tried = candidates.for_base(key.split("|")[3], ())
+    return facts.SiteFacts(
+        facts.RobotsProbe(404, False, (), (), ()),
+        tried,
+        tuple(
+            facts.CandidateOutcome(u, None, issue(u, Kind.HTTP_STATUS, "HTTP 404")) for u in tried
+        ),
+        True,
+        fetched_at,
     )
 
 
@@ -194,14 +209,14 @@ HOSTILE: dict[str, tuple[Hostile, str]] = {
         "lease_until: further ahead than a lease runs",
     ),
     # Facts of a FAIL stamped an hour in the future (were reused for an hour and the window).
-    "FAIL facts from an hour ahead": (
+    "another site's FAIL facts": (
         lambda k, now: facts_item(
-            k,
-            facts.to_json(
-                facts.SiteFacts(facts.RobotsProbe(404, False, (), (), ()), (), (), True, now + 3600)
-            ),
-            now + 3600,
+            k, facts.to_json(failed_facts("v|g|-|https://other.test", now)), now
         ),
+        "candidates: not those of the site the item is for",
+    ),
+    "FAIL facts from an hour ahead": (
+        lambda k, now: facts_item(k, facts.to_json(failed_facts(k, now + 3600)), now + 3600),
         "fetched_at: ahead of the clock",
     ),
 }

@@ -31,6 +31,7 @@ from sitemap_auditor.audit import request
 from sitemap_auditor.audit import steps as audit
 from sitemap_auditor.audit.config import Settings
 from sitemap_auditor.core import facts, robots, validators
+from sitemap_auditor.core.candidates import for_base
 from sitemap_auditor.core.errors import InvalidItemError
 from sitemap_auditor.core.issues import Kind, issue
 from sitemap_auditor.core.parser import ParsedSitemap
@@ -535,25 +536,57 @@ def test_facts_kept_in_an_item_of_their_own_are_checked_as_the_sites_item_is() -
         "flight": {"S": "f1"},
         "expires_at": {"N": "999"},
     }
-    assert dynamostore.read_facts_item(good, "f1", 100.0, 100.0) == site
+    stamp = lease.Stamp(100.0, 0.5, False, "f1")
+    assert dynamostore.read_facts_item(good, "f1", 100.0, stamp) == site
     # Other facts than those referred to (a lagging read): none, not refused.
-    assert dynamostore.read_facts_item(good, "f2", 100.0, 100.0) is None
+    assert dynamostore.read_facts_item(good, "f2", 100.0, stamp) is None
     # Facts that say they were fetched an hour ahead of the reader's clock, where the site's
     # item says otherwise: refused, as in the site's item.
     with pytest.raises(InvalidItemError, match="ahead of the clock"):
-        dynamostore.read_facts_item(good, "f1", 100.0 - 3600, 100.0 - 3600)
+        dynamostore.read_facts_item(good, "f1", 100.0 - 3600, replace(stamp, fetched_at=-3500.0))
+    # A stamp that says the facts hold no transient answer, where they do (a 503 reused by
+    # audits that start later): refused, as in the site's item.
+    down = facts.SiteFacts(facts.RobotsProbe(503, False, (), (), (), transient=True), (), ())
+    lying = {**good, "facts": {"B": pack(facts.encode(replace(down, fetched_at=100.0)))}}
+    with pytest.raises(InvalidItemError, match="transient"):
+        dynamostore.read_facts_item(lying, "f1", 100.0, stamp)
+    assert dynamostore.read_facts_item(lying, "f1", 100.0, replace(stamp, transient=True))
+    # Past what the writer keeps for every audit, only the waiters' facts may be.
+    large = {**good, "facts": {"B": b"\0" * (dynamostore.MAX_ITEM_BYTES + 5)}}
+    with pytest.raises(InvalidItemError, match=f"at most {dynamostore.MAX_ITEM_BYTES} bytes"):
+        dynamostore.read_facts_item(large, "f1", 100.0, stamp)
+    with pytest.raises(InvalidItemError, match="not a zlib stream"):  # past the size: read
+        dynamostore.read_facts_item(large, "f1", 100.0, replace(stamp, awaited_only=True))
     bomb = zlib_bomb(facts.MAX_FACTS_BYTES, BOMB_INFLATED)
     for bad in (
         {**good, "facts": {"B": bomb}},
         {**good, "facts": {"S": "text"}},
         {**good, "expires_at": {"N": "soon"}},
-        {**good, "facts": {"B": b"\0" * (dynamostore.MAX_ITEM_BYTES + 5)}},
+        {**good, "facts": {"B": b"\0" * (dynamostore.MAX_AWAITED_BYTES + 5)}},
     ):
         with pytest.raises(InvalidItemError):
-            dynamostore.read_facts_item(bad, "f1", 100.0, 100.0)
+            dynamostore.read_facts_item(bad, "f1", 100.0, replace(stamp, awaited_only=True))
     # The site's item may refer to them, not hold both.
     both = facts_item("k", facts.encode(site).decode(), 100.0, facts_ref={"S": "f1"})
     assert "facts" in item_refused(both)
+
+
+def test_facts_of_another_site_under_this_ones_key_are_refused() -> None:
+    # Another site's item copied under this one's key was reused: its fallback candidates,
+    # its issues, for this site. The candidates are those of the site the key names.
+    probe = facts.RobotsProbe(404, False, (), (), ())
+    own = facts.SiteFacts(probe, for_base("https://www.example.com", ()), ())
+    dynamostore.of_site(own, KEY)
+    dynamostore.of_site(own, KEY + "|facts|f1")
+    other = facts.SiteFacts(probe, for_base("https://other.example", ()), ())
+    for wrong in (other, replace(own, candidates=())):
+        with pytest.raises(InvalidItemError, match="candidates"):
+            dynamostore.of_site(wrong, KEY)
+    listed = ("https://cdn.example.net/sitemap.xml",)
+    robots_listed = facts.SiteFacts(replace(probe, status=200, sitemaps=listed), listed, ())
+    dynamostore.of_site(robots_listed, KEY)
+    with pytest.raises(InvalidItemError, match="candidates"):
+        dynamostore.of_site(replace(robots_listed, candidates=own.candidates), KEY)
 
 
 def test_when_a_lease_was_taken_is_read_with_its_lease_and_checked_as_any_time() -> None:
