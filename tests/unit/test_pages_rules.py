@@ -123,6 +123,50 @@ def test_a_charset_that_is_no_text_encoding_is_read_as_utf_8() -> None:
         assert read(body, content_type=f"text/html; charset={charset}").title == "Caf\u00e9"
 
 
+def test_a_charset_of_no_encoding_of_the_web_is_read_as_utf_8() -> None:
+    # EBCDIC read an ASCII page's noindex as other letters; `punycode` made a soft 404 of it.
+    body = b'<head><meta name="robots" content="noindex"><title>Caf\xc3\xa9</title></head>'
+    for charset in ("cp500", "cp037", "ebcdic-cp-us", "punycode", "utf-32", "x-no-such"):
+        facts = read(body, content_type=f"text/html; charset={charset}")
+        assert facts.robots == ("noindex",) and facts.title == "Caf\u00e9", charset
+    # Latin-1 is windows-1252 to browsers: 0x93 and 0x94 are quotes, not controls.
+    quoted = read(b"<head><title>\x93Hi\x94</title>", content_type="text/html; charset=latin1")
+    assert quoted.title == "\u201cHi\u201d"
+
+
+def test_a_title_holds_text_whatever_it_looks_like() -> None:
+    # RCDATA, as browsers and Googlebot read it: a tag inside a title neither ends the head
+    # nor is a tag.
+    sale = b'<head><title>Shoes <b>sale</b></title><meta name="robots" content="noindex">'
+    assert read(sale).robots == ("noindex",) and read(sale).title == "Shoes <b>sale</b>"
+    div = b"<head><title>Tags <div> explained</title><link rel=canonical href=/other></head>"
+    assert read(div).canonical == "/other"
+    quoted = b'<head><title>A &amp; <meta name="robots" content="noindex"></title></head>'
+    facts = read(quoted, chunk=3)
+    assert facts.robots == () and facts.title == 'A & <meta name="robots" content="noindex">'
+
+
+def test_a_start_tag_that_never_ends_stops_the_reading_in_bounded_memory() -> None:
+    # `<meta a=b a=b ...` never closed: the parser looked for its end from its start at every
+    # chunk, half a gigabyte and ten seconds for a 2 MB tag.
+    import tracemalloc
+
+    body = b"<html><head><title>t</title><meta " + b"a=b " * (READ_LIMIT // 4)
+    tracemalloc.start()
+    try:
+        reader = HeadReader("text/html")
+        for i in range(0, len(body), 65536):
+            reader.feed(body[i : i + 65536])
+            if reader.done:
+                break
+        facts = reader.facts()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert facts.cut and facts.title == "t"
+    assert reader.read < READ_LIMIT // 4 and peak < 12 * 1024 * 1024
+
+
 def test_marked_sections_are_bogus_comments_as_browsers_read_them() -> None:
     # IE's downlevel-revealed conditionals show their content to every other reader.
     revealed = b"<html><head><![if !IE]><meta name=robots content=noindex><![endif]>"
@@ -255,6 +299,29 @@ def test_canonical_elsewhere_from_the_head_or_a_link_header() -> None:
     # The canonical is shown as read against the page, its fragment dropped.
     v = judge(head=head(canonical="hat?#top"))
     assert (v.reason, v.canonical) == (None, "https://shop.example/products/hat?")
+
+
+def test_a_relative_canonical_is_read_against_the_heads_base() -> None:
+    # An Angular page's <base href="/">: `blog/post` is /blog/post, not /products/blog/post.
+    page = "https://shop.example/blog/post"
+    based = HeadFacts((), "blog/post", None, "t", cut=False, ended=True, base="/")
+    assert judge(head=based, final=page).indexable
+    elsewhere = HeadFacts((), "page", None, "t", cut=False, ended=True, base="/b/")
+    v = judge(head=elsewhere, final="https://shop.example/a/page")
+    assert (v.reason, v.canonical) == ("page-canonicalised", "https://shop.example/b/page")
+    # A base that is no http(s) URL is no base; a Link header's URL is not the head's.
+    odd = HeadFacts((), "hat", None, "t", cut=False, ended=True, base="javascript:x")
+    assert judge(head=odd).indexable
+    link = {"Link": '<hat>; rel="canonical"'}
+    assert judge(
+        headers=link, head=HeadFacts((), None, None, "t", False, True, base="/x/")
+    ).indexable
+    assert read(b'<head><base href="/"><base href="/no/"></head>').base == "/"
+
+
+def test_a_204_is_a_soft_404_whatever_its_type() -> None:
+    assert judge(204, body=0).reason == "page-soft-404"
+    assert judge(204, body=0, head=head()).reason == "page-soft-404"
 
 
 def same(a: str, b: str) -> bool:

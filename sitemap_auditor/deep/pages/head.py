@@ -8,6 +8,7 @@ Google, and `cut` says the limit was reached before the head ended.
 from __future__ import annotations
 
 import codecs
+import html
 import json
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -18,6 +19,13 @@ __all__ = ["READ_LIMIT", "HeadFacts", "HeadReader"]
 
 READ_LIMIT = 2 * 1024 * 1024  # Google Search reads the first 2 MB of an HTML file
 _MAX_SCRIPT_CHARS = 256 * 1024  # one JSON-LD block read for dateModified
+# A start tag not yet ended past this many characters stops the reading, as READ_LIMIT does: the
+# standard library's parser looks for its end from its start again at every piece it is fed,
+# with about 200 bytes of its regular expression's state a character, so a tag of megabytes
+# (`<meta a=b a=b ...` never closed) cost half a gigabyte and seconds. The text is fed in
+# pieces of _FEED_CHARS, so the parser holds at most the sum of the two.
+_MAX_TAG_CHARS = 32 * 1024
+_FEED_CHARS = 8 * 1024
 # Meta robots tags: several may coexist, and the most restrictive wins, so every one that may
 # say noindex is kept (those that cannot are not: the verdict's noindex, none and
 # unavailable_after are all it reads), each distinct one once, up to this many.
@@ -42,6 +50,8 @@ class HeadFacts:
     # The whole page was read and its body holds nothing: no element (a script counts: it may
     # draw the page), no text. The soft 404 hint's "empty body".
     empty: bool = False
+    # The first <base href>, as written: the head's relative URLs are read against it.
+    base: str | None = None
 
 
 class _Parser(HTMLParser):
@@ -49,6 +59,7 @@ class _Parser(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.robots: dict[str, None] = {}
         self.canonical: str | None = None
+        self.base: str | None = None
         self.modified: str | None = None
         self.ld_modified: str | None = None
         self.title: str | None = None
@@ -82,8 +93,14 @@ class _Parser(HTMLParser):
             rels = a.get("rel", "").lower().split()
             if "canonical" in rels and a.get("href", "").strip():
                 self.canonical = clip(a["href"].strip(), 4096)
-        elif tag == "title" and self.title is None:
-            self._start("title")
+        elif tag == "base" and self.base is None and "href" in a:
+            self.base = clip(a["href"].strip(), 4096)
+        elif tag == "title":
+            # Its text is text, whatever it holds (RCDATA, as browsers and Googlebot read it):
+            # `<title>Shoes <b>sale</b></title>` neither ends the head nor holds a tag.
+            self.set_cdata_mode("title")
+            if self.title is None:
+                self._start("title")
         elif tag == "script":
             if a.get("type", "").strip().lower() == "application/ld+json":
                 self._start("ld")
@@ -123,7 +140,8 @@ class _Parser(HTMLParser):
         if tag in ("head", "html"):
             self.ended = True
         elif tag == "title" and self._in == "title":
-            self.title = " ".join("".join(self._text).split())[:300]
+            # Read raw (RCDATA): its character references are resolved here.
+            self.title = " ".join(html.unescape("".join(self._text)).split())[:300]
             self._in = None
         elif tag == "script" and self._in == "ld":
             if self.ld_modified is None and self._chars < _MAX_SCRIPT_CHARS:
@@ -157,25 +175,38 @@ def _date_modified(text: str) -> str | None:
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_BE, "utf-16-be"), (b"\xff\xfe", "utf-16-le"))
 
 
+# The encodings of the web (the Encoding Standard's), by a label of each, as Python names them;
+# a label of any other (EBCDIC `cp500`, `punycode`, `base64`, UTF-32) is ignored, as browsers
+# ignore it. Latin-1 and ASCII are windows-1252 to browsers, and `utf-16` is UTF-16LE (Python's
+# decoder of that name raises on a body without a byte order mark).
+_WEB_LABELS = (
+    *("utf-8", "ibm866", "koi8-r", "koi8-u", "macintosh", "mac-cyrillic", "cp874"),
+    *(f"iso-8859-{n}" for n in (2, 3, 4, 5, 6, 7, 8, 10, 13, 14, 15, 16)),
+    *(f"windows-{n}" for n in range(1250, 1259)),
+    *("gbk", "gb18030", "big5", "euc-jp", "iso-2022-jp", "shift_jis", "euc-kr"),
+    *("utf-16be", "utf-16le"),
+)
+_AS_BROWSERS_READ = {
+    "iso8859-1": "cp1252",
+    "ascii": "cp1252",
+    "iso8859-9": "cp1254",
+    "iso8859-11": "cp874",
+    "gb2312": "gbk",
+    "utf-16": "utf-16-le",
+}
+_WEB_CODECS = frozenset(codecs.lookup(label).name for label in _WEB_LABELS)
+
+
 def _charset(content_type: str | None) -> str:
     for part in (content_type or "").split(";")[1:]:
         key, _, value = part.strip().partition("=")
         if key.strip().lower() == "charset":
-            name = value.strip().strip("\"'")
             try:
-                name = codecs.lookup(name).name
-                # Only a text encoding that decodes as it is asked to (errors replaced):
-                # `base64`, `rot13`, `undefined` or `idna` would hand the parser bytes, or
-                # raise, whatever the page holds. UTF-32 is no encoding of the web (browsers
-                # ignore the label), and its decoder raises on a body without a mark.
-                b"a".decode(name, "replace")
-            except (LookupError, UnicodeError):
+                name = codecs.lookup(value.strip().strip("\"'")).name
+            except LookupError:
                 break
-            if name.startswith("utf-32"):
-                break
-            # The label `utf-16` is UTF-16LE to browsers (the Encoding Standard); Python's
-            # decoder of that name raises on a body without a byte order mark.
-            return "utf-16-le" if name == "utf-16" else name
+            name = _AS_BROWSERS_READ.get(name, name)
+            return name if name in _WEB_CODECS else "utf-8"
     return "utf-8"
 
 
@@ -217,7 +248,16 @@ class HeadReader:
         if len(chunk) >= room:
             chunk, self.cut = chunk[:room], True
         self.read += len(chunk)
-        self._parser.feed(self._decode(chunk, final=self.cut))
+        p = self._parser
+        text = self._decode(chunk, final=self.cut)
+        for at in range(0, len(text), _FEED_CHARS):
+            p.feed(text[at : at + _FEED_CHARS])
+            pending = p.rawdata
+            if p.cdata_elem is None and len(pending) > _MAX_TAG_CHARS and pending[1:2].isalpha():
+                self.cut = True  # a start tag that does not end: read no further
+                break
+            if p.content:
+                break
 
     def facts(self) -> HeadFacts:
         """What the head said, once fed (the parser's pending text flushed)."""
@@ -233,4 +273,5 @@ class HeadReader:
             cut=self.cut and not p.ended,
             ended=p.ended,
             empty=not (p.content or p.text or self.cut),
+            base=p.base,
         )

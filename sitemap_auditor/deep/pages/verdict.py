@@ -9,6 +9,7 @@ says "not found", or an empty body).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -214,13 +215,18 @@ def canonical_of(
     headers: Mapping[str, str], head: HeadFacts | None, page: urls.WebURL
 ) -> urls.WebURL | None:
     """The page's canonical URL (the head's first, then a Link header's), read once, against
-    the page's own reading; None when none is given or it is no http(s) URL."""
+    the page's own reading (the head's, against its <base href> when it gives one, as the HTML
+    standard reads a document's URLs); None when none is given or it is no http(s) URL."""
+    base = page.href
     written = head.canonical if head is not None and head.canonical else None
+    if written is not None and head is not None and head.base:
+        with contextlib.suppress(urls.UnfetchableURLError):
+            base = urls.read(head.base, page.href).href
     written = written or _link_canonical(headers.get("Link"))
     if written is None:
         return None
     try:
-        return urls.read(written, page.href)
+        return urls.read(written, base)
     except urls.UnfetchableURLError:
         return None
 
@@ -250,7 +256,9 @@ def _status_reason(status: int) -> str | None:
     return None
 
 
-def _soft_404(head: HeadFacts | None, html: bool, body_bytes: int) -> bool:
+def _soft_404(status: int, head: HeadFacts | None, html: bool, body_bytes: int) -> bool:
+    if status == 204:  # no content, whatever its type says: Google may show a soft 404
+        return True
     if html and (body_bytes == 0 or (head is not None and head.empty)):
         return True
     if head is None or head.title is None:
@@ -291,7 +299,7 @@ def judge(
             and not (redirected and same_resource(canonical, requested))
         ):
             reason = "page-canonicalised"
-        elif _soft_404(head, html, body_bytes):
+        elif _soft_404(status, head, html, body_bytes):
             reason = "page-soft-404"
         elif redirected and not same_resource(requested, final):
             reason = "page-redirect"
