@@ -105,15 +105,20 @@ def chosen_pages(
 
     One table of digests serves both readings of the walk's URLs: the count fills it with each
     URL not done, the check takes each from it the first time it meets it (a repeat finds it
-    taken), so the second reading holds nothing more than the first."""
+    taken), so the second reading holds nothing more than the first.
+
+    A URL longer than a URL may be (MAX_URL_CHARS, the walk's invalid-url) is not asked for: the
+    reading may have cut it, and what it would ask for is not what the sitemap lists."""
     table = DigestSet()
     total = sum(
-        1 for url, _, _ in listed() if url_key(shown(url)) not in done and table.add(url_key(url))
+        1
+        for url, _, _ in listed()
+        if len(url) <= MAX_URL_CHARS and url_key(shown(url)) not in done and table.add(url_key(url))
     )
 
     def distinct() -> Iterator[Listed]:
         for item in listed():
-            if table.take(url_key(item[0])):
+            if len(item[0]) <= MAX_URL_CHARS and table.take(url_key(item[0])):
                 yield item
 
     if not max_pages or total <= max_pages:
