@@ -202,9 +202,15 @@ class Tally:
     were counted in (a repeat may be counted when another file is read): the first line, the
     examples of the lowest lines, the details in the order of their words."""
 
-    def __init__(self, sink: RowSink | None = None) -> None:
+    def __init__(
+        self, sink: RowSink | None = None, clean: Callable[[str], str] = strip_userinfo
+    ) -> None:
         self._kinds: dict[Kind, _Seen] = {}
         self.sink = sink
+        # What an example holding an "@" is shown as: no echoed URL carries userinfo. A walk
+        # given credentials hides them first, whole: a password holding "@" and "/" would be
+        # split by the stripping, and its tail no longer found (deep/redaction.py, `cleaner`).
+        self.clean = clean
 
     def add(
         self,
@@ -234,7 +240,7 @@ class Tally:
                 pass  # the common case: lines come in order, after the five kept
             else:
                 if "@" in value:
-                    value = strip_userinfo(value)  # no echoed URL carries userinfo
+                    value = self.clean(value)  # no echoed URL carries userinfo
                 # Cut with a mark, so that a cut URL is never taken for the whole one.
                 shown = Example(line, clip(value, MAX_EXAMPLE_CHARS))
                 if not full or _example_key(shown) < _example_key(examples[-1]):

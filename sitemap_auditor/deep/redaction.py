@@ -15,6 +15,7 @@ from typing import Any
 from sitemap_auditor.audit import outcome
 from sitemap_auditor.core.parser import MAX_LASTMOD_CHARS
 from sitemap_auditor.core.text import CUT_MARK, clip
+from sitemap_auditor.core.urls import strip_userinfo
 from sitemap_auditor.deep.options import UrlRecord
 from sitemap_auditor.deep.reading.entries import MAX_FIELD_CHARS
 
@@ -52,6 +53,19 @@ OWN_VALUES = frozenset(
 )
 # The maps whose keys are URLs a site gave.
 _URL_KEYED = frozenset({"sitemapSeconds"})
+
+
+def cleaner(secrets: Sequence[str]) -> Callable[[str], str]:
+    """What a value holding an "@" is shown as: its secrets hidden while whole, then the userinfo
+    of every URL in it removed (a password holding "@" and "/", `p@ss/word`, ends a URL's
+    authority inside it: stripped first, its tail would be shown), then the secrets again."""
+    if not secrets:
+        return strip_userinfo
+
+    def clean(text: str) -> str:
+        return redact(strip_userinfo(redact(text, secrets)), secrets)
+
+    return clean
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:

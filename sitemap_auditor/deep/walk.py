@@ -176,7 +176,6 @@ class _Walker:
         self.not_recorded = 0
         self.site_checks: SiteChecks | None = None
         self.rows = options.finding_rows
-        self.site_tally = Tally(self.sink(SITE, None))
         self.done = 0
         # Entries read so far in each file being read, by number, for progress within a file
         # (under self.lock); the last count of files queued; when progress was last told.
@@ -196,6 +195,8 @@ class _Walker:
             sorted(dict.fromkeys(secrets + options.headers.secrets()), key=len, reverse=True)
         )
         self.on_url = redaction.url_stream(options.on_listed, options.on_url, self.secrets)
+        self.clean = redaction.cleaner(self.secrets)
+        self.site_tally = Tally(self.sink(SITE, None), self.clean)
 
     def sink(self, number: int, url: str | None) -> checks.RowSink | None:
         """Where a tally of sitemap number hands each occurrence (None: no rows are kept)."""
@@ -229,7 +230,7 @@ class _Walker:
 
     def _fetch(self, record: SitemapRecord) -> _Fetched:
         started = time.monotonic()
-        tally = Tally(self.sink(record.number, record.url))
+        tally = Tally(self.sink(record.number, record.url), self.clean)
         out = _Fetched(record, None, tally)
         fetcher = self.fetcher()
         rec = replace(record, findings=[], children=[])
@@ -897,7 +898,9 @@ def _site_findings(
         tally = tallies.get(sitemap)
         if tally is None:
             rec = walker.by_url.get(sitemap)
-            tally = tallies[sitemap] = Tally(walker.sink(rec.number, rec.url) if rec else None)
+            tally = tallies[sitemap] = Tally(
+                walker.sink(rec.number, rec.url) if rec else None, walker.clean
+            )
         # A link whose words the sample did not keep is counted, with no example.
         tally.add(Kind.HREFLANG_INVALID, line, value, "no return link", example=bool(value))
     for sitemap, tally in tallies.items():

@@ -74,3 +74,10 @@ def test_an_example_cut_inside_a_secret_shows_none_of_it() -> None:
     # The rows keep the value to the reading's bound, cut with the mark too.
     assert all(len(v) == MAX_FIELD_CHARS and v.endswith(CUT_MARK) for v in rows)
     assert all(SECRET not in redaction.redact(v, [SECRET]) for v in rows)
+
+
+def test_a_value_is_cleaned_of_a_password_holding_at_and_slash_before_its_userinfo() -> None:
+    url = "http://u:p@ss/w0rd-XYZ@shop.example/page"
+    assert "w0rd" in redaction.cleaner(())(url)  # no secret known: the one reading's userinfo only
+    shown = redaction.cleaner(("p@ss/w0rd-XYZ",))(url)
+    assert "w0rd" not in shown and "u:" not in shown and shown.endswith("shop.example/page")

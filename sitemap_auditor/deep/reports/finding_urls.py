@@ -17,10 +17,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sitemap_auditor.core.urls import strip_userinfo
 from sitemap_auditor.deep.finding_rows import FindingRows
 from sitemap_auditor.deep.kinds import KINDS, Kind
-from sitemap_auditor.deep.redaction import redact
+from sitemap_auditor.deep.redaction import cleaner, redact
 from sitemap_auditor.deep.reports.csv_report import cell
 
 __all__ = ["FINDING_URL_COLUMNS", "NAME", "write"]
@@ -32,7 +31,7 @@ MAX_DETAIL_CHARS = 200
 
 def _clean(text: str, secrets: Sequence[str]) -> str:
     if "@" in text:
-        text = strip_userinfo(text)  # as Tally.add does for the document's examples
+        return cleaner(secrets)(text)  # as Tally.add does for the document's examples
     return redact(text, secrets) if secrets else text
 
 

@@ -160,6 +160,23 @@ def test_credentials_go_to_the_origin_only_and_are_never_echoed(
     assert other_site.seen and all("authorization" not in s.headers for s in other_site.seen)
 
 
+def test_a_password_holding_at_and_slash_is_hidden_whole_where_a_site_writes_it(
+    site: Site,
+) -> None:
+    # `http://u:p@ss/w0rd@host/` ends its authority inside the password: the userinfo was
+    # stripped first ("u:p@"), and the password's tail was shown in every report.
+    secret = "p@ss/w0rd-XYZ"
+    echoed = f"<url><loc>http://u:{secret}@127.0.0.1:{site.port}/page</loc></url>"
+    site.route("/robots.txt", reply(f"Sitemap: {site.url('/s.xml')}\n"))
+    site.route("/s.xml", reply(f'<urlset xmlns="{SITEMAPS_NS}">{echoed}</urlset>'))
+    options = deep.Options(
+        credentials=Credentials("u", secret), allow_private_networks=True, resolver=local_only
+    )
+    doc = validated(deep.audit(site.url("/"), options=options))
+    shown = json.dumps(doc)
+    assert doc["findings"] and "w0rd" not in shown and "XYZ" not in shown
+
+
 def test_no_more_than_four_fetches_at_once_to_one_host(site: Site) -> None:
     paths = [f"/s{i}.xml" for i in range(12)]
     _index(site, *paths)
