@@ -547,6 +547,10 @@ def test_the_pages_file_resumes_past_a_cut_last_line(tmp_path: Path) -> None:
     again.close()
     lines = Path(path).read_text(encoding="utf-8").splitlines()
     assert [json.loads(x)["url"] for x in lines][-1] == "https://a.example/3" and len(lines) == 3
+    # A worker that ends its page once the run is over (Ctrl-C) and its file closed: nothing
+    # written, nothing raised (it raised in the worker's thread, a traceback on the terminal).
+    assert again.write({"url": "https://a.example/4"}) is False
+    assert len(Path(path).read_text(encoding="utf-8").splitlines()) == 3
 
 
 def test_the_summary_counts_per_sitemap_and_keeps_few_examples() -> None:

@@ -601,8 +601,8 @@ def _run(
         # may list, or redirect to, a URL that carries one).
         if checker.secrets:
             row = redaction.redacted(row, checker.secrets)
-        if out is not None:
-            out.write(row)
+        if out is not None and not out.write(row):
+            return  # the run is over, its file closed: the row is not the run's
         with lock:
             summary.add(row)
             done = summary.checked_now

@@ -137,16 +137,21 @@ class PagesFile:
                 if isinstance(row, dict) and isinstance(row.get("url"), str):
                     yield row
 
-    def write(self, row: dict[str, Any]) -> None:
-        """Append one row and flush it."""
+    def write(self, row: dict[str, Any]) -> bool:
+        """Append one row and flush it; False, writing nothing, once the file is closed (the run
+        ended, by an interruption say, while a worker finished its page)."""
         line = json.dumps(row, ensure_ascii=False) + "\n"
         with self._lock:
+            if self._out.closed:
+                return False
             self._out.write(line)
             self._out.flush()
+        return True
 
     def close(self) -> None:
-        """Close the file."""
-        self._out.close()
+        """Close the file (a write meanwhile ends first; one after, writes nothing)."""
+        with self._lock:
+            self._out.close()
 
 
 def _drop_cut_line(path: str) -> None:
