@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 
+import pytest
+
 from sitemap_auditor.audit.response import redact
 from sitemap_auditor.core.request_headers import MIN_TOKEN_CHARS, ExtraHeaders, parse_header
 
@@ -56,3 +58,18 @@ def test_a_basic_header_s_password_is_hidden_as_itself_as_user_s_is() -> None:
 
 def test_other_headers_are_no_secret() -> None:
     assert _secrets("X-Audit: agency-42-long-value") == ()
+
+
+def test_a_mistyped_header_is_refused_without_echoing_its_value() -> None:
+    # The usage error quoted the first 40 characters: a token, in a CI log.
+    for typo in (
+        "Authorization Bearer Tok3n+Secret/Value=",
+        "Authorization=Tok3n+Secret/Value=",
+        "Cookie session=Tok3n+Secret",
+        "Authorization Bearer Tok3n:Secret",
+    ):
+        with pytest.raises(ValueError) as refused:
+            parse_header(typo)
+        assert "Tok3n" not in str(refused.value) and "(the rest not shown)" in str(refused.value)
+    with pytest.raises(ValueError, match="'X-Plain' is not NAME:VALUE"):
+        parse_header("X-Plain")
