@@ -123,3 +123,14 @@ def test_memory_does_not_grow_with_the_rows(
     assert len(lines) == n + 1 and lines[1].endswith(f",1,{url.format(n - 1)},")
     # The spool's peak is a run's worth of rows; holding them would be several times that.
     assert spooled < 2 * 1024 * 1024 and holding > 3 * spooled, (spooled, holding)
+
+
+def test_a_csv_cell_keeps_a_value_on_one_line_and_a_formula_as_text() -> None:
+    from sitemap_auditor.deep.reports.csv_report import cell
+
+    # A <loc> holding a line break passed for another example ("line 99: ...") in its cell.
+    assert cell("https://a.example/x\nline 99: https://evil.example/") == (
+        "https://a.example/x line 99: https://evil.example/"
+    )
+    assert cell("a\r\nb\tc\x07") == "a  b c\ufffd"
+    assert cell("=1+1") == "'=1+1" and cell("\t=1") == " =1" and cell(3) == 3

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from sitemap_auditor.core.text import REPLACEMENT, UNSAFE
+from sitemap_auditor.core.text import shown_text
 
 __all__ = ["FINDING_COLUMNS", "SITEMAP_COLUMNS", "cell", "write"]
 
@@ -60,13 +60,15 @@ FINDING_COLUMNS = (
 
 def cell(value: Any) -> Any:
     """A value as a CSV cell: what a report never shows as a site wrote it (controls, bidi
-    overrides: core/text.UNSAFE) as U+FFFD, as the text and HTML reports show it, and a cell a
-    spreadsheet would run as a formula made text (OWASP's list: = + - @, a tab, a CR)."""
+    overrides: core/text.UNSAFE) as U+FFFD and its line breaks and tabs as spaces, as the text
+    report shows it (a value's line break would pass for another example in the examples
+    cell), and a cell a spreadsheet would run as a formula made text (OWASP's list: = + - @, a
+    tab, a CR)."""
     if value is None:
         return ""
     if isinstance(value, bool | int | float):
         return value
-    text = UNSAFE.sub(REPLACEMENT, str(value))
+    text = shown_text(str(value))
     if text[:1] in ("=", "+", "-", "@", "\t", "\r"):
         return "'" + text
     return text
