@@ -14,10 +14,11 @@ import time
 from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
+from sitemap_auditor.core import site as sites
 from sitemap_auditor.core.credentials import Credentials
 from sitemap_auditor.core.interrupts import Interrupt
 from sitemap_auditor.core.request_headers import ExtraHeaders
-from sitemap_auditor.core.text import valid_text
+from sitemap_auditor.core.text import shown_text, valid_text
 from sitemap_auditor.core.urls import echoed_url
 from sitemap_auditor.deep.kinds import Severity
 
@@ -566,9 +567,23 @@ def previous_document(args: argparse.Namespace, parser: argparse.ArgumentParser)
     from sitemap_auditor.deep.compare import load_previous
 
     try:
-        return load_previous(args.compare)
+        previous = load_previous(args.compare)
     except ValueError as e:
         parser.error(f"--compare {args.compare}: {e}")
+    # Another site's document would show every finding of one as resolved and of the other as
+    # new: said at once (a site that moved to https or www is still compared, as asked).
+    before = previous.get("siteBase")
+    try:
+        now = sites.resolve(args.url).url if args.url not in (None, "demo") else None
+    except ValueError:
+        now = None
+    if isinstance(before, str) and now is not None and before != now:
+        other = shown_text(echoed_url(before))[:200]
+        sys.stderr.write(
+            f"warning: --compare {args.compare} is a document of {other}, not of {now}: its "
+            "findings are compared as if they were this site's\n"
+        )
+    return previous
 
 
 def request_headers(args: argparse.Namespace, parser: argparse.ArgumentParser) -> ExtraHeaders:

@@ -103,6 +103,22 @@ def test_an_unchanged_site_compares_as_unchanged(
     assert c["counts"] == {"new": 0, "resolved": 0, "changed": 0, "sitemapsChanged": 0}
 
 
+def test_another_sites_document_is_compared_with_a_warning(
+    site: Site, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Every finding of one site was "resolved" and every one of the other "new", silently.
+    _serve(site, urlset_of([f"<loc>{site.url('/a')}</loc>"]), None)
+    before = _audit(site, capsys)
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({**before, "siteBase": "https://other.example"}), encoding="utf-8")
+    deep_cli.main(["--allow-private-networks", "--json", "--compare", str(old), site.url("/")])
+    err = capsys.readouterr().err
+    assert f"is a document of https://other.example, not of {site.url('')}" in err
+    old.write_text(json.dumps(before), encoding="utf-8")
+    deep_cli.main(["--allow-private-networks", "--json", "--compare", str(old), site.url("/")])
+    assert "warning" not in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("content", ["not json", '{"format": "other"}', "[1, 2]"])
 def test_a_file_that_is_no_document_is_a_usage_error(tmp_path: Path, content: str) -> None:
     old = tmp_path / "old.json"
