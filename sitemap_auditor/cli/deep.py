@@ -574,9 +574,10 @@ def previous_document(args: argparse.Namespace, parser: argparse.ArgumentParser)
     # new: said at once (a site that moved to https or www is still compared, as asked).
     before = previous.get("siteBase")
     try:
-        now = sites.resolve(args.url).url if args.url not in (None, "demo") else None
+        site = sites.resolve(args.url) if args.url not in (None, "demo") else None
     except ValueError:
-        now = None
+        site = None
+    now = site.url if site is not None else None
     if isinstance(before, str) and now is not None and before != now:
         other = shown_text(echoed_url(before))[:200]
         sys.stderr.write(
