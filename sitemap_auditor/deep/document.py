@@ -84,9 +84,12 @@ def _file_urls(walk: Walk) -> dict[str, int | None]:
     return {r.url: by_number.get(r.number) for r in walk.records}
 
 
-def _reach(f: Finding, file_urls: dict[str, int | None]) -> int | None:
-    """The listed URLs a finding affects (kinds.Reach)."""
+def _reach(f: Finding, file_urls: dict[str, int | None], indexes: set[str]) -> int | None:
+    """The listed URLs a finding affects (kinds.Reach). An index's entries are sitemaps, not the
+    site's URLs: what one of them says of its entries affects no counted URL (None)."""
     reach = KINDS[f.kind].reach
+    if reach in (Reach.URLS, Reach.ENTRIES) and f.sitemap in indexes:
+        return None
     if reach is Reach.URLS:
         return f.count
     if reach is Reach.ENTRIES:
@@ -134,7 +137,8 @@ def build(walk: Walk) -> dict[str, Any]:
     limits = walk.limits
     fetched = sum(1 for r in walk.records if r.type != "unfetched")
     file_urls = _file_urls(walk)
-    reached = [(f, _reach(f, file_urls)) for f in walk.findings]
+    indexes = {r.url for r in walk.records if r.type == "sitemapindex"}
+    reached = [(f, _reach(f, file_urls, indexes)) for f in walk.findings]
     # The walk's order (impact, severity, count, the kinds table, the sitemap), with the URLs a
     # finding affects before its count: a file that loses 10,000 URLs before one that loses 3.
     impact = {x: i for i, x in enumerate(IMPACT_ORDER)}

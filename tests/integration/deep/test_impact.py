@@ -65,3 +65,23 @@ def test_two_documents_of_an_unchanged_site_are_equal_outside_the_run_block(site
     first.pop("run")
     second.pop("run")
     assert first == second
+
+
+def test_what_an_index_says_of_its_entries_affects_none_of_the_sites_urls(site: Site) -> None:
+    # Three relative child locs in an index were "3 URLs, 100 % of the site's", for a site of
+    # one listed page with no problem: an index's entries are sitemaps, not the site's URLs.
+    from support.deep import SITEMAPS_NS, urlset_of
+
+    from harness.servers import reply
+
+    children = "".join(f"<sitemap><loc>child-{n}.xml</loc></sitemap>" for n in range(3))
+    good = f"<sitemap><loc>{site.url('/good.xml')}</loc></sitemap>"
+    index = f'<sitemapindex xmlns="{SITEMAPS_NS}">{children}{good}</sitemapindex>'
+    site.route("/robots.txt", reply(f"Sitemap: {site.url('/index.xml')}\n"))
+    site.route("/index.xml", reply(index))
+    site.route("/good.xml", reply(urlset_of([f"<loc>{site.url('/a')}</loc>"])))
+    doc = run(site.url("/"))
+    found = kinds_of(doc)
+    assert found["invalid-url"]["count"] == 3 and doc["totals"]["urls"] == 1
+    assert found["invalid-url"]["urls"] is None and found["invalid-url"]["share"] is None
+    assert "100 %" not in text_report.render(doc, False)
