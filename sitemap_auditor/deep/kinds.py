@@ -401,9 +401,9 @@ KINDS: dict[Kind, KindInfo] = {
     Kind.DUPLICATE_URL: KindInfo(
         _W,
         "Duplicate URL",
-        "{count} URLs are listed more than once ({detail}).",
+        "{count} entries list a URL listed before ({detail}).",
         "List each URL once, in one sitemap.",
-        "1 URL is listed more than once ({detail}).",
+        "1 entry lists a URL listed before ({detail}).",
         source=_TOOL,
     ),
     Kind.ALSO_IN_NEWS: KindInfo(

@@ -558,3 +558,12 @@ def test_an_empty_lastmod_is_shown_as_the_element(site: Site) -> None:
     serve_listed(site, {"/s.xml": urlset_of([f"<loc>{site.url('/a')}</loc><lastmod/>"])})
     (example,) = kinds_of(run(site.url("/")))["invalid-date"]["examples"]
     assert example["value"] == "<lastmod></lastmod>"
+
+
+def test_duplicate_url_counts_the_entries_that_repeat_and_says_so(site: Site) -> None:
+    # /a four times, /b twice, /c once: "4 URLs are listed more than once", where two are.
+    locs = ["/a", "/a", "/b", "/a", "/c", "/b", "/a"]
+    serve_listed(site, {"/s.xml": urlset_of([f"<loc>{site.url(p)}</loc>" for p in locs])})
+    f = kinds_of(run(site.url("/")))["duplicate-url"]
+    assert f["count"] == 4
+    assert f["message"] == "4 entries list a URL listed before (within this file)."
