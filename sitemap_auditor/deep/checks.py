@@ -898,11 +898,18 @@ class SitemapChecks:
             f"<{wrong}> entries belong in a <{home}>)"
         )
 
+    def finish_cut(self) -> None:
+        """What is already certain of a file whose reading was cut (a timeout, say): more
+        entries than a sitemap may hold, read before the cut."""
+        n = self.entries
+        if n > MAX_ENTRIES:
+            kind = Kind.TOO_MANY_SITEMAPS if self.is_index else Kind.TOO_MANY_URLS
+            self.tally.set_count(kind, n)
+
     def finish(self) -> None:
         """The checks of the file as a whole, once its last entry is read."""
         tally, n = self.tally, self.entries
-        if n > MAX_ENTRIES:
-            tally.set_count(Kind.TOO_MANY_SITEMAPS if self.is_index else Kind.TOO_MANY_URLS, n)
+        self.finish_cut()
         if n == 0:
             tally.set_count(Kind.EMPTY_SITEMAP, 1, detail=self._misplaced())
         dated = self.stats.count

@@ -268,10 +268,15 @@ class _Walker:
                     rec.type = found if found in checks.SITEMAP_ROOTS else "unknown"
         if answer is not None:
             rec.wire_bytes = answer.wire_bytes
+            if rec.compression is None and (rec.bytes or 0) > answer.wire_bytes:
+                rec.compression = "gzip"  # inflated, though its read was cut before its end
         rec.seconds = round(time.monotonic() - started, 3)
-        if out.checks is not None and out.whole:
+        if out.checks is not None:
             with self.shared():
-                out.checks.finish()
+                if out.whole:
+                    out.checks.finish()
+                elif not rec.cut:
+                    out.checks.finish_cut()
         return out
 
     def _refused(self, rec: SitemapRecord, answer: Any, tally: Tally) -> None:

@@ -567,3 +567,23 @@ def test_duplicate_url_counts_the_entries_that_repeat_and_says_so(site: Site) ->
     f = kinds_of(run(site.url("/")))["duplicate-url"]
     assert f["count"] == 4
     assert f["message"] == "4 entries list a URL listed before (within this file)."
+
+
+def test_a_gzip_file_cut_short_keeps_its_compression_and_what_its_entries_show(
+    site: Site,
+) -> None:
+    # Its record said compression null beside bytes twenty times its wireBytes, and the
+    # 57,000 entries read before the cut gave no too-many-urls.
+    from harness.servers import raw
+
+    locs = [f"<loc>{site.url(f'/p{n}')}</loc>" for n in range(70_000)]
+    body = gz(urlset_of(locs))
+    sent = body[: len(body) * 9 // 10]
+    serve_listed(site, {"/s.xml.gz": b""})
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+    site.route("/s.xml.gz", raw(head + b"Content-Length: %d\r\n\r\n" % len(body) + sent))
+    doc = run(site.url("/"))
+    rec = next(s for s in doc["sitemaps"] if s["url"].endswith("/s.xml.gz"))
+    assert rec["compression"] == "gzip" and rec["bytes"] > rec["wireBytes"]
+    found = kinds_of(doc, rec["url"])
+    assert "couldnt-fetch" in found and found["too-many-urls"]["count"] > 50_000
