@@ -942,7 +942,8 @@ def _site_findings(
     why: list[str] = []
     if (stopped is not None and not interrupted) or depth_cut or walker.not_recorded:
         if stopped == "max-sitemaps":
-            why.append(f"at most {walker.limits.max_sitemaps:,} sitemaps")
+            most = walker.limits.max_sitemaps
+            why.append(f"at most {most:,} sitemap{'' if most == 1 else 's'}")
         elif stopped == "max-bytes":
             why.append(f"at most {walker.limits.max_bytes:,} bytes")
         elif stopped == "max-seconds":

@@ -81,6 +81,15 @@ def test_listed_pages_that_fail_head_the_page_as_the_exit_status_counts_them() -
         "1 listed page with errors and 1 listed page with warnings",
     )
     assert 'Worst finding: <a href="#pages">Not found (404)</a> (1 listed page)' in page
+    # Three parts or more read as a list: "1 error and 2 warnings and 1 listed page ..." did not.
+    found = [finding("invalid-date", "error", "Invalid date", url, count=4)]
+    three = {
+        **document([sitemap(url, entries=2, findings=(1, 0, 0))], found),
+        "pages": doc["pages"],
+    }
+    assert _headline(render(three))[1] == (
+        "1 error, 1 listed page with errors and 1 listed page with warnings"
+    )
     assert "found in every sitemap and the pages checked" in page
     # A finding of no page (an odd document) says nothing; clean pages leave a clean headline.
     doc["pages"]["findings"] = [
@@ -90,3 +99,23 @@ def test_listed_pages_that_fail_head_the_page_as_the_exit_status_counts_them() -
     assert _headline(render(doc)) == ("ok", "No errors or warnings")
     doc["pages"]["findings"] = []
     assert _headline(render(doc)) == ("ok", "No errors or warnings")
+
+
+def test_the_text_reports_comparison_reads_its_counts_as_people_do() -> None:
+    # "1 entries", and "URLs listed: 4555 then 51" where every other count has its commas.
+    from sitemap_auditor.deep.reports import text_report
+
+    url = f"{BASE}/sitemap.xml"
+    doc: dict[str, Any] = {**document([sitemap(url, entries=1)], [])}
+    doc["comparison"] = {
+        "previous": {"auditedUrl": BASE + "/", "startedAt": "2026-11-01T00:00:00Z", "version": 1},
+        "urlsBefore": 4555,
+        "urlsAfter": 1,
+        "counts": {"new": 0, "resolved": 0, "changed": 0, "sitemapsChanged": 1},
+        "newFindings": [],
+        "resolvedFindings": [],
+        "changedFindings": [],
+        "sitemaps": [{"url": url, "entriesBefore": 4555, "entriesAfter": 1}],
+    }
+    text = text_report.render(doc, False)
+    assert "URLs listed: 4,555 then 1" in text and "4,555 entries then 1 entry" in text

@@ -263,7 +263,8 @@ def _outcome(
             f"({v.count(count)} listed page{'' if count == 1 else 's'})</span>"
         )
     failing = errors or any(sev == "error" for _, sev, _ in pages)
-    return ("err" if failing else "warn"), " and ".join(parts), detail
+    said = " and ".join(parts) if len(parts) < 3 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return ("err" if failing else "warn"), said, detail
 
 
 def _glance(doc: Mapping[str, Any], verdict: Mapping[str, Any], groups: list[_Group]) -> str:

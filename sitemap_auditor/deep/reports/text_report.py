@@ -56,6 +56,11 @@ def _plural(n: int, one: str, many: str | None = None) -> str:
     return f"{n:,} {one if n == 1 else (many or one + 's')}"
 
 
+def _count(value: object) -> str:
+    """A count of the document as a person reads it: 4,555; unknown as a dash."""
+    return f"{value:,}" if type(value) is int else "–"
+
+
 def is_probe(sitemap: Mapping[str, Any]) -> bool:
     """True for a sitemap record of the document that is a probe, not a sitemap: a usual path
     guessed because robots.txt listed none (`source` "fallback") that answered 404 or 410. The
@@ -143,7 +148,7 @@ def render(document: Mapping[str, Any], colour: bool = False) -> str:
         out.append(f"  also tried, no sitemap there: {probes}")
     out.append("")
     findings = d["findings"]
-    out.append(f"Findings, worst first ({_counts(totals['findings'])})")
+    out.append(f"Findings, the most harmful first ({_counts(totals['findings'])})")
     if not findings:
         out.append("  none: every sitemap read passes every check")
     for f in findings:
@@ -186,7 +191,9 @@ def _comparison(c: Mapping[str, Any]) -> list[str]:
         f"{_plural(counts['sitemapsChanged'], 'sitemap')} with other URL counts"
     ]
     if c.get("urlsBefore") != c.get("urlsAfter"):
-        out.append(f"  URLs listed: {c.get('urlsBefore')} then {c.get('urlsAfter')}")
+        out.append(
+            f"  URLs listed: {_count(c.get('urlsBefore'))} then {_count(c.get('urlsAfter'))}"
+        )
     for f in c["newFindings"]:
         out.append(f"  new       {_finding_line(f)} (x{f.get('count')})")
     for f in c["resolvedFindings"]:
@@ -197,12 +204,12 @@ def _comparison(c: Mapping[str, Any]) -> list[str]:
         was = (
             "not listed or not read"
             if s["entriesBefore"] is None
-            else f"{s['entriesBefore']:,} entries"
+            else _plural(s["entriesBefore"], "entry", "entries")
         )
         now = (
             "not listed or not read"
             if s["entriesAfter"] is None
-            else f"{s['entriesAfter']:,} entries"
+            else _plural(s["entriesAfter"], "entry", "entries")
         )
         out.append(f"  sitemap   {s['url']}: {was} then {now}")
     return out
