@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import wraps
 
 from sitemap_auditor.core import codes
@@ -94,13 +94,18 @@ def _sitemap_values(f: RuleInputs, s: SelectedSitemap) -> dict[str, object]:
     }
 
 
+_ONE_US = timedelta(microseconds=1)
+
+
 def _age_seconds(f: RuleInputs, latest: datetime) -> int:
     # Integer seconds: a window of 10**30 days must not overflow timedelta.
     return int((f.now - latest).total_seconds())
 
 
 def _is_stale(f: RuleInputs, latest: datetime) -> bool:
-    return _age_seconds(f, latest) > f.max_age_days * 86_400
+    # now - latest > maxAgeDays x 24 h (CONTRACT §6), to the microsecond: a lastmod half a
+    # second past the window is stale. Whole microseconds, as ints: no window overflows them.
+    return (f.now - latest) // _ONE_US > f.max_age_days * 86_400 * 1_000_000
 
 
 @rule(codes.INFO_100)

@@ -48,10 +48,14 @@ def test_a_fresh_sitemap_gives_100_then_200() -> None:
     assert fired(inputs(selected(NOW - timedelta(days=1)))) == ["100", "200"]
 
 
-def test_the_window_is_exact_to_the_second() -> None:
+def test_the_window_is_exact_to_the_microsecond() -> None:
     edge = NOW - timedelta(days=7)
     assert fired(inputs(selected(edge))) == ["100", "200"]
     assert fired(inputs(selected(edge - timedelta(seconds=1)))) == ["100", "300"]
+    # now - latest > 7 x 24 h (CONTRACT §6): half a second past the window was cut to whole
+    # seconds, and fresh.
+    assert fired(inputs(selected(edge - timedelta(microseconds=510_000)))) == ["100", "300"]
+    assert fired(inputs(selected(edge - timedelta(microseconds=1)))) == ["100", "300"]
 
 
 def test_a_lastmod_in_the_future_is_fresh() -> None:
