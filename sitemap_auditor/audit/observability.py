@@ -26,6 +26,7 @@ from sitemap_auditor.sharing.lease import Source
 
 __all__ = [
     "MAX_ISSUE_KINDS",
+    "MAX_LOG_RUN_ID_CHARS",
     "MAX_METRIC_VALUES",
     "MAX_RUN_ID_CHARS",
     "METRICS",
@@ -50,7 +51,10 @@ NAMESPACE = os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or "37Audits/SitemapA
 # its own when a metric reaches 100: stay below, so each invocation is one EMF document.
 MAX_METRIC_VALUES = 99
 # The event's id as logged and put on the EMF document.
-MAX_RUN_ID_CHARS = 256
+MAX_RUN_ID_CHARS = 256  # on the EMF document (CONTRACT §1)
+# On the other log lines the id is whole up to this: an event's id may be megabytes, and
+# CloudWatch cuts a log event at 256 KB.
+MAX_LOG_RUN_ID_CHARS = 2048
 # Distinct issue kinds logged per audit, for "failures by issue kind" queries.
 MAX_ISSUE_KINDS = 20
 
@@ -115,9 +119,8 @@ class Invocation:
         self.store_errors = 0
         self.items_rejected = 0
         self.issue_kinds: list[str] = []
-        # docs/contract.md §1: cut on log lines and the EMF document (an event's id may be MBs;
-        # CloudWatch cuts a log event at 256 KB).
-        self.run_id = run_id[:MAX_RUN_ID_CHARS] if isinstance(run_id, str) else None
+        # docs/contract.md §1: on every log line, cut to 256 characters on the EMF document.
+        self.run_id = run_id[:MAX_LOG_RUN_ID_CHARS] if isinstance(run_id, str) else None
         self._cold_start, _state["cold_start"] = _state["cold_start"], False
         self._url = url
         self._request_id = request_id
@@ -229,7 +232,7 @@ class Invocation:
                     # A property of the EMF document, not a dimension (a dimension per run
                     # would make a metric per run): Logs Insights ties metrics to log lines.
                     if self.run_id is not None:
-                        metrics.add_metadata(key="run_id", value=self.run_id)
+                        metrics.add_metadata(key="run_id", value=self.run_id[:MAX_RUN_ID_CHARS])
                     self._add_metrics(outcome, duration_ms)
                 finally:
                     metrics.flush_metrics()
