@@ -922,7 +922,11 @@ class SitemapChecks:
             if shared is not None and most >= IDENTICAL_MIN_SHARE * dated:
                 # The value they share, which the site owner looks for: a date alone (read
                 # as its day's last second) as the date, any other as its instant in UTC.
-                instant = format_instant(key_to_instant(shared))
+                when = key_to_instant(shared)
+                instant = format_instant(when)
+                if when.microsecond:  # as written, to its fraction (.300, not .3 or none)
+                    fraction = f"{when.microsecond:06d}".rstrip("0")
+                    instant = f"{instant[:-1]}.{fraction.ljust(3, '0')}Z"
                 day = instant.removesuffix("T23:59:59Z")
                 detail = day if day != instant else f"{instant} in UTC"
                 tally.set_count(Kind.IDENTICAL_LASTMODS, most, detail=detail)

@@ -271,6 +271,14 @@ def test_identical_lastmods_and_duplicates_across_files(site: Site) -> None:
     serve_listed(site, {"/q.xml": dated})
     shared = kinds_of(run(site.url("/")))["identical-lastmods"]["message"]
     assert "(2025-09-14T12:04:16Z in UTC)" in shared
+    # Its fraction kept: "…:09Z" could not be found in a file that writes "…:09.300Z".
+    fraction = urlset_of(
+        f"<loc>{site.url(f'/r{i}')}</loc><lastmod>2023-12-06T21:49:09.300Z</lastmod>"
+        for i in range(30)
+    )
+    serve_listed(site, {"/r.xml": fraction})
+    shared = kinds_of(run(site.url("/")))["identical-lastmods"]["message"]
+    assert "(2023-12-06T21:49:09.300Z in UTC)" in shared
     dup = kinds_of(doc, site.url("/b.xml"))["duplicate-url"]
     assert "another file" in dup["message"]
 
