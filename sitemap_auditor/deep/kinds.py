@@ -274,9 +274,9 @@ KINDS: dict[Kind, KindInfo] = {
     Kind.INVALID_URL: KindInfo(
         _E,
         "Invalid URL",
-        "{count} <loc> values are not absolute http(s) URLs that search engines can read.",
+        "{count} listed URLs are not absolute http(s) URLs that search engines can read.",
         "Write full URLs (https://host/path), percent-encode spaces, keep them under 2,048 chars.",
-        "1 <loc> value is not an absolute http(s) URL that search engines can read.",
+        "1 listed URL is not an absolute http(s) URL that search engines can read.",
         impact=_LOST,
     ),
     Kind.URL_NOT_ALLOWED: KindInfo(

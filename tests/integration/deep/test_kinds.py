@@ -595,3 +595,11 @@ def test_a_gzip_file_cut_short_keeps_its_compression_and_what_its_entries_show(
     assert rec["compression"] == "gzip" and rec["bytes"] > rec["wireBytes"]
     found = kinds_of(doc, rec["url"])
     assert "couldnt-fetch" in found and found["too-many-urls"]["count"] > 50_000
+
+
+def test_an_invalid_line_of_a_text_sitemap_is_no_loc_value(site: Site) -> None:
+    # "1 <loc> value is not an absolute http(s) URL", of a .txt file that holds no <loc>.
+    body = f"{site.url('/a')}\nnot a url\n".encode()
+    serve_listed(site, {"/s.txt": body})
+    f = kinds_of(run(site.url("/")))["invalid-url"]
+    assert f["message"].startswith("1 listed URL is not") and "<loc>" not in f["message"]
