@@ -620,6 +620,9 @@ def test_the_html_pages_section_draws_shares_and_escapes_what_sites_wrote() -> N
     assert "4 listed pages checked: 3 indexable, 1 not" in html
     assert "Excluded by &#x27;noindex&#x27; tag" in html and "<script>" not in html
     assert ">75%<" in html  # the value says it is a percentage, on a scale of 100
+    # Its bar is labelled by the sitemap's path, as the entries chart's are: the whole URL was
+    # cut from the left to "….example/s.xml".
+    assert ">/s.xml<" in html and "…" not in html
     assert pages_html.section(None) == ""
     assert 'id="pages"' not in html_report.render({"sitemaps": [], "findings": []})
     # The reasons in a box of their own (a long URL scrolls or wraps there, never the page), and

@@ -573,7 +573,7 @@ def _charts_section(files: list[html_tree.File], groups: list[_Group], month: st
         drawn = sized[:LARGEST_FILES_DRAWN]
         bars = [
             charts.Bar(
-                _short_url(f.url),
+                v.short_url(f.url),
                 f.entries or 0,
                 "err" if (f.entries or 0) > URL_LIMIT else "bar",
                 keep_end=True,
@@ -615,13 +615,6 @@ def _files_n(count: int) -> str:
 
 def _box(svg: str) -> str:
     return f'<div class="chartbox">{svg}</div>'
-
-
-def _short_url(url: str) -> str:
-    text = v.text(url, v.MAX_URL)
-    rest = text.split("://", 1)[-1]
-    slash = rest.find("/")
-    return rest[slash:] if 0 <= slash < len(rest) - 1 else rest
 
 
 def _badges(errors: int, warnings: int, notices: int, ok: bool = True) -> str:

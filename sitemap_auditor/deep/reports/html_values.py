@@ -29,6 +29,7 @@ __all__ = [
     "link",
     "severity_name",
     "severity_rank",
+    "short_url",
     "size",
     "text",
     "time_of",
@@ -62,6 +63,15 @@ def text(value: object, cap: int = MAX_TEXT) -> str:
 def h(value: object, cap: int = MAX_TEXT) -> str:
     """text, escaped for HTML text and attribute values alike."""
     return escape(text(value, cap), quote=True)
+
+
+def short_url(url: object) -> str:
+    """A sitemap's URL as a chart's label: its path, the scheme and host every label shares
+    left out (the host alone when the path is /)."""
+    shown = text(url, MAX_URL)
+    rest = shown.split("://", 1)[-1]
+    slash = rest.find("/")
+    return rest[slash:] if 0 <= slash < len(rest) - 1 else rest
 
 
 def as_int(value: object) -> int | None:

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from html import escape
 
 from sitemap_auditor.deep.reports import charts
+from sitemap_auditor.deep.reports import html_values as v
 
 __all__ = ["headline", "section"]
 
@@ -77,7 +78,7 @@ def section(pages: object) -> str:
     sitemaps = [s for s in pages.get("sitemaps") or [] if isinstance(s, Mapping)]
     bars = [
         charts.Bar(
-            str(s.get("sitemap"))[:300],
+            v.short_url(s.get("sitemap")),
             _whole_percent(_int(s.get("indexable")), _int(s.get("checked"))),
             "bar",
             f" % of {_int(s.get('checked')):,}",
