@@ -135,7 +135,9 @@ def build_parser(prog: str = "sitemap-auditor deep") -> argparse.ArgumentParser:
         type=int,
         default=d.concurrency,
         metavar="N",
-        help=f"fetches at once, in all and so to any one host (default {d.concurrency})",
+        help=f"fetches at once, 1 to 32 (default {d.concurrency}): the walk's at most 4 to any "
+        "one host, the page check's all of them (it asks one site, paced by --rate and "
+        "Crawl-delay)",
     )
     p.add_argument(
         "--max-dedupe-urls",
