@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, cast
 
+from sitemap_auditor.core import urls
 from sitemap_auditor.core.lastmod import common_keys, format_instant, key_to_instant
 from sitemap_auditor.core.parser import MAX_LASTMOD_CHARS
 from sitemap_auditor.core.text import CUT_MARK, clip
@@ -489,6 +490,14 @@ class RobotsAgents:
 _MASK = (1 << 64) - 1
 
 
+def _as_fetched(loc: str) -> str:
+    """A listed URL as the one reading spells it (its dot segments resolved), or as written."""
+    try:
+        return urls.read(loc).href
+    except urls.UnfetchableURLError:
+        return loc
+
+
 class SiteChecks:
     """What spans the sitemaps of a site: duplicates, hreflang return links, robots.txt."""
 
@@ -810,9 +819,13 @@ class SitemapChecks:
                     return
         self._listed(loc, line)
         allows = self._allows
-        if allows is not None and problem is None and not allows(loc):
-            self.tally.add(Kind.BLOCKED_BY_ROBOTS, line, loc, self.site.blocked_for(loc))
-            self.tally.entry(Kind.BLOCKED_BY_ROBOTS)
+        if allows is not None and problem is None:
+            # Matched as it is fetched: a dot segment (`/a/../private/x`, `/%2e%2e/`), which the
+            # common case above holds none of, is resolved by the one reading first.
+            target = loc if "/." not in loc and "/%2" not in loc else _as_fetched(loc)
+            if not allows(target):
+                self.tally.add(Kind.BLOCKED_BY_ROBOTS, line, loc, self.site.blocked_for(target))
+                self.tally.entry(Kind.BLOCKED_BY_ROBOTS)
 
     def _listed(self, loc: str, line: int | None) -> None:
         if self.is_index:

@@ -609,9 +609,16 @@ class _Walker:
         tally = got.tally
         site = self._site()
         allows = site.allows
-        if allows is not None and sites.resolve(rec.url) == self.site and not allows(rec.url):
-            # The file itself, not a URL it lists: search engines cannot read it at all.
-            tally.add(Kind.SITEMAP_BLOCKED_BY_ROBOTS, None, rec.url, site.blocked_for(rec.url))
+        read = _reading(rec.url) if allows is not None else None
+        if (
+            allows is not None
+            and read is not None
+            and read.origin == self.site.origin()
+            and not allows(read.href)
+        ):
+            # The file itself, not a URL it lists: search engines cannot read it at all. Matched
+            # as it is fetched, in the one reading (`/a/../private/s.xml` is `/private/s.xml`).
+            tally.add(Kind.SITEMAP_BLOCKED_BY_ROBOTS, None, rec.url, site.blocked_for(read.href))
         if rec.type == "sitemapindex" and parent is not None and parent.type == "sitemapindex":
             tally.set_count(Kind.NESTED_INDEX, 1)
         sc = got.checks
@@ -772,6 +779,14 @@ class _Walker:
         self.heard.close()
 
 
+def _reading(url: str) -> urls.WebURL | None:
+    """The one reading of a sitemap's URL, None when it is none to fetch."""
+    try:
+        return urls.read(url)
+    except urls.UnfetchableURLError:
+        return None
+
+
 def _host(url: str) -> str:
     """The host a fetch of url goes to, in the fetcher's one reading (for politeness per host)."""
     try:
@@ -847,7 +862,10 @@ def walk(url: str, options: Options | None = None) -> Walk:
     records = walker.records
     seen = Duplicates(max_dedupe, order=lambda number: records[number].place)
     agents = robots_agents(options.headers)
-    walker.site_checks = SiteChecks(rules, site.host, max_dedupe, seen, agents=agents)
+    # Its host as the one reading spells it, as each sitemap's scope is read (`127.1` is
+    # 127.0.0.1 there): the robots.txt of that host decides for its URLs.
+    robots_host = site.root.host
+    walker.site_checks = SiteChecks(rules, robots_host, max_dedupe, seen, agents=agents)
     source = "robots" if listed else "fallback"
     try:
         if stopped is None or (stopped == "max-seconds" and listed):

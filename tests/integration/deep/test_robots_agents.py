@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from support.deep import SHARED_CORPUS, kinds_of, local_only, urlset_of
+from support.deep import SHARED_CORPUS, SITEMAPS_NS, kinds_of, local_only, urlset_of
 from support.deep_schema import validated
 
 from harness.servers import Site, reply
@@ -103,3 +103,37 @@ def test_a_robots_txt_that_allows_both_crawlers_is_silent_but_for_a_named_agent(
     assert own["examples"] == [{"line": None, "value": site.url("/s.xml")}]
     assert own["message"].endswith("(for AgencyAudit), so search engines cannot fetch it.")
     assert _agents(doc)["AgencyAudit"] == ("global", True)
+
+
+def test_robots_txt_is_matched_against_each_url_as_it_is_fetched(site: Site) -> None:
+    # The <loc> as written was matched: `/public/../private/x` is fetched as /private/x, which
+    # `Disallow: /private` blocks, and was not reported; nor was an index's child so spelled.
+    u = site.url
+    robots = f"User-agent: *\nDisallow: /private\nSitemap: {u('/index.xml')}\n"
+    site.route("/robots.txt", reply(robots, content_type="text/plain"))
+    index = (
+        f'<sitemapindex xmlns="{SITEMAPS_NS}"><sitemap><loc>{u("/s.xml")}</loc></sitemap>'
+        f"<sitemap><loc>{u('/public/../private/sm.xml')}</loc></sitemap></sitemapindex>"
+    )
+    site.route("/index.xml", reply(index))
+    paths = ["/private/direct", "/public/../private/secret", "/public/%2e%2e/private/other", "/ok"]
+    site.route("/s.xml", reply(urlset_of(f"<loc>{u(p)}</loc>" for p in paths)))
+    site.route("/private/sm.xml", reply(urlset_of([f"<loc>{u('/b')}</loc>"])))
+    options = deep.Options(allow_private_networks=True, resolver=local_only)
+    doc = validated(documents.build(deep.audit_walk(u("/"), options=options)))
+    assert kinds_of(doc, u("/s.xml"))["blocked-by-robots"]["count"] == 3
+    child = u("/public/../private/sm.xml")
+    assert "sitemap-blocked-by-robots" in kinds_of(doc, child)
+
+
+def test_robots_txt_decides_for_the_site_in_any_spelling_of_its_host(site: Site) -> None:
+    # Audited as http://127.1:PORT/ (the one reading's 127.0.0.1), no robots finding was made:
+    # the site's host was compared as written.
+    robots = f"User-agent: *\nDisallow: /\nSitemap: {site.url('/s.xml')}\n"
+    site.route("/robots.txt", reply(robots, content_type="text/plain"))
+    site.route("/s.xml", reply(urlset_of([f"<loc>{site.url('/a')}</loc>"])))
+    options = deep.Options(allow_private_networks=True, resolver=local_only)
+    for spelled in (f"http://127.1:{site.port}/", f"http://2130706433:{site.port}/"):
+        doc = validated(documents.build(deep.audit_walk(spelled, options=options)))
+        found = kinds_of(doc)
+        assert "blocked-by-robots" in found and "sitemap-blocked-by-robots" in found, spelled
