@@ -147,9 +147,10 @@ class _DisallowedError(Exception):
 class _NextHopError(Exception):
     """A redirect leads to target: it is asked for in a request of its own, in its turn."""
 
-    def __init__(self, target: WebURL) -> None:
+    def __init__(self, target: WebURL, vetted_at: float) -> None:
         super().__init__(target.href)
         self.target = target
+        self.vetted_at = vetted_at  # when its vetting began: the hop's request had ended
 
 
 class _OutOfTurnError(Exception):
@@ -391,7 +392,9 @@ class _Checker:
                     yield a
                     return
             except _NextHopError as hop:
-                spent += time.monotonic() - started
+                # The request's time, not the vetting's (another origin's robots.txt read):
+                # the hop's answer had come when _vet began.
+                spent += hop.vetted_at - started
                 if any(h.url == hop.target.href for h in hops):
                     # Asked again, it would answer as before: a loop, whatever the hops left.
                     raise FetchError(
@@ -407,6 +410,7 @@ class _Checker:
         MAX_REDIRECTS first): a redirect error for a target longer than a URL may be (Search
         Console's "a URL over the maximum length"); _DisallowedError when robots.txt disallows
         it to the page agents; else _NextHopError, to ask for it in its turn (`_followed`)."""
+        vetted_at = time.monotonic()
         if len(target.href) > MAX_URL_CHARS:
             raise FetchError(
                 FetchErrorKind.INVALID_URL, f"a redirect to a URL over {MAX_URL_CHARS:,} characters"
@@ -414,7 +418,7 @@ class _Checker:
         agents = self.robots.blocked_for(target)
         if agents:
             raise _DisallowedError(target, agents)
-        raise _NextHopError(target)
+        raise _NextHopError(target, vetted_at)
 
     def defect(self, item: Listed, exc: Exception) -> dict[str, Any]:
         """The row of a page whose check failed by a defect of this tool (no answer of the

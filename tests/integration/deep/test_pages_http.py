@@ -22,6 +22,7 @@ from support.deep import urlset_of
 from harness.servers import (
     Site,
     free_port,
+    late,
     raw,
     redirect,
     reply,
@@ -491,6 +492,24 @@ def test_the_hops_of_a_redirect_share_the_page_deadline(site: Site, tmp_path: Pa
     row = check(site, ["/r0"], tmp_path)["/r0"]
     assert row["reason"] == "page-unreachable" and "within 2 s" in row["error"]
     assert 3 <= len(row["redirects"]) <= 4
+
+
+def test_reading_the_targets_robots_txt_is_not_the_pages_time(
+    site: Site, other_site: Site, tmp_path: Path
+) -> None:
+    # The 1.6 s another origin's robots.txt took, read before its hop, was counted against the
+    # page's 2 s, and the page, which answers in 0.6 s, was a timeout.
+    site.route("/moved", redirect(other_site.url("/target"), 301))
+    other_site.route("/robots.txt", late("User-agent: *\nAllow: /\n", 1.6))
+
+    def slow_page(h: Any) -> None:
+        time.sleep(0.6)
+        html(wp("/target", other_site))(h)
+
+    other_site.route("/target", slow_page)
+    row = check(site, ["/moved"], tmp_path)["/moved"]
+    assert "/robots.txt" in other_site.paths() and row["error"] is None, row["error"]
+    assert row["reason"] == "page-redirect"
 
 
 def test_a_retry_whose_turn_comes_past_the_deadline_leaves_the_page_unchecked(
