@@ -129,6 +129,19 @@ def test_a_charset_of_no_encoding_of_the_web_is_read_as_utf_8() -> None:
     for charset in ("cp500", "cp037", "ebcdic-cp-us", "punycode", "utf-32", "x-no-such"):
         facts = read(body, content_type=f"text/html; charset={charset}")
         assert facts.robots == ("noindex",) and facts.title == "Caf\u00e9", charset
+    # Labels of the web's encodings that Python names otherwise, or not at all, decode as
+    # browsers decode them (they were read as UTF-8: a canonical's letters became U+FFFD).
+    for charset, codec, text in (
+        ("tis-620", "cp874", "\u0e44\u0e17\u0e22"),
+        ("windows-874", "cp874", "\u0e44\u0e17\u0e22"),
+        ("ms932", "cp932", "\u65e5\u672c\u2460"),
+        ("windows-31j", "cp932", "\u65e5\u672c\u2460"),
+        ("shift_jis", "cp932", "\u65e5\u672c\u2460"),
+        ("big5-hkscs", "big5hkscs", "\u4e2d\u6587"),
+        ("x-gbk", "gbk", "\u4e2d\u6587"),
+    ):
+        page = f"<head><title>{text}</title></head>".encode(codec)
+        assert read(page, content_type=f"text/html; charset={charset}").title == text, charset
     # Latin-1 is windows-1252 to browsers: 0x93 and 0x94 are quotes, not controls.
     quoted = read(b"<head><title>\x93Hi\x94</title>", content_type="text/html; charset=latin1")
     assert quoted.title == "\u201cHi\u201d"
@@ -146,25 +159,28 @@ def test_a_title_holds_text_whatever_it_looks_like() -> None:
     assert facts.robots == () and facts.title == 'A & <meta name="robots" content="noindex">'
 
 
-def test_a_start_tag_that_never_ends_stops_the_reading_in_bounded_memory() -> None:
-    # `<meta a=b a=b ...` never closed: the parser looked for its end from its start at every
-    # chunk, half a gigabyte and ten seconds for a 2 MB tag.
+@pytest.mark.parametrize("attribute", [b"a=b ", b'a=">" '], ids=["no-gt", "quoted-gt"])
+def test_a_start_tag_that_never_ends_is_read_in_bounded_memory(attribute: bytes) -> None:
+    # Each piece was scanned from the tag's start again: 2 MB of `a=b` cost half a gigabyte.
+    # Quoted `>`s make the parser look again at each piece: bounded by the tag's own bound.
     import tracemalloc
 
-    body = b"<html><head><title>t</title><meta " + b"a=b " * (READ_LIMIT // 4)
+    body = b"<html><head><title>t</title><meta " + attribute * (READ_LIMIT // len(attribute))
     tracemalloc.start()
     try:
-        reader = HeadReader("text/html")
-        for i in range(0, len(body), 65536):
-            reader.feed(body[i : i + 65536])
-            if reader.done:
-                break
-        facts = reader.facts()
+        facts = read(body, chunk=65536)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert facts.cut and facts.title == "t"
-    assert reader.read < READ_LIMIT // 4 and peak < 12 * 1024 * 1024
+    assert facts.cut and facts.title == "t" and peak < 32 * 1024 * 1024
+
+
+def test_a_long_start_tag_that_ends_is_read_whole() -> None:
+    # A 60 KB data: icon in a <link>, then the noindex: the head's reading stopped at 32 KiB.
+    icon = "data:image/png;base64," + "A" * 60_000
+    body = f'<html><head><link rel="icon" href="{icon}"><meta name="robots" content="noindex">'
+    facts = read((body + "<title>Shop</title></head><body><p>x</p>").encode(), chunk=16384)
+    assert facts.robots == ("noindex",) and facts.title == "Shop" and not facts.cut
 
 
 def test_marked_sections_are_bogus_comments_as_browsers_read_them() -> None:

@@ -19,12 +19,15 @@ __all__ = ["READ_LIMIT", "HeadFacts", "HeadReader"]
 
 READ_LIMIT = 2 * 1024 * 1024  # Google Search reads the first 2 MB of an HTML file
 _MAX_SCRIPT_CHARS = 256 * 1024  # one JSON-LD block read for dateModified
-# A start tag not yet ended past this many characters stops the reading, as READ_LIMIT does: the
-# standard library's parser looks for its end from its start again at every piece it is fed,
-# with about 200 bytes of its regular expression's state a character, so a tag of megabytes
-# (`<meta a=b a=b ...` never closed) cost half a gigabyte and seconds. The text is fed in
-# pieces of _FEED_CHARS, so the parser holds at most the sum of the two.
-_MAX_TAG_CHARS = 32 * 1024
+# The standard library's parser looks for a start tag's end from its start again at every piece
+# it is fed, with about 200 bytes of its regular expression's state a character: a tag of
+# megabytes (`<meta a=b a=b ...` never closed) cost half a gigabyte and seconds. So while a start
+# tag is open, the text is held back until a `>` comes that may end it (a tag cannot end
+# without one), and fed in pieces of _FEED_CHARS; a start tag still open past _MAX_TAG_CHARS
+# (held text included) stops the reading, as READ_LIMIT does. A real one (a `data:` icon in a
+# <link>) is read whole: the parser then scans it once, or a few times for one whose quoted
+# values hold `>`, never past the bound.
+_MAX_TAG_CHARS = 128 * 1024
 _FEED_CHARS = 8 * 1024
 # Meta robots tags: several may coexist, and the most restrictive wins, so every one that may
 # say noindex is kept (those that cannot are not: the verdict's noindex, none and
@@ -177,8 +180,11 @@ _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_BE, "utf-16-be"), (b"\xff
 
 # The encodings of the web (the Encoding Standard's), by a label of each, as Python names them;
 # a label of any other (EBCDIC `cp500`, `punycode`, `base64`, UTF-32) is ignored, as browsers
-# ignore it. Latin-1 and ASCII are windows-1252 to browsers, and `utf-16` is UTF-16LE (Python's
-# decoder of that name raises on a body without a byte order mark).
+# ignore it. Where the Standard's decoder is another Python codec than the label's, that one
+# (_AS_BROWSERS_READ): Latin-1 and ASCII are windows-1252, Shift_JIS is windows-31j (cp932),
+# Big5 holds HKSCS, EUC-KR is cp949, TIS-620 is windows-874, and `utf-16` is UTF-16LE
+# (Python's decoder of that name raises on a body without a byte order mark). Labels of the
+# Standard that Python does not know are spelled as one it does (_LABELS).
 _WEB_LABELS = (
     *("utf-8", "ibm866", "koi8-r", "koi8-u", "macintosh", "mac-cyrillic", "cp874"),
     *(f"iso-8859-{n}" for n in (2, 3, 4, 5, 6, 7, 8, 10, 13, 14, 15, 16)),
@@ -191,22 +197,64 @@ _AS_BROWSERS_READ = {
     "ascii": "cp1252",
     "iso8859-9": "cp1254",
     "iso8859-11": "cp874",
+    "tis-620": "cp874",
     "gb2312": "gbk",
+    "shift_jis": "cp932",
+    "big5": "big5hkscs",
+    "euc_kr": "cp949",
     "utf-16": "utf-16-le",
 }
-_WEB_CODECS = frozenset(codecs.lookup(label).name for label in _WEB_LABELS)
+_LABELS = {
+    "windows-874": "cp874",
+    "dos-874": "cp874",
+    "windows-31j": "cp932",
+    "x-sjis": "cp932",
+    "x-gbk": "gbk",
+    "gb_2312": "gbk",
+    "gb_2312-80": "gbk",
+    "csgb2312": "gbk",
+    "x-mac-cyrillic": "mac-cyrillic",
+    "x-mac-ukrainian": "mac-cyrillic",
+    "x-mac-roman": "mac-roman",
+    "csmacintosh": "mac-roman",
+    "mac": "mac-roman",
+    "iso-8859-8-i": "iso8859-8",
+    "x-euc-jp": "euc_jp",
+    "cn-big5": "big5",
+    "x-x-big5": "big5",
+    "x-cp1250": "cp1250",
+    "x-cp1251": "cp1251",
+    "x-cp1252": "cp1252",
+    "x-cp1253": "cp1253",
+    "x-cp1254": "cp1254",
+    "x-cp1255": "cp1255",
+    "x-cp1256": "cp1256",
+    "x-cp1257": "cp1257",
+    "x-cp1258": "cp1258",
+}
+
+
+def _web_codec(label: str) -> str | None:
+    """The Python codec a browser's decoder of this label is, None for no encoding of the web."""
+    try:
+        name = codecs.lookup(_LABELS.get(label.lower(), label)).name
+    except LookupError:
+        return None
+    name = _AS_BROWSERS_READ.get(name, name)
+    return name if name in _WEB_CODECS else None
+
+
+_WEB_CODECS = frozenset(
+    _AS_BROWSERS_READ.get(codecs.lookup(label).name, codecs.lookup(label).name)
+    for label in _WEB_LABELS
+)
 
 
 def _charset(content_type: str | None) -> str:
     for part in (content_type or "").split(";")[1:]:
         key, _, value = part.strip().partition("=")
         if key.strip().lower() == "charset":
-            try:
-                name = codecs.lookup(value.strip().strip("\"'")).name
-            except LookupError:
-                break
-            name = _AS_BROWSERS_READ.get(name, name)
-            return name if name in _WEB_CODECS else "utf-8"
+            return _web_codec(value.strip().strip("\"'")) or "utf-8"
     return "utf-8"
 
 
@@ -218,6 +266,9 @@ class HeadReader:
         self._decoder: codecs.IncrementalDecoder | None = None  # once the first bytes are in
         self._first = b""  # the first bytes, held until they show whether a mark starts them
         self._parser = _Parser()
+        self._held: list[str] = []  # text held back while a start tag is open (feed)
+        self._held_chars = 0
+        self._tag_cut = False
         self.read = 0
         self.cut = False
 
@@ -250,11 +301,23 @@ class HeadReader:
         self.read += len(chunk)
         p = self._parser
         text = self._decode(chunk, final=self.cut)
+        held = self._held
         for at in range(0, len(text), _FEED_CHARS):
-            p.feed(text[at : at + _FEED_CHARS])
-            pending = p.rawdata
-            if p.cdata_elem is None and len(pending) > _MAX_TAG_CHARS and pending[1:2].isalpha():
-                self.cut = True  # a start tag that does not end: read no further
+            piece = text[at : at + _FEED_CHARS]
+            tag_open = p.cdata_elem is None and p.rawdata[:1] == "<" and p.rawdata[1:2].isalpha()
+            if tag_open and ">" not in piece:
+                held.append(piece)  # it cannot end the open tag: not scanned again for it
+                self._held_chars += len(piece)
+            else:
+                p.feed("".join(held) + piece if held else piece)
+                held.clear()
+                self._held_chars = 0
+                tag_open = (
+                    p.cdata_elem is None and p.rawdata[:1] == "<" and p.rawdata[1:2].isalpha()
+                )
+            if tag_open and len(p.rawdata) + self._held_chars > _MAX_TAG_CHARS:
+                # A start tag that does not end: read no further, nor scan it again at the end.
+                self.cut = self._tag_cut = True
                 break
             if p.content:
                 break
@@ -262,8 +325,9 @@ class HeadReader:
     def facts(self) -> HeadFacts:
         """What the head said, once fed (the parser's pending text flushed)."""
         p = self._parser
-        if not p.content:
-            p.feed(self._decode(b"", final=True))
+        if not p.content and not self._tag_cut:
+            p.feed("".join(self._held) + self._decode(b"", final=True))
+            self._held.clear()
             p.close()  # text held back for a possible entity is text too
         return HeadFacts(
             robots=tuple(p.robots),
