@@ -52,6 +52,7 @@ class Credentials:
         # Echoed as a host (`Sitemap: http://PASSWORD.example/`), it is read lower-cased and,
         # when not ASCII, IDNA-encoded (docs/contract.md §8: one reading of every URL).
         forms += _host_forms(password.strip())
+        forms += _split_forms(password)
         short = len(password.strip()) < MIN_FREE_TEXT_SECRET
         if short:
             forms.pop(3)  # a short password's Base64 (`cA==`) is as short as it
@@ -82,6 +83,22 @@ class Credentials:
         since a username or password may hold any separator (for the keyed hash that scopes
         shared facts; never stored as such)."""
         return f"{len(self.username)}:{self.username}{len(self.password)}:{self.password}"
+
+
+def _split_forms(password: str) -> list[str]:
+    """What is left of a password echoed as a URL's userinfo once the reading has split it: one
+    holding `@` and then `/`, `?`, `#` or `\\` (`p@ss/word`) ends the URL's authority inside
+    it, so `http://u:p@ss/word@host/` is userinfo `u:p`, host `ss` and path `/word@host/`;
+    stripped of its userinfo, the URL still shows `ss/word` (its host part lower-cased)."""
+    ends = [i for i in (password.find(c) for c in "/?#\\") if i >= 0]
+    if not ends:
+        return []
+    at = password.rfind("@", 0, min(ends))
+    if at < 0:
+        return []
+    tail = password[at + 1 :]
+    host_end = min(ends) - at - 1
+    return [tail, tail[:host_end].lower() + tail[host_end:]]
 
 
 # Shorter secrets are redacted only where they stand as a credential (see Credentials.secrets).

@@ -167,7 +167,9 @@ def test_a_password_holding_at_and_slash_is_hidden_whole_where_a_site_writes_it(
     # stripped first ("u:p@"), and the password's tail was shown in every report.
     secret = "p@ss/w0rd-XYZ"
     echoed = f"<url><loc>http://u:{secret}@127.0.0.1:{site.port}/page</loc></url>"
-    site.route("/robots.txt", reply(f"Sitemap: {site.url('/s.xml')}\n"))
+    # And in a Sitemap: line, whose URL the walk records as read: host `ss`, path `/w0rd-...`.
+    listed = f"http://u:{secret}@127.0.0.1:{site.port}/listed.xml"
+    site.route("/robots.txt", reply(f"Sitemap: {site.url('/s.xml')}\nSitemap: {listed}\n"))
     site.route("/s.xml", reply(f'<urlset xmlns="{SITEMAPS_NS}">{echoed}</urlset>'))
     options = deep.Options(
         credentials=Credentials("u", secret), allow_private_networks=True, resolver=local_only

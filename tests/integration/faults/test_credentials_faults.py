@@ -177,6 +177,24 @@ def test_a_password_with_what_ends_an_authority_is_never_shown_or_logged(
 
 
 @pytest.mark.usefixtures("observed")
+def test_a_password_holding_at_then_slash_in_a_sitemap_line_is_never_shown_or_logged(
+    audit: AuditFn, site: Site, logs: LogCapture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `Sitemap: http://u:p@ss/w0rd-XYZ@host/x.xml` is, by the one reading, userinfo `u:p`,
+    # host `ss`, path `/w0rd-XYZ@host/x.xml`: stripped of its userinfo the candidate showed
+    # `http://ss/w0rd-XYZ@...`, the password's tail, in the result and on every log line.
+    secret = "p@ss/w0rd-XYZ"
+    line = f"Sitemap: http://u:{secret}@127.0.0.1:{site.port}/x.xml\n"
+    site.route("/robots.txt", reply(line, content_type="text/plain"))
+    result = audit(site.url("/"), basicAuth={"username": "u", "password": secret})
+    assert codes_of(result) == ["100", "400"]
+    out = capsys.readouterr().out
+    assert "audit finished" in logs.text() and "***@127.0.0.1" in json.dumps(result)
+    for where in (json.dumps(result), logs.text(), out):
+        assert "w0rd" not in where and "XYZ" not in where
+
+
+@pytest.mark.usefixtures("observed")
 def test_credentials_stay_out_of_every_failure_path(
     audit: AuditFn, site: Site, logs: LogCapture, capsys: pytest.CaptureFixture[str]
 ) -> None:
