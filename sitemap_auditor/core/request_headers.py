@@ -125,7 +125,9 @@ def _basic_password(token: str) -> list[str]:
 
 def _check(name: str, value: str) -> None:
     if not _TOKEN.fullmatch(name):
-        raise ValueError(f"{_shown(name)} is not a header name")
+        raise ValueError(
+            "a header's name is not a token (its text is not shown: it may be a secret)"
+        )
     if name.lower() in RESERVED_HEADERS:
         raise ValueError(f"{name} is set by the auditor itself and cannot be given")
     if len(name) + len(value) > MAX_HEADER_CHARS:
@@ -138,20 +140,14 @@ def _check(name: str, value: str) -> None:
         raise ValueError(f"the {name} header's value is not Latin-1 text") from None
 
 
-def _shown(text: str) -> str:
-    """What a usage error may echo of a --header: what can be a header's name at its start, no
-    more (the rest may be a credential, mistyped: `Authorization Bearer <token>`)."""
-    name = _TOKEN.match(text)
-    start = name.group()[:40] if name is not None else ""
-    return repr(start) + (" (the rest not shown)" if len(start) < len(text) else "")
-
-
 def parse_header(text: str) -> tuple[str, str]:
     """`NAME:VALUE` (spaces around the value dropped) as a checked (name, value); ValueError."""
     name, colon, value = text.partition(":")
     if not colon or not name:
         # Only what can be a header's name is echoed: the rest may be a credential, mistyped.
-        raise ValueError(f"{_shown(text)} is not NAME:VALUE")
+        # Not echoed: a mistyped header may be a credential alone (`Bearer <token>`, a bare
+        # token), whose every character can be a header name's.
+        raise ValueError("a header is not NAME:VALUE (its text is not shown: it may be a secret)")
     name, value = name.strip(), value.strip(" \t")
     _check(name, value)
     return name, value

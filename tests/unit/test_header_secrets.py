@@ -61,15 +61,15 @@ def test_other_headers_are_no_secret() -> None:
 
 
 def test_a_mistyped_header_is_refused_without_echoing_its_value() -> None:
-    # The usage error quoted the first 40 characters: a token, in a CI log.
+    # The usage error quoted the first 40 characters: a token, in a CI log; and a bare token
+    # is made of characters a header's name may hold.
     for typo in (
         "Authorization Bearer Tok3n+Secret/Value=",
         "Authorization=Tok3n+Secret/Value=",
         "Cookie session=Tok3n+Secret",
         "Authorization Bearer Tok3n:Secret",
+        "ghp_Tok3nAbCdEf0123456789AbCdEf0123456789",
     ):
         with pytest.raises(ValueError) as refused:
             parse_header(typo)
-        assert "Tok3n" not in str(refused.value) and "(the rest not shown)" in str(refused.value)
-    with pytest.raises(ValueError, match="'X-Plain' is not NAME:VALUE"):
-        parse_header("X-Plain")
+        assert "Tok3n" not in str(refused.value) and "not shown" in str(refused.value)
