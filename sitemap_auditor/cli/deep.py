@@ -37,7 +37,7 @@ PASSWORD_ENV = "SITEMAP_AUDITOR_PASSWORD"
 EPILOG = """\
 examples:
   sitemap-auditor deep https://www.example.com/
-      read every sitemap of the site and print the tree and the findings, worst first
+      read every sitemap of the site and print the tree and the findings, most harmful first
   sitemap-auditor deep --json https://www.example.com/ > audit.json
       the JSON document (format sitemap-auditor-deep, version 5)
   sitemap-auditor deep --csv out/ --urls urls.jsonl --html report.html https://www.example.com/

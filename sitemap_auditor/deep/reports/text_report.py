@@ -1,5 +1,5 @@
 """The deep audit's readable report, rendered from the JSON document alone: the sitemap tree,
-the findings worst first with their fix, the counts."""
+the findings most harmful first with their fix, the counts."""
 
 from __future__ import annotations
 
