@@ -59,11 +59,12 @@ def parse_max_age_days(raw: str | None) -> int:
         return DEFAULT_MAX_AGE_DAYS
     text = raw.strip()
     # ASCII digits only: int() would also take "+7", "1_000" or Arabic-Indic digits.
-    if not _DIGITS.fullmatch(text) or int(text) < 1:
+    if not _DIGITS.fullmatch(text) or _too_long(text) or _number(text) < 1:
         raise ConfigError(
-            f"{MAX_AGE_ENV} must be a whole number of days, at least 1; got {raw[:40]!r}"
+            f"{MAX_AGE_ENV} must be a whole number of days, at least 1 and of at most "
+            f"{MAX_SETTING_DIGITS:,} digits; got {raw[:40]!a}"
         )
-    return int(text)
+    return _number(text)
 
 
 def parse_share_seconds(raw: str | None) -> int:
@@ -71,11 +72,26 @@ def parse_share_seconds(raw: str | None) -> int:
     if raw is None or raw.strip() == "":
         return DEFAULT_SHARE_SECONDS
     text = raw.strip()
-    if not _DIGITS.fullmatch(text):
+    if not _DIGITS.fullmatch(text) or _too_long(text):
         raise ConfigError(
-            f"{SHARE_SECONDS_ENV} must be a whole number of seconds, 0 or more; got {raw[:40]!r}"
+            f"{SHARE_SECONDS_ENV} must be a whole number of seconds, 0 or more and of at most "
+            f"{MAX_SETTING_DIGITS:,} digits; got {raw[:40]!a}"
         )
-    return int(text)
+    return _number(text)
+
+
+# Python reads and writes whole numbers of up to 4,300 digits (sys.get_int_max_str_digits); a
+# setting longer than that could be neither read nor written into a Response. The error names
+# the variable, and echoes the value in ASCII (!a): the runtime posts an init error as Latin-1.
+MAX_SETTING_DIGITS = 4000
+
+
+def _too_long(digits: str) -> bool:
+    return len(digits.lstrip("0")) > MAX_SETTING_DIGITS
+
+
+def _number(digits: str) -> int:
+    return int(digits.lstrip("0") or "0")  # leading zeros count against int()'s limit too
 
 
 def _optional(raw: str | None) -> str | None:

@@ -22,18 +22,24 @@ from sitemap_auditor.audit.config import (
 
 @pytest.mark.parametrize(
     ("raw", "days"),
-    [(None, 7), ("", 7), ("   ", 7), ("1", 1), (" 30 \n", 30), ("007", 7), ("100000", 100000)],
+    [
+        *((None, 7), ("", 7), ("   ", 7), ("1", 1), (" 30 \n", 30), ("007", 7)),
+        *(("100000", 100000), ("0" * 5000 + "7", 7), ("9" * 4000, int("9" * 4000))),
+    ],
 )
 def test_valid_windows(raw: str | None, days: int) -> None:
     assert parse_max_age_days(raw) == days
 
 
 @pytest.mark.parametrize(
-    "raw", ["0", "-1", "2.5", "1e3", "7days", "+7", "1_000", "٧", "seven", "0x7"]
+    "raw", ["0", "-1", "2.5", "1e3", "7days", "+7", "1_000", "٧", "seven", "0x7", "9" * 5000]
 )
 def test_invalid_windows_name_the_variable(raw: str) -> None:
-    with pytest.raises(ConfigError, match="SITEMAP_MAX_AGE_DAYS"):
+    # In ASCII (the runtime posts an init error as Latin-1, and `٧` could not be posted), and
+    # a value too long for Python's int() too (it raised a ValueError naming nothing).
+    with pytest.raises(ConfigError, match="SITEMAP_MAX_AGE_DAYS") as refused:
         parse_max_age_days(raw)
+    str(refused.value).encode("latin-1")
 
 
 @pytest.mark.parametrize(
@@ -61,10 +67,13 @@ def test_valid_share_windows(raw: str | None, seconds: int) -> None:
     assert parse_share_seconds(raw) == seconds
 
 
-@pytest.mark.parametrize("raw", ["-1", "2.5", "1e3", "60s", "+60", "1_000", "٦٠", "off", "0x10"])
+@pytest.mark.parametrize(
+    "raw", ["-1", "2.5", "1e3", "60s", "+60", "1_000", "٦٠", "６０", "off", "0x10", "9" * 5000]
+)
 def test_invalid_share_windows_name_the_variable(raw: str) -> None:
-    with pytest.raises(ConfigError, match="SITEMAP_SHARE_SECONDS"):
+    with pytest.raises(ConfigError, match="SITEMAP_SHARE_SECONDS") as refused:
         parse_share_seconds(raw)
+    str(refused.value).encode("latin-1")
 
 
 @pytest.mark.parametrize("raw", ["-1", "2.5", "sixty"])
