@@ -111,7 +111,10 @@ def run(
                 result = response.redact_tree(result, secrets)
         else:
             creds = secret_store.resolve(
-                request.basic_auth, request.secret_id, request.unreadable_secret_id
+                request.basic_auth,
+                request.secret_id,
+                request.unreadable_secret_id,
+                settings.cache_key_secret,
             )
             secrets = creds.secrets() if creds else ()
             log.begin(secrets)

@@ -64,8 +64,15 @@ def _secrets_client() -> Any:
     return _client
 
 
-def _read(secret_id: str, what: str, parse: Callable[[str], T | None], wrong: str) -> T:
-    """A secret's string parsed, cached while warm; errors name the secret, never its value."""
+def _read(
+    secret_id: str,
+    what: str,
+    parse: Callable[[str], T | None],
+    wrong: str,
+    check: Callable[[Any], None] | None = None,
+) -> T:
+    """A secret's string parsed, cached while warm; errors name the secret, never its value.
+    check: shown the answer first (its ARN and Name), and may refuse it."""
     now = time.monotonic()
     with _cache_lock:
         hit = _cache.get((what, secret_id))
@@ -75,6 +82,8 @@ def _read(secret_id: str, what: str, parse: Callable[[str], T | None], wrong: st
         answer = _secrets_client().get_secret_value(SecretId=secret_id)
     except Exception as e:  # noqa: BLE001 -- any failure of the secret is the same outcome
         raise SecretError(f"{what} {secret_id!r} could not be read: {_code(e)}") from None
+    if check is not None:
+        check(answer)
     value = parse(answer.get("SecretString") or "")
     if value is None:
         raise SecretError(f"{what} {secret_id!r} {wrong}")
@@ -104,14 +113,40 @@ def _key(text: str) -> bytes | None:
     return text.encode() if len(text) >= MIN_CACHE_KEY_CHARS else None
 
 
-def from_secret(secret_id: str) -> Credentials:
-    """Read `{"username": .., "password": ..}` from a Secrets Manager secret, cached while warm."""
+def from_secret(secret_id: str, reserved: str | None = None) -> Credentials:
+    """Read `{"username": .., "password": ..}` from a Secrets Manager secret, cached while warm.
+
+    reserved: the deployment's cache key secret (SITEMAP_CACHE_KEY_SECRET), which the role may
+    read and no event may name (docs/operations.md): refused by its id as configured, by its ARN
+    and name once known, and by the ARN and name the answer gives, before its value is used."""
+
+    def own(answer: Any) -> None:
+        names = {answer.get("ARN"), answer.get("Name")} if isinstance(answer, dict) else set()
+        if reserved is not None and (reserved in names or names & _reserved_names):
+            raise SecretError(f"basicAuthSecretId {secret_id!r} {_RESERVED}")
+
+    if reserved is not None and (secret_id == reserved or secret_id in _reserved_names):
+        raise SecretError(f"basicAuthSecretId {secret_id!r} {_RESERVED}")
     return _read(
         secret_id,
         "basicAuthSecretId",
         _credentials,
         "is not a JSON object with string username and password",
+        own,
     )
+
+
+_RESERVED = "names the function's own cache key secret, which holds no credentials"
+# The cache key secret's ARN and name, as its reads answered (from_secret refuses them).
+_reserved_names: set[str] = set()
+
+
+def _remember_own(answer: Any) -> None:
+    if isinstance(answer, dict):
+        for name in (answer.get("ARN"), answer.get("Name")):
+            if isinstance(name, str) and name:
+                with _cache_lock:
+                    _reserved_names.add(name)
 
 
 def cache_key(secret_id: str) -> bytes:
@@ -131,6 +166,7 @@ def cache_key(secret_id: str) -> bytes:
             "cache key secret",
             _key,
             f"is shorter than {MIN_CACHE_KEY_CHARS} characters",
+            _remember_own,
         )
     except SecretError as e:
         with _cache_lock:
@@ -139,15 +175,19 @@ def cache_key(secret_id: str) -> bytes:
 
 
 def resolve(
-    inline: Credentials | None, secret_id: str | None, unreadable: str | None = None
+    inline: Credentials | None,
+    secret_id: str | None,
+    unreadable: str | None = None,
+    reserved: str | None = None,
 ) -> Credentials | None:
     """The credentials of a request: inline, else read through its secret id, if any; a
-    basicAuthSecretId that is no string (`unreadable`, as JSON) is a SecretError."""
+    basicAuthSecretId that is no string (`unreadable`, as JSON), or that names the cache key
+    secret (`reserved`), is a SecretError."""
     if inline is not None:
         return inline
     if unreadable is not None:
         raise SecretError(f"basicAuthSecretId {unreadable} is no secret id (not a string)")
-    return from_secret(secret_id) if secret_id else None
+    return from_secret(secret_id, reserved) if secret_id else None
 
 
 def clear_cache() -> None:
@@ -156,4 +196,5 @@ def clear_cache() -> None:
     with _cache_lock:
         _cache.clear()
         _key_failures.clear()
+        _reserved_names.clear()
     _client = None

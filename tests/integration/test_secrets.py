@@ -107,6 +107,28 @@ def test_a_secret_arn_works_like_its_name(sm: Any, site: Site) -> None:
     assert audit(site, arn)["status"] == "SUCCESS"
 
 
+def test_no_event_may_name_the_cache_key_secret(sm: Any, site: Site) -> None:
+    # The role may read the cache key secret, and an event naming it had the function read it
+    # for the event (and say it was no username and password). By its name as configured, its
+    # ARN, before and after the key was read: refused, and its value used for nothing.
+    from dataclasses import replace
+
+    name = new_secret(sm, "k" * 64)
+    arn = sm.describe_secret(SecretId=name)["ARN"]
+    settings = replace(LOCAL, cache_key_secret=name)
+    for secret_id in (arn, name):
+        event = {"id": "k", "url": site.url("/"), "basicAuthSecretId": secret_id}
+        result = handler.run(event, None, settings)
+        assert result["status"] == "ERROR" and result["checks"] is None
+        assert "names the function's own cache key secret" in result["message"]
+        assert "k" * 16 not in json.dumps(result)
+    secrets.clear_cache()
+    assert secrets.cache_key(name) == b"k" * 64  # read as the key: its ARN is known now
+    result = handler.run({"url": site.url("/"), "basicAuthSecretId": arn}, None, settings)
+    assert "names the function's own cache key secret" in result["message"]
+    assert site.seen == []
+
+
 def test_a_missing_secret_is_an_error_naming_it(sm: Any, site: Site) -> None:
     secret_id = f"{PREFIX}does-not-exist"
     result = audit(site, secret_id)
