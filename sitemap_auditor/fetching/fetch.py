@@ -266,7 +266,7 @@ class Fetcher:
                 # A Location sent on several lines: joined, they would name a URL the site
                 # never wrote. The same one repeated is that one; different ones are refused,
                 # as browsers refuse them.
-                lines = {line.strip() for line in raw.header_lines("Location")}
+                lines = {line.strip(_OWS) for line in raw.header_lines("Location")}
                 if len(lines) == 1:
                     location = lines.pop()
                 if on_hop is not None:
@@ -365,6 +365,12 @@ def _origin(url: str | WebURL) -> urls.Origin | None:
         return None
 
 
+# What a header's value is trimmed of: space and tab (RFC 9110's OWS), and line ends. Not
+# Python's white space: a Location's leading NBSP (0xA0, decoded as Latin-1) is the URL's, as
+# browsers read it (the WHATWG reading trims C0 controls and space only).
+_OWS = " \t\r\n"
+
+
 def _next_url(current: WebURL, location: str) -> WebURL:
     """Where a redirect's Location leads from current, read as browsers read it (resolved
     against the URL that answered with it); raises FetchError when nowhere usable."""
@@ -373,7 +379,7 @@ def _next_url(current: WebURL, location: str) -> WebURL:
     with suppress(UnicodeEncodeError):  # text already (a transport that decodes its headers)
         location = location.encode("latin-1").decode("utf-8", "surrogateescape")
     try:
-        return urls.read(urls.escape_undecodable(location.strip()), current.href)
+        return urls.read(urls.escape_undecodable(location.strip(_OWS)), current.href)
     except UnfetchableURLError as e:
         if e.scheme is not None:
             raise FetchError(FetchErrorKind.OTHER_SCHEME, e.scheme[:20]) from None

@@ -304,3 +304,21 @@ def test_a_password_the_site_lists_in_a_sitemap_url_is_in_no_result_nor_log_line
     for n in range(3, len(password) + 1):
         assert password[:n] not in echoed
     assert "p@ss%20w{rd}" not in echoed and "w{rd}&1" not in echoed
+
+
+def test_a_location_is_trimmed_as_a_header_not_as_python_white_space(
+    site: Site, third_party: Site
+) -> None:
+    # `Location: <NBSP>http://other/...` is, as browsers read it, a path of this site (the
+    # WHATWG reading trims C0 controls and space only); str.strip() dropped the NBSP and the
+    # fetcher followed to the other host, whose answer the audit then used.
+    from harness.servers import send
+
+    target = f"http://127.0.0.2:{third_party.port}/sitemap.xml"
+    location = ("\u00a0" + target).encode().decode("latin-1")  # as http.client hands it over
+    site.route("/robots.txt", robots_with(f"Sitemap: {site.url('/moved.xml')}"))
+    site.route("/moved.xml", lambda h: send(h, 301, b"", {"Location": location}))
+    third_party.route("/sitemap.xml", reply(urlset([days_ago(1)])))
+    result = audit(site.url("/"))
+    assert third_party.seen == []
+    assert codes_of(result)[:2] == ["100", "400"]
