@@ -479,6 +479,7 @@ def _requirement_names() -> set[str]:
 
 # What the Lambda artifact leaves out of the package (the Makefile's build-AuditorFunction).
 CLI_ONLY = ("cli", "deep", "__main__.py")
+NOT_THE_FUNCTIONS = {Path("fetching/replay.py"), Path("fetching/memory_transport.py")}
 
 
 def check_contents(folder: Path, python_tag: str, compiled: bool = False) -> None:
@@ -521,7 +522,7 @@ def check_contents(folder: Path, python_tag: str, compiled: bool = False) -> Non
         for p in (ROOT / "sitemap_auditor").rglob("*")
         if p.is_file() and "__pycache__" not in p.parts
     }
-    source = {p for p in source if p.parts[0] not in CLI_ONLY}
+    source = {p for p in source if p.parts[0] not in CLI_ONLY and p not in NOT_THE_FUNCTIONS}
     packaged = {
         p.relative_to(folder / "sitemap_auditor")
         for p in (folder / "sitemap_auditor").rglob("*")
