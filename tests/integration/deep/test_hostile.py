@@ -9,6 +9,7 @@ import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler
+from typing import Any
 
 import pytest
 from support.deep import SITEMAPS_NS, kinds_of, local_only, run, urlset_of
@@ -137,6 +138,14 @@ def test_children_refused_or_unanswered_are_unfetched_not_unknown(site: Site) ->
     assert "not fetched (a limit was reached)" not in text and "<unfetched> not fetched" in text
 
 
+def _audit_as(site: Site, credentials: Credentials) -> dict[str, Any]:
+    """The deep audit's document of the site, given credentials."""
+    options = deep.Options(
+        credentials=credentials, allow_private_networks=True, resolver=local_only
+    )
+    return validated(deep.audit(site.url("/"), options=options))
+
+
 def test_credentials_go_to_the_origin_only_and_are_never_echoed(
     site: Site, other_site: Site
 ) -> None:
@@ -150,10 +159,7 @@ def test_credentials_go_to_the_origin_only_and_are_never_echoed(
     echoed = f"<url><loc>http://u:{secret}@127.0.0.1:{site.port}/a</loc></url>"
     site.route("/own.xml", reply(f'<urlset xmlns="{SITEMAPS_NS}">{echoed}</urlset>'))
     other_site.route("/away.xml", reply(f'<urlset xmlns="{SITEMAPS_NS}"></urlset>'))
-    options = deep.Options(
-        credentials=Credentials("u", secret), allow_private_networks=True, resolver=local_only
-    )
-    doc = validated(deep.audit(site.url("/"), options=options))
+    doc = _audit_as(site, Credentials("u", secret))
     assert secret not in json.dumps(doc)
     assert doc["totals"]["fetched"] == 3, doc["sitemaps"]
     assert all("authorization" in s.headers for s in site.seen)
@@ -171,10 +177,7 @@ def test_a_password_holding_at_and_slash_is_hidden_whole_where_a_site_writes_it(
     listed = f"http://u:{secret}@127.0.0.1:{site.port}/listed.xml"
     site.route("/robots.txt", reply(f"Sitemap: {site.url('/s.xml')}\nSitemap: {listed}\n"))
     site.route("/s.xml", reply(f'<urlset xmlns="{SITEMAPS_NS}">{echoed}</urlset>'))
-    options = deep.Options(
-        credentials=Credentials("u", secret), allow_private_networks=True, resolver=local_only
-    )
-    doc = validated(deep.audit(site.url("/"), options=options))
+    doc = _audit_as(site, Credentials("u", secret))
     shown = json.dumps(doc)
     assert doc["findings"] and "w0rd" not in shown and "XYZ" not in shown
 

@@ -264,21 +264,15 @@ def test_identical_lastmods_and_duplicates_across_files(site: Site) -> None:
     # The value they share, which the site owner looks for: a date alone, as written (it was
     # named as its day's last second, which the file does not hold).
     assert f"({today})" in identical["message"]
-    dated = urlset_of(
-        f"<loc>{site.url(f'/q{i}')}</loc><lastmod>2025-09-14T15:04:16+03:00</lastmod>"
-        for i in range(30)
-    )
-    serve_listed(site, {"/q.xml": dated})
-    shared = kinds_of(run(site.url("/")))["identical-lastmods"]["message"]
-    assert "(2025-09-14T12:04:16Z in UTC)" in shared
-    # Its fraction kept: "…:09Z" could not be found in a file that writes "…:09.300Z".
-    fraction = urlset_of(
-        f"<loc>{site.url(f'/r{i}')}</loc><lastmod>2023-12-06T21:49:09.300Z</lastmod>"
-        for i in range(30)
-    )
-    serve_listed(site, {"/r.xml": fraction})
-    shared = kinds_of(run(site.url("/")))["identical-lastmods"]["message"]
-    assert "(2023-12-06T21:49:09.300Z in UTC)" in shared
+    # An instant is named in UTC; its fraction kept ("…:09Z" could not be found in a file that
+    # writes "…:09.300Z").
+    for written, shown in (
+        ("2025-09-14T15:04:16+03:00", "(2025-09-14T12:04:16Z in UTC)"),
+        ("2023-12-06T21:49:09.300Z", "(2023-12-06T21:49:09.300Z in UTC)"),
+    ):
+        same = (f"<loc>{site.url(f'/q{i}')}</loc><lastmod>{written}</lastmod>" for i in range(30))
+        serve_listed(site, {"/q.xml": urlset_of(same)})
+        assert shown in kinds_of(run(site.url("/")))["identical-lastmods"]["message"]
     dup = kinds_of(doc, site.url("/b.xml"))["duplicate-url"]
     assert "another file" in dup["message"]
 
