@@ -795,3 +795,24 @@ def test_the_worst_severity_takes_the_page_findings_with_the_walks() -> None:
         Severity.WARNING
     )
     assert worst_severity({"findings": [], "pages": None}) is None
+
+
+def test_an_open_start_tag_is_scanned_again_only_as_it_doubles(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Quoted `>`s in a long tag, read 1 KiB at a time: the parser looked for the tag's end from
+    # its start at every piece holding a `>` (23 s for 2 MB); now once each time it doubles.
+    from html.parser import HTMLParser
+
+    scans: list[int] = []
+    starttag = HTMLParser.parse_starttag
+
+    def counted(self: HTMLParser, i: int) -> int:
+        scans.append(len(self.rawdata) - i)
+        return int(starttag(self, i))
+
+    monkeypatch.setattr(HTMLParser, "parse_starttag", counted)
+    tag = '<link rel="icon" ' + 'a=">" ' * 10_000 + ">"
+    facts = read(("<html><head>" + tag * 3 + '<meta name="robots" content="none">').encode(), 1024)
+    assert facts.robots == ("none",) and not facts.cut
+    assert sum(scans) < 3 * 4 * len(tag)  # each tag's scans: at most about twice its length

@@ -21,13 +21,12 @@ READ_LIMIT = 2 * 1024 * 1024  # Google Search reads the first 2 MB of an HTML fi
 _MAX_SCRIPT_CHARS = 256 * 1024  # one JSON-LD block read for dateModified
 # The standard library's parser looks for a start tag's end from its start again at every piece
 # it is fed, with about 200 bytes of its regular expression's state a character: a tag of
-# megabytes (`<meta a=b a=b ...` never closed) cost half a gigabyte and seconds. So while a start
-# tag is open, the text is held back until a `>` comes that may end it (a tag cannot end
-# without one), and fed in pieces of _FEED_CHARS; a start tag still open past _MAX_TAG_CHARS
-# (held text included) stops the reading, as READ_LIMIT does. A real one (a `data:` icon in a
-# <link>) is read whole: the parser then scans it once, or a few times for one whose quoted
-# values hold `>`, never past the bound.
-_MAX_TAG_CHARS = 128 * 1024
+# megabytes (`<meta a=b a=b ...` never closed) cost half a gigabyte and seconds. So the text is
+# fed in pieces of _FEED_CHARS, and while a start tag is open, held back until the tag's text is
+# twice as long as when the parser last looked for its end: its scans, whatever the tag holds
+# (quoted `>`s), cost at most twice its length. A start tag still open past _MAX_TAG_CHARS stops
+# the reading, as READ_LIMIT does; a real long one (a 60 KB `data:` icon in a <link>) is read.
+_MAX_TAG_CHARS = 64 * 1024
 _FEED_CHARS = 8 * 1024
 # Meta robots tags: several may coexist, and the most restrictive wins, so every one that may
 # say noindex is kept (those that cannot are not: the verdict's noindex, none and
@@ -269,6 +268,7 @@ class HeadReader:
         self._held: list[str] = []  # text held back while a start tag is open (feed)
         self._held_chars = 0
         self._tag_cut = False
+        self._tried = 0  # how long the open start tag was when the parser last looked at it
         self.read = 0
         self.cut = False
 
@@ -304,23 +304,27 @@ class HeadReader:
         held = self._held
         for at in range(0, len(text), _FEED_CHARS):
             piece = text[at : at + _FEED_CHARS]
-            tag_open = p.cdata_elem is None and p.rawdata[:1] == "<" and p.rawdata[1:2].isalpha()
-            if tag_open and ">" not in piece:
-                held.append(piece)  # it cannot end the open tag: not scanned again for it
+            waiting = len(p.rawdata) + self._held_chars + len(piece)
+            if self._tag_open() and waiting < 2 * self._tried and waiting <= _MAX_TAG_CHARS:
+                held.append(piece)  # the open tag is scanned again once twice as long
                 self._held_chars += len(piece)
-            else:
-                p.feed("".join(held) + piece if held else piece)
-                held.clear()
-                self._held_chars = 0
-                tag_open = (
-                    p.cdata_elem is None and p.rawdata[:1] == "<" and p.rawdata[1:2].isalpha()
-                )
-            if tag_open and len(p.rawdata) + self._held_chars > _MAX_TAG_CHARS:
-                # A start tag that does not end: read no further, nor scan it again at the end.
-                self.cut = self._tag_cut = True
-                break
+                continue
+            p.feed("".join(held) + piece if held else piece)
+            held.clear()
+            self._held_chars = 0
+            if self._tag_open():
+                self._tried = len(p.rawdata)
+                if self._tried > _MAX_TAG_CHARS:
+                    # A start tag that does not end: read no further, nor scan it again.
+                    self.cut = self._tag_cut = True
+                    break
             if p.content:
                 break
+
+    def _tag_open(self) -> bool:
+        """Whether the text the parser holds back is a start tag it has not seen the end of."""
+        pending = self._parser.rawdata
+        return self._parser.cdata_elem is None and pending[:1] == "<" and pending[1:2].isalpha()
 
     def facts(self) -> HeadFacts:
         """What the head said, once fed (the parser's pending text flushed)."""
