@@ -11,6 +11,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import quote, quote_plus
 
+from sitemap_auditor.core import urls
+
 __all__ = [
     "MAX_SPELLED_CHARS",
     "MIN_FREE_TEXT_SECRET",
@@ -89,16 +91,24 @@ def _split_forms(password: str) -> list[str]:
     """What is left of a password echoed as a URL's userinfo once the reading has split it: one
     holding `@` and then `/`, `?`, `#` or `\\` (`p@ss/word`) ends the URL's authority inside
     it, so `http://u:p@ss/word@host/` is userinfo `u:p`, host `ss` and path `/word@host/`;
-    stripped of its userinfo, the URL still shows `ss/word` (its host part lower-cased)."""
+    stripped of its userinfo, the URL still shows `//ss/word`. That, as the reading spells it
+    (its host lower-cased, `\\` as `/`, a path's `/` before a `?` or `#`), with the `//` that
+    starts an authority: the tail alone (`2024/` of `Welcome@2024/`) is ordinary text."""
     ends = [i for i in (password.find(c) for c in "/?#\\") if i >= 0]
     if not ends:
         return []
-    at = password.rfind("@", 0, min(ends))
+    end = min(ends)
+    at = password.rfind("@", 0, end)
     if at < 0:
         return []
-    tail = password[at + 1 :]
-    host_end = min(ends) - at - 1
-    return [tail, tail[:host_end].lower() + tail[host_end:]]
+    host, rest = password[at + 1 : end], password[end:]
+    rest = rest.replace("\\", "/") if rest[0] in "/\\" else "/" + rest
+    forms = {f"//{host}{password[end:]}", f"//{host.lower()}{rest}"}
+    # And as the one reading spells the rest of such a URL: its host normalised (`0x7f.1`, a
+    # default port), its path's dot segments resolved and characters percent-encoded.
+    with contextlib.suppress(urls.UnfetchableURLError):
+        forms.add(urls.read("http://" + password[at + 1 :]).href.removeprefix("http:"))
+    return sorted(forms)
 
 
 # Shorter secrets are redacted only where they stand as a credential (see Credentials.secrets).

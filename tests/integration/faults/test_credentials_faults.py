@@ -194,6 +194,21 @@ def test_a_password_holding_at_then_slash_in_a_sitemap_line_is_never_shown_or_lo
         assert "w0rd" not in where and "XYZ" not in where
 
 
+@pytest.mark.parametrize(
+    ("password", "path"), [("Welcome@2024/", "/blog/2024/"), ("Admin@123/", "/shop/123/")]
+)
+def test_an_ordinary_password_holding_at_then_slash_leaves_the_result_whole(
+    audit: AuditFn, site: Site, password: str, path: str
+) -> None:
+    # What follows the password's `@` alone (`2024/`) is ordinary text: hidden as such, it
+    # rewrote a normal result's sitemap URL (`/blog/***sitemap.xml`).
+    site.route("/robots.txt", reply(f"Sitemap: {site.url(path + 'sitemap.xml')}\n"))
+    site.route(path + "sitemap.xml", reply(urlset([FRESH])))
+    result = audit(site.url("/"), basicAuth={"username": "u", "password": password})
+    assert codes_of(result) == ["100", "200"]
+    assert site.url(path + "sitemap.xml") in json.dumps(result) and "***" not in json.dumps(result)
+
+
 @pytest.mark.usefixtures("observed")
 def test_credentials_stay_out_of_every_failure_path(
     audit: AuditFn, site: Site, logs: LogCapture, capsys: pytest.CaptureFixture[str]
