@@ -139,6 +139,11 @@ def test_a_charset_of_no_encoding_of_the_web_is_read_as_utf_8() -> None:
         ("shift_jis", "cp932", "\u65e5\u672c\u2460"),
         ("big5-hkscs", "big5hkscs", "\u4e2d\u6587"),
         ("x-gbk", "gbk", "\u4e2d\u6587"),
+        ("iso885915", "iso8859-15", "\u20ac 5"),
+        ("iso88592", "iso8859-2", "\u0141\u00f3d\u017a"),
+        ("windows-949", "cp949", "\ud55c\uad6d"),
+        ("cseuckr", "cp949", "\ud55c\uad6d"),
+        ("koi8", "koi8-r", "\u041f\u0440\u0438"),
     ):
         page = f"<head><title>{text}</title></head>".encode(codec)
         assert read(page, content_type=f"text/html; charset={charset}").title == text, charset

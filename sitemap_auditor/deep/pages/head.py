@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 import html
 import json
+import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
@@ -230,13 +231,28 @@ _LABELS = {
     "x-cp1256": "cp1256",
     "x-cp1257": "cp1257",
     "x-cp1258": "cp1258",
+    "windows-949": "cp949",
+    "ks_c_5601-1989": "cp949",
+    "cseuckr": "cp949",
+    "csksc56011987": "cp949",
+    "koi8": "koi8-r",
+    "cskoi8r": "koi8-r",
+    "unicodefffe": "utf-16-be",
+    "csunicode": "utf-16-le",
+    "unicodefeff": "utf-16-le",
 }
+# The Standard's `iso8859N` and `iso_8859-N` spellings of ISO-8859-N (`iso88591`, `iso885915`).
+_ISO_8859 = re.compile(r"iso[-_]?8859[-_]?(\d{1,2})")
 
 
 def _web_codec(label: str) -> str | None:
     """The Python codec a browser's decoder of this label is, None for no encoding of the web."""
+    label = label.lower()
+    iso = _ISO_8859.fullmatch(label)
+    if iso is not None:
+        label = f"iso8859-{iso.group(1)}"
     try:
-        name = codecs.lookup(_LABELS.get(label.lower(), label)).name
+        name = codecs.lookup(_LABELS.get(label, label)).name
     except LookupError:
         return None
     name = _AS_BROWSERS_READ.get(name, name)
