@@ -789,10 +789,8 @@ def _reading(url: str) -> urls.WebURL | None:
 
 def _host(url: str) -> str:
     """The host a fetch of url goes to, in the fetcher's one reading (for politeness per host)."""
-    try:
-        return urls.read(url).authority
-    except urls.UnfetchableURLError:
-        return ""
+    read = _reading(url)
+    return read.authority if read is not None else ""
 
 
 def _next_polite(queue: deque[SitemapRecord], hosts: Counter[str]) -> int | None:

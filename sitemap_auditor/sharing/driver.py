@@ -47,6 +47,7 @@ __all__ = [
     "StoreError",
     "StoredItem",
     "scope_key",
+    "site_of_key",
     "stamp_of",
 ]
 
@@ -174,6 +175,14 @@ def scope_key(site_url: str, private_networks: bool, credential: str | None, key
     if credential is not None:
         scope = hmac.new(key, credential.encode("utf-8", "replace"), hashlib.sha256).hexdigest()
     return f"v{site_facts.FORMAT}|{'p' if private_networks else 'g'}|{scope}|{site_url}"
+
+
+def site_of_key(key: str) -> str | None:
+    """The siteBase a store key names (scope_key's last part; a key with a suffix, such as the
+    standby's or an item of facts of its own, after the `|` that starts it), None for a key
+    not of scope_key's form."""
+    parts = key.split("|")
+    return parts[3] if len(parts) >= 4 else None
 
 
 def stamp_of(facts: SiteFacts | None, flight: str | None = None) -> lease.Stamp | None:

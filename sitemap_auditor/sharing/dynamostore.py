@@ -43,7 +43,7 @@ from sitemap_auditor.core import candidates
 from sitemap_auditor.core import facts as site_facts
 from sitemap_auditor.core.errors import InvalidItemError, StoreError
 from sitemap_auditor.sharing import lease
-from sitemap_auditor.sharing.driver import RETENTION_S, StoredItem
+from sitemap_auditor.sharing.driver import RETENTION_S, StoredItem, site_of_key
 
 __all__ = [
     "CONNECT_TIMEOUT_S",
@@ -475,10 +475,9 @@ def of_site(facts: site_facts.SiteFacts, key: str) -> None:
     """Refuse facts whose candidates are not those the site the key names would have (the
     fallback paths are under its siteBase): another site's facts, under this one's key. A key
     not of driver.scope_key's form names no site to check them against."""
-    parts = key.split("|")
-    if len(parts) < 4:
+    site_url = site_of_key(key)
+    if site_url is None:
         return
-    site_url = parts[3]
     if facts.candidates != candidates.for_base(site_url, facts.robots.sitemaps):
         _invalid("candidates", "not those of the site the item is for")
 

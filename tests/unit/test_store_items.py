@@ -619,3 +619,13 @@ def test_when_a_lease_was_taken_is_read_with_its_lease_and_checked_as_any_time()
     far = {**lease_item(KEY, owner, NOW + 3600), "lease_at": {"N": repr(NOW)}}
     got, note = dynamostore.read_item(far, NOW)
     assert note is not None and got.item.lease_at is None
+
+
+def test_a_store_key_names_its_site_with_or_without_a_suffix() -> None:
+    from sitemap_auditor.sharing.driver import STANDBY_SUFFIX, scope_key, site_of_key
+
+    key = scope_key("https://www.example.com", False, "1:u1:p", b"k" * 32)
+    assert site_of_key(key) == "https://www.example.com"
+    assert site_of_key(key + STANDBY_SUFFIX) == "https://www.example.com"
+    assert site_of_key(dynamostore.facts_key(key, "f1")) == "https://www.example.com"
+    assert site_of_key("k") is None
