@@ -673,3 +673,17 @@ def test_sixty_megabyte_sitemap_is_refused(audit: AuditFn, site: Site) -> None:
         f"{site.url('/sitemap.xml')}: body larger than 52,428,800 bytes"
     )
     assert codes_of(result) == ["100", "400"]
+
+
+def test_a_lastmod_half_a_second_past_the_window_is_stale(site: Site) -> None:
+    # now - latest > maxAgeDays x 24 h (CONTRACT §6): the age was cut to whole seconds, and a
+    # lastmod under a second past the window was fresh (200).
+    from datetime import timedelta
+
+    from sitemap_auditor.handler import run
+
+    latest = datetime.now(UTC) - timedelta(days=7, milliseconds=600)
+    site.route("/robots.txt", robots_with(f"Sitemap: {site.url('/s.xml')}"))
+    site.route("/s.xml", reply(urlset([latest.isoformat(timespec="milliseconds")])))
+    result = run({"id": "edge", "url": site.url("/")}, None, LOCAL)
+    assert codes_of(result) == ["100", "300"]
