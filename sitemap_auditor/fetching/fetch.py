@@ -88,11 +88,17 @@ class FetchPolicy:
 
 @dataclass(frozen=True)
 class Hop:
-    """One redirect on the way to a final answer: the URL asked, its status, where it led."""
+    """One redirect on the way to a final answer: the URL asked, its status, where it led.
+
+    location is the Location as the fetch reads it (UTF-8 bytes decoded, trimmed); target its
+    one reading against url, userinfo removed: what is asked for next, or None when it is no
+    URL the fetch follows. Whoever shows a hop shows target (docs/contract.md §8: never a
+    second reading of a URL, never its userinfo)."""
 
     url: str
     status: int
     location: str
+    target: WebURL | None = None
 
 
 def redirect_location(status: int, headers: Mapping[str, str]) -> str | None:
@@ -269,8 +275,16 @@ class Fetcher:
                 lines = {line.strip(_OWS) for line in raw.header_lines("Location")}
                 if len(lines) == 1:
                     location = lines.pop()
+                location = urls.escape_undecodable(_as_sent(location))
+                refused: FetchError | None = None
+                target: WebURL | None = None
+                if len(lines) <= 1:
+                    try:
+                        target = _next_url(current, location)
+                    except FetchError as e:
+                        refused = e
                 if on_hop is not None:
-                    on_hop(Hop(current.href, raw.status, location))
+                    on_hop(Hop(current.href, raw.status, location, target))
                 if len(lines) > 1:
                     raise FetchError(
                         FetchErrorKind.INVALID_URL, "a redirect with several different Locations"
@@ -279,7 +293,9 @@ class Fetcher:
                     raise FetchError(
                         FetchErrorKind.TOO_MANY_REDIRECTS, f"more than {MAX_REDIRECTS}"
                     )
-                current = _next_url(current, location)
+                if target is None:
+                    raise refused or FetchError(FetchErrorKind.INVALID_URL)
+                current = target
                 if before_hop is not None:
                     before_hop(current)
             except BaseException:
@@ -371,15 +387,21 @@ def _origin(url: str | WebURL) -> urls.Origin | None:
 _OWS = " \t\r\n"
 
 
-def _next_url(current: WebURL, location: str) -> WebURL:
-    """Where a redirect's Location leads from current, read as browsers read it (resolved
-    against the URL that answered with it); raises FetchError when nowhere usable."""
-    # Servers send UTF-8 in Location, which http.client decoded as Latin-1: read it as the
-    # bytes it was, a byte that is not UTF-8 percent-encoded as itself, as for `Sitemap:`.
+def _as_sent(location: str) -> str:
+    """A Location's text as the site wrote it: servers send UTF-8, which http.client decoded
+    as Latin-1, so it is read as the bytes it was (a byte that is not UTF-8 kept as a lone
+    surrogate, which escape_undecodable then percent-encodes as itself, as for `Sitemap:`)."""
     with suppress(UnicodeEncodeError):  # text already (a transport that decodes its headers)
         location = location.encode("latin-1").decode("utf-8", "surrogateescape")
+    return location.strip(_OWS)
+
+
+def _next_url(current: WebURL, location: str) -> WebURL:
+    """Where a redirect's Location (as _as_sent and escape_undecodable give it) leads from
+    current, read as browsers read it (resolved against the URL that answered with it); raises
+    FetchError when nowhere usable."""
     try:
-        return urls.read(urls.escape_undecodable(location.strip(_OWS)), current.href)
+        return urls.read(location, current.href)
     except UnfetchableURLError as e:
         if e.scheme is not None:
             raise FetchError(FetchErrorKind.OTHER_SCHEME, e.scheme[:20]) from None

@@ -343,7 +343,7 @@ class _Checker:
             # The target's reason, as for any redirect to a page that is not indexable.
             blocked = _blocked_row((url, "", None), d.agents)
             blocked.update(
-                redirects=[{"status": h.status, "location": h.location} for h in hops],
+                redirects=self._hops(hops),
                 finalUrl=d.target.href,
                 _modified=None,  # check() sets the listing's own fields (sitemap, lastmod...)
             )
@@ -356,7 +356,7 @@ class _Checker:
             error = None
         row: dict[str, Any] = {
             "status": status or None,
-            "redirects": [{"status": h.status, "location": h.location} for h in hops],
+            "redirects": self._hops(hops),
             "finalUrl": final,
             "indexable": found.indexable,
             "reason": found.reason,
@@ -419,6 +419,17 @@ class _Checker:
         if agents:
             raise _DisallowedError(target, agents)
         raise _NextHopError(target, vetted_at)
+
+    def _hops(self, hops: list[Hop]) -> list[dict[str, Any]]:
+        """Each hop's status and where it led: the fetch's own reading of its Location, which
+        holds no userinfo, or, when it is no URL the fetch follows, its text without userinfo,
+        the audit's credentials hidden and cut (docs/contract.md §8)."""
+        return [{"status": h.status, "location": self._led_to(h)} for h in hops]
+
+    def _led_to(self, hop: Hop) -> str:
+        if hop.target is not None:
+            return hop.target.href
+        return clip(redact(strip_userinfo(hop.location), self.secrets), MAX_URL_CHARS)
 
     def defect(self, item: Listed, exc: Exception) -> dict[str, Any]:
         """The row of a page whose check failed by a defect of this tool (no answer of the

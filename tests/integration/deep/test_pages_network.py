@@ -23,6 +23,7 @@ from support.faults import Outbound
 from harness.servers import Site, redirect, reply, send, slow_headers
 from sitemap_auditor.cli import deep as deep_cli
 from sitemap_auditor.core.credentials import Credentials
+from sitemap_auditor.core.urls import read as read_url
 from sitemap_auditor.deep.pages import check
 from sitemap_auditor.deep.pages.check import PageOptions, check_pages
 from sitemap_auditor.deep.pages.store import PagesFile
@@ -125,7 +126,8 @@ def test_a_redirect_to_a_metadata_address_is_a_redirect_error_and_never_connecte
     for path, (target, refused) in METADATA_TARGETS.items():
         row = rows[path]
         assert (row["reason"], row["status"]) == ("page-redirect-error", None), path
-        assert row["redirects"] == [{"status": 302, "location": target}]
+        # Where it led, as the fetch read it (`2852039166` is 169.254.169.254).
+        assert row["redirects"] == [{"status": 302, "location": read_url(target).href}]
         assert row["error"].startswith(f"blocked: {refused} for host "), row["error"]
     # Nothing was even attempted off loopback: the guard refused before any socket.
     assert outbound.refused == []
@@ -343,3 +345,39 @@ def test_pages_of_an_origin_whose_robots_txt_is_being_read_wait_for_it(
     rows = _check(site, [elsewhere.url(f"/p{i}") for i in range(8)], tmp_path, concurrency=4)
     assert {r["reason"] for r in rows.values()} == {"blocked-by-robots"}
     assert [s.path for s in elsewhere.seen] == ["/robots.txt"]
+
+
+def test_a_hop_shows_where_it_led_as_read_without_userinfo(
+    site: Site, elsewhere: Site, tmp_path: Path
+) -> None:
+    # A row shows each hop's target as the fetch read it: never a password, in whatever
+    # spelling the site wrote it (the audit's own, percent-encoded; another's), and a Location
+    # sent in UTF-8 as the URL that was asked for, not as Latin-1 text.
+    creds = Credentials("agency", "pw")
+    there = elsewhere.url("/x").removeprefix("http://")
+    locations = {
+        "/own": f"http://agency:p%77@{there}",
+        "/other": f"http://other:OTHERSECRET@{there}",
+        "/slashes": f"http:\\\\other:OTHERSECRET@{there}",
+        "/bad-port": "http://other:OTHERSECRET@127.0.0.2:99999/x",
+    }
+    for path, location in locations.items():
+        site.route(path, redirect(location, 301))
+    # UTF-8 bytes: http.server sends a header's str as Latin-1, a byte a character.
+    site.route("/cafe", redirect("/caf\u00e9".encode().decode("latin-1"), 301))
+    site.route("/caf%C3%A9", reply(PAGE, content_type="text/html"))
+    elsewhere.route("/x", reply(PAGE, content_type="text/html"))
+    paths = [*locations, "/cafe"]
+    rows = _check(site, [site.url(p) for p in paths], tmp_path, credentials=creds)
+    shown = json.dumps(rows)
+    assert "SECRET" not in shown and "p%77" not in shown and "agency" not in shown
+    for path in ("/own", "/other", "/slashes"):
+        hops = rows[site.url(path)]["redirects"]
+        assert hops == [{"status": 301, "location": elsewhere.url("/x")}], path
+    bad = rows[site.url("/bad-port")]
+    assert bad["reason"] == "page-redirect-error"
+    assert bad["redirects"] == [{"status": 301, "location": "http://127.0.0.2:99999/x"}]
+    cafe = rows[site.url("/cafe")]
+    assert cafe["redirects"] == [{"status": 301, "location": site.url("/caf%C3%A9")}]
+    assert cafe["finalUrl"] == site.url("/caf%C3%A9") and cafe["reason"] == "page-redirect"
+    assert cafe["status"] == 200

@@ -190,7 +190,7 @@ def test_a_redirect_to_a_disallowed_page_is_not_followed(site: Site, tmp_path: P
     assert linen["reason"] == "blocked-by-robots" and linen["indexable"] is False
     assert linen["blockedFor"] == ["Googlebot", "AgencyAudit"]
     assert linen["finalUrl"] == site.url("/private/linen") and linen["status"] is None
-    assert linen["redirects"] == [{"status": 301, "location": "/private/linen"}]
+    assert linen["redirects"] == [{"status": 301, "location": site.url("/private/linen")}]
     assert "/private/linen" not in _asked(site)
     # Another origin's /private is no business of this robots.txt: asked for (nobody answers).
     site.route("/linen", lambda h: send(h, 301, b"", {"Location": "http://127.0.0.2:9/private"}))
