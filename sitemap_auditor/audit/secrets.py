@@ -109,8 +109,9 @@ def _credentials(text: str) -> Credentials | None:
 
 
 def _key(text: str) -> bytes | None:
-    # A short key would make the hash of a password guessable again.
-    return text.encode() if len(text) >= MIN_CACHE_KEY_CHARS else None
+    # A short key would make the hash of a password guessable again. Its bytes need only be the
+    # same in every container: a lone surrogate (JSON can escape one) is kept as it is written.
+    return text.encode("utf-8", "surrogatepass") if len(text) >= MIN_CACHE_KEY_CHARS else None
 
 
 def from_secret(secret_id: str, reserved: str | None = None) -> Credentials:

@@ -242,10 +242,25 @@ def _host_forms(text: str) -> list[str]:
 
 
 def from_mapping(value: object) -> Credentials | None:
-    """The credentials of a `{"username": .., "password": ..}` object of strings, else None."""
+    """The credentials of a `{"username": .., "password": ..}` object of strings, else None.
+
+    A string with a lone surrogate (`"\\ud800"` is valid JSON) is no text UTF-8 can carry, so
+    no `Authorization` header can be made of it: None, as for a value that is not a string."""
     if not isinstance(value, Mapping):
         return None
     username, password = value.get("username"), value.get("password")
     if not isinstance(username, str) or not isinstance(password, str):
         return None
+    if not _utf8(username) or not _utf8(password):
+        return None
     return Credentials(username, password)
+
+
+def _utf8(text: str) -> bool:
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -177,8 +177,19 @@ def test_secrets_manager_that_never_answers_is_an_error_within_seconds(
         "   ",
         b"\x00binary secret",
         "[" * 100_000 + "]" * 100_000,
+        '{"username": "auditor", "password": "wrong-keys-p4ss\\ud800"}',
     ],
-    ids=["not-json", "no-password", "wrong-keys", "number", "list", "blank", "binary", "deep"],
+    ids=[
+        "not-json",
+        "no-password",
+        "wrong-keys",
+        "number",
+        "list",
+        "blank",
+        "binary",
+        "deep",
+        "lone-surrogate",
+    ],
 )
 def test_a_malformed_secret_is_an_error(
     sm: Any, site: Site, logs: LogCapture, value: dict[str, Any] | list[str] | str | bytes
@@ -312,6 +323,18 @@ def test_a_cache_key_secret_that_cannot_be_read_is_not_asked_again_for_a_minute(
     finally:
         secrets.clear_cache()
         server.close()
+
+
+def test_a_cache_key_with_a_lone_surrogate_is_a_key(sm: Any) -> None:
+    # JSON, the service's wire format, can escape a lone surrogate: the key's bytes need only be
+    # the same in every container, and an exception here would fail every credentialed audit.
+    key = "k" * 40 + "\ud800"
+    secret_id = new_secret(sm, key)
+    secrets.clear_cache()
+    try:
+        assert secrets.cache_key(secret_id) == key.encode("utf-8", "surrogatepass")
+    finally:
+        secrets.clear_cache()
 
 
 @pytest.mark.parametrize("secret_id", [5, {}, ["a"], True])

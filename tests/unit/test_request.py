@@ -44,6 +44,14 @@ def test_inline_credentials_win_and_a_secret_id_is_used_only_without_them() -> N
     assert "pw" not in repr(inline)
 
 
+@pytest.mark.parametrize("field", ["username", "password"])
+def test_credentials_utf8_cannot_carry_are_none(field: str) -> None:
+    # `"\ud800"` is valid JSON; no Authorization header can be made of it (docs/contract.md §1).
+    auth = {"username": "u", "password": "pw", field: "p\ud800w"}
+    request = parse({"basicAuth": auth, "basicAuthSecretId": "s"})
+    assert request.basic_auth is None and request.secret_id == "s"
+
+
 @pytest.mark.parametrize("value", [30, 1])
 def test_a_json_integer_of_at_least_one_overrides_the_window(value: int) -> None:
     assert parse({"preferences": {"maxAgeDays": value}}).window(7) == (value, None)
