@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
+from sitemap_auditor.core.bounded import within
 from sitemap_auditor.core.credentials import Credentials, from_mapping
 from sitemap_auditor.core.errors import SecretError as SecretError
 
@@ -36,6 +37,9 @@ MIN_CACHE_KEY_CHARS = 32
 CONNECT_TIMEOUT_S = 1.0
 READ_TIMEOUT_S = 3.0
 MAX_ATTEMPTS = 2  # in all, the first included (botocore's `total_max_attempts`)
+# The longest a read may take (8 s): what its timeouts allow, which a name lookup of the
+# endpoint, bounded by no timeout of botocore's, must not stretch (core.bounded).
+WORST_READ_S = MAX_ATTEMPTS * (CONNECT_TIMEOUT_S + READ_TIMEOUT_S)
 
 T = TypeVar("T")
 _cache: dict[tuple[str, str], tuple[float, object]] = {}
@@ -79,7 +83,8 @@ def _read(
         if hit is not None and hit[0] > now:
             return cast(T, hit[1])
     try:
-        answer = _secrets_client().get_secret_value(SecretId=secret_id)
+        read = _secrets_client().get_secret_value
+        answer = within(WORST_READ_S, lambda: read(SecretId=secret_id), "secret-read")
     except Exception as e:  # noqa: BLE001 -- any failure of the secret is the same outcome
         raise SecretError(f"{what} {secret_id!r} could not be read: {_code(e)}") from None
     if check is not None:

@@ -41,6 +41,7 @@ from typing import Any, NoReturn
 
 from sitemap_auditor.core import candidates
 from sitemap_auditor.core import facts as site_facts
+from sitemap_auditor.core.bounded import PastDueError, within
 from sitemap_auditor.core.errors import InvalidItemError, StoreError
 from sitemap_auditor.sharing import lease
 from sitemap_auditor.sharing.driver import RETENTION_S, StoredItem, site_of_key
@@ -100,8 +101,8 @@ READ_TIMEOUT_S = 2.0
 # this, not READ_TIMEOUT_S, before the retry or the consistent read that finds its own lease.
 LEASE_WRITE_READ_TIMEOUT_S = 0.3
 MAX_ATTEMPTS = 2  # in all, the first included (botocore's `total_max_attempts`)
-# The longest any call can take by its timeouts alone (6 s; a lease write's are shorter, and
-# are held to this bound too): a call with less time left than this is made under `_within`.
+# The longest any call may take (6 s): what its timeouts allow (a lease write's are shorter),
+# which a name lookup of the endpoint, bounded by no timeout, must not stretch.
 WORST_CALL_S = MAX_ATTEMPTS * (CONNECT_TIMEOUT_S + READ_TIMEOUT_S)
 # What DynamoDB answers when it throttles: the store answered, later (section 7: a waiter keeps
 # waiting, with backoff). Every other failure is a store that did not answer usefully.
@@ -154,43 +155,15 @@ def reset() -> None:
         _clients.clear()
 
 
-class _PastAnswerError(Exception):
-    """A call that could not be answered before the audit's answer was due."""
-
-
 def _code(e: Exception) -> str:
-    if isinstance(e, _PastAnswerError):
-        return "AnswerDue"  # the audit's answer was due before the store's
+    if isinstance(e, PastDueError):
+        return "PastDue"  # no answer within the call's bound, or before the audit's was due
     response = getattr(e, "response", None)
     if isinstance(response, dict):
         code = response.get("Error", {}).get("Code")
         if code:
             return str(code)
     return type(e).__name__
-
-
-def _within(seconds: float, call: Callable[[], Any]) -> Any:
-    """call's answer, or _PastAnswerError once seconds have passed (the call goes on in its
-    thread, bounded by its own timeouts, its answer dropped)."""
-    if seconds <= 0:
-        raise _PastAnswerError
-    box: list[Any] = []
-
-    def run() -> None:
-        try:
-            box.append((True, call()))
-        except Exception as e:  # noqa: BLE001 -- handed to the caller's thread as it is
-            box.append((False, e))
-
-    worker = threading.Thread(target=run, name="store-call", daemon=True)
-    worker.start()
-    worker.join(seconds)
-    if not box:
-        raise _PastAnswerError
-    ok, value = box[0]
-    if not ok:
-        raise value
-    return value
 
 
 class DynamoStore:
@@ -214,11 +187,13 @@ class DynamoStore:
     def _call(self, op: str, lease_write: bool = False, **kwargs: Any) -> Any:
         try:
             call = getattr(client(lease_write), op)
+            # Every call is made under `within`: the timeouts bound its connections and reads,
+            # not the endpoint's name lookup, which urllib3 makes with none. It is cut at the
+            # worst its timeouts allow, and at the moment the answer is due.
+            bound = WORST_CALL_S
             if self._answer_by is not None:
-                left = self._answer_by - time.monotonic()
-                if left < WORST_CALL_S:
-                    return _within(left, lambda: call(TableName=self.table, **kwargs))
-            return call(TableName=self.table, **kwargs)
+                bound = min(bound, self._answer_by - time.monotonic())
+            return within(bound, lambda: call(TableName=self.table, **kwargs), "store-call")
         except Exception as e:  # noqa: BLE001 -- botocore's many errors are all a store failure
             code = _code(e)
             if code == "ConditionalCheckFailedException":

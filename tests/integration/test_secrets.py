@@ -22,6 +22,7 @@ from support.aws import (
     protect,
     secrets_client,
 )
+from support.faults import unresolved
 from support.lambda_process import LambdaProcess
 from support.results import LOCAL, LogCapture, codes_of
 
@@ -163,6 +164,26 @@ def test_secrets_manager_that_never_answers_is_an_error_within_seconds(
     )
     budget = secrets.MAX_ATTEMPTS * (secrets.CONNECT_TIMEOUT_S + secrets.READ_TIMEOUT_S) + 2
     assert took < budget
+    assert site.seen == []
+
+
+@pytest.mark.slow
+def test_a_secrets_endpoint_whose_name_never_resolves_is_an_error_within_seconds(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # botocore's timeouts do not bound the endpoint's name lookup (urllib3 makes it with none):
+    # a resolver that hangs costs the read no more than its timeouts would.
+    point_at("http://secrets.invalid:9", monkeypatch)
+    secrets.clear_cache()
+    try:
+        with unresolved("secrets.invalid", monkeypatch):
+            started = time.monotonic()
+            result = audit(site, f"{PREFIX}unresolved")
+            took = time.monotonic() - started
+    finally:
+        secrets.clear_cache()
+    assert result["status"] == "ERROR" and "could not be read: PastDueError" in result["message"]
+    assert took < secrets.WORST_READ_S + 2
     assert site.seen == []
 
 

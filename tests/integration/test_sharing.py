@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 from support.aws import moto_server
 from support.documents import gz, urlset
+from support.faults import unresolved
 from support.results import LOCAL, LogCapture, codes_of, data_of, days_ago
 from support.tables import dynamodb
 
@@ -694,6 +695,25 @@ def test_a_store_that_stops_answering_never_holds_the_answer_past_the_deadline(
         result = handler.run({"id": "t", "url": site.url("/")}, _Context(remaining_s), settings)
         assert time.monotonic() - started < remaining_s
         assert result["status"] in ("SUCCESS", "FAIL")  # an answer, not the runtime's timeout
+
+
+@pytest.mark.slow
+def test_a_slow_name_lookup_of_the_store_never_holds_the_answer_past_the_deadline(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # botocore's timeouts bound a call's connection and reads, not the endpoint's name lookup,
+    # which urllib3 makes with no timeout: a resolver that hangs costs a call no more than its
+    # timeouts would (6 s), and the audit still fetches in time (contract section 7).
+    with _faked_aws("stall", monkeypatch), unresolved("store.invalid", monkeypatch):
+        monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", "http://store.invalid:9")
+        dynamostore.reset()
+        a_site(site)
+        remaining_s = 14.0
+        started = time.monotonic()
+        settings = replace(SHARED, cache_table="facts")
+        result = handler.run({"id": "t", "url": site.url("/")}, _Context(remaining_s), settings)
+        took = time.monotonic() - started
+    assert took < remaining_s and codes_of(result) == ["100", "200"]
 
 
 def test_with_a_table_boto3_is_ready_before_the_first_audit(moto: str) -> None:

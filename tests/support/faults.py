@@ -4,12 +4,17 @@ fetches and the routes they build."""
 from __future__ import annotations
 
 import errno
+import socket
+import threading
 import time
 import tracemalloc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+import pytest
 
 from harness.servers import (
     Route,
@@ -38,6 +43,7 @@ __all__ = [
     "no_dns",
     "quick_fetcher",
     "raw_route",
+    "unresolved",
 ]
 
 PRODUCTION = Settings(max_age_days=7, allow_private_networks=False, share_seconds=0)
@@ -135,3 +141,24 @@ def raw_route(data: bytes, hold_open_s: float = 0.0) -> Route:
         h.close_connection = True
 
     return route
+
+
+@contextmanager
+def unresolved(host: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """For the block, a resolver that hangs on host's name (as one that stops answering, in a
+    function attached to a VPC): socket.getaddrinfo of it waits for the block's end (at most
+    30 s), then fails; every other name resolves as before."""
+    ended = threading.Event()
+    resolve = socket.getaddrinfo
+
+    def hanging(name: Any, *args: Any, **kwargs: Any) -> Any:
+        if name == host:
+            ended.wait(30)
+            raise socket.gaierror(socket.EAI_AGAIN, "the resolver gave up")
+        return resolve(name, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", hanging)
+    try:
+        yield
+    finally:
+        ended.set()
