@@ -56,7 +56,7 @@ __all__ = [
 ]
 
 MAX_RETRIES = 2  # a 429 or 503 is retried this many times before it is a finding
-MAX_RETRY_WAIT_S = 120.0  # a longer Retry-After is not waited out: the answer stands
+MAX_RETRY_WAIT_S = 120.0  # a longer Retry-After is not waited out (the answer stands): paused
 _POLL_S = 0.2  # how often a wait on the workers looks at the deadline
 MAX_ROBOTS_ORIGINS = 32  # origins besides the site's whose robots.txt a check reads
 MAX_DEFECT_CHARS = 300  # what a row says of an unforeseen failure: its type and message, cut
@@ -287,9 +287,18 @@ class _Checker:
                 return None
             if row["error"] is not None and time.monotonic() >= deadline:
                 return None
-            if retry_in is None or attempt == MAX_RETRIES or stop.is_set():
+            if retry_in is not None:
+                # The site asked for a pause: every request to it waits, whether this page is
+                # asked again or not. A longer wait than MAX_RETRY_WAIT_S is not waited out for
+                # the page, whose answer then stands, but the pause lasts that long all the same.
+                self.pacer.pause(min(retry_in, MAX_RETRY_WAIT_S))
+            if (
+                retry_in is None
+                or retry_in > MAX_RETRY_WAIT_S
+                or attempt == MAX_RETRIES
+                or stop.is_set()
+            ):
                 break
-            self.pacer.pause(retry_in)
         assert row is not None  # the loop runs at least once, and returns without a row
         modified = row.pop("_modified")
         row.update(
@@ -323,9 +332,7 @@ class _Checker:
                     head = reader.facts()
                 if status in (429, 503):
                     wait = retry_after_seconds(headers.get("Retry-After"), now)
-                    wait = 1.0 if wait is None else wait
-                    if wait <= MAX_RETRY_WAIT_S:
-                        retry_in = wait
+                    retry_in = 1.0 if wait is None else wait
                 found = verdict.judge(
                     # The listed URL's reading: after a hop, the fetch's is of the hop's target.
                     requested=listed if hops and listed is not None else answer.requested,

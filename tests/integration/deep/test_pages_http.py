@@ -453,6 +453,44 @@ def test_no_request_is_sent_while_a_retry_after_pause_lasts(site: Site, tmp_path
     assert within == []
 
 
+def test_a_pause_too_long_to_wait_out_still_pauses_the_site(site: Site, tmp_path: Path) -> None:
+    # A Retry-After over 120 s, which the page's answer then stands on, lifted the pause: the
+    # other pages all went at once, less politely than for a shorter wait.
+    site.route("/p0", reply(b"", 429, "text/plain", headers={"Retry-After": "99999"}))
+    paths = ["/p0", *(f"/p{i}" for i in range(1, 20))]
+    for p in paths[1:]:
+        site.route(p, html(wp(p, site)))
+    summary, out = checked(site, paths, tmp_path, concurrency=1, max_seconds=2.0)
+    assert [p for p in site.paths() if p != "/robots.txt"] == ["/p0"]
+    rows = list(PagesFile.rows(out))
+    assert [(r["url"], r["reason"]) for r in rows] == [(site.url("/p0"), "page-rate-limited")]
+    assert summary.stopped_by == "max-seconds"
+
+
+def test_a_third_429_still_pauses_the_site(site: Site, tmp_path: Path) -> None:
+    # The third 429 stands as the answer; the wait it asked for is kept all the same.
+    log: list[tuple[float, str]] = []
+
+    def answer(path: str, status: int) -> Any:
+        page = wp(path, site)
+
+        def route(h: Any) -> None:
+            log.append((time.monotonic(), path))
+            if status == 429:
+                send(h, 429, b"slow down", {"Retry-After": "1", "Content-Type": "text/plain"})
+            else:
+                send(h, 200, page, {"Content-Type": "text/html"})
+
+        return route
+
+    site.route("/busy", answer("/busy", 429))
+    site.route("/next", answer("/next", 200))
+    rows = check(site, ["/busy", "/next"], tmp_path, concurrency=1)
+    assert rows["/busy"]["reason"] == "page-rate-limited" and rows["/next"]["indexable"]
+    assert [p for _, p in log] == ["/busy"] * 3 + ["/next"]
+    assert log[3][0] - log[2][0] >= 0.9
+
+
 def test_each_redirect_hop_waits_for_its_turn(site: Site, tmp_path: Path) -> None:
     # Only a page's first request was paced: the hops of a redirect chain went at once.
     log: list[float] = []
