@@ -22,6 +22,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 
+from sitemap_auditor.core.errors import FetchError
 from sitemap_auditor.core.urls import Origin, WebURL
 from sitemap_auditor.fetching.exchange import Headers, Reply, Request
 from sitemap_auditor.fetching.guard import Guard
@@ -41,7 +42,7 @@ __all__ = ["DRAIN_BYTES", "DRAIN_SECONDS", "MAX_KEPT_HOSTS", "KeptTransport"]
 DRAIN_BYTES = 64 * 1024
 DRAIN_SECONDS = 0.25
 _FOLD = re.compile(r"\r?\n[ \t]+")
-_DRAIN_ERRORS: tuple[type[BaseException], ...] = (*TRANSPORT_ERRORS, ValueError)
+_DRAIN_ERRORS: tuple[type[BaseException], ...] = (*TRANSPORT_ERRORS, ValueError, FetchError)
 # Connections kept: one a host (scheme, host, port), for at most this many hosts.
 MAX_KEPT_HOSTS = 4
 
@@ -171,15 +172,24 @@ class _KeptReply:
         if response.length is not None and response.length > DRAIN_BYTES:
             return False
         read = 0
-        until = time.monotonic() + min(DRAIN_SECONDS, self._guard.remaining())
+        seconds = min(DRAIN_SECONDS, self._guard.remaining())
+        until = time.monotonic() + seconds
+        # A guard of the drain's own cuts the socket at its end: one read1 of a chunked answer
+        # reads whole lines (a chunk's size, a trailer section of endless lines, or one
+        # dripped a byte at a time), which no byte count or socket timeout bounds.
+        drain = Guard(until, seconds)
         try:
-            self._conn.sock.settimeout(max(until - time.monotonic(), 0.001))
-            while not response.isclosed():
-                chunk = response.read1(16 * 1024)
-                read += len(chunk)
-                if not chunk or read > DRAIN_BYTES or time.monotonic() > until:
-                    break
-        except _DRAIN_ERRORS:  # a read that fails or times out: closed
+            with drain.watched():
+                drain.adopt(self._conn.sock)
+                self._conn.sock.settimeout(max(until - time.monotonic(), 0.001))
+                while not response.isclosed():
+                    chunk = response.read1(16 * 1024)
+                    read += len(chunk)
+                    if not chunk or read > DRAIN_BYTES or time.monotonic() > until:
+                        break
+        except _DRAIN_ERRORS:  # a read that fails or is cut (or a drain begun too late): closed
+            return False
+        if drain.expired:  # cut as it ended: the socket is no longer of use
             return False
         # Read to its end: a chunked answer past its last chunk (a cut one raised), another to
         # its length (http.client closes one cut short too, with its length still owed).

@@ -13,6 +13,7 @@ import errno
 import json
 import socket
 import time
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -253,6 +254,37 @@ def test_a_long_or_slow_rest_of_a_page_closes_its_connection(site: Site, tmp_pat
     assert rows[site.url("/slow")]["ms"] < 1500  # the head's time and 0.25 s, not 2 s
     # robots.txt's, then one a page: none of these could be kept.
     assert site.connections == 1 + 5
+
+
+@pytest.mark.parametrize("rest", ["endless-trailers", "dripped-chunk-size"])
+def test_a_chunked_rest_that_never_ends_closes_its_connection(
+    site: Site, tmp_path: Path, rest: str
+) -> None:
+    # One read of a chunked answer reads whole lines: a trailer section of endless lines, or a
+    # chunk-size line dripped a byte every 0.1 s, held the drain (and its worker) for the page's
+    # whole deadline, reading about 1 GB of trailers.
+    def chunked(h: Any) -> None:
+        h.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n")
+        h.wfile.write(b"Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n" % (len(PAGE), PAGE))
+        end = time.monotonic() + 8.0
+        with suppress(OSError):
+            if rest == "endless-trailers":
+                h.wfile.write(b"0\r\n")
+                while time.monotonic() < end:
+                    h.wfile.write(b"X-T: a\r\n" * 100)
+            else:
+                while time.monotonic() < end:
+                    h.wfile.write(b"0")
+                    h.wfile.flush()
+                    time.sleep(0.1)
+        h.close_connection = True
+
+    site.route("/chunked", chunked)
+    site.route("/after", reply(PAGE, content_type="text/html"))
+    rows = _check(site, [site.url("/chunked"), site.url("/after")], tmp_path, concurrency=1)
+    assert all(r["indexable"] for r in rows.values())
+    assert rows[site.url("/chunked")]["ms"] < 4000  # the head's time and 0.25 s, not 5 s
+    assert site.connections == 1 + 2  # robots.txt's, then one a page: none could be kept
 
 
 def test_the_walk_never_reaches_a_metadata_address_either(
