@@ -160,10 +160,16 @@ _SNIFF_BYTES = 1024
 _DECLARED = re.compile(rb"<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z][A-Za-z0-9._-]{0,39})[\"']")
 # What expat reads itself (codec names as Python's codecs.lookup spells them).
 _EXPAT_NATIVE = frozenset({"utf-8", "utf-16", "utf-16-le", "utf-16-be", "iso8859-1", "ascii"})
+# Python's codecs that are no character encoding (they rewrite text: `\u0032` read as `2`, a
+# host's punycode): a document declaring one is refused, as one naming an encoding nobody
+# knows (left to pyexpat, which builds a byte map with the codec, whether it reads depends on
+# Python's version and warning filters).
+_NOT_CHARSETS = frozenset({"unicode-escape", "raw-unicode-escape", "idna", "punycode", "undefined"})
 
 
 def _transcoding(head: bytes) -> str | None:
-    """The codec to decode a document with before expat, or None when expat reads it itself."""
+    """The codec to decode a document with before expat, or None when expat reads it itself;
+    raises LookupError for a declared codec that is no character encoding."""
     if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
         return "utf-32"  # byte order marks expat does not know
     if head.startswith((b"\xef\xbb\xbf", b"\xfe\xff", b"\xff\xfe")):
@@ -175,6 +181,8 @@ def _transcoding(head: bytes) -> str | None:
         info = codecs.lookup(m[1].decode("ascii"))
     except LookupError:
         return None  # expat says it does not know it, and the candidate is refused
+    if info.name in _NOT_CHARSETS:
+        raise LookupError(f"{info.name}: a codec of Python's, no character encoding")
     if info.name in _EXPAT_NATIVE or not getattr(info, "_is_text_encoding", True):
         return None
     return info.name
@@ -377,6 +385,8 @@ class SitemapParser:
                 return
             data, self._head = self._head, b""
             self._start(data)
+            if self._outcome is not None:
+                return
         self._parse(data, final=False)
 
     def so_far(self) -> ParsedSitemap | None:
@@ -400,7 +410,8 @@ class SitemapParser:
                     data, self._head = self._head, b""
                     self._start(data)
                 # A truncated document only fails here, after its entries were already seen.
-                self._parse(data, final=True)
+                if self._outcome is None:
+                    self._parse(data, final=True)
                 if self._outcome is None:
                     self._check_names()
         if self._outcome is not None:
@@ -414,7 +425,13 @@ class SitemapParser:
         # as an unknown root element, as it does RSS and Atom (docs/contract.md §6).
         first = head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")[:8].lower()
         self._url_list = first.startswith((b"http://", b"https://"))
-        codec = _transcoding(head[:_SNIFF_BYTES])
+        try:
+            codec = _transcoding(head[:_SNIFF_BYTES])
+        except LookupError as e:
+            self._outcome = Rejected(
+                Kind.UNSUPPORTED_ENCODING, f"unsupported character encoding ({str(e)[:100]})"
+            )
+            codec = None
         if codec is not None:
             # expat reads UTF-8, UTF-16, ISO-8859-1 and ASCII, and single-byte encodings; others
             # (Shift_JIS, EUC-KR, GB18030, UTF-32, ...) are decoded here and fed as UTF-8, which

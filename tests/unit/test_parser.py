@@ -278,6 +278,19 @@ def test_encodings_nobody_can_read_are_refused(encoding: str) -> None:
     assert isinstance(parse(doc), Rejected)
 
 
+@pytest.mark.parametrize(
+    "encoding", ["unicode_escape", "raw_unicode_escape", "idna", "punycode", "undefined"]
+)
+def test_a_codec_that_is_no_character_encoding_is_refused(encoding: str) -> None:
+    # Decoded by Python's codec, `\u0032026-10-16` was read as the date 2026-10-16: XML has no
+    # such escape, and no processor knows these names as encodings.
+    doc = urlset(["\\u0032026-10-16", "2026-10-15"]).replace(
+        b'encoding="UTF-8"', f'encoding="{encoding}"'.encode()
+    )
+    assert rejected(doc).startswith("unsupported character encoding (")
+    assert "no character encoding" in rejected(doc)
+
+
 _NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 
 
