@@ -194,11 +194,10 @@ def build(walk: Walk) -> dict[str, Any]:
             "sitemapSeconds": {r.url: r.seconds for r in walk.records},
         },
     }
-    if walk.secrets:
-        # A site may echo the credentials back (in a <loc>, a lastmod): none reaches a report.
-        shown: dict[str, Any] = redaction.redacted(document, walk.secrets)
-        return shown
-    return document
+    # A site may echo the credentials back (in a <loc>, a lastmod), or list a sitemap with a
+    # password in its URL: none reaches a report.
+    shown: dict[str, Any] = redaction.redacted(document, walk.secrets)
+    return shown
 
 
 def with_pages(document: dict[str, Any], pages: dict[str, Any]) -> None:

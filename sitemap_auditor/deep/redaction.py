@@ -74,19 +74,21 @@ def redact(text: str, secrets: Iterable[str]) -> str:
     return outcome.redact(text, secrets, CUT_MARKS)
 
 
-def redacted(value: Any, secrets: Sequence[str], key: str | None = None) -> Any:
-    """A copy of a report's JSON-like value with every secret replaced by *** where a site could
-    have put it (`key`: the key the value is found under)."""
+def redacted(value: Any, secrets: Sequence[str]) -> Any:
+    """A copy of a report's JSON-like value as it may be shown, wherever a site could have put a
+    text: every secret replaced by ***, and the userinfo of every URL removed (a sitemap or a
+    page may be listed as `http://user:password@host/...`; docs/contract.md §8)."""
+    return _shown(value, cleaner(secrets), None)
+
+
+def _shown(value: Any, clean: Callable[[str], str], key: str | None) -> Any:
     if isinstance(value, str):
-        return value if key in OWN_VALUES else redact(value, secrets)
+        return value if key in OWN_VALUES else clean(value)
     if isinstance(value, dict):
         url_keyed = key in _URL_KEYED
-        return {
-            (redact(k, secrets) if url_keyed else k): redacted(v, secrets, k)
-            for k, v in value.items()
-        }
+        return {(clean(k) if url_keyed else k): _shown(v, clean, k) for k, v in value.items()}
     if isinstance(value, list):
-        return [redacted(v, secrets, key) for v in value]
+        return [_shown(v, clean, key) for v in value]
     return value
 
 
@@ -102,19 +104,22 @@ def url_stream(
     the redaction finds what the cut left of a secret."""
     if on_url is not None:
         shown = on_url
+        clean = cleaner(secrets)
 
         def redacted(u: UrlRecord) -> None:
             url, lastmod = clip(u.url, MAX_FIELD_CHARS), u.lastmod
             if lastmod is not None:
                 lastmod = clip(lastmod, MAX_LASTMOD_CHARS)
             if not secrets:
-                if url is not u.url or lastmod is not u.lastmod:
-                    u = UrlRecord(url, u.sitemap, u.line, lastmod)
+                # Userinfo only: a text without "@" holds none, and is kept as it is.
+                sitemap = clean(u.sitemap)
+                url = clean(url)
+                if url is not u.url or lastmod is not u.lastmod or sitemap is not u.sitemap:
+                    u = UrlRecord(url, sitemap, u.line, lastmod)
                 shown(u)
                 return
             lastmod = None if lastmod is None else redact(lastmod, secrets)
-            sitemap = redact(u.sitemap, secrets)
-            shown(UrlRecord(redact(url, secrets), sitemap, u.line, lastmod))
+            shown(UrlRecord(clean(url), clean(u.sitemap), u.line, lastmod))
 
         on_url = redacted
     if on_listed is None or on_url is None:

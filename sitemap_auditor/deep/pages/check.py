@@ -560,7 +560,7 @@ def check_pages(
     summary.crawl_delay = delay
     secrets = _secrets(policy)
     items, total, sampled = chosen_pages(
-        listed, done, options.max_pages, lambda url: redact(url, secrets)
+        listed, done, options.max_pages, redaction.cleaner(secrets)
     )
     summary.to_check, summary.sampled = total, sampled
     out = PagesFile(options.pages_out, options.resume) if options.pages_out else None
@@ -620,9 +620,8 @@ def _run(
 
     def record(row: dict[str, Any]) -> None:
         # Each page was asked for as listed; what is kept of it shows no credential (a site
-        # may list, or redirect to, a URL that carries one).
-        if checker.secrets:
-            row = redaction.redacted(row, checker.secrets)
+        # may list, or redirect to, a URL that carries one, as a password or as userinfo).
+        row = redaction.redacted(row, checker.secrets)
         if out is not None and not out.write(row):
             return  # the run is over, its file closed: the row is not the run's
         with lock:

@@ -179,3 +179,41 @@ def test_the_urls_file_shows_no_credential_in_any_field(
     assert len(text.splitlines()) == 2
     assert PASSWORD not in text
     assert "***" in text
+
+
+def test_no_report_shows_the_userinfo_a_site_listed_its_urls_with(
+    site: Site, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A sitemap, and pages, listed as `http://user:password@host/...` (the site's password, not
+    # the audit's): the URL is asked for without it, and no report shows it (§8).
+    u, port = site.url, site.port
+    index = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        f"<sitemap><loc>http://dave:{PASSWORD}@127.0.0.1:{port}/a.xml</loc></sitemap>\n"
+        f"<sitemap><loc>http://dave:{PASSWORD}@127.0.0.1:{port}/gone.xml</loc></sitemap>\n"
+        "</sitemapindex>\n"
+    )
+    pages = [
+        f"<loc>http://carol:{PASSWORD}@127.0.0.1:{port}/p?access=1</loc>",
+        f"<loc>http://carol:{PASSWORD}@127.0.0.1:{port}/missing</loc>",
+    ]
+    site.route("/robots.txt", reply(f"Sitemap: {u('/index.xml')}\n", content_type="text/plain"))
+    site.route("/index.xml", reply(index))
+    site.route("/a.xml", reply(urlset_of(pages)))
+    site.route("/p", reply(b"<html><head><title>P</title></head></html>", 200, "text/html"))
+    out = tmp_path / "out"
+    argv = ["deep", "--allow-private-networks", "--pages", "--csv", str(out / "csv")]
+    argv += ["--html", str(out / "report.html"), "--urls", str(out / "urls.jsonl")]
+    argv += ["--pages-out", str(out / "pages.jsonl")]
+    out.mkdir()
+    for extra in (["--json"], []):
+        cli.main([*argv, *extra, u("/")])
+        said = capsys.readouterr()
+        assert PASSWORD not in said.out + said.err
+        assert "dave" not in said.out and "carol" not in said.out
+        for path in out.rglob("*"):
+            if path.is_file():
+                text = path.read_text(encoding="utf-8-sig")
+                assert PASSWORD not in text and "dave:" not in text, path.name
+    assert {p.split("?")[0] for p in site.paths()} >= {"/a.xml", "/gone.xml", "/p"}
