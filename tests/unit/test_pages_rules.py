@@ -600,6 +600,23 @@ def test_the_summary_counts_per_sitemap_and_keeps_few_examples() -> None:
     assert finding["title"] == "Not found (404)" and len(finding["examples"]) == 5
 
 
+def test_the_per_sitemap_list_is_in_one_order_whatever_order_pages_finish_in() -> None:
+    # Pages finish in the order a site answers: the list (and the report's chart of its first
+    # sitemaps) followed it, and differed from run to run.
+    rows = [
+        {"url": f"{name}/{i}", "sitemap": name, "indexable": i < good, "reason": None}
+        for name, good in (("b", 2), ("a", 2), ("c", 0), ("d", 4))
+        for i in range(4)
+    ]
+    orders = []
+    for seed in range(5):
+        s = Summary()
+        for row in random.Random(seed).sample(rows, len(rows)):
+            s.add(row)
+        orders.append([x["sitemap"] for x in s.document()["sitemaps"]])
+    assert orders == [["c", "a", "b", "d"]] * 5
+
+
 def test_a_page_not_judged_is_counted_apart_from_the_indexable_and_the_not() -> None:
     from sitemap_auditor.deep.reports import pages_html
     from sitemap_auditor.deep.reports.text_report import pages_text as text

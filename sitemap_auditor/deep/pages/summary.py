@@ -118,7 +118,7 @@ class Summary:
                     "byReason": dict(sorted(s.reasons.items())),
                     "lastmodMismatch": s.lastmod_mismatch,
                 }
-                for url, s in self.sitemaps.items()
+                for url, s in sorted(self.sitemaps.items(), key=_worst_share_first)
             ],
             "findings": self.findings(),
         }
@@ -168,3 +168,11 @@ def _detail(kind: str, examples: list[dict[str, Any]]) -> str:
     if kind in ("page-redirect-error", "page-unreachable"):
         return ", ".join(sorted({str(e.get("error") or e.get("status")) for e in examples}))
     return ""
+
+
+def _worst_share_first(item: tuple[str, _Sitemap]) -> tuple[float, str]:
+    """The order of the per-sitemap list: the least indexable share first, then by URL (pages
+    finish in the order a site answers, which differs from run to run; the report draws the
+    first ones)."""
+    url, s = item
+    return (s.indexable / s.checked if s.checked else 1.0, url)
