@@ -253,6 +253,36 @@ def test_a_failing_site_puts_its_broken_files_first_and_open() -> None:
     assert "&lt;!doctype html&gt;&lt;html&gt;" in page
 
 
+def test_a_file_never_read_is_not_marked_ok_alone_or_in_a_group() -> None:
+    # Left by a limit of the walk: the audit never opened it, so it passed nothing.
+    base = "https://big.example"
+    root = f"{base}/sitemap.xml"
+    maps = [sitemap(root, type="sitemapindex", entries=1100)]
+    maps += [
+        sitemap(
+            f"{base}/part-{i:04d}.xml", parent=root, depth=1, entries=10, by_month={"2026-11": 10}
+        )
+        for i in range(900)
+    ]
+    maps += [
+        sitemap(
+            f"{base}/left-{i:04d}.xml", parent=root, depth=1, type="unfetched", http_status=None
+        )
+        for i in range(200)
+    ]
+    page = render(document(maps, [], site=base))
+    markup = _check_well_formed(page)
+    nodes = {a["id"]: a for a in markup.classed("li", "node")}
+    assert nodes, "files listed one by one"
+    unread = [i for i, m in enumerate(maps) if m["type"] == "unfetched" and f"s-{i}" in nodes]
+    assert unread
+    for i in unread:
+        line = page[page.index(f'id="s-{i}"') :].split("</summary>", 1)[0]
+        assert "Not read" in line and "p-ok" not in line
+    group = page[page.index('<li class="group') :].split("</li>", 1)[0]
+    assert "p-ok" not in group and "Not read" in group and "none of them was read" in group
+
+
 def test_parent_loops_and_endless_chains_list_every_file_once_and_nest_little() -> None:
     base = "https://loop.example"
     maps = [
@@ -310,6 +340,15 @@ def test_lastmod_columns_run_to_the_audit_and_gather_what_lies_outside() -> None
     ignored = charts.lastmod_buckets({"2026-13": 1, "x": 2, "2026-01": -3, "2026-02": True}, None)
     assert ignored == []
     assert charts.lastmod_buckets({"2026-04": 3}, None) == [charts.Bucket("2026-04", 3)]
+
+
+def test_a_column_of_one_entry_says_entry() -> None:
+    svg = charts.column_chart(
+        "c", "Dates", [charts.Bucket("2026-11", 1), charts.Bucket("2026-12", 2)]
+    )
+    assert "<title>2026-11: 1 entry</title>" in svg and "<title>2026-12: 2 entries</title>" in svg
+    alone = charts.column_chart("d", "Dates", [charts.Bucket("2026-12", 1)])
+    assert "1 entry from 2026-12 to 2026-12" in alone
 
 
 def test_chart_text_is_escaped_where_the_svg_is_written() -> None:

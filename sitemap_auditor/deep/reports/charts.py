@@ -140,6 +140,15 @@ def _svg_open(uid: str, title: str, desc: str, width: int, height: int, css: str
     )
 
 
+# The singular of a chart's units, for a count of one ("1 entry").
+_ONE = {"entries": "entry", "URLs": "URL", "files": "file", "sitemaps": "sitemap"}
+
+
+def _counted(n: int, unit: str) -> str:
+    """n and its unit, in the singular for one."""
+    return f"{_n(n)} {_ONE.get(unit, unit) if n == 1 else unit}"
+
+
 def _describe(buckets: Sequence[Bucket], unit: str) -> str:
     total = sum(b.count for b in buckets)
     used = [b for b in buckets if b.count]
@@ -148,7 +157,7 @@ def _describe(buckets: Sequence[Bucket], unit: str) -> str:
     peak = max(used, key=lambda b: b.count)
     future = sum(b.count for b in buckets if b.future)
     text = (
-        f"{_n(total)} {unit} from {used[0].label} to {used[-1].label}; "
+        f"{_counted(total, unit)} from {used[0].label} to {used[-1].label}; "
         f"the most, {_n(peak.count)}, in {peak.label}."
     )
     empty_tail = 0
@@ -191,7 +200,7 @@ def column_chart(uid: str, title: str, buckets: Sequence[Bucket], unit: str = "e
             parts.append(
                 f'<rect class="{tone}" x="{x + gap / 2:.1f}" y="{base_y - h:.1f}" '
                 f'width="{max(step - gap, 0.5):.1f}" height="{h:.1f}">'
-                f"<title>{escape(bucket.label)}: {_n(bucket.count)} {unit}</title></rect>"
+                f"<title>{escape(bucket.label)}: {_counted(bucket.count, unit)}</title></rect>"
             )
         text = _axis_label(bucket, i, len(buckets), label_every)
         if text:

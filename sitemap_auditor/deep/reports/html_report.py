@@ -617,7 +617,9 @@ def _box(svg: str) -> str:
     return f'<div class="chartbox">{svg}</div>'
 
 
-def _badges(errors: int, warnings: int, notices: int, ok: bool = True) -> str:
+def _badges(errors: int, warnings: int, notices: int, ok: bool = True, read: bool = True) -> str:
+    """A file's (or a group's) pills: its findings, else OK when ok, or "Not read" for a file
+    the audit never read (a limit, an interruption): it passed nothing."""
     out = []
     for n, label, css in (
         (errors, "error", "err"),
@@ -626,7 +628,11 @@ def _badges(errors: int, warnings: int, notices: int, ok: bool = True) -> str:
     ):
         if n:
             out.append(f'<span class="pill p-{css}">{n:,} {label}{"" if n == 1 else "s"}</span>')
-    return "".join(out) or ('<span class="pill p-ok">OK</span>' if ok else "")
+    if out:
+        return "".join(out)
+    if not read:
+        return '<span class="pill p-other">Not read</span>'
+    return '<span class="pill p-ok">OK</span>' if ok else ""
 
 
 @dataclass(slots=True)
@@ -738,17 +744,23 @@ def _group_line(tree: html_tree.Tree, hidden: list[int], flat: bool, left: list[
     warnings = sum(f.warnings for f in files)
     notices = sum(f.notices for f in files)
     kinds = ", ".join(f"{v.count(n)} {escape(t)}" for t, n in types.most_common(4))
+    unread = types.get("unfetched", 0)
+    if broken:
+        said = f"; {v.count(broken)} of them with errors or warnings"
+    elif unread == len(files):
+        said = "; none of them was read"
+    elif unread:
+        said = f"; {v.count(unread)} not read, none of the others with an error or a warning"
+    else:
+        said = "; none with an error or a warning"
+    badges = _badges(errors, warnings, notices, read=unread < len(files))
     return (
-        f'<li class="group{" broken" if broken else ""}"><p>{_badges(errors, warnings, notices)} '
+        f'<li class="group{" broken" if broken else ""}"><p>{badges} '
         f"<strong>{v.count(len(files))} more file{'' if len(files) == 1 else 's'}</strong> "
         f"({kinds}): "
-        f"{v.count(entries)} entries, {v.size(size)}"
+        f"{v.count(entries)} entr{'y' if entries == 1 else 'ies'}, {v.size(size)}"
         + (f", latest <code>&lt;lastmod&gt;</code> {v.day_of(latest)}" if latest else "")
-        + (
-            f"; {v.count(broken)} of them with errors or warnings"
-            if broken
-            else "; none with an error or a warning"
-        )
+        + said
         + ". Not listed one by one.</p></li>"
     )
 
@@ -829,7 +841,8 @@ def _node(
     )
     head = (
         f'<li class="node n-{css}{" broken" if f.rank <= 1 else ""}" id="s-{node}">'
-        f"<details{is_open}><summary>{_badges(f.errors, f.warnings, f.notices, not inside)}{holds} "
+        f"<details{is_open}><summary>"
+        f"{_badges(f.errors, f.warnings, f.notices, not inside, f.type != 'unfetched')}{holds} "
         f'<span class="url">{v.h(f.url, v.MAX_URL) or "(no URL)"}</span> '
         f'<span class="meta">{" · ".join(meta)}</span></summary><div class="body">'
     )
