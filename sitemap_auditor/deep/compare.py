@@ -66,13 +66,21 @@ def _started(document: Mapping[str, Any]) -> str | None:
     return _str(document.get("startedAt"))
 
 
-def _findings(document: Mapping[str, Any]) -> dict[_Key, Mapping[str, Any]]:
+def _findings(document: Mapping[str, Any], pages: bool) -> dict[_Key, Mapping[str, Any]]:
+    """The document's findings by key; with pages, the page check's too (the site's, of no
+    one sitemap), which count in the exit status as the walk's do."""
     found: dict[_Key, Mapping[str, Any]] = {}
-    for item in _list(document.get("findings")):
+    block = document.get("pages")
+    listed = _list(block.get("findings")) if pages and isinstance(block, Mapping) else []
+    for item in [*_list(document.get("findings")), *listed]:
         if isinstance(item, Mapping) and _str(item.get("kind")):
             key = (str(item["kind"]), _str(item.get("sitemap")))
             found.setdefault(key, item)
     return found
+
+
+def _checked_pages(document: Mapping[str, Any]) -> bool:
+    return isinstance(document.get("pages"), Mapping)
 
 
 def _entries(document: Mapping[str, Any]) -> dict[str, int | None]:
@@ -98,7 +106,10 @@ def _bounded(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def compare(previous: Mapping[str, Any], current: Mapping[str, Any]) -> dict[str, Any]:
     """The comparison block: what `current` found that `previous` did not, and the reverse."""
-    old, new = _findings(previous), _findings(current)
+    # The pages' findings are compared when both audits checked the pages: one without them
+    # found none, which is no sign that they were resolved.
+    pages = _checked_pages(previous) and _checked_pages(current)
+    old, new = _findings(previous, pages), _findings(current, pages)
     added = [_brief(k, v) for k, v in new.items() if k not in old]
     resolved = [_brief(k, v) for k, v in old.items() if k not in new]
     changed = []

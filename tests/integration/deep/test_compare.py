@@ -103,6 +103,30 @@ def test_an_unchanged_site_compares_as_unchanged(
     assert c["counts"] == {"new": 0, "resolved": 0, "changed": 0, "sitemapsChanged": 0}
 
 
+def test_pages_that_broke_between_two_checks_are_a_change(
+    site: Site, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # The page check's findings count in the exit status as the walk's do: two pages going
+    # from 200 to 404 were no change at all.
+    page = b"<!DOCTYPE html><html><head><title>P</title></head><body>P</body></html>"
+    body = urlset_of([f"<loc>{site.url(f'/p{i}')}</loc>" for i in range(4)])
+    _serve(site, body, None)
+    for i in range(4):
+        site.route(f"/p{i}", reply(page, content_type="text/html"))
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(_audit(site, capsys, "--pages")), encoding="utf-8")
+    # Without --pages on either side, nothing is said about pages.
+    plain = _audit(site, capsys, "--compare", str(old))["comparison"]
+    assert isinstance(plain, dict) and plain["counts"]["new"] == 0
+    for i in (1, 2):
+        site.route(f"/p{i}", reply(b"gone", 404, "text/html"))
+    c = _audit(site, capsys, "--pages", "--compare", str(old))["comparison"]
+    assert isinstance(c, dict)
+    assert [(f["kind"], f["sitemap"], f["count"]) for f in c["newFindings"]] == [
+        ("page-not-found", None, 2)
+    ]
+
+
 def test_another_sites_document_is_compared_with_a_warning(
     site: Site, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
