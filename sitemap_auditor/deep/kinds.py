@@ -197,9 +197,11 @@ KINDS: dict[Kind, KindInfo] = {
     ),
     Kind.BLOCKED: KindInfo(
         _E,
-        "Couldn't fetch",
-        "The sitemap is there but a firewall or CDN hides it from crawlers ({detail}).",
-        "Let crawlers through to sitemap URLs (allow-list them in the firewall or bot protection).",
+        "Couldn't fetch: refused to crawlers",
+        "The server refused the sitemap to crawlers ({detail}), as a firewall, a CDN's bot "
+        "protection or an overloaded server does.",
+        "Let crawlers through to sitemap URLs (allow-list them in the firewall or bot "
+        "protection), and check that the server is not turning them away as too busy.",
         impact=_UNREAD,
         reach=_FILE,
     ),
