@@ -337,11 +337,11 @@ def _glance(doc: Mapping[str, Any], verdict: Mapping[str, Any], groups: list[_Gr
             f"{v.time_of(doc.get('startedAt'))} to {v.time_of(doc.get('finishedAt'))}"
             + (f" ({seconds:,.1f} s)" if seconds is not None else ""),
         ),
-        ("The walk", walk),
+        ("Sitemaps read", walk),
         (
             "Freshness",
             f'<span class="pill p-{css}">{escape(status.capitalize()) or "no verdict"}</span> '
-            f'{v.h(verdict.get("message"))} <span class="hint">(the Lambda auditor\'s verdict: '
+            f'{v.h(verdict.get("message"))} <span class="hint">(the quick check: '
             "is there a sitemap, and is its latest &lt;lastmod&gt; recent?)</span>",
         ),
     ]

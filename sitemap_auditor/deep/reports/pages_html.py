@@ -68,8 +68,7 @@ def section(pages: object) -> str:
         '<section id="pages" aria-labelledby="pages-h"><h2 id="pages-h">Listed pages</h2>',
         f"<p>{checked:,} listed pages checked: {indexable:,} indexable, "
         f"{max(0, checked - indexable - failed):,} not{unjudged}. "
-        "Each page's own row is in the run's pages file, and in pages.csv when the report was "
-        "written with <code>--csv</code>.</p>",
+        "The audit's CSV files, when it wrote them, hold a row for each page (pages.csv).</p>",
     ]
     if pages.get("sampled"):
         parts.append(f"<p>An even sample of {_int(pages.get('toCheck')):,} listed URLs.</p>")
