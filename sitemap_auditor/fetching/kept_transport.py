@@ -24,6 +24,7 @@ from collections.abc import Iterator, Mapping
 
 from sitemap_auditor.core.errors import FetchError
 from sitemap_auditor.core.urls import Origin, WebURL
+from sitemap_auditor.fetching import wire_bound
 from sitemap_auditor.fetching.exchange import Headers, Reply, Request
 from sitemap_auditor.fetching.guard import Guard
 from sitemap_auditor.fetching.interim import FinalResponse
@@ -135,6 +136,7 @@ class _KeptReply:
         self._transport = transport
         self._conn = conn
         self._response = response
+        wire_bound.bound(response)
         self._guard = guard
         self._closed = False
         self.status: int = response.status

@@ -27,6 +27,7 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from sitemap_auditor.core.errors import FetchError, FetchErrorKind
 from sitemap_auditor.core.urls import WebURL
+from sitemap_auditor.fetching import wire_bound
 from sitemap_auditor.fetching.exchange import Reply, Request
 from sitemap_auditor.fetching.guard import Guard, connect_failed
 from sitemap_auditor.fetching.interim import FinalResponse
@@ -295,6 +296,8 @@ class _HttpReply:
 
     def __init__(self, raw: requests.Response, guard: Guard) -> None:
         self._raw = raw
+        # urllib3's answer reads through http.client's, whose socket file is bounded here.
+        wire_bound.bound(getattr(raw.raw, "_fp", None))
         self._guard = guard
         self.status: int = raw.status_code
         self.headers: Mapping[str, str] = raw.headers

@@ -6,6 +6,8 @@ Part of the fault injection of tests/integration/faults (its conftest.py guards 
 from __future__ import annotations
 
 import json
+from contextlib import suppress
+from typing import Any
 
 import pytest
 from support.documents import urlset
@@ -28,6 +30,7 @@ from harness.servers import (
     reset_after,
 )
 from sitemap_auditor.core.issues import MAX_HEADER_CHARS
+from sitemap_auditor.fetching.wire_bound import MAX_WIRE_LINES
 
 
 def test_reset_mid_body_refuses_even_a_complete_document(audit: AuditFn, site: Site) -> None:
@@ -150,6 +153,32 @@ def test_broken_chunked_encoding(audit: AuditFn, site: Site, framing: bytes, kin
     assert codes_of(result) == ["100", "400"]
     assert data_of(result)["issues"][1] == f"{site.url('/sitemap.xml')}: fetch error ({kind})"
     assert c.seconds < 10
+
+
+def test_an_endless_trailer_section_is_a_protocol_error_not_a_timeout(
+    audit: AuditFn, site: Site
+) -> None:
+    # A whole sitemap, its last chunk, then trailer lines that never end: the HTTP libraries
+    # read and drop them without bound, past the body's 50 MB, until the fetch's deadline.
+    body = urlset([FRESH])
+
+    def endless(h: Any) -> None:
+        h.wfile.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+        h.wfile.write(b"%x\r\n%s\r\n0\r\n" % (len(body), body))
+        with suppress(OSError):
+            for _ in range(2_000):  # 2,000,000 lines, 16 MB: past the bound, then an end
+                h.wfile.write(b"X-T: a\r\n" * 1_000)
+            h.wfile.write(b"\r\n")
+        h.close_connection = True
+
+    site.route("/sitemap.xml", endless)
+    result = audit(site.url("/"))
+    assert codes_of(result) == ["100", "400"]
+    assert data_of(result)["issues"][1] == (
+        f"{site.url('/sitemap.xml')}: fetch error (protocol: more than "
+        f"{MAX_WIRE_LINES:,} lines sent after the head (the answer's framing or trailer never "
+        "ends))"
+    )
 
 
 @pytest.mark.parametrize(
