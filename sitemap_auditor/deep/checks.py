@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, cast
 
-from sitemap_auditor.core import urls
 from sitemap_auditor.core.lastmod import common_keys, format_instant, key_to_instant
 from sitemap_auditor.core.parser import MAX_LASTMOD_CHARS
 from sitemap_auditor.core.text import CUT_MARK, clip
@@ -39,7 +38,8 @@ from sitemap_auditor.deep.scope import (
     MAX_URL_CHARS,
     NOT_IN_URLS,
     SitemapScope,
-    classify_loc,
+    classify_reading,
+    read_loc,
 )
 from sitemap_auditor.deep.seen import (
     DEDUPE_BYTES_PER_URL,
@@ -490,14 +490,6 @@ class RobotsAgents:
 _MASK = (1 << 64) - 1
 
 
-def _as_fetched(loc: str) -> str:
-    """A listed URL as the one reading spells it (its dot segments resolved), or as written."""
-    try:
-        return urls.read(loc).href
-    except urls.UnfetchableURLError:
-        return loc
-
-
 class SiteChecks:
     """What spans the sitemaps of a site: duplicates, hreflang return links, robots.txt."""
 
@@ -805,10 +797,15 @@ class SitemapChecks:
             and "/%2" not in loc
             and NOT_IN_URLS.search(loc) is None
         ):
-            problem = None
+            problem, web = None, None
         else:
-            problem = classify_loc(loc, self.scope)
-            if problem in ELSEWHERE and any(classify_loc(loc, a) is None for a in self.scope.also):
+            # Read once, by the one reading, whatever else is decided about it.
+            problem, web = read_loc(loc, self.scope)
+            if (
+                problem in ELSEWHERE
+                and web is not None
+                and any(classify_reading(web, a) is None for a in self.scope.also)
+            ):
                 # Where else the sitemap's URLs may be (SitemapScope.of): allowed, and left to
                 # robots.txt only when on its host (the scope's).
                 self._listed(loc, line)
@@ -820,9 +817,10 @@ class SitemapChecks:
         self._listed(loc, line)
         allows = self._allows
         if allows is not None and problem is None:
-            # Matched as it is fetched: a dot segment (`/a/../private/x`, `/%2e%2e/`), which the
-            # common case above holds none of, is resolved by the one reading first.
-            target = loc if "/." not in loc and "/%2" not in loc else _as_fetched(loc)
+            # Matched as it is fetched: a URL the common case above did not take (a dot
+            # segment, `/a/../private/x` or `/%2e%2e/`, another spelling of the host) by its
+            # one reading.
+            target = loc if web is None else web.href
             if not allows(target):
                 self.tally.add(Kind.BLOCKED_BY_ROBOTS, line, loc, self.site.blocked_for(target))
                 self.tally.entry(Kind.BLOCKED_BY_ROBOTS)

@@ -12,7 +12,15 @@ from dataclasses import dataclass, replace
 from sitemap_auditor.core import urls
 from sitemap_auditor.deep.kinds import Kind
 
-__all__ = ["ELSEWHERE", "MAX_URL_CHARS", "NOT_IN_URLS", "SitemapScope", "classify_loc"]
+__all__ = [
+    "ELSEWHERE",
+    "MAX_URL_CHARS",
+    "NOT_IN_URLS",
+    "SitemapScope",
+    "classify_loc",
+    "classify_reading",
+    "read_loc",
+]
 
 # The Sitemaps protocol: a URL under 2,048 characters.
 MAX_URL_CHARS = 2048
@@ -90,18 +98,31 @@ _DOT_SEGMENT = re.compile(r"/(?:\.|%2[eE])")
 
 def classify_loc(loc: str, scope: SitemapScope) -> Kind | None:
     """What is wrong with a <loc> in a sitemap of that scope, or None."""
+    return read_loc(loc, scope)[0]
+
+
+def read_loc(loc: str, scope: SitemapScope) -> tuple[Kind | None, urls.WebURL | None]:
+    """What is wrong with a <loc> in a sitemap of that scope (or None), and the one reading of
+    it when it took one (None in the common case, which needs none, and for an invalid URL):
+    whoever decides more about the URL (another scope, robots.txt) uses that reading."""
     if len(loc) > MAX_URL_CHARS or NOT_IN_URLS.search(loc):
-        return Kind.INVALID_URL
+        return Kind.INVALID_URL, None
     prefix = scope.prefix
     if loc.startswith(prefix) and not _DOT_SEGMENT.search(loc, len(prefix) - 1):
         # The common case: the sitemap's own scheme, host and port, in its folder (no dot
         # segment that would lead out of it once read).
-        return None
+        return None, None
     # Anything else is read as the fetcher would read it, by the one parser.
     try:
         web = urls.read(loc)
     except urls.UnfetchableURLError:
-        return Kind.INVALID_URL
+        return Kind.INVALID_URL, None
+    return classify_reading(web, scope), web
+
+
+def classify_reading(web: urls.WebURL, scope: SitemapScope) -> Kind | None:
+    """What is wrong with a listed URL, as the one reading reads it, in a sitemap of that
+    scope, or None."""
     if web.host != scope.host:
         if web.host.removeprefix("www.") == scope.host.removeprefix("www."):
             return Kind.PATH_MISMATCH

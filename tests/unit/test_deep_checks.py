@@ -18,7 +18,7 @@ from sitemap_auditor.deep.checks import Tally
 from sitemap_auditor.deep.kinds import KINDS, Kind, Severity
 from sitemap_auditor.deep.reading.head import line_breaks
 from sitemap_auditor.deep.reading.text import text_lines
-from sitemap_auditor.deep.scope import SitemapScope, classify_loc
+from sitemap_auditor.deep.scope import SitemapScope, classify_loc, classify_reading, read_loc
 from sitemap_auditor.deep.seen import (
     MAX_FILE_NUMBER,
     SLOT_BYTES,
@@ -58,6 +58,26 @@ FOLDER = SitemapScope.of("https://www.example.com/blog/sitemap.xml", from_robots
 )
 def test_classify_loc(loc: str, scope: SitemapScope, kind: Kind | None) -> None:
     assert classify_loc(loc, scope) is kind
+
+
+@pytest.mark.parametrize(
+    ("loc", "read"),
+    [
+        ("https://www.example.com/a", None),  # the common case: no reading needed
+        ("https://www.example.com/a b", None),  # invalid: none to give
+        ("HTTPS://WWW.Example.com/a", "https://www.example.com/a"),
+        ("https://www.example.com:443/blog/../a", "https://www.example.com/a"),
+        ("https://www.other.com/a", "https://www.other.com/a"),
+    ],
+)
+def test_read_loc_gives_the_one_reading_it_took(loc: str, read: str | None) -> None:
+    # Whoever decides more about a listed URL (another scope, robots.txt) uses this reading,
+    # not one of its own.
+    kind, web = read_loc(loc, ROOT)
+    assert kind is classify_loc(loc, ROOT)
+    assert (None if web is None else web.href) == read
+    if web is not None:
+        assert classify_reading(web, ROOT) is kind
 
 
 @pytest.mark.parametrize(
