@@ -38,6 +38,7 @@ __all__ = [
     "read",
     "resource_key",
     "strip_userinfo",
+    "without_userinfo",
 ]
 
 FETCHED_SCHEMES = ("http", "https")
@@ -338,6 +339,26 @@ def _strip_userinfo(text: str) -> str:
             pos = region_at + 1
     out.append(text[pos:])
     return "".join(out)
+
+
+def without_userinfo(url: str) -> str:
+    """A URL value as written, or, when the one reading finds userinfo in it, as the reading
+    spells it without (`http://user:pw@h/x` is `http://h/x`); a text the reading refuses loses
+    what strip_userinfo finds. Unlike strip_userinfo on free text, a URL whose path or query
+    holds `word:...@` (`/wiki/User:Bob@home`, `?to=mailto:jane@example.com`) is kept whole."""
+    if "@" not in url:
+        return url
+    from ada_url import URL
+
+    try:
+        parsed = URL(url)
+    except ValueError:
+        return strip_userinfo(url)
+    if not parsed.username and not parsed.password:
+        return url
+    parsed.username = ""
+    parsed.password = ""
+    return str(parsed.href)
 
 
 def echoed_url(value: str) -> str:

@@ -13,7 +13,7 @@ from support.shared import CORPUS, needs_shared
 
 from sitemap_auditor.core import urls
 from sitemap_auditor.core.site import describe_url_value, resolve
-from sitemap_auditor.core.urls import NOT_IN_HOSTS, strip_userinfo
+from sitemap_auditor.core.urls import NOT_IN_HOSTS, strip_userinfo, without_userinfo
 from sitemap_auditor.fetching import transport
 from sitemap_auditor.fetching.exchange import Request
 
@@ -346,3 +346,22 @@ def test_an_at_sign_in_a_url_the_reading_accepts_or_in_no_url_stays(value: str) 
 def test_userinfo_the_reading_sees_goes_as_before() -> None:
     assert urls.echoed_url("https://u:p@example.com/x") == "https://example.com/x"
     assert urls.echoed_url("http://user:pa/ss@example.com/") == "http://***@example.com/"
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("https://h.example/wiki/User:Bob@home", "https://h.example/wiki/User:Bob@home"),
+        (
+            "https://h.example/s?to=mailto:jane@example.com",
+            "https://h.example/s?to=mailto:jane@example.com",
+        ),
+        ("http://u:pw@h.example/x", "http://h.example/x"),
+        ("HTTP://u:pw@H.example/x", "http://h.example/x"),
+        ("http:\\\\u:pw@h.example/x", "http://h.example/x"),
+        ("http://u:pw@h.example:99999/x", "http://h.example:99999/x"),  # unread: strip_userinfo's
+        ("https://h.example/plain", "https://h.example/plain"),
+    ],
+)
+def test_without_userinfo_removes_only_what_the_reading_finds(url: str, shown: str) -> None:
+    assert without_userinfo(url) == shown

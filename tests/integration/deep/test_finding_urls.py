@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -217,3 +218,29 @@ def test_no_report_shows_the_userinfo_a_site_listed_its_urls_with(
                 text = path.read_text(encoding="utf-8-sig")
                 assert PASSWORD not in text and "dave:" not in text, path.name
     assert {p.split("?")[0] for p in site.paths()} >= {"/a.xml", "/gone.xml", "/p"}
+
+
+def test_a_url_whose_path_holds_word_colon_at_is_shown_whole(
+    site: Site, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `/wiki/User:Bob@home` has no userinfo (the reading's authority ends at its first `/`):
+    # shown whole, not as `/wiki/User:home`, and two such pages are two rows, resumed apart.
+    u = site.url
+    paths = ["/wiki/User:Bob@home", "/wiki/User:Alice@home", "/share?to=mailto:jane@example.com"]
+    site.route("/robots.txt", reply(f"Sitemap: {u('/a.xml')}\n", content_type="text/plain"))
+    site.route("/a.xml", reply(urlset_of([f"<loc>{u(p)}</loc>" for p in paths])))
+    page = b"<html><head><title>P</title></head></html>"
+    for p in paths:
+        site.route(p.split("?")[0], reply(page, 200, "text/html"))
+    pages, listed = tmp_path / "pages.jsonl", tmp_path / "urls.jsonl"
+    argv = ["deep", "--allow-private-networks", "--pages", "--pages-out", str(pages)]
+    cli.main([*argv, "--max-pages", "1", "--urls", str(listed), "--json", u("/")])
+    capsys.readouterr()
+    cli.main([*argv, "--resume", "--json", u("/")])
+    said = capsys.readouterr().out
+    rows = [json.loads(line) for line in pages.read_text(encoding="utf-8").splitlines()]
+    assert sorted(r["url"] for r in rows) == sorted(u(p) for p in paths)
+    assert sorted(json.loads(x)["url"] for x in listed.read_text().splitlines()) == sorted(
+        u(p) for p in paths
+    )
+    assert "User:home" not in said and "mailto:example.com" not in said
