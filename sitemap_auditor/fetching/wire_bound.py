@@ -5,8 +5,8 @@ chunked answer also sends framing the HTTP library reads and drops on its own: e
 line, and after the last chunk a trailer section of header lines, which neither http.client nor
 urllib3 bounds in number. A server that sends a whole sitemap and then endless trailer lines
 would be read until the fetch's deadline (about 640 MB in 30 s on loopback). The socket's file
-is wrapped once the head is read: past MAX_WIRE_BYTES, or MAX_WIRE_LINES lines, whatever is
-reading fails the fetch as an answer that does not follow HTTP.
+is wrapped once the head is read: past MAX_WIRE_BYTES, or a run of MAX_WIRE_LINES lines with no
+data between them, whatever is reading fails the fetch as an answer that does not follow HTTP.
 """
 
 from __future__ import annotations
@@ -20,10 +20,11 @@ __all__ = ["MAX_WIRE_BYTES", "MAX_WIRE_LINES", "WireBound", "bound"]
 # The body's own bound and as much again for its framing: a chunk's size line and its line end
 # cost a few bytes (real servers send chunks of kilobytes; 1-byte chunks would cost 6 each).
 MAX_WIRE_BYTES = 2 * MAX_BODY_BYTES
-# Lines read after the head: a chunk costs one or two (its size, the end of its data). A body at
-# its bound in chunks of 100 bytes takes about as many; a line of a few bytes each costs a call,
-# so that a flood of short trailer lines is cut within a few megabytes, not at MAX_WIRE_BYTES.
-MAX_WIRE_LINES = 1_000_000
+# Lines read one after the other with no data between them: a chunk's size line is followed by
+# its data, so only the trailer section after the last chunk makes a run of them (real servers
+# send none or a few). A line of a few bytes each costs a call, so that a flood of short trailer
+# lines is cut at once, not after MAX_WIRE_BYTES of them; a body of many small chunks is not.
+MAX_WIRE_LINES = 1_000
 
 
 class WireBound:
@@ -33,9 +34,12 @@ class WireBound:
     def __init__(self, raw: Any, limit: int = MAX_WIRE_BYTES, lines: int = MAX_WIRE_LINES) -> None:
         self._raw = raw
         self._left = limit
-        self._lines_left = lines
+        self._lines = lines
+        self._lines_left = lines  # of the run of lines under way
 
-    def _took(self, n: int) -> None:
+    def _took(self, n: int, line: bool = False) -> None:
+        if n and not line:
+            self._lines_left = self._lines  # data: the run of lines is over
         self._left -= n
         if self._left < 0:
             raise FetchError(
@@ -70,11 +74,11 @@ class WireBound:
         if self._lines_left < 0:
             raise FetchError(
                 FetchErrorKind.PROTOCOL,
-                f"more than {MAX_WIRE_LINES:,} lines sent after the head (the answer's framing "
-                "or trailer never ends)",
+                f"more than {MAX_WIRE_LINES:,} lines in a row after the body's data (a "
+                "trailer section that never ends)",
             )
         line: bytes = self._raw.readline(self._most(limit))
-        self._took(len(line))
+        self._took(len(line), line=True)
         return line
 
     def peek(self, n: int = 0) -> bytes:
