@@ -3,6 +3,7 @@ the sitemaps an index lists, waiting to be recorded in the walk's order (a claim
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -11,7 +12,7 @@ from sitemap_auditor.core import site as sites
 from sitemap_auditor.deep.checks import AgentRules, Finding, LastmodStats, Tally
 from sitemap_auditor.deep.options import Limits
 
-__all__ = ["Claim", "SitemapRecord", "Walk"]
+__all__ = ["Claim", "SitemapRecord", "Walk", "walk_order"]
 
 
 @dataclass
@@ -51,6 +52,9 @@ class SitemapRecord:
     # Its fetch was refused (the address guard, a URL that cannot be requested) or failed before
     # any answer: it stays `unfetched`, and its finding says why; no limit left it unread.
     unanswered: bool = False
+    # An index lists it, its parent or another (an index listing one robots.txt lists too, or
+    # itself): a sitemap index an index lists is a nested index, whoever listed it first.
+    in_index: bool = False
 
     @property
     def left_by_a_limit(self) -> bool:
@@ -95,3 +99,14 @@ class Claim:
     record: SitemapRecord = field(compare=False)
     children: list[tuple[str, int]] = field(compare=False)
     tally: Tally = field(compare=False)
+
+
+def walk_order(records: list[SitemapRecord]) -> list[SitemapRecord]:
+    """Breadth first from the roots, each index's children in the order it lists them."""
+    order: list[SitemapRecord] = []
+    queue = deque(r for r in records if r.parent is None)
+    while queue:
+        r = queue.popleft()
+        order.append(r)
+        queue.extend(records[n] for n in r.children)
+    return order

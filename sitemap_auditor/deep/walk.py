@@ -63,7 +63,7 @@ from sitemap_auditor.deep.reading.head import (
     read_head,
 )
 from sitemap_auditor.deep.reading.text import text_lines
-from sitemap_auditor.deep.records import Claim, SitemapRecord, Walk
+from sitemap_auditor.deep.records import Claim, SitemapRecord, Walk, walk_order
 from sitemap_auditor.deep.scope import SitemapScope
 from sitemap_auditor.deep.seen import Duplicates
 from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy, default_transport
@@ -168,8 +168,10 @@ class _Walker:
         self.fetchers: list[Fetcher] = []
         self.records: list[SitemapRecord] = []
         self.by_url: dict[str, SitemapRecord] = {}
-        # Each sitemap once: the URLs listed so far, as urls.resource_key spells them.
-        self.listed: set[str] = set()
+        # Each sitemap once: the URLs listed so far (urls.resource_key), the record each became.
+        self.listed: dict[str, int | None] = {}
+        self.last_listed: str | None = None  # the key listed_before found or added last
+        self.tally_of: dict[int, Tally] = {}  # each record read, by number: its tally
         self.urls = 0
         self.wire_bytes = 0
         self.bytes = 0
@@ -539,9 +541,10 @@ class _Walker:
             key = urls.resource_key(urls.read(url))
         except urls.UnfetchableURLError:
             key = url  # refused when fetched; only the same text is the same
+        self.last_listed = key
         if key in self.listed:
             return True
-        self.listed.add(key)
+        self.listed[key] = None
         return False
 
     def add(self, url: str, parent: SitemapRecord | None, source: str) -> SitemapRecord | None:
@@ -557,8 +560,11 @@ class _Walker:
             place = (parent.depth + 1, parent.place, len(parent.children))
         rec = SitemapRecord(number, url, parent.url if parent else None, place[0], source)
         rec.place = place
+        rec.in_index = parent is not None and source == "index"
         self.records.append(rec)
         self.by_url[url] = rec
+        if self.last_listed is not None:
+            self.listed[self.last_listed] = number
         if parent is not None:
             parent.children.append(rec.number)
         return rec
@@ -586,7 +592,7 @@ class _Walker:
         with self.lock:
             self.reading.pop(rec.number, None)  # its entries are counted in urls below
         old = self.records[rec.number]
-        rec.children = old.children
+        rec.children, rec.in_index = old.children, old.in_index  # what the walk added since
         self.records[rec.number] = rec
         self.by_url[rec.url] = rec
         self.done += 1
@@ -619,8 +625,11 @@ class _Walker:
             # The file itself, not a URL it lists: search engines cannot read it at all. Matched
             # as it is fetched, in the one reading (`/a/../private/s.xml` is `/private/s.xml`).
             tally.add(Kind.SITEMAP_BLOCKED_BY_ROBOTS, None, rec.url, site.blocked_for(read.href))
-        if rec.type == "sitemapindex" and parent is not None and parent.type == "sitemapindex":
+        if rec.type == "sitemapindex" and (
+            rec.in_index or (parent is not None and parent.type == "sitemapindex")
+        ):
             tally.set_count(Kind.NESTED_INDEX, 1)
+        self.tally_of[rec.number] = tally
         sc = got.checks
         if sc is not None:
             self.urls += sc.entries if not sc.is_index else 0
@@ -639,8 +648,7 @@ class _Walker:
                     claim = Claim(rec.place, rec.number, rec, sc.children, tally)
                     heapq.heappush(self.claims, claim)
                 sc.children = []  # read: not kept while the walk goes on
-        # Its findings are read once the walk is over: a later file may still add to them
-        # (a URL listed again), and nothing needs them before.
+        # Its findings are read once the walk is over: a later file may still add to them.
         self.tallies.append((rec, tally))
 
     def settle(
@@ -670,6 +678,19 @@ class _Walker:
                     queue.append(added)
                 elif len(self.listed) == before:
                     claim.tally.add(Kind.DUPLICATE_SITEMAP, line, child)
+                    self._listed_again()
+
+    def _listed_again(self) -> None:
+        """An index lists a sitemap listed before (by robots.txt, another index, or itself):
+        should it be an index, it is a nested one, read already or not yet."""
+        number = self.listed.get(self.last_listed or "")
+        if number is not None:
+            rec = self.records[number]
+            rec.in_index = True
+            tally = self.tally_of.get(rec.number)
+            if tally is not None and rec.type == "sitemapindex":
+                with self.lock:  # a file being read may add a repeat to it (SiteChecks)
+                    tally.set_count(Kind.NESTED_INDEX, 1)
 
     def findings(self) -> None:
         """Every record's findings, from its tally."""
@@ -899,7 +920,7 @@ def walk(url: str, options: Options | None = None) -> Walk:
         limits=options.limits,
         stopped_by=stopped,
         complete=stopped is None and not depth_cut and walker.not_recorded == 0,
-        records=_walk_order(walker.records),
+        records=walk_order(walker.records),
         findings=findings,
         urls=walker.urls,
         wire_bytes=walker.wire_bytes,
@@ -977,14 +998,3 @@ def _site_findings(
     if why:
         # One finding, counting the sitemaps left unread (1 when only the checks were cut).
         walker.site_tally.set_count(Kind.LIMIT_REACHED, unfetched or 1, detail="; ".join(why))
-
-
-def _walk_order(records: list[SitemapRecord]) -> list[SitemapRecord]:
-    """Breadth first from the roots, each index's children in the order it lists them."""
-    order: list[SitemapRecord] = []
-    queue = deque(r for r in records if r.parent is None)
-    while queue:
-        r = queue.popleft()
-        order.append(r)
-        queue.extend(records[n] for n in r.children)
-    return order

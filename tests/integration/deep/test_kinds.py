@@ -146,6 +146,36 @@ def test_couldnt_fetch_and_nested_index(site: Site) -> None:
     assert doc["totals"]["urls"] == 1
 
 
+@pytest.mark.parametrize("concurrency", [1, 4])
+def test_an_index_listed_by_robots_txt_and_by_an_index_is_nested(
+    site: Site, concurrency: int
+) -> None:
+    # robots.txt lists the outer index and the inner one; the outer lists the inner too. Read
+    # first as robots.txt's, the inner index was only a duplicate-sitemap notice of the outer:
+    # search engines reading the outer index do not follow it all the same.
+    def index(*paths: str) -> bytes:
+        listed = "".join(f"<sitemap><loc>{site.url(p)}</loc></sitemap>" for p in paths)
+        head = f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">'
+        return f"{head}{listed}</sitemapindex>".encode()
+
+    robots = f"Sitemap: {site.url('/outer.xml')}\nSitemap: {site.url('/inner.xml')}\n"
+    site.route("/robots.txt", reply(robots, content_type="text/plain"))
+    site.route("/outer.xml", reply(index("/inner.xml", "/leaf.xml")))
+    site.route("/inner.xml", reply(index("/leaf2.xml")))
+    site.route("/self.xml", reply(index("/self.xml", "/leaf.xml")))
+    for leaf in ("/leaf.xml", "/leaf2.xml"):
+        site.route(leaf, reply(urlset_of([f"<loc>{site.url(leaf + 'p')}</loc>"])))
+    doc = run(site.url("/"), concurrency=concurrency)
+    assert "nested-index" in kinds_of(doc, site.url("/inner.xml"))
+    assert "nested-index" not in kinds_of(doc, site.url("/outer.xml"))
+    assert "duplicate-sitemap" in kinds_of(doc, site.url("/outer.xml"))
+    # An index that lists itself lists an index.
+    site.route(
+        "/robots.txt", reply(f"Sitemap: {site.url('/self.xml')}\n", content_type="text/plain")
+    )
+    assert "nested-index" in kinds_of(run(site.url("/")), site.url("/self.xml"))
+
+
 @pytest.mark.parametrize("status", [403, 429, 503])
 def test_a_firewall_answer_is_blocked_not_missing(site: Site, status: int) -> None:
     page = b"<html><title>Just a moment...</title><body>cf-chl</body></html>"
