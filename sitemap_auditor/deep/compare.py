@@ -80,7 +80,9 @@ def _findings(document: Mapping[str, Any], pages: bool) -> dict[_Key, Mapping[st
 
 
 def _checked_pages(document: Mapping[str, Any]) -> bool:
-    return isinstance(document.get("pages"), Mapping)
+    """Every listed page was checked: not sampled (--max-pages), not stopped early."""
+    pages = document.get("pages")
+    return isinstance(pages, Mapping) and pages.get("complete") is True
 
 
 def _entries(document: Mapping[str, Any]) -> dict[str, int | None]:
@@ -106,8 +108,8 @@ def _bounded(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def compare(previous: Mapping[str, Any], current: Mapping[str, Any]) -> dict[str, Any]:
     """The comparison block: what `current` found that `previous` did not, and the reverse."""
-    # The pages' findings are compared when both audits checked the pages: one without them
-    # found none, which is no sign that they were resolved.
+    # The pages' findings are compared when both audits checked every listed page: one that
+    # checked none, a sample or stopped early found fewer, which is no sign they were resolved.
     pages = _checked_pages(previous) and _checked_pages(current)
     old, new = _findings(previous, pages), _findings(current, pages)
     added = [_brief(k, v) for k, v in new.items() if k not in old]

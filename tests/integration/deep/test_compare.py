@@ -109,22 +109,25 @@ def test_pages_that_broke_between_two_checks_are_a_change(
     # The page check's findings count in the exit status as the walk's do: two pages going
     # from 200 to 404 were no change at all.
     page = b"<!DOCTYPE html><html><head><title>P</title></head><body>P</body></html>"
-    body = urlset_of([f"<loc>{site.url(f'/p{i}')}</loc>" for i in range(4)])
+    body = urlset_of([f"<loc>{site.url(f'/p{i}')}</loc>" for i in range(6)])
     _serve(site, body, None)
-    for i in range(4):
+    for i in range(6):
         site.route(f"/p{i}", reply(page, content_type="text/html"))
+    site.route("/p5", reply(b"gone", 404, "text/html"))
     old = tmp_path / "old.json"
     old.write_text(json.dumps(_audit(site, capsys, "--pages")), encoding="utf-8")
-    # Without --pages on either side, nothing is said about pages.
-    plain = _audit(site, capsys, "--compare", str(old))["comparison"]
-    assert isinstance(plain, dict) and plain["counts"]["new"] == 0
     for i in (1, 2):
         site.route(f"/p{i}", reply(b"gone", 404, "text/html"))
     c = _audit(site, capsys, "--pages", "--compare", str(old))["comparison"]
     assert isinstance(c, dict)
-    assert [(f["kind"], f["sitemap"], f["count"]) for f in c["newFindings"]] == [
-        ("page-not-found", None, 2)
-    ]
+    assert [
+        (f["kind"], f["sitemap"], f["countBefore"], f["countAfter"]) for f in c["changedFindings"]
+    ] == [("page-not-found", None, 1, 3)]
+    # A run that checked no page, or a sample of them, found fewer: nothing was resolved.
+    for partial in ((), ("--pages", "--max-pages", "2")):
+        c = _audit(site, capsys, *partial, "--compare", str(old))["comparison"]
+        assert isinstance(c, dict)
+        assert c["resolvedFindings"] == [] and c["changedFindings"] == [], partial
 
 
 def test_another_sites_document_is_compared_with_a_warning(
