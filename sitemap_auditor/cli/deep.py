@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from sitemap_auditor.core import site as sites
-from sitemap_auditor.core.credentials import Credentials
+from sitemap_auditor.core.credentials import Credentials, from_mapping
 from sitemap_auditor.core.interrupts import Interrupt
 from sitemap_auditor.core.request_headers import ExtraHeaders
 from sitemap_auditor.core.text import shown_text, valid_text
@@ -304,6 +304,15 @@ class ProgressLine:
                 self.stream.flush()
 
 
+def _credentials(user: str, parser: argparse.ArgumentParser) -> Credentials:
+    """--user's credentials, its password from the environment or asked for; a usage error
+    when either holds bytes that are not UTF-8 (no Authorization header can carry them)."""
+    creds = from_mapping({"username": user, "password": _password(user, parser)})
+    if creds is None:
+        parser.error(f"--user or ${PASSWORD_ENV} holds bytes that are not UTF-8 text")
+    return creds
+
+
 def _password(user: str, parser: argparse.ArgumentParser) -> str:
     password = os.environ.get(PASSWORD_ENV)
     if password is not None:
@@ -495,7 +504,7 @@ def run_many(
                     "--allow-private-networks to audit a private or loopback address (local "
                     "development only)"
                 )
-    creds = Credentials(args.user, _password(args.user, parser)) if args.user else None
+    creds = _credentials(args.user, parser) if args.user else None
     options = Options(
         limits=limits,
         credentials=creds,
@@ -661,9 +670,7 @@ def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) 
     headers = request_headers(args, parser)
     args.extra_headers = headers
     previous = previous_document(args, parser)
-    creds = None
-    if args.user is not None:
-        creds = Credentials(args.user, _password(args.user, parser))
+    creds = _credentials(args.user, parser) if args.user is not None else None
     args.credentials, args.demo_site = creds, demo
     if args.max_pages < 0 or (args.rate is not None and not 0 < args.rate < math.inf):
         parser.error("--max-pages must be >= 0 and --rate a number > 0")

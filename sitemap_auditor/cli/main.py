@@ -508,6 +508,11 @@ def main(
                 password = getpass.getpass(f"Password for {args.user}: ")
             except (EOFError, KeyboardInterrupt):
                 parser.error("no password given")
+        from sitemap_auditor.core.credentials import from_mapping
+
+        if from_mapping({"username": args.user, "password": password}) is None:
+            # Undecodable bytes (a lone surrogate): no Authorization header can carry them.
+            parser.error(f"--user or ${PASSWORD_ENV} holds bytes that are not UTF-8 text")
 
     from sitemap_auditor.audit import config
     from sitemap_auditor.core import errors

@@ -160,6 +160,25 @@ def test_password_from_the_environment_is_sent_and_never_echoed(fresh: Site) -> 
     assert '"message":"fetched"' in done.stderr  # --verbose logs go to stderr
 
 
+@pytest.mark.parametrize("command", [(), ("deep",)], ids=["audit", "deep"])
+def test_a_password_of_bytes_that_are_not_utf8_is_a_usage_error(
+    fresh: Site, command: tuple[str, ...]
+) -> None:
+    # It named the URL as the culprit (deep), or was dropped silently and the site audited
+    # without credentials: no Authorization header can carry such a password.
+    done = cli(
+        *command,
+        "--user",
+        "editor",
+        "--allow-private-networks",
+        fresh.url("/"),
+        SITEMAP_AUDITOR_PASSWORD="p\udcffw",  # the byte 0xFF, as os.environ holds it
+    )
+    assert done.returncode == 64
+    assert "SITEMAP_AUDITOR_PASSWORD holds bytes that are not UTF-8 text" in done.stderr
+    assert fresh.seen == []
+
+
 def test_user_without_password_and_no_terminal_is_a_usage_error(fresh: Site) -> None:
     done = cli("--user", "editor", "--allow-private-networks", fresh.url("/"), stdin="")
     assert done.returncode == 64
