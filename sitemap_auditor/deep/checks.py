@@ -883,7 +883,9 @@ class SitemapChecks:
         for code, href in e.alternates:
             if not hreflang_valid(code):
                 tally.add(Kind.HREFLANG_INVALID, line, f"hreflang={code!r}", "not BCP 47")
-            if href == loc:
+            if not href:
+                tally.add(Kind.HREFLANG_INVALID, line, f"hreflang={code!r}", "no href")
+            elif href == loc:
                 self_link = True
             elif loc and href:
                 site.alternate(self.url, line, loc, href)

@@ -356,6 +356,8 @@ def test_hreflang_invalid_code_no_self_link_and_no_return_link(site: Site) -> No
             f"<loc>{a}</loc>{link('en', a)}{link('de', b)}",
             f"<loc>{b}</loc>{link('de', b)}",  # no link back to /en
             f"<loc>{c}</loc>{link('en_GB', a)}",  # not BCP 47, and no link to itself
+            # A link to nothing: its own fault, not only the missing link to itself.
+            f'<loc>{site.url("/it")}</loc><xhtml:link rel="alternate" hreflang="it"/>',
         ],
         XHTML_NS,
     )
@@ -365,7 +367,8 @@ def test_hreflang_invalid_code_no_self_link_and_no_return_link(site: Site) -> No
     assert "not BCP 47" in f["message"]
     assert "no link to the page itself" in f["message"]
     assert "no return link" in f["message"]
-    assert doc["sitemaps"][0]["extensions"]["alternates"] == 4
+    assert "no href" in f["message"]
+    assert doc["sitemaps"][0]["extensions"]["alternates"] == 5
 
 
 def test_a_separate_mobile_url_is_no_language_alternate(site: Site) -> None:
