@@ -480,18 +480,18 @@ KINDS: dict[Kind, KindInfo] = {
     Kind.NEWS_MISSING_TAG: KindInfo(
         _E,
         "Missing XML tag",
-        "{count} <news:news> elements lack a required tag: {detail}.",
+        "{count} <news:news> elements lack a required tag, or leave it empty: {detail}.",
         "Give each <news:news> a <news:publication> (name, language), "
         "<news:publication_date> and <news:title>.",
-        "1 <news:news> element lacks a required tag: {detail}.",
+        "1 <news:news> element lacks a required tag, or leaves it empty: {detail}.",
         reach=_ENTRIES,
     ),
     Kind.VIDEO_MISSING_TAG: KindInfo(
         _E,
         "Missing XML tag",
-        "{count} <video:video> elements lack a required tag: {detail}.",
+        "{count} <video:video> elements lack a required tag, or leave it empty: {detail}.",
         "Give each video a thumbnail_loc, title, description, and a content_loc or player_loc.",
-        "1 <video:video> element lacks a required tag: {detail}.",
+        "1 <video:video> element lacks a required tag, or leaves it empty: {detail}.",
         reach=_ENTRIES,
     ),
     Kind.IMAGE_MISSING_LOC: KindInfo(
