@@ -7,6 +7,7 @@ import getpass
 import json
 import math
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -302,6 +303,17 @@ class ProgressLine:
             with self._lock:
                 self.stream.write("\r" + " " * self._width + "\r")
                 self.stream.flush()
+
+
+def _terminal_width(stream: IO[str]) -> int | None:
+    """The columns of the terminal stream writes to, None when it is a file or a pipe (whose
+    reader gets a line each, to search and cut)."""
+    try:
+        if not stream.isatty():
+            return None
+    except (AttributeError, ValueError):
+        return None
+    return shutil.get_terminal_size().columns
 
 
 def _credentials(user: str, parser: argparse.ArgumentParser) -> Credentials:
@@ -812,7 +824,7 @@ def _report(
         from sitemap_auditor.cli.outputs import colour_enabled
 
         colour = colour_enabled(stdout)
-        stdout.write(text_report.render(doc, colour) + "\n")
+        stdout.write(text_report.render(doc, colour, _terminal_width(stdout)) + "\n")
         if pages is not None:
             stdout.write(text_report.pages_text(pages) + "\n")
     stdout.flush()

@@ -3,6 +3,7 @@ the findings most harmful first with their fix, the counts."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -108,11 +109,24 @@ def _tree(sitemaps: list[Mapping[str, Any]], interrupted: bool = False) -> list[
     return lines
 
 
-def render(document: Mapping[str, Any], colour: bool = False) -> str:
-    """The whole report as text."""
+def render(document: Mapping[str, Any], colour: bool = False, width: int | None = None) -> str:
+    """The whole report as text; width: a terminal's, which a finding's sentences are wrapped
+    to, at spaces, each line indented as the first (None: a line each, for a file or a pipe)."""
 
     def paint(severity: str, text: str) -> str:
         return f"\033[{_COLOURS[severity]}m{text}\033[0m" if colour else text
+
+    def wrapped(first: str, text: str, rest: str) -> list[str]:
+        if width is None or len(first) + len(text) <= width:
+            return [first + text]
+        return textwrap.wrap(
+            text,
+            max(width, len(rest) + 20),
+            initial_indent=first,
+            subsequent_indent=rest,
+            break_long_words=False,
+            break_on_hyphens=False,
+        ) or [first]
 
     d = cast(Mapping[str, Any], map_text(document, shown_text))  # never a control character
     totals = d["totals"]
@@ -120,7 +134,7 @@ def render(document: Mapping[str, Any], colour: bool = False) -> str:
     robots = d["robotsTxt"]
     out = [f"Deep audit of {d['auditedUrl']}"]
     said = verdict["status"] or "not reached"
-    out.append(f"  Lambda auditor: {said}  {verdict['message'] or ''}".rstrip())
+    out.append(f"  Quick check: {said}  {verdict['message'] or ''}".rstrip())
     status = robots["httpStatus"]
     out.append(
         f"  robots.txt  {robots['url']}  "
@@ -163,11 +177,11 @@ def render(document: Mapping[str, Any], colour: bool = False) -> str:
         source = SOURCE_NAMES.get(f.get("source"))
         if source:
             out.append(f"      rule: {source}")
-        out.append(f"      {f['message']}")
+        out.extend(wrapped("      ", f["message"], "      "))
         for e in f["examples"]:
             at = f"line {e['line']}: " if e["line"] is not None else ""
-            out.append(f"        e.g. {at}{e['value']}")
-        out.append(f"      fix: {f['fix']}")
+            out.extend(wrapped("        e.g. ", f"{at}{e['value']}", " " * 13))
+        out.extend(wrapped("      fix: ", f["fix"], " " * 11))
     comparison = d.get("comparison")
     if isinstance(comparison, Mapping):
         out.append("")
