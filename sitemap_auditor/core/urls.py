@@ -38,7 +38,6 @@ __all__ = [
     "read",
     "resource_key",
     "strip_userinfo",
-    "without_userinfo",
 ]
 
 FETCHED_SCHEMES = ("http", "https")
@@ -327,6 +326,12 @@ def _strip_userinfo(text: str) -> str:
             continue  # inside userinfo already removed
         scheme = match.group("scheme")
         special = scheme is None or scheme.lower() in _SPECIAL_SCHEMES
+        if not special and not _DROPPED.sub(
+            "", text[match.end("scheme") + 1 : match.end()]
+        ).startswith("//"):
+            # Another scheme has an authority only after `//`, in either reading: the rest of
+            # `mailto:jane@example.com`, or of `User:Bob@home` in a path, is a path.
+            continue
         start = match.end()
         region_end, region_at = regions[special]
         if start > region_end:
@@ -339,26 +344,6 @@ def _strip_userinfo(text: str) -> str:
             pos = region_at + 1
     out.append(text[pos:])
     return "".join(out)
-
-
-def without_userinfo(url: str) -> str:
-    """A URL value as written, or, when the one reading finds userinfo in it, as the reading
-    spells it without (`http://user:pw@h/x` is `http://h/x`); a text the reading refuses loses
-    what strip_userinfo finds. Unlike strip_userinfo on free text, a URL whose path or query
-    holds `word:...@` (`/wiki/User:Bob@home`, `?to=mailto:jane@example.com`) is kept whole."""
-    if "@" not in url:
-        return url
-    from ada_url import URL
-
-    try:
-        parsed = URL(url)
-    except ValueError:
-        return strip_userinfo(url)
-    if not parsed.username and not parsed.password:
-        return url
-    parsed.username = ""
-    parsed.password = ""
-    return str(parsed.href)
 
 
 def echoed_url(value: str) -> str:

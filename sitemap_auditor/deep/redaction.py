@@ -15,20 +15,11 @@ from typing import Any
 from sitemap_auditor.audit import outcome
 from sitemap_auditor.core.parser import MAX_LASTMOD_CHARS
 from sitemap_auditor.core.text import CUT_MARK, clip
-from sitemap_auditor.core.urls import strip_userinfo, without_userinfo
+from sitemap_auditor.core.urls import strip_userinfo
 from sitemap_auditor.deep.options import UrlRecord
 from sitemap_auditor.deep.reading.entries import MAX_FIELD_CHARS
 
-__all__ = [
-    "CUT_MARKS",
-    "OWN_VALUES",
-    "URL_VALUES",
-    "cleaner",
-    "redact",
-    "redacted",
-    "url_cleaner",
-    "url_stream",
-]
+__all__ = ["CUT_MARKS", "OWN_VALUES", "cleaner", "redact", "redacted", "url_stream"]
 
 # Where a shown text was cut: the deep audit's own mark (core.text.clip, and the quotes of a
 # line, cut at either end) and the Lambda's "...". What a cut left of a secret is by one of them.
@@ -62,37 +53,6 @@ OWN_VALUES = frozenset(
 )
 # The maps whose keys are URLs a site gave.
 _URL_KEYED = frozenset({"sitemapSeconds"})
-# The keys whose values are URLs (or lists of them): shown as written, but for the userinfo the
-# one reading finds in them (urls.without_userinfo). Every other text is free text, which loses
-# whatever looks like userinfo (strip_userinfo).
-URL_VALUES = frozenset(
-    {
-        "url",
-        "sitemap",
-        "parent",
-        "finalUrl",
-        "location",
-        "canonical",
-        "auditedUrl",
-        "siteBase",
-        "selectedSitemapUrl",
-        "robotsTxtUrl",
-        "resource",
-        "candidateSitemaps",
-    }
-)
-
-
-def url_cleaner(secrets: Sequence[str]) -> Callable[[str], str]:
-    """What a URL value is shown as: without the userinfo its one reading finds, its secrets
-    hidden (a password written in its path stays a secret of the audit's)."""
-    if not secrets:
-        return without_userinfo
-
-    def clean(url: str) -> str:
-        return redact(without_userinfo(redact(url, secrets)), secrets)
-
-    return clean
 
 
 def cleaner(secrets: Sequence[str]) -> Callable[[str], str]:
@@ -118,19 +78,15 @@ def redacted(value: Any, secrets: Sequence[str]) -> Any:
     """A copy of a report's JSON-like value as it may be shown, wherever a site could have put a
     text: every secret replaced by ***, and the userinfo of every URL removed (a sitemap or a
     page may be listed as `http://user:password@host/...`; docs/contract.md §8)."""
-    return _shown(value, (cleaner(secrets), url_cleaner(secrets)), None)
+    return _shown(value, cleaner(secrets), None)
 
 
-def _shown(
-    value: Any, clean: tuple[Callable[[str], str], Callable[[str], str]], key: str | None
-) -> Any:
+def _shown(value: Any, clean: Callable[[str], str], key: str | None) -> Any:
     if isinstance(value, str):
-        if key in OWN_VALUES:
-            return value
-        return clean[1](value) if key in URL_VALUES else clean[0](value)
+        return value if key in OWN_VALUES else clean(value)
     if isinstance(value, dict):
         url_keyed = key in _URL_KEYED
-        return {(clean[1](k) if url_keyed else k): _shown(v, clean, k) for k, v in value.items()}
+        return {(clean(k) if url_keyed else k): _shown(v, clean, k) for k, v in value.items()}
     if isinstance(value, list):
         return [_shown(v, clean, key) for v in value]
     return value
@@ -148,7 +104,7 @@ def url_stream(
     the redaction finds what the cut left of a secret."""
     if on_url is not None:
         shown = on_url
-        clean = url_cleaner(secrets)
+        clean = cleaner(secrets)
 
         def redacted(u: UrlRecord) -> None:
             url, lastmod = clip(u.url, MAX_FIELD_CHARS), u.lastmod

@@ -197,7 +197,7 @@ class _Walker:
             sorted(dict.fromkeys(secrets + options.headers.secrets()), key=len, reverse=True)
         )
         self.on_url = redaction.url_stream(options.on_listed, options.on_url, self.secrets)
-        self.clean = redaction.url_cleaner(self.secrets)
+        self.clean = redaction.cleaner(self.secrets)
         self.site_tally = Tally(self.sink(SITE, None), self.clean)
 
     def sink(self, number: int, url: str | None) -> checks.RowSink | None:

@@ -560,7 +560,7 @@ def check_pages(
     summary.crawl_delay = delay
     secrets = _secrets(policy)
     items, total, sampled = chosen_pages(
-        listed, done, options.max_pages, redaction.url_cleaner(secrets)
+        listed, done, options.max_pages, redaction.cleaner(secrets)
     )
     summary.to_check, summary.sampled = total, sampled
     out = PagesFile(options.pages_out, options.resume) if options.pages_out else None
