@@ -80,9 +80,14 @@ def _findings(document: Mapping[str, Any], pages: bool) -> dict[_Key, Mapping[st
 
 
 def _checked_pages(document: Mapping[str, Any]) -> bool:
-    """Every listed page was checked: not sampled (--max-pages), not stopped early."""
+    """Every listed page was checked: every sitemap read (no limit of the walk), and the pages
+    they list neither sampled (--max-pages) nor left by an early stop."""
     pages = document.get("pages")
-    return isinstance(pages, Mapping) and pages.get("complete") is True
+    return (
+        document.get("complete") is True
+        and isinstance(pages, Mapping)
+        and pages.get("complete") is True
+    )
 
 
 def _entries(document: Mapping[str, Any]) -> dict[str, int | None]:

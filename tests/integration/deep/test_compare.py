@@ -123,8 +123,17 @@ def test_pages_that_broke_between_two_checks_are_a_change(
     assert [
         (f["kind"], f["sitemap"], f["countBefore"], f["countAfter"]) for f in c["changedFindings"]
     ] == [("page-not-found", None, 1, 3)]
-    # A run that checked no page, or a sample of them, found fewer: nothing was resolved.
-    for partial in ((), ("--pages", "--max-pages", "2")):
+    # A run that checked no page, a sample of them, or the pages of some sitemaps only (the
+    # walk cut by a limit) found fewer: nothing was resolved.
+    site.route("/other.xml", reply(urlset_of([f"<loc>{site.url('/p0')}</loc>"])))
+    site.route(
+        "/robots.txt",
+        reply(
+            f"Sitemap: {site.url('/other.xml')}\nSitemap: {site.url('/index.xml')}\n",
+            content_type="text/plain",
+        ),
+    )
+    for partial in ((), ("--pages", "--max-pages", "2"), ("--pages", "--max-sitemaps", "1")):
         c = _audit(site, capsys, *partial, "--compare", str(old))["comparison"]
         assert isinstance(c, dict)
         assert c["resolvedFindings"] == [] and c["changedFindings"] == [], partial
