@@ -824,9 +824,10 @@ def _report(
         from sitemap_auditor.cli.outputs import colour_enabled
 
         colour = colour_enabled(stdout)
-        stdout.write(text_report.render(doc, colour, _terminal_width(stdout)) + "\n")
+        width = _terminal_width(stdout)
+        stdout.write(text_report.render(doc, colour, width) + "\n")
         if pages is not None:
-            stdout.write(text_report.pages_text(pages) + "\n")
+            stdout.write(text_report.pages_text(pages, width) + "\n")
     stdout.flush()
     stopped = found.stopped_by == "interrupted" or (pages or {}).get("stoppedBy") == "interrupted"
     if stopped or interrupt.exit_status is not None:

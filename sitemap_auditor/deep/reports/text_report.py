@@ -3,7 +3,7 @@ the findings most harmful first with their fix, the counts."""
 
 from __future__ import annotations
 
-import textwrap
+import unicodedata
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -117,16 +117,7 @@ def render(document: Mapping[str, Any], colour: bool = False, width: int | None 
         return f"\033[{_COLOURS[severity]}m{text}\033[0m" if colour else text
 
     def wrapped(first: str, text: str, rest: str) -> list[str]:
-        if width is None or len(first) + len(text) <= width:
-            return [first + text]
-        return textwrap.wrap(
-            text,
-            max(width, len(rest) + 20),
-            initial_indent=first,
-            subsequent_indent=rest,
-            break_long_words=False,
-            break_on_hyphens=False,
-        ) or [first]
+        return _wrap(first, text, rest, width)
 
     d = cast(Mapping[str, Any], map_text(document, shown_text))  # never a control character
     totals = d["totals"]
@@ -229,10 +220,36 @@ def _comparison(c: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def pages_text(pages: Mapping[str, Any]) -> str:
+def _columns(text: str) -> int:
+    """The columns text takes on a terminal: two for a wide character (CJK, full-width)."""
+    if text.isascii():
+        return len(text)
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _wrap(first: str, text: str, rest: str, width: int | None) -> list[str]:
+    """first + text, wrapped at spaces to width columns (None: one line), each line after the
+    first starting with rest; a word longer than a line (a URL) is kept whole."""
+    if width is None or _columns(first) + _columns(text) <= width:
+        return [first + text]
+    width = max(width, _columns(rest) + 20)
+    lines: list[str] = []
+    line, used, empty = first, _columns(first), True
+    for word in text.split():
+        size = _columns(word)
+        if not empty and used + 1 + size > width:
+            lines.append(line)
+            line, used, empty = rest, _columns(rest), True
+        line, used = (line + word, used + size) if empty else (f"{line} {word}", used + 1 + size)
+        empty = False
+    lines.append(line)
+    return lines
+
+
+def pages_text(pages: Mapping[str, Any], width: int | None = None) -> str:
     """The page check's part of the text report, from the document's `pages` key. Each finding
     says its share of the site's listed URLs; when the pages were an even sample, its share of
-    the pages checked too (the sample's estimate for the site)."""
+    the pages checked too (the sample's estimate for the site). width: as render's."""
     p = cast(Mapping[str, Any], map_text(pages, shown_text))  # never a control character
     checked, indexable = p["checked"], p["indexable"]
     failed = p.get("internalErrors") or 0
@@ -249,7 +266,8 @@ def pages_text(pages: Mapping[str, Any]) -> str:
     if p["stoppedBy"]:
         lines.append(f"  Stopped early ({p['stoppedBy']}): the counts cover what was checked.")
     for f in p["findings"]:
-        lines.append(f"  {f['severity']:<7} {f['kind']}: {f['message']}{_page_share(f, p)}")
+        said = f"{f['kind']}: {f['message']}{_page_share(f, p)}"
+        lines.extend(_wrap(f"  {f['severity']:<7} ", said, " " * 10, width))
         for e in f["examples"][:3]:
             final = e.get("finalUrl") if e.get("finalUrl") != e["url"] else None
             more = e.get("canonical") or final or e.get("error") or e.get("status")
