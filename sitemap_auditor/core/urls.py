@@ -278,6 +278,10 @@ _AUTHORITY_START = re.compile(
 # does not: `http://admin:pw\@h/` has the userinfo `admin:pw\` to it. Userinfo is removed in
 # either reading, so the longer authority stands for both kinds of URL.
 _SPECIAL_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp", "file"})
+# The special schemes no word ends in, read as a URL's even when glued to what precedes them
+# (not `ws`, which `news:` and `views:` end in, nor `file`, which `profile:` does).
+_GLUED_SCHEMES = ("http", "https", "wss", "ftp")
+_TWO_SLASHES = re.compile(r"[/\\]{2}")
 _AUTHORITY_END = {True: re.compile(r"[/?#]"), False: re.compile(r"[/?#]")}
 
 
@@ -326,11 +330,17 @@ def _strip_userinfo(text: str) -> str:
             continue  # inside userinfo already removed
         scheme = match.group("scheme")
         special = scheme is None or scheme.lower() in _SPECIAL_SCHEMES
-        if not special and not _DROPPED.sub(
-            "", text[match.end("scheme") + 1 : match.end()]
-        ).startswith("//"):
+        if (
+            not special
+            and not scheme.lower().endswith(_GLUED_SCHEMES)
+            and _TWO_SLASHES.match(_DROPPED.sub("", text[match.end("scheme") + 1 : match.end()]))
+            is None
+        ):
             # Another scheme has an authority only after `//`, in either reading: the rest of
-            # `mailto:jane@example.com`, or of `User:Bob@home` in a path, is a path.
+            # `mailto:jane@example.com`, or of `User:Bob@home` in a path, is a path. Two slashes
+            # of any kind (`Location:\\u:p@h/`) may start a URL a base gives its scheme; and a
+            # run that ends in `http`, `https`, `wss` or `ftp` is one glued to what precedes it
+            # (`next%3Dhttps:\\u:p@h/`, a scheme tried only from a run's start).
             continue
         start = match.end()
         region_end, region_at = regions[special]

@@ -360,6 +360,22 @@ def test_userinfo_the_reading_sees_goes_as_before() -> None:
         ),
         ("https://h.example/s?u=a:b@c", "https://h.example/s?u=a:b@c"),
         ("foo://u:pw@h.example/x", "foo://h.example/x"),
+        # Two slashes of any kind may start a URL a base gives its scheme, after a word too.
+        ("Location:\\\\u:pw@h.example/", "Location:\\\\h.example/"),
+        ("Sitemap:/\\u:pw@h.example/s.xml", "Sitemap:/\\h.example/s.xml"),
+        # A special scheme glued to what precedes it (a scheme is tried from a run's start).
+        (
+            "https://h.example/?next%3Dhttps:\\\\u:pw@e.example/",
+            "https://h.example/?next%3Dhttps:\\\\e.example/",
+        ),
+        (
+            "https://h.example/?q=backup+https:/u:pw@e.example/",
+            "https://h.example/?q=backup+https:/e.example/",
+        ),
+        ("see\nht\ttp:/u:pw@e.example/", "seehttp:/e.example/"),
+        # Words that end as no special scheme does stay paths.
+        ("https://h.example/wiki/Profile:Bob@home", "https://h.example/wiki/Profile:Bob@home"),
+        ("https://h.example/wiki/News:Bob@home", "https://h.example/wiki/News:Bob@home"),
         # The special schemes, in any spelling, and a URL inside another.
         ("http:u:pw@h.example/x", "http:h.example/x"),
         ("http://admin:8080\\@h.example/x", "http://h.example/x"),
