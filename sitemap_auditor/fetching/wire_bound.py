@@ -25,6 +25,7 @@ MAX_WIRE_BYTES = 2 * MAX_BODY_BYTES
 # send none or a few). A line of a few bytes each costs a call, so that a flood of short trailer
 # lines is cut at once, not after MAX_WIRE_BYTES of them; a body of many small chunks is not.
 MAX_WIRE_LINES = 1_000
+_PIECE_BYTES = 64 * 1024  # a read to the end goes in pieces of this size
 
 
 class WireBound:
@@ -54,6 +55,12 @@ class WireBound:
         return room if n is None or n < 0 else min(n, room)
 
     def read(self, n: int | None = -1) -> bytes:
+        if n is None or n < 0:
+            # To the end, in pieces: a buffered reader given a size allocates all of it first.
+            parts = []
+            while piece := self.read(_PIECE_BYTES):
+                parts.append(piece)
+            return b"".join(parts)
         data: bytes = self._raw.read(self._most(n))
         self._took(len(data))
         return data
