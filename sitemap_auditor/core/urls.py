@@ -319,6 +319,14 @@ def strip_userinfo(text: str) -> str:
 _DROPPED = re.compile("[\t\n\r]")
 
 
+def _glued(scheme: str) -> bool:
+    """True for a scheme-like run (lower-cased) that ends in a special scheme glued to what
+    precedes it: by a `+`, `.` or `-` (`a+ws`, `see-https`), or ending in a scheme no word ends in
+    (`next%3Dhttps` is read from its `3`)."""
+    last = scheme.replace("+", ".").replace("-", ".").rsplit(".", 1)[-1]
+    return last in _SPECIAL_SCHEMES or scheme.endswith(_GLUED_SCHEMES)
+
+
 def _strip_userinfo(text: str) -> str:
     out: list[str] = []
     pos = 0  # text[:pos] is done
@@ -332,7 +340,7 @@ def _strip_userinfo(text: str) -> str:
         special = scheme is None or scheme.lower() in _SPECIAL_SCHEMES
         if (
             not special
-            and not scheme.lower().endswith(_GLUED_SCHEMES)
+            and not _glued(scheme.lower())
             and _TWO_SLASHES.match(_DROPPED.sub("", text[match.end("scheme") + 1 : match.end()]))
             is None
         ):

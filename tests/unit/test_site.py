@@ -373,6 +373,7 @@ def test_userinfo_the_reading_sees_goes_as_before() -> None:
             "https://h.example/?q=backup+https:/e.example/",
         ),
         ("see\nht\ttp:/u:pw@e.example/", "seehttp:/e.example/"),
+        ("https://h.example/?q=a+ws:/u:pw@e.example/", "https://h.example/?q=a+ws:/e.example/"),
         # Words that end as no special scheme does stay paths.
         ("https://h.example/wiki/Profile:Bob@home", "https://h.example/wiki/Profile:Bob@home"),
         ("https://h.example/wiki/News:Bob@home", "https://h.example/wiki/News:Bob@home"),
