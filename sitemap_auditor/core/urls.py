@@ -278,6 +278,10 @@ _AUTHORITY_START = re.compile(
 # does not: `http://admin:pw\@h/` has the userinfo `admin:pw\` to it. Userinfo is removed in
 # either reading, so the longer authority stands for both kinds of URL.
 _SPECIAL_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp", "file"})
+# Those whose userinfo the WHATWG reading finds after any run of slashes (`http:u:p@h/`): not
+# `file`, whose URLs hold none (`File:Logo@2x.png`, a wiki's page, is a path); RFC 3986 finds
+# one only after `//`, as for any other scheme.
+_SLASHLESS_USERINFO = _SPECIAL_SCHEMES - {"file"}
 # The special schemes no word ends in, read as a URL's even when glued to what precedes them
 # (not `ws`, which `news:` and `views:` end in, nor `file`, which `profile:` does).
 _GLUED_SCHEMES = ("http", "https", "wss", "ftp")
@@ -324,7 +328,7 @@ def _glued(scheme: str) -> bool:
     precedes it: by a `+`, `.` or `-` (`a+ws`, `see-https`), or ending in a scheme no word ends in
     (`next%3Dhttps` is read from its `3`)."""
     last = scheme.replace("+", ".").replace("-", ".").rsplit(".", 1)[-1]
-    return last in _SPECIAL_SCHEMES or scheme.endswith(_GLUED_SCHEMES)
+    return last in _SLASHLESS_USERINFO or scheme.endswith(_GLUED_SCHEMES)
 
 
 def _strip_userinfo(text: str) -> str:
@@ -339,7 +343,7 @@ def _strip_userinfo(text: str) -> str:
         scheme = match.group("scheme")
         special = scheme is None or scheme.lower() in _SPECIAL_SCHEMES
         if (
-            not special
+            (scheme is not None and scheme.lower() not in _SLASHLESS_USERINFO)
             and not _glued(scheme.lower())
             and _TWO_SLASHES.match(_DROPPED.sub("", text[match.end("scheme") + 1 : match.end()]))
             is None

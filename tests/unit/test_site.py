@@ -377,6 +377,9 @@ def test_userinfo_the_reading_sees_goes_as_before() -> None:
         # Words that end as no special scheme does stay paths.
         ("https://h.example/wiki/Profile:Bob@home", "https://h.example/wiki/Profile:Bob@home"),
         ("https://h.example/wiki/News:Bob@home", "https://h.example/wiki/News:Bob@home"),
+        # file URLs hold no userinfo to the WHATWG reading, and to RFC 3986 only after //.
+        ("https://h.example/wiki/File:Logo@2x.png", "https://h.example/wiki/File:Logo@2x.png"),
+        ("file://u:pw@h.example/x", "file://h.example/x"),
         # The special schemes, in any spelling, and a URL inside another.
         ("http:u:pw@h.example/x", "http:h.example/x"),
         ("http://admin:8080\\@h.example/x", "http://h.example/x"),
