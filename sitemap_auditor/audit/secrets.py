@@ -37,9 +37,10 @@ MIN_CACHE_KEY_CHARS = 32
 CONNECT_TIMEOUT_S = 1.0
 READ_TIMEOUT_S = 3.0
 MAX_ATTEMPTS = 2  # in all, the first included (botocore's `total_max_attempts`)
-# The longest a read may take (8 s): what its timeouts allow, which a name lookup of the
-# endpoint, bounded by no timeout of botocore's, must not stretch (core.bounded).
-WORST_READ_S = MAX_ATTEMPTS * (CONNECT_TIMEOUT_S + READ_TIMEOUT_S)
+# The longest a read may take (10 s): what its timeouts allow, botocore's 1 s backoff before a
+# retry and a loaded machine's slack, which a name lookup of the endpoint, bounded by no
+# timeout of botocore's, must not stretch (core.bounded).
+WORST_READ_S = MAX_ATTEMPTS * (CONNECT_TIMEOUT_S + READ_TIMEOUT_S) + 2.0
 
 T = TypeVar("T")
 _cache: dict[tuple[str, str], tuple[float, object]] = {}

@@ -101,9 +101,13 @@ READ_TIMEOUT_S = 2.0
 # this, not READ_TIMEOUT_S, before the retry or the consistent read that finds its own lease.
 LEASE_WRITE_READ_TIMEOUT_S = 0.3
 MAX_ATTEMPTS = 2  # in all, the first included (botocore's `total_max_attempts`)
-# The longest any call may take (6 s): what its timeouts allow (a lease write's are shorter),
-# which a name lookup of the endpoint, bounded by no timeout, must not stretch.
-WORST_CALL_S = MAX_ATTEMPTS * (CONNECT_TIMEOUT_S + READ_TIMEOUT_S)
+# botocore's standard mode waits up to this long before a retry (a throttled call's too).
+RETRY_BACKOFF_S = 1.0
+# The longest any call may take (10 s): what its timeouts and botocore's backoff allow (6 s and
+# 1 s; a lease write's are shorter), and as much again as a loaded machine adds between them,
+# which a name lookup of the endpoint, bounded by no timeout, must not stretch. Cut sooner, a
+# slow but throttled call would read as a store that did not answer, and its waiter fetch.
+WORST_CALL_S = MAX_ATTEMPTS * (CONNECT_TIMEOUT_S + READ_TIMEOUT_S) + RETRY_BACKOFF_S + 3.0
 # What DynamoDB answers when it throttles: the store answered, later (section 7: a waiter keeps
 # waiting, with backoff). Every other failure is a store that did not answer usefully.
 THROTTLING_CODES = frozenset(
