@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import getpass
 import json
 import math
 import os
@@ -15,8 +14,8 @@ import time
 from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
+from sitemap_auditor.cli.password import PASSWORD_ENV, credentials
 from sitemap_auditor.core import site as sites
-from sitemap_auditor.core.credentials import Credentials, from_mapping
 from sitemap_auditor.core.interrupts import Interrupt
 from sitemap_auditor.core.request_headers import ExtraHeaders
 from sitemap_auditor.core.text import shown_text, valid_text
@@ -33,7 +32,6 @@ __all__ = ["EPILOG", "EXIT_CODES", "ProgressLine", "build_parser", "main"]
 EXIT_CODES = {None: 0, Severity.NOTICE: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 EXIT_USAGE = 64
 EXIT_INTERRUPTED = 130
-PASSWORD_ENV = "SITEMAP_AUDITOR_PASSWORD"
 
 EPILOG = """\
 examples:
@@ -316,27 +314,6 @@ def _terminal_width(stream: IO[str]) -> int | None:
     return shutil.get_terminal_size().columns
 
 
-def _credentials(user: str, parser: argparse.ArgumentParser) -> Credentials:
-    """--user's credentials, its password from the environment or asked for; a usage error
-    when either holds bytes that are not UTF-8 (no Authorization header can carry them)."""
-    creds = from_mapping({"username": user, "password": _password(user, parser)})
-    if creds is None:
-        parser.error(f"--user or ${PASSWORD_ENV} holds bytes that are not UTF-8 text")
-    return creds
-
-
-def _password(user: str, parser: argparse.ArgumentParser) -> str:
-    password = os.environ.get(PASSWORD_ENV)
-    if password is not None:
-        return password
-    if not sys.stdin.isatty():
-        parser.error(f"--user needs ${PASSWORD_ENV} when there is no terminal to ask on")
-    try:
-        return getpass.getpass(f"Password for {user}: ")
-    except (EOFError, KeyboardInterrupt):
-        parser.error("no password given")
-
-
 # --- Request and address options (issue 35) --------------------------------------------------
 
 
@@ -516,7 +493,7 @@ def run_many(
                     "--allow-private-networks to audit a private or loopback address (local "
                     "development only)"
                 )
-    creds = _credentials(args.user, parser) if args.user else None
+    creds = credentials(args.user, parser) if args.user else None
     options = Options(
         limits=limits,
         credentials=creds,
@@ -682,7 +659,7 @@ def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) 
     headers = request_headers(args, parser)
     args.extra_headers = headers
     previous = previous_document(args, parser)
-    creds = _credentials(args.user, parser) if args.user is not None else None
+    creds = credentials(args.user, parser) if args.user is not None else None
     args.credentials, args.demo_site = creds, demo
     if args.max_pages < 0 or (args.rate is not None and not 0 < args.rate < math.inf):
         parser.error("--max-pages must be >= 0 and --rate a number > 0")

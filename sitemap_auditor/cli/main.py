@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import getpass
 import io
 import json
 import os
@@ -18,6 +17,7 @@ from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from sitemap_auditor import __version__
 from sitemap_auditor.cli.outputs import colour_enabled
+from sitemap_auditor.cli.password import PASSWORD_ENV, credentials
 from sitemap_auditor.core.codes import Status
 from sitemap_auditor.core.errors import FetchErrorKind
 from sitemap_auditor.core.issues import Issue, Kind
@@ -48,7 +48,6 @@ if TYPE_CHECKING:
 EXIT_CODES = {"SUCCESS": 0, "WARNING": 1, "FAIL": 2, "ERROR": 3}
 EXIT_USAGE = 64
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report an interrupted command
-PASSWORD_ENV = "SITEMAP_AUDITOR_PASSWORD"
 
 _COLOURS = {
     "SUCCESS": "32",
@@ -498,21 +497,7 @@ def main(
     if not demo and not urls:
         parser.error("no URL given (name one, use --input FILE, '-' for standard input, or 'demo')")
 
-    password = None
-    if args.user is not None:
-        password = os.environ.get(PASSWORD_ENV)
-        if password is None:
-            if not sys.stdin.isatty():
-                parser.error(f"--user needs ${PASSWORD_ENV} when there is no terminal to ask on")
-            try:
-                password = getpass.getpass(f"Password for {args.user}: ")
-            except (EOFError, KeyboardInterrupt):
-                parser.error("no password given")
-        from sitemap_auditor.core.credentials import from_mapping
-
-        if from_mapping({"username": args.user, "password": password}) is None:
-            # Undecodable bytes (a lone surrogate): no Authorization header can carry them.
-            parser.error(f"--user or ${PASSWORD_ENV} holds bytes that are not UTF-8 text")
+    creds = credentials(args.user, parser) if args.user is not None else None
 
     from sitemap_auditor.audit import config
     from sitemap_auditor.core import errors
@@ -543,8 +528,8 @@ def main(
 
     def audit(url: str, watcher: Callable[[Step], None] | None) -> Answer:
         event: dict[str, Any] = {"id": "cli", "url": url}
-        if args.user is not None and password is not None:
-            event["basicAuth"] = {"username": args.user, "password": password}
+        if creds is not None:
+            event["basicAuth"] = {"username": creds.username, "password": creds.password}
         found: list[Outcome] = []
         if watcher is None:
             result = handler.run(event, None, settings, observe=found.append)

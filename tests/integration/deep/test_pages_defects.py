@@ -19,7 +19,7 @@ from support.deep import urlset_of
 
 from harness.servers import Site, reply
 from sitemap_auditor.cli import deep as deep_cli
-from sitemap_auditor.cli.deep import PASSWORD_ENV
+from sitemap_auditor.cli.password import PASSWORD_ENV
 from sitemap_auditor.deep.pages.head import HeadReader
 from sitemap_auditor.deep.pages.store import PagesFile
 
