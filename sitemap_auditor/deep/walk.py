@@ -171,7 +171,9 @@ class _Walker:
         # Each sitemap once: the URLs listed so far (urls.resource_key), the record each became.
         self.listed: dict[str, int | None] = {}
         self.last_listed: str | None = None  # the key listed_before found or added last
-        self.tally_of: dict[int, Tally] = {}  # each record read, by number: its tally
+        # Each record read, by number: its tally, whose findings are read once the walk is
+        # over (a later file may still add to them).
+        self.tally_of: dict[int, Tally] = {}
         self.urls = 0
         self.wire_bytes = 0
         self.bytes = 0
@@ -184,7 +186,6 @@ class _Walker:
         self.reading: dict[int, int] = {}
         self.queued = 0
         self.told_at = 0.0
-        self.tallies: list[tuple[SitemapRecord, Tally]] = []  # read once the walk is over
         # The sitemaps each index lists, claimed in the walk's order (`settle`), not in the
         # order the indexes happened to be read in: a heap by the index's place.
         self.claims: list[Claim] = []
@@ -648,8 +649,6 @@ class _Walker:
                     claim = Claim(rec.place, rec.number, rec, sc.children, tally)
                     heapq.heappush(self.claims, claim)
                 sc.children = []  # read: not kept while the walk goes on
-        # Its findings are read once the walk is over: a later file may still add to them.
-        self.tallies.append((rec, tally))
 
     def settle(
         self, queue: deque[SitemapRecord], running: Iterable[SitemapRecord], every: bool = False
@@ -694,9 +693,10 @@ class _Walker:
 
     def findings(self) -> None:
         """Every record's findings, from its tally."""
-        for rec, tally in self.tallies:
+        for number, tally in self.tally_of.items():
+            rec = self.records[number]
             rec.findings = tally.findings(rec.url)
-        self.tallies.clear()
+        self.tally_of.clear()
 
     def run(self) -> tuple[str | None, bool]:
         """Fetch every queued sitemap, and those they list, within the limits: what stopped
