@@ -1,5 +1,7 @@
 """What changed between two deep-audit documents of a site (`deep --compare OLD.json`): findings
-new, resolved and changed, and URL counts per sitemap.
+new, resolved and changed, and URL counts per sitemap. A finding the newer run did not check
+again (its sitemap not read, or for the site, not every sitemap read) is not resolved: it is
+counted as not checked.
 
 Pure: two documents (dicts) in, the `comparison` block of the newer one out. A finding is known
 by its kind and its sitemap (`null` for the site); a sitemap by its URL. The older document is
@@ -10,7 +12,7 @@ absent, and what the block lists is bounded.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, cast
 
@@ -90,6 +92,23 @@ def _checked_pages(document: Mapping[str, Any]) -> bool:
     )
 
 
+def _checked(document: Mapping[str, Any]) -> Callable[[_Key], bool]:
+    """Whether the document's run checked again what a finding is about: every finding, when it
+    read every sitemap (`complete`); else a sitemap's own findings, when it read that sitemap.
+    A finding it did not check is no resolved one: a run cut short by a limit or Ctrl-C found
+    fewer only for what it did not read."""
+    if document.get("complete") is True:
+        return lambda key: True
+    read = {
+        str(item["url"])
+        for item in _list(document.get("sitemaps"))
+        if isinstance(item, Mapping)
+        and _str(item.get("url"))
+        and item.get("type") not in (None, "unfetched")
+    }
+    return lambda key: key[1] is not None and key[1] in read
+
+
 def _entries(document: Mapping[str, Any]) -> dict[str, int | None]:
     found: dict[str, int | None] = {}
     for item in _list(document.get("sitemaps")):
@@ -118,7 +137,9 @@ def compare(previous: Mapping[str, Any], current: Mapping[str, Any]) -> dict[str
     pages = _checked_pages(previous) and _checked_pages(current)
     old, new = _findings(previous, pages), _findings(current, pages)
     added = [_brief(k, v) for k, v in new.items() if k not in old]
-    resolved = [_brief(k, v) for k, v in old.items() if k not in new]
+    checked = _checked(current)
+    gone = [k for k in old if k not in new]
+    resolved = [_brief(k, old[k]) for k in gone if checked(k)]
     changed = []
     for key, item in new.items():
         before = old.get(key)
@@ -148,6 +169,7 @@ def compare(previous: Mapping[str, Any], current: Mapping[str, Any]) -> dict[str
         "counts": {
             "new": len(added),
             "resolved": len(resolved),
+            "notChecked": len(gone) - len(resolved),
             "changed": len(changed),
             "sitemapsChanged": len(sitemaps),
         },

@@ -82,6 +82,13 @@ def section(comparison: object) -> str:
         f"{_n(counts.get('changed'))} with another count; "
         f"{_n(counts.get('sitemapsChanged'))} sitemaps list another number of URLs.</p>",
     ]
+    unchecked = counts.get("notChecked")
+    if isinstance(unchecked, int) and unchecked > 0:
+        parts.append(
+            f"<p>{_n(unchecked)} earlier finding{'s were' if unchecked != 1 else ' was'} not "
+            "checked again: this audit did not read their sitemaps (a limit or an interruption "
+            "stopped it).</p>"
+        )
     if comparison.get("urlsBefore") != comparison.get("urlsAfter"):
         parts.append(
             f"<p>URLs listed: {_n(comparison.get('urlsBefore'))} then "

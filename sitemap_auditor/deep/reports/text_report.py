@@ -195,6 +195,12 @@ def _comparison(c: Mapping[str, Any]) -> list[str]:
         f"{_plural(counts['changed'], 'changed count')}, "
         f"{_plural(counts['sitemapsChanged'], 'sitemap')} with other URL counts"
     ]
+    unchecked = counts.get("notChecked") or 0
+    if unchecked:
+        out.append(
+            f"  {_plural(unchecked, 'earlier finding')} not checked again: this audit did not "
+            "read their sitemaps (a limit or an interruption stopped it)"
+        )
     if c.get("urlsBefore") != c.get("urlsAfter"):
         out.append(
             f"  URLs listed: {_count(c.get('urlsBefore'))} then {_count(c.get('urlsAfter'))}"

@@ -59,7 +59,13 @@ def test_compare_shows_new_resolved_and_changed_findings(
     doc = _audit(site, capsys, "--compare", str(old))
     c = doc["comparison"]
     assert isinstance(c, dict)
-    assert c["counts"] == {"new": 0, "resolved": 2, "changed": 1, "sitemapsChanged": 3}
+    assert c["counts"] == {
+        "new": 0,
+        "resolved": 2,
+        "notChecked": 0,
+        "changed": 1,
+        "sitemapsChanged": 3,
+    }
     assert {(f["kind"], f["sitemap"]) for f in c["resolvedFindings"]} == {
         ("duplicate-url", loc("/main.xml")),
         ("future-lastmod", loc("/extra.xml")),
@@ -100,7 +106,43 @@ def test_an_unchanged_site_compares_as_unchanged(
     old.write_text(json.dumps(_audit(site, capsys)), encoding="utf-8")
     c = _audit(site, capsys, "--compare", str(old))["comparison"]
     assert isinstance(c, dict)
-    assert c["counts"] == {"new": 0, "resolved": 0, "changed": 0, "sitemapsChanged": 0}
+    assert c["counts"] == {
+        "new": 0,
+        "resolved": 0,
+        "notChecked": 0,
+        "changed": 0,
+        "sitemapsChanged": 0,
+    }
+
+
+def test_findings_of_sitemaps_a_cut_run_did_not_read_are_not_resolved(
+    site: Site, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # The site is unchanged; the second audit stops after two sitemaps (the index and
+    # main.xml), before extra.xml. Its future date is still there: not checked, not resolved.
+    loc = site.url
+    main = urlset_of([f"<loc>{loc('/a')}</loc>", f"<loc>{loc('/a')}</loc>"])
+    _serve(site, main, urlset_of([f"<loc>{loc('/x')}</loc><lastmod>2099-01-01</lastmod>"]))
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(_audit(site, capsys)), encoding="utf-8")
+    doc = _audit(site, capsys, "--concurrency", "1", "--max-sitemaps", "2", "--compare", str(old))
+    assert doc["complete"] is False
+    c = doc["comparison"]
+    assert isinstance(c, dict)
+    assert c["resolvedFindings"] == []
+    assert (c["counts"]["resolved"], c["counts"]["notChecked"]) == (0, 1)
+    # The site's own findings need every sitemap read: the limit's own notice is new, and
+    # none of the earlier audit's is resolved by a run that read two of three.
+    deep_cli.main(
+        ["--allow-private-networks", "--max-sitemaps", "2", "--compare", str(old), loc("/")]
+    )
+    text = capsys.readouterr().out
+    assert "0 resolved findings" in text
+    assert "1 earlier finding not checked again" in text
+    from sitemap_auditor.deep.reports import html_report
+
+    changes = html_report.render(doc).split('<section id="changes"', 1)[1].split("</section>")[0]
+    assert "1 earlier finding was not checked again" in changes
 
 
 def test_pages_that_broke_between_two_checks_are_a_change(
