@@ -119,3 +119,27 @@ def test_the_text_reports_comparison_reads_its_counts_as_people_do() -> None:
     }
     text = text_report.render(doc, False)
     assert "URLs listed: 4,555 then 1" in text and "4,555 entries then 1 entry" in text
+
+
+def test_a_walk_stopped_early_never_heads_the_page_as_clean_or_as_sitemapless() -> None:
+    from sitemap_auditor.deep.reports import text_report
+
+    # Stopped by the time limit before robots.txt answered: nothing read, nothing checked. That
+    # is no "No sitemap found" (the site may well have one), and no clean bill.
+    nothing = document([], [], robots_status=None, stopped_by="max-seconds")
+    page = render(nothing)
+    assert _headline(page) == ("note", "Stopped before any sitemap was found")
+    assert "Nothing was checked: the time limit was reached." in page
+    assert "none found before the audit stopped" in text_report.render(nothing, False)
+    # Interrupted after reading some of them, all clean: not the green "No errors or warnings".
+    url = f"{BASE}/sitemap.xml"
+    more = sitemap(f"{BASE}/more.xml", type="unfetched", http_status=None)
+    maps = [sitemap(url, entries=3), more]
+    some = document(maps, [], stopped_by="interrupted")
+    page = render(some)
+    assert _headline(page) == ("note", "No errors or warnings in what was read")
+    assert "Not every sitemap was read (the audit was interrupted)" in page
+    text = text_report.render(some, False)
+    assert "none: every sitemap read passes every check (not every sitemap was read)" in text
+    # A complete walk keeps its words.
+    assert _headline(render(document([], [], robots_status=404))) == ("err", "No sitemap found")

@@ -239,7 +239,15 @@ def _outcome(
         v.as_int(severities.get("error")) or 0,
         v.as_int(severities.get("warning")) or 0,
     )
+    # A walk a limit or an interruption stopped says so: what it did not read, it did not check.
+    stopped = doc.get("stoppedBy")
+    cut = doc.get("complete") is not True
+    reason = (_STOPPED.get(stopped, v.h(stopped, 40)) if isinstance(stopped, str) else "") or (
+        "the audit stopped early"
+    )
     if not v.as_list(doc.get("sitemaps")):
+        if cut:
+            return "note", "Stopped before any sitemap was found", f"Nothing was checked: {reason}."
         return "err", "No sitemap found", "No sitemap was found, so none could be checked."
     parts = [f"{v.count(n)} {word}{'' if n == 1 else 's'}" for n, word in ((errors, "error"),
              (warnings, "warning")) if n]  # fmt: skip
@@ -250,6 +258,12 @@ def _outcome(
             parts.append(f"{v.count(n)} listed page{'' if n == 1 else 's'} with {severity}s")
     worst = next((g for g in groups if g.rank <= 1), None)
     if worst is None and not pages:
+        if cut:
+            return (
+                "note",
+                "No errors or warnings in what was read",
+                f"Not every sitemap was read ({reason}): the others were not checked.",
+            )
         return "ok", "No errors or warnings", "Every sitemap read passes every check that counts."
     if worst is not None and (not pages or worst.rank == 0 or pages[0][1] != "error"):
         detail = (

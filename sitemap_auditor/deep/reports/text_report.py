@@ -147,7 +147,8 @@ def render(document: Mapping[str, Any], colour: bool = False, width: int | None 
     out.append("")
     out.append("Sitemaps")
     sitemaps = [s for s in d["sitemaps"] if not is_probe(s)]
-    out.extend(_tree(sitemaps, d["stoppedBy"] == "interrupted") or ["  none found"])
+    none = "  none found" if d["complete"] else "  none found before the audit stopped"
+    out.extend(_tree(sitemaps, d["stoppedBy"] == "interrupted") or [none])
     if tried:
         probes = ", ".join(f"{s['url']} (HTTP {s['httpStatus']})" for s in tried[:10])
         out.append(f"  also tried, no sitemap there: {probes}")
@@ -155,7 +156,10 @@ def render(document: Mapping[str, Any], colour: bool = False, width: int | None 
     findings = d["findings"]
     out.append(f"Findings, the most harmful first ({_counts(totals['findings'])})")
     if not findings:
-        out.append("  none: every sitemap read passes every check")
+        out.append(
+            "  none: every sitemap read passes every check"
+            + ("" if d["complete"] else " (not every sitemap was read)")
+        )
     for f in findings:
         sev = f["severity"]
         where = f["sitemap"] or "the site"
