@@ -902,7 +902,7 @@ def walk(url: str, options: Options | None = None) -> Walk:
     # Read under the lock: a fetch still running after an interruption leaves them be.
     with walker.interrupt.deferred(), walker.lock:
         walker.findings()
-        _site_findings(walker, source, stopped, depth_cut, status is not None)
+        _site_findings(walker, source, stopped, depth_cut, status)
     finished = options.now()
     findings = [f for r in walker.records for f in r.findings]
     findings.extend(walker.site_tally.findings(None))
@@ -931,7 +931,7 @@ def walk(url: str, options: Options | None = None) -> Walk:
 
 
 def _site_findings(
-    walker: _Walker, source: str, stopped: str | None, depth_cut: bool, robots_answered: bool
+    walker: _Walker, source: str, stopped: str | None, depth_cut: bool, robots: int | None
 ) -> None:
     """What is found once every file is read: return links, fallbacks, limits."""
     site = walker._site()
@@ -957,17 +957,14 @@ def _site_findings(
             if r.http_status == 404 or r.http_status == 410:
                 r.findings = []
         if not found and fallbacks and not any(r.left_by_a_limit for r in fallbacks):
+            # Its Sitemap: lines are read from a 200 only (a 503's body is no robots.txt).
+            said = {None: "did not answer", 200: "lists no sitemap"}.get(robots)
+            tried = ", ".join(candidates.FALLBACK_PATHS)
             walker.site_tally.set_count(
                 Kind.COULDNT_FETCH,
                 1,
-                detail=(
-                    "robots.txt lists no sitemap"
-                    if robots_answered
-                    else "robots.txt did not answer"
-                )
-                + ", and none of "
-                + ", ".join(candidates.FALLBACK_PATHS)
-                + " answered one",
+                detail=f"robots.txt {said or f'answered HTTP {robots}'}, and none of {tried}"
+                " answered one",
             )
     # Files an interruption left unread were left by no limit: the document's stoppedBy says so.
     interrupted = stopped == "interrupted"

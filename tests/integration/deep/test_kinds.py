@@ -630,3 +630,16 @@ def test_an_invalid_line_of_a_text_sitemap_is_no_loc_value(site: Site) -> None:
     serve_listed(site, {"/s.txt": body})
     f = kinds_of(run(site.url("/")))["invalid-url"]
     assert f["message"].startswith("1 listed URL is not") and "<loc>" not in f["message"]
+
+
+def test_a_robots_txt_that_answers_503_is_not_said_to_list_no_sitemap(site: Site) -> None:
+    # Its Sitemap: lines are read from a 200 only: the 503's body may well name sitemaps.
+    site.route(
+        "/robots.txt",
+        reply(f"Sitemap: {site.url('/s.xml')}\n", status=503, content_type="text/plain"),
+    )
+    doc = run(site.url("/"))
+    site_level = [f for f in doc["findings"] if f["kind"] == "couldnt-fetch" and not f["sitemap"]]
+    assert site_level
+    assert "robots.txt answered HTTP 503, and none of" in site_level[0]["message"]
+    assert "lists no sitemap" not in site_level[0]["message"]
