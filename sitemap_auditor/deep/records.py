@@ -12,7 +12,14 @@ from sitemap_auditor.core import site as sites
 from sitemap_auditor.deep.checks import AgentRules, Finding, LastmodStats, Tally
 from sitemap_auditor.deep.options import Limits
 
-__all__ = ["Claim", "SitemapRecord", "Walk", "walk_order"]
+__all__ = ["Claim", "SitemapRecord", "Walk", "is_probe", "walk_order"]
+
+
+def is_probe(source: str | None, http_status: int | None) -> bool:
+    """True for a record that is a probe, not a sitemap: a usual path guessed because robots.txt
+    listed none (`source` "fallback") that answered 404 or 410. The walk counts no finding for
+    it (it was a guess); its progress and the reports count it apart, as tried."""
+    return source == "fallback" and http_status in (404, 410)
 
 
 @dataclass

@@ -63,7 +63,7 @@ from sitemap_auditor.deep.reading.head import (
     read_head,
 )
 from sitemap_auditor.deep.reading.text import text_lines
-from sitemap_auditor.deep.records import Claim, SitemapRecord, Walk, walk_order
+from sitemap_auditor.deep.records import Claim, SitemapRecord, Walk, is_probe, walk_order
 from sitemap_auditor.deep.scope import SitemapScope
 from sitemap_auditor.deep.seen import Duplicates
 from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy, default_transport
@@ -596,7 +596,9 @@ class _Walker:
         rec.children, rec.in_index = old.children, old.in_index  # what the walk added since
         self.records[rec.number] = rec
         self.by_url[rec.url] = rec
-        self.done += 1
+        # A usual path guessed and not there is no sitemap done, as the reports count them.
+        if not is_probe(rec.source, rec.http_status):
+            self.done += 1
         if rec.cut:
             rec.type = "unfetched"
             return

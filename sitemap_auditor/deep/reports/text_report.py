@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from sitemap_auditor.core.text import map_text, shown_text
+from sitemap_auditor.deep import records
 from sitemap_auditor.deep.kinds import SOURCE_NAMES, share
 
 __all__ = ["MAX_TREE_LINES", "is_probe", "percent", "reach", "render"]
@@ -63,10 +64,9 @@ def _count(value: object) -> str:
 
 
 def is_probe(sitemap: Mapping[str, Any]) -> bool:
-    """True for a sitemap record of the document that is a probe, not a sitemap: a usual path
-    guessed because robots.txt listed none (`source` "fallback") that answered 404 or 410. The
-    walk counts no finding for it (it was a guess); the reports list it apart, as tried."""
-    return sitemap.get("source") == "fallback" and sitemap.get("httpStatus") in (404, 410)
+    """True for a sitemap record of the document that is a probe (`records.is_probe`): listed
+    apart, as tried."""
+    return records.is_probe(sitemap.get("source"), sitemap.get("httpStatus"))
 
 
 def _counts(c: Mapping[str, int]) -> str:

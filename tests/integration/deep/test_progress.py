@@ -42,3 +42,18 @@ def test_progress_moves_within_a_file_read_slowly(site: Site) -> None:
     assert within == sorted(within) and within[-1] < 40_000
     # Once done, its URLs are counted as read, and no longer as being read.
     assert told[-1].urls == 40_000 and told[-1].reading == 0
+
+
+def test_usual_paths_guessed_and_not_there_are_no_sitemaps_done(site: Site) -> None:
+    # robots.txt lists none: the three usual paths are tried; one is there. The progress line
+    # counts one sitemap done, as the report does ("read 1 sitemap of 1 found").
+    site.route(
+        "/sitemap.xml", lambda h: stream(iter([urlset_of([f"<loc>{site.url('/a')}</loc>"])]))(h)
+    )
+    told: list[Progress] = []
+    options = deep.Options(
+        allow_private_networks=True, resolver=local_only, on_progress=told.append
+    )
+    walk = deep.audit_walk(site.url("/"), options=options)
+    assert len(walk.records) == 3 and walk.urls == 1
+    assert told and told[-1].done == 1
