@@ -23,6 +23,7 @@ from sitemap_auditor.core.lastmod import common_keys, format_instant, key_to_ins
 from sitemap_auditor.core.parser import MAX_LASTMOD_CHARS
 from sitemap_auditor.core.text import CUT_MARK, clip
 from sitemap_auditor.core.urls import strip_userinfo
+from sitemap_auditor.deep import iso_codes
 from sitemap_auditor.deep.kinds import IMPACT_ORDER, KINDS, SEVERITY_ORDER, Kind
 from sitemap_auditor.deep.lastmods import (
     MAX_DISTINCT_DAYS,
@@ -71,6 +72,7 @@ __all__ = [
     "SitemapChecks",
     "Tally",
     "classify_lastmod",
+    "hreflang_problem",
     "hreflang_valid",
     "instant_key",
     "merge_findings",
@@ -366,8 +368,38 @@ def challenge_page(head: bytes) -> bool:
 
 
 def hreflang_valid(code: str) -> bool:
-    """True for a BCP 47 code as hreflang takes them (en, en-GB, zh-Hant-TW, es-419, x-default)."""
-    return _BCP47.fullmatch(code.strip()) is not None
+    """True for a code hreflang takes (en, en-GB, zh-Hant-TW, es-419, x-default)."""
+    return hreflang_problem(code) is None
+
+
+@functools.lru_cache(maxsize=1024)  # a site's links use a handful of codes, again and again
+def hreflang_problem(code: str) -> str | None:
+    """What is wrong with an hreflang code (None: nothing): not BCP 47 at all, or a two-letter
+    language that is no ISO 639-1 code (`jp`), or a region that is no ISO 3166-1 one (`en-UK`),
+    as Google asks for them. Three-letter languages and numeric regions are left to BCP 47."""
+    code = code.strip()
+    if _BCP47.fullmatch(code) is None:
+        return "not BCP 47"
+    subtags = code.split("-")
+    first = subtags[0].lower()
+    if first in ("x", "i") or code.lower() == "en-gb-oed" or first == "sgn":
+        return None  # private use, and the registry's grandfathered tags
+    if len(first) == 2 and first not in iso_codes.LANGUAGES:
+        return _not_a_code(first, "an ISO 639-1 language")
+    for subtag in subtags[1:]:
+        if len(subtag) == 1:
+            break  # an extension or private use: its subtags are no region
+        if len(subtag) == 2:
+            region = subtag.upper()
+            if region not in iso_codes.REGIONS:
+                return _not_a_code(region, "an ISO 3166-1 country")
+            break
+    return None
+
+
+def _not_a_code(given: str, what: str) -> str:
+    meant = iso_codes.SUGGESTED.get(given)
+    return f"{given} is not {what} code" + (f" (use {meant})" if meant else "")
 
 
 _VIDEO_NEEDS = ("thumbnail_loc", "title", "description")
@@ -881,8 +913,9 @@ class SitemapChecks:
         tally, site = self.tally, self.site
         self_link = False
         for code, href in e.alternates:
-            if not hreflang_valid(code):
-                tally.add(Kind.HREFLANG_INVALID, line, f"hreflang={code!r}", "not BCP 47")
+            problem = hreflang_problem(code)
+            if problem is not None:
+                tally.add(Kind.HREFLANG_INVALID, line, f"hreflang={code!r}", problem)
             if not href:
                 tally.add(Kind.HREFLANG_INVALID, line, f"hreflang={code!r}", "no href")
             elif href == loc:

@@ -507,8 +507,9 @@ KINDS: dict[Kind, KindInfo] = {
         "hreflang errors",
         "{count} alternate-language links are wrong ({detail}), so search engines may ignore "
         "the whole set.",
-        "Use BCP 47 codes (en, en-GB, x-default), list each page itself among its alternates, "
-        "and make every alternate link back.",
+        "Use a language code, with a country code where needed (en, en-GB, not en-UK; "
+        "x-default), list each page itself among its alternates, and make every alternate link "
+        "back.",
         "1 alternate-language link is wrong ({detail}), so search engines may ignore the whole "
         "set.",
         source=_TOOL,

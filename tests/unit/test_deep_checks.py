@@ -174,6 +174,24 @@ def test_hreflang_codes(code: str, valid: bool) -> None:
     assert checks.hreflang_valid(code) is valid
 
 
+@pytest.mark.parametrize(
+    ("code", "problem"),
+    [("en-UK", "UK is not an ISO 3166-1 country code (use GB)"),
+     ("jp", "jp is not an ISO 639-1 language code (use ja)"),
+     ("cn-ZH", "cn is not an ISO 639-1 language code (use zh)"),
+     ("en-XX", "XX is not an ISO 3166-1 country code"),
+     ("en_GB", "not BCP 47"),
+     # Silent: every code a real site of the corpus uses, case aside, the codes ISO withdrew
+     # that browsers still read, registry regions, and subtags that are no region.
+     ("EN-us", None), ("pt-BR", None), ("zh-TW", None), ("de-ch", None), ("ca-ES", None),
+     ("iw", None), ("sr-Latn-RS", None), ("es-419", None), ("en-EU", None), ("sq-XK", None),
+     ("ast", None), ("de-u-co-phonebk", None), ("en-US-x-aa", None), ("i-klingon", None)],
+)  # fmt: skip
+def test_hreflang_codes_are_checked_against_the_iso_tables(code: str, problem: str | None) -> None:
+    assert checks.hreflang_problem(code) == problem
+    assert checks.hreflang_valid(code) is (problem is None)
+
+
 def test_video_and_news_required_tags() -> None:
     assert (
         checks.video_missing(frozenset({"thumbnail_loc", "title", "description", "player_loc"}))

@@ -356,6 +356,7 @@ def test_hreflang_invalid_code_no_self_link_and_no_return_link(site: Site) -> No
             f"<loc>{a}</loc>{link('en', a)}{link('de', b)}",
             f"<loc>{b}</loc>{link('de', b)}",  # no link back to /en
             f"<loc>{c}</loc>{link('en_GB', a)}",  # not BCP 47, and no link to itself
+            f"<loc>{site.url('/uk')}</loc>{link('en-UK', site.url('/uk'))}",  # en-GB meant
             # A link to nothing: its own fault, not only the missing link to itself.
             f'<loc>{site.url("/it")}</loc><xhtml:link rel="alternate" hreflang="it"/>',
         ],
@@ -365,10 +366,11 @@ def test_hreflang_invalid_code_no_self_link_and_no_return_link(site: Site) -> No
     doc = run(site.url("/"))
     f = kinds_of(doc)["hreflang-invalid"]
     assert "not BCP 47" in f["message"]
+    assert "UK is not an ISO 3166-1 country code (use GB)" in f["message"]
     assert "no link to the page itself" in f["message"]
     assert "no return link" in f["message"]
     assert "no href" in f["message"]
-    assert doc["sitemaps"][0]["extensions"]["alternates"] == 5
+    assert doc["sitemaps"][0]["extensions"]["alternates"] == 6
 
 
 def test_a_separate_mobile_url_is_no_language_alternate(site: Site) -> None:
