@@ -102,7 +102,9 @@ def robots_txt(
                     (),
                     transient=e.transient,
                 )
-            found = robots.sitemap_urls(body, resp.url, robots_url, truncated=resp.truncated)
+            # The last line read is whole when the cut fell at its end (docs/contract.md §4).
+            cut = resp.truncated and resp.past_limit not in (b"\n", b"\r")
+            found = robots.sitemap_urls(body, resp.url, robots_url, truncated=cut)
             notes: tuple[Issue, ...] = ()
             if resp.truncated:
                 notes = (

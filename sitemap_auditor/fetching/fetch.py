@@ -134,6 +134,8 @@ class Answer:
         )
         self.headers: Mapping[str, str] = raw.headers
         self.truncated = False
+        # The first byte past the limit of a truncated read: whether the cut fell at a line end.
+        self.past_limit = b""
         self.wire_bytes = 0  # bytes of the body received so far
         self._raw = raw
         self._guard = guard
@@ -170,7 +172,9 @@ class Answer:
                 if not truncate:
                     raise FetchError(FetchErrorKind.TOO_LARGE)
                 self.truncated = True
-                yield chunk[: len(chunk) - (total - limit)]
+                keep = len(chunk) - (total - limit)
+                self.past_limit = chunk[keep : keep + 1]
+                yield chunk[:keep]
                 return
             yield chunk
 
