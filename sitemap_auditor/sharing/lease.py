@@ -225,9 +225,6 @@ class Protocol:
         # The audit's one draw for refreshing ahead (the same as its process's local choice).
         self.draw = rng.random() if draw is None else draw
         self.waiting_for: str | None = None  # the holder whose fetch this audit waits for
-        # Every holder it has waited for (the first, and those seen to take over): their facts
-        # are the facts it waited for (`awaited_facts`).
-        self.holders: set[str] = set()
         self.waited_since: float | None = None
         self.throttled = 0  # throttled answers ridden out, in all
         self._in_a_row = 0
@@ -436,7 +433,7 @@ class Protocol:
             return None
         stamp = item.stamp
         standbys = stamp is not None and stamp.flight == (self._standby_flight or waiting)
-        if standbys or awaited_facts(stamp, self.holders, self.waited_since):
+        if standbys or awaited_facts(stamp, waiting, self.waited_since):
             assert stamp is not None
             if stamp.awaited_only and not takes_awaited(stamp, now, self.budget_end):
                 return FetchAlone(Reason.UNSHAREABLE)
@@ -524,7 +521,6 @@ class Protocol:
                 # Replaced without facts: another waiter took the late holder over.
                 self._late.add(watch.holder)
             self.waiting_for = item.lease_owner
-            self.holders.add(item.lease_owner)
             if self.waited_since is None:
                 self.waited_since = now
             watch = self._watch = Watch.first(
@@ -741,7 +737,7 @@ class Protocol:
         if isinstance(seen, ReadDone):
             assert self._fetched is not None and self.waiting_for is not None
             stamp = seen.item.stamp if seen.item is not None else None
-            if awaited_facts(stamp, self.holders, self.waited_since):
+            if awaited_facts(stamp, self.waiting_for, self.waited_since):
                 return self._holder_done()  # the holder (or a takeover) published first
             return Publish(self._owned(self._fetched))
         return None

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Collection
 from dataclasses import replace
 
 from sitemap_auditor.sharing.liveness import (
@@ -367,23 +366,15 @@ def owns_lease(item: Item, owner: str) -> bool:
     return item.lease_owner == owner and item.lease_held
 
 
-def awaited_facts(
-    stamp: Stamp | None, holders: Collection[str], waited_since: float | None
-) -> bool:
-    """True when these facts are those of a fetch the waiter waited for, transient ones included:
-    fetched under the lease of one of the holders it saw while it waited (the first, and any
-    seen to take over). Facts that hold no transient answer are also its own when stamped at or
-    after the wait began (a takeover's it did not see, or a holder's whose clock runs ahead):
-    they are any later audit's to reuse. A transient answer is never taken by its time: a
-    holder's clock may run ahead within the allowance, and a frozen holder taken over may thaw
-    and publish while the waiter waits for its successor; such an answer is another fetch's,
-    which CONTRACT §7 keeps from every audit that did not wait for it (a takeover that published
-    before the waiter saw it costs at most a fetch of its own)."""
+def awaited_facts(stamp: Stamp | None, waiting_for: str, waited_since: float | None) -> bool:
+    """True when these facts are those of the fetch a waiter waited for: fetched under the lease
+    of `waiting_for`, or stamped at or after the wait began (a takeover's fetch). They are its
+    facts, transient ones included: it waited for that very fetch."""
     if stamp is None:
         return False
-    if stamp.flight in holders:
+    if stamp.flight == waiting_for:
         return True
-    return not stamp.transient and waited_since is not None and stamp.fetched_at >= waited_since
+    return waited_since is not None and stamp.fetched_at >= waited_since
 
 
 def takes_awaited(stamp: Stamp, now: float, budget_end: float) -> bool:

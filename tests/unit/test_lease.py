@@ -107,37 +107,6 @@ def test_a_waiter_takes_the_facts_of_the_fetch_it_waited_for_even_when_transient
     assert m.step(ReadDone(landed), NOW + 1.1) == Finish(Use.STORED, Source.WAITED)
 
 
-@pytest.mark.parametrize("publisher", ["ahead", "thawed"])
-def test_a_transient_answer_of_a_fetch_not_waited_for_is_no_waiters_facts(publisher: str) -> None:
-    # The waiter waits for B. Another holder's transient facts land stamped after its wait
-    # began: a holder whose clock runs 3 s ahead, which fetched and got a 503 before this audit
-    # started ("ahead"), or a holder frozen, taken over by B, that thawed and published its
-    # 503 ("thawed"). They are not the fetch it waited for (CONTRACT §7): it waits on for B's.
-    m = machine()
-    m.step(ReadDone(leased("B", stamp=Stamp(NOW + 0.5, 1.0, True, publisher))), NOW)
-    m.step(Slept(), NOW + 1)
-    other = Stamp(NOW + 1.5, 1.0, transient=True, flight=publisher)
-    assert isinstance(m.step(ReadDone(leased("B", stamp=other)), NOW + 1.1), Sleep)
-    m.step(Slept(), NOW + 1.5)
-    # And with B's lease gone under the publish, it does not take them either.
-    gone = machine_waiting_for("B")
-    assert gone.step(ReadDone(Item(stamp=other)), NOW + 2) != Finish(Use.STORED, Source.WAITED)
-    # Sound facts landed in the wait are its own whoever fetched them; B's, transient or not.
-    sound = Item(stamp=Stamp(NOW + 1.5, 1.0, flight=publisher))
-    assert machine_waiting_for("B").step(ReadDone(sound), NOW + 2) == Finish(
-        Use.STORED, Source.WAITED
-    )
-    mine = Item(stamp=Stamp(NOW + 3, 1.0, transient=True, flight="B"))
-    assert m.step(ReadDone(mine), NOW + 3.1) == Finish(Use.STORED, Source.WAITED)
-
-
-def machine_waiting_for(holder: str) -> Protocol:
-    m = machine()
-    m.step(ReadDone(leased(holder)), NOW)
-    m.step(Slept(), NOW + 1)
-    return m
-
-
 def test_transient_facts_are_not_reused_by_a_later_audit() -> None:
     item = Item(stamp=Stamp(NOW - 1, 1.0, transient=True, flight="holder"))
     action = machine().step(ReadDone(item), NOW)
