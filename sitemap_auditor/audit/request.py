@@ -30,8 +30,9 @@ class AuditRequest:
     basic_auth: Credentials | None = field(default=None, repr=False)
     # Used only when `basic_auth` is None: a Secrets Manager secret id, stripped.
     secret_id: str | None = None
-    # The JSON text (cut) of a `basicAuthSecretId` that is no string: no secret can be read by
-    # it, and the audit is the contract's ERROR for an unreadable one (§2), not one without it.
+    # The JSON type of a `basicAuthSecretId` that is no string ("an object"): no secret can be
+    # read by it, and the audit is the contract's ERROR for an unreadable one (§2), not one
+    # without it. Its type only: the secret's value put where its id belongs is a credential.
     unreadable_secret_id: str | None = None
     max_age_days: int | None = None  # the event's valid override, if any
     # The JSON text (cut) of a `maxAgeDays` the contract ignores, for its issue.
@@ -60,6 +61,14 @@ def _shown(value: object) -> str:
     return cut_value(shown)
 
 
+def _json_type(value: object) -> str:
+    """What JSON calls a value's type, with its article (bool before int: true is no number)."""
+    for kind, word in ((bool, "a boolean"), ((int, float), "a number"), (dict, "an object")):
+        if isinstance(value, kind):
+            return word
+    return "an array" if isinstance(value, list) else "no JSON value"
+
+
 def parse(event: Any) -> AuditRequest:
     """The request an event makes; anything but an object is an event without a URL."""
     ev: dict[str, Any] = event if isinstance(event, dict) else {}
@@ -83,7 +92,7 @@ def parse(event: Any) -> AuditRequest:
         basic_auth=inline,
         secret_id=secret_id if inline is None and secret_id else None,
         unreadable_secret_id=(
-            _shown(raw_secret_id)
+            _json_type(raw_secret_id)
             if inline is None and raw_secret_id is not None and not isinstance(raw_secret_id, str)
             else None
         ),

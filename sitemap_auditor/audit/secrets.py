@@ -188,12 +188,12 @@ def resolve(
     reserved: str | None = None,
 ) -> Credentials | None:
     """The credentials of a request: inline, else read through its secret id, if any; a
-    basicAuthSecretId that is no string (`unreadable`, as JSON), or that names the cache key
+    basicAuthSecretId that is no string (`unreadable`, its JSON type), or that names the cache key
     secret (`reserved`), is a SecretError."""
     if inline is not None:
         return inline
     if unreadable is not None:
-        raise SecretError(f"basicAuthSecretId {unreadable} is no secret id (not a string)")
+        raise SecretError(f"basicAuthSecretId ({unreadable}) is no secret id (not a string)")
     return from_secret(secret_id, reserved) if secret_id else None
 
 

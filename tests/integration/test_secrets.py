@@ -372,6 +372,25 @@ def test_a_secret_id_that_is_no_string_is_an_error_naming_it(site: Site, secret_
     assert site.seen == []
 
 
+@pytest.mark.parametrize(
+    "misplaced",
+    [
+        {"username": "auditor", "password": "Zq7-vault-Pa55word"},
+        ["auditor:Zq7-vault-Pa55word"],
+    ],
+)
+def test_a_secret_put_where_its_id_belongs_is_named_by_its_type_only(
+    site: Site, misplaced: Any, logs: LogCapture
+) -> None:
+    # The secret's value given as its id: the ERROR names the JSON type, never the value.
+    event = {"id": "secret-run", "url": site.url("/"), "basicAuthSecretId": misplaced}
+    result = handler.run(event, None, LOCAL)
+    assert result["status"] == "ERROR"
+    kind = "an object" if isinstance(misplaced, dict) else "an array"
+    assert f"basicAuthSecretId ({kind}) is no secret id" in result["message"]
+    assert "Pa55word" not in json.dumps(result) and "Pa55word" not in logs.text()
+
+
 def test_a_null_secret_id_is_none(site: Site) -> None:
     site.route("/robots.txt", reply("User-agent: *\nDisallow:\n", content_type="text/plain"))
     event = {"id": "secret-run", "url": site.url("/"), "basicAuthSecretId": None}
