@@ -196,6 +196,9 @@ class Site:
     # A fetch that ends before this many seconds from the start answers a transient error (a
     # 503): its facts go to its waiters only.
     transient_until: float = -math.inf
+    # The first fetch of the site takes this long instead (None: fetch_s): a holder slow but
+    # alive, renewing its lease all along, beside which a standby fetches as quickly as usual.
+    first_fetch_s: float | None = None
 
 
 @dataclass
@@ -511,7 +514,10 @@ class RealFleet:
         ):
             self.killed += 1
             clock.at(clock.now + self.kill_after, lambda: self._die(c))
-        took = model.fetch_s
+        first = model.first_fetch_s is not None and not any(
+            f.site == site for f in self.fetches[:-1]
+        )
+        took = model.first_fetch_s if first and model.first_fetch_s is not None else model.fetch_s
         left = max(0.0, budget_end - clock.now)
         robots_s = min(0.1, took / 4)
         spent = min(robots_s, left)

@@ -226,6 +226,8 @@ class Protocol:
         self.draw = rng.random() if draw is None else draw
         self.waiting_for: str | None = None  # the holder whose fetch this audit waits for
         self.waited_since: float | None = None
+        # The facts the item held when the wait began: no fetch it waits for gave them.
+        self._before: Stamp | None = None
         self.throttled = 0  # throttled answers ridden out, in all
         self._in_a_row = 0
         self._throttled_since: float | None = None
@@ -433,7 +435,7 @@ class Protocol:
             return None
         stamp = item.stamp
         standbys = stamp is not None and stamp.flight == (self._standby_flight or waiting)
-        if standbys or awaited_facts(stamp, waiting, self.waited_since):
+        if standbys or awaited_facts(stamp, waiting, self.waited_since, self._before):
             assert stamp is not None
             if stamp.awaited_only and not takes_awaited(stamp, now, self.budget_end):
                 return FetchAlone(Reason.UNSHAREABLE)
@@ -523,6 +525,7 @@ class Protocol:
             self.waiting_for = item.lease_owner
             if self.waited_since is None:
                 self.waited_since = now
+                self._before = item.stamp
             watch = self._watch = Watch.first(
                 item.lease_owner, item.lease_renewals, item.lease_until, self._mono
             )
@@ -737,7 +740,7 @@ class Protocol:
         if isinstance(seen, ReadDone):
             assert self._fetched is not None and self.waiting_for is not None
             stamp = seen.item.stamp if seen.item is not None else None
-            if awaited_facts(stamp, self.waiting_for, self.waited_since):
+            if awaited_facts(stamp, self.waiting_for, self.waited_since, self._before):
                 return self._holder_done()  # the holder (or a takeover) published first
             return Publish(self._owned(self._fetched))
         return None

@@ -366,15 +366,20 @@ def owns_lease(item: Item, owner: str) -> bool:
     return item.lease_owner == owner and item.lease_held
 
 
-def awaited_facts(stamp: Stamp | None, waiting_for: str, waited_since: float | None) -> bool:
+def awaited_facts(
+    stamp: Stamp | None, waiting_for: str, waited_since: float | None, before: Stamp | None = None
+) -> bool:
     """True when these facts are those of the fetch a waiter waited for: fetched under the lease
-    of `waiting_for`, or stamped at or after the wait began (a takeover's fetch). They are its
-    facts, transient ones included: it waited for that very fetch."""
+    of `waiting_for`, or stamped at or after the wait began (a takeover's fetch, a standby's).
+    They are its facts, transient ones included: it waited for that very fetch. Not the facts
+    the item already held when the wait began (`before`): those were fetched before it, however
+    far ahead their holder's clock stamped them (within the allowance, a 503 fetched and
+    published before this audit started would otherwise read as its wait's)."""
     if stamp is None:
         return False
     if stamp.flight == waiting_for:
         return True
-    return waited_since is not None and stamp.fetched_at >= waited_since
+    return waited_since is not None and stamp.fetched_at >= waited_since and stamp != before
 
 
 def takes_awaited(stamp: Stamp, now: float, budget_end: float) -> bool:

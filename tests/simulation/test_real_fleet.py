@@ -514,3 +514,16 @@ def test_heavy_conditions_cost_time_never_a_result() -> None:
     assert len(heavy.fetches) <= 3 and len(heavy.records) == N
     assert heavy.table.db.throttled_calls > calm.table.db.throttled_calls
     assert not any(r.reason == "store-failed" for r in heavy.records)
+
+
+@pytest.mark.parametrize("failing", [False, True])
+def test_a_standby_beside_a_slow_live_holder_hands_every_waiter_its_answer(failing: bool) -> None:
+    # The holder's fetch takes 60 s, renewing all along; the standby's the usual 20 s. Its
+    # answer, a 503 or not, goes to every waiter, those that came after the standby began (and
+    # never read its slot) included: no takeover of a live holder, no third fetch.
+    site = Site(20.0, first_fetch_s=60.0, transient_until=math.inf if failing else -math.inf)
+    on, off = both({"s": site}, burst(spread_s=20.0))
+    assert on.incomplete() == off.incomplete() == 0
+    assert len(on.fetches) == 2
+    assert sum(1 for r in on.records if r.source == "waited") == N - 2
+    assert statistics.median(on.durations()) <= statistics.median(off.durations())

@@ -107,6 +107,21 @@ def test_a_waiter_takes_the_facts_of_the_fetch_it_waited_for_even_when_transient
     assert m.step(ReadDone(landed), NOW + 1.1) == Finish(Use.STORED, Source.WAITED)
 
 
+def test_a_transient_answer_the_item_held_before_the_wait_is_not_the_waits() -> None:
+    # A holder whose clock runs 3 s ahead fetched, got a 503 and published before this audit
+    # started; B took the lease since (its write leaves those facts in the item). Stamped
+    # "after" the wait began, they are no fetch it waited for (CONTRACT §7): it waits for B's.
+    ahead = Stamp(NOW + 2.0, 0.5, transient=True, flight="A")
+    m = machine()
+    assert isinstance(m.step(ReadDone(leased("B", stamp=ahead)), NOW), Sleep)
+    m.step(Slept(), NOW + 1)
+    assert isinstance(m.step(ReadDone(leased("B", stamp=ahead)), NOW + 1.1), Sleep)
+    # A standby's (or a takeover's) answer published in the wait is its own, as B's is.
+    m.step(Slept(), NOW + 2)
+    standby = Stamp(NOW + 2.1, 1.0, transient=True, flight="S")
+    assert m.step(ReadDone(Item(stamp=standby)), NOW + 2.2) == Finish(Use.STORED, Source.WAITED)
+
+
 def test_transient_facts_are_not_reused_by_a_later_audit() -> None:
     item = Item(stamp=Stamp(NOW - 1, 1.0, transient=True, flight="holder"))
     action = machine().step(ReadDone(item), NOW)
