@@ -6,26 +6,26 @@ a function attached to a VPC, say). A call made here runs in a thread of its own
 waits for it at most so long, then goes on without its answer, which is dropped.
 
 A call given up on keeps its thread until its own timeouts end it (or the resolver answers).
-At most MAX_ABANDONED such threads live at once: past that, a call is past due at once, without
-a thread, so a warm container under a long outage of its resolver holds a bounded number.
+At most MAX_CALLS such threads live at once, those given up on included: past that, a call
+waits for a slot within its own time, so a warm container under a long outage of its resolver
+holds a bounded number (as the fetcher bounds its own look-ups: fetching/guard.py).
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
-__all__ = ["MAX_ABANDONED", "PastDueError", "abandoned", "within"]
+__all__ = ["MAX_CALLS", "PastDueError", "within"]
 
 T = TypeVar("T")
 
-# Calls given up on whose threads still run: a name lookup that never answers holds one each.
-# Sixteen are more than one audit's store and secret calls (a handful) while they hang.
-MAX_ABANDONED = 16
-
-_lock = threading.Lock()
-_abandoned = 0
+# Sixteen are more than the store and secret calls of a command line's audits at once (--jobs)
+# that answer, and than one audit's (a handful) that hang.
+MAX_CALLS = 16
+_SLOTS = threading.BoundedSemaphore(MAX_CALLS)
 
 
 class PastDueError(Exception):
@@ -33,37 +33,31 @@ class PastDueError(Exception):
 
 
 def within(seconds: float, call: Callable[[], T], name: str = "bounded-call") -> T:
-    """call's answer (or its exception), or PastDueError once seconds have passed: the call goes
-    on in its daemon thread, bounded by its own timeouts, and its answer is dropped."""
-    global _abandoned
+    """call's answer (or its exception), or PastDueError once seconds have passed (waiting for
+    a slot included): the call goes on in its daemon thread, bounded by its own timeouts, and
+    its answer is dropped."""
     if seconds <= 0:
         raise PastDueError
-    with _lock:
-        if _abandoned >= MAX_ABANDONED:
-            raise PastDueError
+    due = time.monotonic() + seconds
+    if not _SLOTS.acquire(timeout=seconds):
+        raise PastDueError
     box: list[tuple[bool, object]] = []
-    # Under _lock: whether the call has ended, and whether its caller gave up on it first.
-    ended, gave_up = [False], [False]
 
     def run() -> None:
-        global _abandoned
         try:
             box.append((True, call()))
         except Exception as e:  # noqa: BLE001 -- handed to the caller's thread as it is
             box.append((False, e))
         finally:
-            with _lock:
-                ended[0] = True
-                if gave_up[0]:
-                    _abandoned -= 1
+            _SLOTS.release()
 
     worker = threading.Thread(target=run, name=name, daemon=True)
-    worker.start()
-    worker.join(seconds)
-    with _lock:
-        if not ended[0]:
-            gave_up[0] = True
-            _abandoned += 1
+    try:
+        worker.start()
+    except BaseException:
+        _SLOTS.release()
+        raise
+    worker.join(max(0.0, due - time.monotonic()))
     if not box:
         raise PastDueError
     ok, value = box[0]
@@ -71,9 +65,3 @@ def within(seconds: float, call: Callable[[], T], name: str = "bounded-call") ->
         assert isinstance(value, Exception)
         raise value
     return value  # type: ignore[return-value]
-
-
-def abandoned() -> int:
-    """How many calls given up on still run."""
-    with _lock:
-        return _abandoned
