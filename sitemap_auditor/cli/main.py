@@ -547,6 +547,14 @@ def main(
                 statuses = printer.run([base + "/"], audit, 1)
         else:
             statuses = printer.run(urls, audit, args.jobs)
+    except ReaderGoneError as gone:
+        # As a single audit's does: quietly, by the worst outcome printed or not, and with no
+        # further write to the closed pipe (the interpreter's own flush at exit included).
+        printer.stop()
+        with contextlib.suppress(OSError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, stdout.fileno())
+        os._exit(max(EXIT_CODES.get(s, 3) for s in gone.statuses))
     except KeyboardInterrupt:
         # Every result printed so far was flushed as it came: it stays where it went.
         printer.stop()
@@ -605,12 +613,16 @@ class _Printer:
         futures: dict[Future[Answer], str] = {pool.submit(one, url): url for url in urls}
         for future in as_completed(futures):
             result, outcome = future.result()
-            self.print(futures[future], result, outcome, batch)
             statuses.append(result["status"])
+            if not self.print(futures[future], result, outcome, batch):
+                # The reader is gone (`| head -1`): no audit left is worth its fetches.
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise ReaderGoneError(statuses)
         pool.shutdown()
         return statuses
 
-    def print(self, url: str, result: dict[str, Any], outcome: Outcome, batch: bool) -> None:
+    def print(self, url: str, result: dict[str, Any], outcome: Outcome, batch: bool) -> bool:
+        """Print one audit's result; False when standard output's reader is gone."""
         if self.as_json:
             # A batch's JSON Lines record names its input URL (README, "Using it"); a single
             # audit prints the exact Lambda result.
@@ -622,10 +634,22 @@ class _Printer:
             # The progress bar shares the terminal: erased first, drawn again by the next step.
             shown = self.line.text
             self.line.clear()
-            self.stdout.write(text)
-            self.stdout.flush()
+            try:
+                self.stdout.write(text)
+                self.stdout.flush()
+            except BrokenPipeError:
+                return False
             if shown:
                 self.line.show(shown)
+        return True
+
+
+class ReaderGoneError(Exception):
+    """Standard output's reader closed it (a pipe into `head`): the statuses so far."""
+
+    def __init__(self, statuses: list[str]) -> None:
+        super().__init__("standard output closed")
+        self.statuses = statuses
 
 
 def exit_with(status: int) -> NoReturn:

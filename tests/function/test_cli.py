@@ -604,3 +604,33 @@ def test_a_slow_candidate_is_named_with_its_place_among_the_candidates(site: Sit
         release.set()
     assert f"waiting for sitemap candidate 2 of 3: {site.url('/sitemap_index.xml')}" in out
     assert f"{site.url('/')}  " in out
+
+
+def test_a_batch_whose_reader_goes_away_ends_quietly(site: Site, other_site: Site) -> None:
+    # `sitemap-auditor --json A B | head -1`: the second record meets a closed pipe.
+    import time as clock
+
+    site.route("/robots.txt", reply("User-agent: *\n", content_type="text/plain"))
+
+    def slow(h: Any) -> None:
+        clock.sleep(1.5)  # ends after the reader has gone
+        reply("User-agent: *\n", content_type="text/plain")(h)
+
+    other_site.route("/robots.txt", slow)
+    assert SCRIPT is not None
+    proc = subprocess.Popen(
+        [SCRIPT, "--allow-private-networks", "--json", site.url("/"), other_site.url("/")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env(),
+        cwd=ROOT,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    assert json.loads(first)["url"] == site.url("/")
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=60) == 2  # the worst outcome: no sitemap on either site
+    assert "Traceback" not in err and "BrokenPipe" not in err
+
