@@ -634,3 +634,31 @@ def test_a_batch_whose_reader_goes_away_ends_quietly(site: Site, other_site: Sit
     assert proc.wait(timeout=60) == 2  # the worst outcome: no sitemap on either site
     assert "Traceback" not in err and "BrokenPipe" not in err
 
+
+def test_ctrl_c_at_any_moment_of_the_start_up_exits_130_without_a_traceback(site: Site) -> None:
+    import time as clock
+
+    def stall(h: Any) -> None:
+        clock.sleep(20)
+
+    site.route("/robots.txt", stall)
+    assert SCRIPT is not None
+    # From the moment this package's start-up runs (the interpreter's own first 10 to 20 ms
+    # are Python's) through its imports, to the audit under way.
+    for delay in (0.03, 0.06, 0.1, 0.15, 0.2, 0.3, 0.45, 0.7):
+        for sig, status in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
+            proc = subprocess.Popen(
+                [SCRIPT, "--allow-private-networks", site.url("/")],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env(),
+                cwd=ROOT,
+            )
+            clock.sleep(delay)
+            proc.send_signal(sig)
+            _, err = proc.communicate(timeout=30)
+            assert "Traceback" not in err, (delay, sig, err)
+            assert proc.returncode in (status, -sig), (delay, sig, proc.returncode, err)
+            if sig == signal.SIGINT:
+                assert proc.returncode == 130, (delay, err)
