@@ -119,8 +119,10 @@ class Invocation:
         self.store_errors = 0
         self.items_rejected = 0
         self.issue_kinds: list[str] = []
-        # docs/contract.md §1: on every log line, cut to 256 characters on the EMF document.
-        self.run_id = run_id[:MAX_LOG_RUN_ID_CHARS] if isinstance(run_id, str) else None
+        # docs/contract.md §1: on every log line, cut to 256 characters on the EMF document;
+        # shown once the audit knows the password it must hide in it (`begin`), as the url.
+        self._run_id = run_id if isinstance(run_id, str) else None
+        self.run_id: str | None = None
         self._cold_start, _state["cold_start"] = _state["cold_start"], False
         self._url = url
         self._request_id = request_id
@@ -139,6 +141,11 @@ class Invocation:
         self._begun = True
         if secrets is not None:
             self.secrets = secrets
+        if self._run_id is not None:
+            # Hidden before it is cut (a cut could leave the start of a password whole), in as
+            # much of it as a secret across the cut needs.
+            room = MAX_LOG_RUN_ID_CHARS + max(map(len, self.secrets), default=0)
+            self.run_id = redact(self._run_id[:room], self.secrets)[:MAX_LOG_RUN_ID_CHARS]
         url = self._url
         logger.thread_safe_append_keys(
             run_id=self.run_id,

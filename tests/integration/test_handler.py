@@ -560,6 +560,18 @@ def test_log_lines_are_json_with_the_run_id(audit: AuditFn, site: Site, logs: Lo
     assert "fetched" in messages
 
 
+def test_a_run_id_holding_the_password_is_logged_without_it(
+    audit: AuditFn, site: Site, logs: LogCapture
+) -> None:
+    # docs/contract.md §8: the password appears on no log line, the run id's field included.
+    site.route("/sitemap.xml", reply(urlset([FRESH])))
+    password = "Zq7-vault-Pa55word"
+    audit(site.url("/"), id=f"run {password}", basicAuth={"username": "u", "password": password})
+    lines = logs.lines()
+    assert lines and all(line["run_id"] == "run ***" for line in lines), lines[0]
+    assert password not in logs.text()
+
+
 def test_a_defect_becomes_the_platform_error_response(
     audit: AuditFn, site: Site, logs: LogCapture
 ) -> None:
