@@ -54,6 +54,14 @@ def _budget_deadline(context: Any) -> float | None:
     return time.monotonic() + float(remaining()) / 1000.0 - RESPONSE_MARGIN_S
 
 
+def _answer_by(budget_deadline: float | None) -> float | None:
+    """When a store or secret call must have answered (time.monotonic()): before the answer is
+    due, whatever the call's own timeouts (None: no deadline known)."""
+    if budget_deadline is None:
+        return None
+    return budget_deadline + RESPONSE_MARGIN_S - STORE_MARGIN_S
+
+
 def _shared_store(
     creds: Credentials | None,
     settings: config.Settings,
@@ -64,16 +72,14 @@ def _shared_store(
     if not settings.cache_table or settings.share_seconds <= 0:
         return None, lifetime.PROCESS_KEY
     # No store call outlasts the moment the answer is due (the margin kept for it, but a bit).
-    answer_by = None
-    if budget_deadline is not None:
-        answer_by = budget_deadline + RESPONSE_MARGIN_S - STORE_MARGIN_S
+    answer_by = _answer_by(budget_deadline)
     store = DynamoStore(settings.cache_table, log.store_item_rejected, answer_by=answer_by)
     if creds is None:
         return store, lifetime.PROCESS_KEY
     if settings.cache_key_secret:
         # Facts learnt with credentials go to the table only under a key kept outside it.
         try:
-            key = secret_store.cache_key(settings.cache_key_secret)
+            key = secret_store.cache_key(settings.cache_key_secret, answer_by)
         except errors.SecretError as e:
             log.store_error(sharing.StoreError("cache key", str(e)))
         else:
@@ -110,15 +116,16 @@ def run(
             if secrets:
                 result = response.redact_tree(result, secrets)
         else:
+            budget_deadline = _budget_deadline(context)
             creds = secret_store.resolve(
                 request.basic_auth,
                 request.secret_id,
                 request.unreadable_secret_id,
                 settings.cache_key_secret,
+                _answer_by(budget_deadline),
             )
             secrets = creds.secrets() if creds else ()
             log.begin(secrets)
-            budget_deadline = _budget_deadline(context)
             store, key = _shared_store(creds, settings, log, budget_deadline)
             share = audit.share_request(site, creds, settings, budget_deadline, store, key)
             fetcher = Fetcher(

@@ -75,6 +75,7 @@ def _read(
     parse: Callable[[str], T | None],
     wrong: str,
     check: Callable[[Any], None] | None = None,
+    answer_by: float | None = None,
 ) -> T:
     """A secret's string parsed, cached while warm; errors name the secret, never its value.
     check: shown the answer first (its ARN and Name), and may refuse it."""
@@ -85,7 +86,9 @@ def _read(
             return cast(T, hit[1])
     try:
         read = _secrets_client().get_secret_value
-        answer = within(WORST_READ_S, lambda: read(SecretId=secret_id), "secret-read")
+        # Cut at the worst its timeouts allow, and at the moment the answer is due.
+        bound = WORST_READ_S if answer_by is None else min(WORST_READ_S, answer_by - now)
+        answer = within(bound, lambda: read(SecretId=secret_id), "secret-read")
     except Exception as e:  # noqa: BLE001 -- any failure of the secret is the same outcome
         raise SecretError(f"{what} {secret_id!r} could not be read: {_code(e)}") from None
     if check is not None:
@@ -120,7 +123,9 @@ def _key(text: str) -> bytes | None:
     return text.encode("utf-8", "surrogatepass") if len(text) >= MIN_CACHE_KEY_CHARS else None
 
 
-def from_secret(secret_id: str, reserved: str | None = None) -> Credentials:
+def from_secret(
+    secret_id: str, reserved: str | None = None, answer_by: float | None = None
+) -> Credentials:
     """Read `{"username": .., "password": ..}` from a Secrets Manager secret, cached while warm.
 
     reserved: the deployment's cache key secret (SITEMAP_CACHE_KEY_SECRET), which the role may
@@ -140,6 +145,7 @@ def from_secret(secret_id: str, reserved: str | None = None) -> Credentials:
         _credentials,
         "is not a JSON object with string username and password",
         own,
+        answer_by,
     )
 
 
@@ -156,7 +162,7 @@ def _remember_own(answer: Any) -> None:
                     _reserved_names.add(name)
 
 
-def cache_key(secret_id: str) -> bytes:
+def cache_key(secret_id: str, answer_by: float | None = None) -> bytes:
     """The key of the credential hash in the shared store, read from a secret, cached while warm.
 
     A failure is remembered for KEY_FAILURE_SECONDS: the key serves sharing alone, and a Secrets
@@ -174,10 +180,13 @@ def cache_key(secret_id: str) -> bytes:
             _key,
             f"is shorter than {MIN_CACHE_KEY_CHARS} characters",
             _remember_own,
+            answer_by,
         )
     except SecretError as e:
-        with _cache_lock:
-            _key_failures[secret_id] = (time.monotonic() + KEY_FAILURE_SECONDS, str(e))
+        if answer_by is None or time.monotonic() < answer_by:
+            # Not for the audit's own time running out: the next audit has its own.
+            with _cache_lock:
+                _key_failures[secret_id] = (time.monotonic() + KEY_FAILURE_SECONDS, str(e))
         raise
 
 
@@ -186,15 +195,16 @@ def resolve(
     secret_id: str | None,
     unreadable: str | None = None,
     reserved: str | None = None,
+    answer_by: float | None = None,
 ) -> Credentials | None:
     """The credentials of a request: inline, else read through its secret id, if any; a
     basicAuthSecretId that is no string (`unreadable`, its JSON type), or that names the cache key
-    secret (`reserved`), is a SecretError."""
+    secret (`reserved`), is a SecretError. No read outlasts answer_by (time.monotonic())."""
     if inline is not None:
         return inline
     if unreadable is not None:
         raise SecretError(f"basicAuthSecretId ({unreadable}) is no secret id (not a string)")
-    return from_secret(secret_id, reserved) if secret_id else None
+    return from_secret(secret_id, reserved, answer_by) if secret_id else None
 
 
 def clear_cache() -> None:

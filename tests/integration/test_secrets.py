@@ -372,6 +372,34 @@ def test_a_secret_id_that_is_no_string_is_an_error_naming_it(site: Site, secret_
     assert site.seen == []
 
 
+class _Context:
+    def __init__(self, millis: int) -> None:
+        self.millis = millis
+
+    def get_remaining_time_in_millis(self) -> int:
+        return self.millis
+
+
+def test_a_secret_read_that_hangs_is_cut_before_the_lambdas_deadline(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 4.5 s left at the start: the read, whose own bound is 10 s, is cut half a second before
+    # the function's deadline (handler.STORE_MARGIN_S), not after it: "Task timed out".
+    point_at("http://secrets.invalid:9", monkeypatch)
+    secrets.clear_cache()
+    event = {"id": "x", "url": site.url("/"), "basicAuthSecretId": f"{PREFIX}hangs"}
+    try:
+        with unresolved("secrets.invalid", monkeypatch):
+            started = time.monotonic()
+            result = handler.run(event, _Context(4_500), LOCAL)
+            took = time.monotonic() - started
+    finally:
+        secrets.clear_cache()
+    assert result["status"] == "ERROR" and "could not be read: PastDueError" in result["message"]
+    assert took < 4.5 - 0.2
+    assert site.seen == []
+
+
 @pytest.mark.parametrize(
     "misplaced",
     [
