@@ -114,8 +114,9 @@ export COLD_PATH
 ## scripts of bin/ or the top-level folders
 ## that are no package (ada-url's docs/, wrapt's stubs): anything but a .dist-info without __init__.py.
 ## The command line and the deep audit (`cli/`, `deep/`, `__main__.py`, and the recordings the
-## deep audit replays, `fetching/replay.py`) never run in the function, nor does the tests'
-## in-memory transport (`fetching/memory_transport.py`): they are left out of it.
+## deep audit replays, `fetching/replay.py`; the signals they take, `core/interrupts.py`; the
+## page check's kept connections, `fetching/kept_transport.py`) never run in the function, nor
+## does the tests' in-memory transport (`fetching/memory_transport.py`): they are left out of it.
 ## LAMBDA_PLATFORM and LAMBDA_PYTHON build for another machine (tests/function/test_runtime.py builds for its own).
 ## Some wheels (ada-url's) are tagged manylinux_2_28 only, which the function's runtime (Amazon
 ## Linux 2023, glibc 2.34) runs: both tags are asked for.
@@ -136,7 +137,9 @@ build-AuditorFunction:
 	rm -rf "$(ARTIFACTS_DIR)/sitemap_auditor/cli" "$(ARTIFACTS_DIR)/sitemap_auditor/deep" \
 		"$(ARTIFACTS_DIR)/sitemap_auditor/__main__.py" \
 		"$(ARTIFACTS_DIR)/sitemap_auditor/fetching/replay.py" \
-		"$(ARTIFACTS_DIR)/sitemap_auditor/fetching/memory_transport.py"
+		"$(ARTIFACTS_DIR)/sitemap_auditor/fetching/memory_transport.py" \
+		"$(ARTIFACTS_DIR)/sitemap_auditor/fetching/kept_transport.py" \
+		"$(ARTIFACTS_DIR)/sitemap_auditor/core/interrupts.py"
 	find "$(ARTIFACTS_DIR)/sitemap_auditor" -name __pycache__ -type d -prune -exec rm -rf {} +
 	if [ "$$($(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])')" = "$(LAMBDA_PYTHON)" ]; then \
 		$(PYTHON) -c "$$COLD_PATH" "$(ARTIFACTS_DIR)" > /dev/null; fi

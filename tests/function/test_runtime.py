@@ -479,7 +479,12 @@ def _requirement_names() -> set[str]:
 
 # What the Lambda artifact leaves out of the package (the Makefile's build-AuditorFunction).
 CLI_ONLY = ("cli", "deep", "__main__.py")
-NOT_THE_FUNCTIONS = {Path("fetching/replay.py"), Path("fetching/memory_transport.py")}
+NOT_THE_FUNCTIONS = {
+    Path("fetching/replay.py"),
+    Path("fetching/memory_transport.py"),
+    Path("fetching/kept_transport.py"),
+    Path("core/interrupts.py"),
+}
 
 
 def check_contents(folder: Path, python_tag: str, compiled: bool = False) -> None:
