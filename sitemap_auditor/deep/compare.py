@@ -18,6 +18,7 @@ from typing import Any, cast
 
 from sitemap_auditor.core.text import valid_unicode
 from sitemap_auditor.deep.document import FORMAT
+from sitemap_auditor.deep.kinds import KINDS, Kind
 
 __all__ = ["MAX_LISTED", "MAX_PREVIOUS_BYTES", "compare", "load_previous"]
 
@@ -94,7 +95,8 @@ def _checked_pages(document: Mapping[str, Any]) -> bool:
 
 def _checked(document: Mapping[str, Any]) -> Callable[[_Key], bool]:
     """Whether the document's run checked again what a finding is about: every finding, when it
-    read every sitemap (`complete`); else a sitemap's own findings, when it read that sitemap.
+    read every sitemap (`complete`); else a sitemap's own findings, when it read that sitemap,
+    but for those found by comparing it with the other files (`KindInfo.across_files`).
     A finding it did not check is no resolved one: a run cut short by a limit or Ctrl-C found
     fewer only for what it did not read."""
     if document.get("complete") is True:
@@ -106,7 +108,15 @@ def _checked(document: Mapping[str, Any]) -> Callable[[_Key], bool]:
         and _str(item.get("url"))
         and item.get("type") not in (None, "unfetched")
     }
-    return lambda key: key[1] is not None and key[1] in read
+    return lambda key: key[1] is not None and key[1] in read and not _across_files(key[0])
+
+
+def _across_files(kind: str) -> bool:
+    """A kind found by comparing files (kinds.KindInfo.across_files); an unknown one too."""
+    try:
+        return KINDS[Kind(kind)].across_files
+    except (ValueError, KeyError):
+        return True
 
 
 def _entries(document: Mapping[str, Any]) -> dict[str, int | None]:

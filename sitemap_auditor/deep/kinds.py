@@ -171,6 +171,9 @@ class KindInfo:
     # Its detail names agents (named_agents' words): findings that name different ones say
     # "for Googlebot or Bingbot" (checks.joined_details), not a list of lists.
     agents_detail: bool = False
+    # Found by comparing a file with the others (a URL listed before, a missing return link):
+    # gone from a file, it is resolved only by a walk that read every file (deep/compare.py).
+    across_files: bool = False
 
     def message_for(self, count: int, detail: str = "") -> str:
         """The sentence for a finding of this kind seen count times."""
@@ -329,6 +332,7 @@ KINDS: dict[Kind, KindInfo] = {
         "List the child sitemaps directly in the top-level index.",
         impact=_LOST,
         reach=_FILE,
+        across_files=True,
     ),
     Kind.DUPLICATE_SITEMAP: KindInfo(
         _N,
@@ -341,6 +345,7 @@ KINDS: dict[Kind, KindInfo] = {
         source=_TOOL,
         impact=Impact.AUDIT,
         reach=_NONE,
+        across_files=True,
     ),
     Kind.TOO_MANY_SITEMAPS: KindInfo(
         _E,
@@ -407,6 +412,7 @@ KINDS: dict[Kind, KindInfo] = {
         "List each URL once, in one sitemap.",
         "1 entry lists a URL listed before ({detail}).",
         source=_TOOL,
+        across_files=True,
     ),
     Kind.ALSO_IN_NEWS: KindInfo(
         _N,
@@ -418,6 +424,7 @@ KINDS: dict[Kind, KindInfo] = {
         "1 URL of this news sitemap is also in another sitemap: expected, as a news sitemap "
         "lists recent articles that the site's regular sitemaps list too.",
         source=_TOOL,
+        across_files=True,
     ),
     Kind.BLOCKED_BY_ROBOTS: KindInfo(
         _W,
@@ -514,6 +521,7 @@ KINDS: dict[Kind, KindInfo] = {
         "set.",
         source=_TOOL,
         reach=_NONE,
+        across_files=True,
     ),
     Kind.LIMIT_REACHED: KindInfo(
         _N,

@@ -13,6 +13,8 @@ from support.deep_schema import validated
 from harness.servers import Site, reply
 from sitemap_auditor.cli import deep as deep_cli
 
+XHTML_NS = ' xmlns:xhtml="http://www.w3.org/1999/xhtml"'
+
 
 def _serve(site: Site, main: bytes, extra: bytes | None) -> None:
     children = ["/main.xml"] + (["/extra.xml"] if extra is not None else [])
@@ -143,6 +145,37 @@ def test_findings_of_sitemaps_a_cut_run_did_not_read_are_not_resolved(
 
     changes = html_report.render(doc).split('<section id="changes"', 1)[1].split("</section>")[0]
     assert "1 earlier finding was not checked again" in changes
+
+
+def test_a_finding_that_compares_files_is_not_resolved_by_a_run_that_read_one(
+    site: Site, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # main.xml's /a names /b as its German page; extra.xml lists /b with no link back: the
+    # missing return link is main.xml's finding, but it takes extra.xml to find. A run that read
+    # main.xml alone cannot tell it resolved.
+    loc = site.url
+
+    def link(code: str, href: str) -> str:
+        return f'<xhtml:link rel="alternate" hreflang="{code}" href="{href}"/>'
+
+    main = urlset_of(
+        [f"<loc>{loc('/a')}</loc>{link('en', loc('/a'))}{link('de', loc('/b'))}"], XHTML_NS
+    )
+    extra = urlset_of([f"<loc>{loc('/b')}</loc>{link('de', loc('/b'))}"], XHTML_NS)
+    _serve(site, main, extra)
+    old = tmp_path / "old.json"
+    before = _audit(site, capsys)
+    findings = before["findings"]
+    assert isinstance(findings, list)
+    assert ("hreflang-invalid", loc("/main.xml")) in {(f["kind"], f["sitemap"]) for f in findings}
+    old.write_text(json.dumps(before), encoding="utf-8")
+    doc = _audit(site, capsys, "--concurrency", "1", "--max-sitemaps", "2", "--compare", str(old))
+    c = doc["comparison"]
+    assert isinstance(c, dict)
+    sitemaps = doc["sitemaps"]
+    assert isinstance(sitemaps, list)
+    assert [s["type"] for s in sitemaps] == ["sitemapindex", "urlset", "unfetched"]
+    assert c["resolvedFindings"] == [] and c["counts"]["notChecked"] == 1
 
 
 def test_pages_that_broke_between_two_checks_are_a_change(
