@@ -6,8 +6,8 @@ from __future__ import annotations
 
 __all__ = ["LANGUAGES", "REGIONS", "SUGGESTED"]
 
-# ISO 639-1: the two-letter languages. Then the codes ISO withdrew in 1989 that browsers and
-# Google still read as their successors (iw he, in id, ji yi, jw jv, mo ro): no finding for them.
+# ISO 639-1: the two-letter languages. Then the codes ISO withdrew that browsers and Google
+# still read as their successors (iw he, in id, ji yi, jw jv, mo ro, sh sr-Latn): no finding.
 _LANGUAGES = (
     "aa ab ae af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca ce ch co cr cs cu "
     "cv cy da de dv dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv ha he hi "
@@ -16,12 +16,15 @@ _LANGUAGES = (
     "nn no nr nv ny oc oj om or os pa pi pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl "
     "sm sn so sq sr ss st su sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ur uz ve "
     "vi vo wa wo xh yi yo za zh zu "
-    "iw in ji jw mo"
+    "iw in ji jw mo sh"
 )
 LANGUAGES = frozenset(_LANGUAGES.split())
 
-# ISO 3166-1 alpha-2: the countries. Then the region subtags of the language subtag registry
-# that sites use beside them: EU and EZ (the European Union, the euro area), UN, XK (Kosovo).
+# ISO 3166-1 alpha-2: the countries. Then every other two-letter region of the language
+# subtag registry, which BCP 47 tags may use: EU and EZ (the European Union, the euro area),
+# UN, the codes ISO reserves (AC, CP, DG, EA, IC, TA: es-IC is the Canary Islands' Spanish), the
+# deprecated ones (AN, BU, CS, DD, FX, NT, SU, TP, YD, YU, ZR), and the private-use ones (AA,
+# QM to QZ, XA to XZ, ZZ; XK is Kosovo's).
 _REGIONS = (
     "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO "
     "BQ BR BS BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ "
@@ -32,7 +35,9 @@ _REGIONS = (
     "PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL "
     "SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG UM "
     "US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW "
-    "EU EZ UN XK"
+    "EU EZ UN AC CP DG EA IC TA AN BU CS DD FX NT SU TP YD YU ZR "
+    "AA QM QN QO QP QQ QR QS QT QU QV QW QX QY QZ ZZ "
+    "XA XB XC XD XE XF XG XH XI XJ XK XL XM XN XO XP XQ XR XS XT XU XV XW XX XY XZ"
 )
 REGIONS = frozenset(_REGIONS.split())
 
