@@ -956,7 +956,7 @@ def _site_findings(
         found = [r for r in fallbacks if r.type in checks.SITEMAP_ROOTS]
         for r in fallbacks:
             # A usual path that is not there is no finding: it was a guess.
-            if r.http_status == 404 or r.http_status == 410:
+            if is_probe(r.source, r.http_status):
                 r.findings = []
         if not found and fallbacks and not any(r.left_by_a_limit for r in fallbacks):
             # Its Sitemap: lines are read from a 200 only (a 503's body is no robots.txt).

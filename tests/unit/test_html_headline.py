@@ -141,5 +141,8 @@ def test_a_walk_stopped_early_never_heads_the_page_as_clean_or_as_sitemapless() 
     assert "Not every sitemap was read (the audit was interrupted)" in page
     text = text_report.render(some, False)
     assert "none: every sitemap read passes every check (not every sitemap was read)" in text
+    # The depth limit stops no walk but leaves files unread: said so, not "stopped early".
+    deep = {**document(maps, []), "complete": False}
+    assert "Not every sitemap was read (a limit left some unread)" in render(deep)
     # A complete walk keeps its words.
     assert _headline(render(document([], [], robots_status=404))) == ("err", "No sitemap found")

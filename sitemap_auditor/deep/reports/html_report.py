@@ -242,8 +242,9 @@ def _outcome(
     # A walk a limit or an interruption stopped says so: what it did not read, it did not check.
     stopped = doc.get("stoppedBy")
     cut = doc.get("complete") is not True
+    # No stop but not complete: the depth limit (or the records' bound) left some unread.
     reason = (_STOPPED.get(stopped, v.h(stopped, 40)) if isinstance(stopped, str) else "") or (
-        "the audit stopped early"
+        "a limit left some unread"
     )
     if not v.as_list(doc.get("sitemaps")):
         if cut:
