@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
-from sitemap_auditor.cli.password import PASSWORD_ENV, credentials
+from sitemap_auditor.cli.password import PASSWORD_ENV, credentials, one_host
 from sitemap_auditor.core import site as sites
 from sitemap_auditor.core.interrupts import Interrupt
 from sitemap_auditor.core.request_headers import ExtraHeaders
@@ -493,6 +493,8 @@ def run_many(
                     "--allow-private-networks to audit a private or loopback address (local "
                     "development only)"
                 )
+    if args.user:
+        one_host(sites, parser)
     creds = credentials(args.user, parser) if args.user else None
     options = Options(
         limits=limits,

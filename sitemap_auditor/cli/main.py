@@ -17,7 +17,7 @@ from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from sitemap_auditor import __version__
 from sitemap_auditor.cli.outputs import colour_enabled
-from sitemap_auditor.cli.password import PASSWORD_ENV, credentials
+from sitemap_auditor.cli.password import PASSWORD_ENV, credentials, one_host
 from sitemap_auditor.core.codes import Status
 from sitemap_auditor.core.errors import FetchErrorKind
 from sitemap_auditor.core.issues import Issue, Kind
@@ -497,6 +497,8 @@ def main(
     if not demo and not urls:
         parser.error("no URL given (name one, use --input FILE, '-' for standard input, or 'demo')")
 
+    if args.user is not None:
+        one_host(urls, parser)
     creds = credentials(args.user, parser) if args.user is not None else None
 
     from sitemap_auditor.audit import config

@@ -7,12 +7,13 @@ import argparse
 import getpass
 import os
 import sys
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from sitemap_auditor.core.credentials import Credentials
 
-__all__ = ["PASSWORD_ENV", "credentials"]
+__all__ = ["PASSWORD_ENV", "credentials", "one_host"]
 
 PASSWORD_ENV = "SITEMAP_AUDITOR_PASSWORD"
 
@@ -40,3 +41,23 @@ def _password(user: str, parser: argparse.ArgumentParser) -> str:
         return getpass.getpass(f"Password for {user}: ")
     except (EOFError, KeyboardInterrupt):
         parser.error("no password given")
+
+
+def one_host(urls: Iterable[str], parser: argparse.ArgumentParser) -> None:
+    """A usage error when --user would go to the sites of more than one host: each audit sends
+    the credentials to its own site, and a list of URLs (a file, standard input) may name
+    another owner's site beside yours. URLs with no site (no audit sends anything) count for
+    none."""
+    from sitemap_auditor.core import site as sites
+
+    hosts: dict[str, None] = {}
+    for url in urls:
+        site = sites.resolve(url)
+        if site is not None:
+            hosts.setdefault(site.host)
+    if len(hosts) > 1:
+        named = ", ".join(list(hosts)[:3]) + (", ..." if len(hosts) > 3 else "")
+        parser.error(
+            f"--user sends the password to every site audited, and these URLs name "
+            f"{len(hosts)} hosts ({named}): audit one host's URLs with --user"
+        )

@@ -179,6 +179,35 @@ def test_a_password_of_bytes_that_are_not_utf8_is_a_usage_error(
     assert fresh.seen == []
 
 
+@pytest.mark.parametrize("command", [(), ("deep",)], ids=["audit", "deep"])
+def test_user_with_the_sites_of_two_hosts_is_a_usage_error(
+    fresh: Site, other_site: Site, tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    # A list of URLs may name another owner's site beside yours: --user would send it the
+    # password (each audit sends the credentials to its own site). Nothing is fetched.
+    listed = tmp_path / "sites.txt"
+    listed.write_text(
+        f"{fresh.url('/')}\n{other_site.url('/').replace('127.0.0.1', '127.0.0.2')}\n"
+    )
+    done = cli(
+        *command,
+        "--user",
+        "editor",
+        "--allow-private-networks",
+        "--input",
+        str(listed),
+        SITEMAP_AUDITOR_PASSWORD=PASSWORD,
+    )
+    assert done.returncode == 64, done.stderr
+    assert "--user sends the password to every site audited" in done.stderr
+    assert "2 hosts (127.0.0.1, 127.0.0.2)" in done.stderr
+    assert fresh.seen == [] and other_site.seen == []
+    # Two URLs of one host are one site's: audited with the credentials.
+    two = cli("--user", "editor", "--allow-private-networks", fresh.url("/"), fresh.url("/x"),
+              SITEMAP_AUDITOR_PASSWORD=PASSWORD)  # fmt: skip
+    assert two.returncode != 64, two.stderr
+
+
 def test_user_without_password_and_no_terminal_is_a_usage_error(fresh: Site) -> None:
     done = cli("--user", "editor", "--allow-private-networks", fresh.url("/"), stdin="")
     assert done.returncode == 64
