@@ -572,6 +572,24 @@ def test_a_run_id_holding_the_password_is_logged_without_it(
     assert password not in logs.text()
 
 
+def test_a_run_id_cut_across_a_copy_of_the_password_logs_none_of_it(
+    audit: AuditFn, site: Site, logs: LogCapture
+) -> None:
+    # The id holds the password twenty times, then once more across where it is cut: hiding
+    # the first copies shortens the text, and must not bring the cut copy's start into the
+    # 2,048 characters logged.
+    from sitemap_auditor.audit.observability import MAX_LOG_RUN_ID_CHARS
+    from sitemap_auditor.core.credentials import Credentials
+
+    site.route("/sitemap.xml", reply(urlset([FRESH])))
+    password = "Zq7-vault-Pa55word-long-secret-xy"
+    room = MAX_LOG_RUN_ID_CHARS + max(map(len, Credentials("u", password).secrets()))
+    head = (password + " ") * 20
+    run_id = head + "x" * (room - 25 - len(head)) + password
+    audit(site.url("/"), id=run_id, basicAuth={"username": "u", "password": password})
+    assert password[:12] not in logs.text()
+
+
 def test_a_defect_becomes_the_platform_error_response(
     audit: AuditFn, site: Site, logs: LogCapture
 ) -> None:
