@@ -457,6 +457,7 @@ def run_many(
     from contextlib import nullcontext
     from dataclasses import replace
 
+    from sitemap_auditor.cli.outputs import to_reader
     from sitemap_auditor.core import urls
     from sitemap_auditor.deep import document as documents
     from sitemap_auditor.deep.finding_rows import FindingRows
@@ -541,13 +542,13 @@ def run_many(
             with open(os.path.join(args.html, name + ".html"), "w", encoding="utf-8") as f:
                 f.write(html_report.render(doc))
         status = EXIT_CODES[documents.worst_severity(doc)]
-        with lock:
+        with lock, to_reader(stdout):
+            worst = max(worst, status)
             if args.json:
                 stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
             else:
                 stdout.write(text_report.render(doc, False) + "\n\n")
             stdout.flush()
-            worst = max(worst, status)
 
     def host_in_turn(group: list[str]) -> None:
         for url in group:
@@ -797,17 +798,18 @@ def _report(
 
         with open(args.html, "w", encoding="utf-8") as f:
             f.write(html_report.render(doc))
-    if args.json:
-        stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
-    else:
-        from sitemap_auditor.cli.outputs import colour_enabled
+    from sitemap_auditor.cli.outputs import colour_enabled, to_reader
 
-        colour = colour_enabled(stdout)
-        width = _terminal_width(stdout)
-        stdout.write(text_report.render(doc, colour, width) + "\n")
-        if pages is not None:
-            stdout.write(text_report.pages_text(pages, width) + "\n")
-    stdout.flush()
+    with to_reader(stdout):  # a reader gone (`| head`) ends the report, not the command
+        if args.json:
+            stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+        else:
+            colour = colour_enabled(stdout)
+            width = _terminal_width(stdout)
+            stdout.write(text_report.render(doc, colour, width) + "\n")
+            if pages is not None:
+                stdout.write(text_report.pages_text(pages, width) + "\n")
+        stdout.flush()
     stopped = found.stopped_by == "interrupted" or (pages or {}).get("stoppedBy") == "interrupted"
     if stopped or interrupt.exit_status is not None:
         stderr.write("stopped: interrupted; the report covers what was read\n")

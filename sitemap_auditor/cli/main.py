@@ -16,7 +16,8 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from sitemap_auditor import __version__
-from sitemap_auditor.cli.outputs import colour_enabled
+from sitemap_auditor.cli.outputs import colour_enabled, to_reader
+from sitemap_auditor.cli.outputs import gone as reader_gone
 from sitemap_auditor.cli.password import PASSWORD_ENV, credentials, one_host
 from sitemap_auditor.core.codes import Status
 from sitemap_auditor.core.errors import FetchErrorKind
@@ -553,9 +554,7 @@ def main(
         # As a single audit's does: quietly, by the worst outcome printed or not, and with no
         # further write to the closed pipe (the interpreter's own flush at exit included).
         printer.stop()
-        with contextlib.suppress(OSError):
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, stdout.fileno())
+        reader_gone(stdout)
         os._exit(max(EXIT_CODES.get(s, 3) for s in gone.statuses))
     except KeyboardInterrupt:
         # Every result printed so far was flushed as it came: it stays where it went.
@@ -566,8 +565,12 @@ def main(
         # Audits still running would hold the exit for up to their 30 s deadlines.
         os._exit(EXIT_INTERRUPTED)
     if len(statuses) > 1:
-        (stderr if as_json else stdout).write(_summary(statuses) + "\n")
-    stdout.flush()
+        summary = stderr if as_json else stdout
+        with to_reader(summary):
+            summary.write(_summary(statuses) + "\n")
+            summary.flush()
+    with to_reader(stdout):
+        stdout.flush()
     return max(EXIT_CODES.get(s, 3) for s in statuses)
 
 

@@ -4,10 +4,12 @@ an hour of reading)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from typing import IO
 
-__all__ = ["colour_enabled", "file_problem", "folder_problem"]
+__all__ = ["colour_enabled", "file_problem", "folder_problem", "gone", "to_reader"]
 
 
 def colour_enabled(stream: IO[str]) -> bool:
@@ -16,6 +18,27 @@ def colour_enabled(stream: IO[str]) -> bool:
     if os.environ.get("NO_COLOR"):
         return False
     return hasattr(stream, "isatty") and stream.isatty()
+
+
+@contextlib.contextmanager
+def to_reader(stream: IO[str]) -> Iterator[None]:
+    """Writes to stream, whose reader may have gone (a pipe into `head`): a BrokenPipeError ends
+    them quietly, and the stream writes nowhere from then on (`gone`)."""
+    try:
+        yield
+    except BrokenPipeError:
+        gone(stream)
+
+
+def gone(stream: IO[str]) -> None:
+    """Send what stream still holds, and all it is given later, nowhere: its reader is gone, and
+    neither the command's later writes nor the interpreter's flush at exit may fail on it."""
+    with contextlib.suppress(OSError, ValueError):  # no file descriptor (a StringIO), say
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, stream.fileno())
+        finally:
+            os.close(devnull)
 
 
 def file_problem(path: str) -> str | None:

@@ -691,3 +691,35 @@ def test_ctrl_c_at_any_moment_of_the_start_up_exits_130_without_a_traceback(site
             assert proc.returncode in (status, -sig), (delay, sig, proc.returncode, err)
             if sig == signal.SIGINT:
                 assert proc.returncode == 130, (delay, err)
+
+
+def test_a_summary_or_a_report_whose_reader_is_gone_ends_quietly(fresh: Site) -> None:
+    assert SCRIPT is not None
+    # A batch's summary goes to standard error with --json: its reader gone, the records are
+    # all out, and the status is the worst outcome's.
+    proc = subprocess.Popen(
+        [SCRIPT, "--allow-private-networks", "--json", fresh.url("/"), fresh.url("/x")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env(),
+        cwd=ROOT,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stderr.close()
+    records = proc.stdout.read().decode().splitlines()
+    proc.stdout.close()
+    assert proc.wait(timeout=60) == 0 and len(records) == 2
+    # The deep audit's report, its reader gone before it is written.
+    proc = subprocess.Popen(
+        [SCRIPT, "deep", "--allow-private-networks", fresh.url("/")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env(),
+        cwd=ROOT,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=60) in (0, 1, 2), err
+    assert "Traceback" not in err and "BrokenPipe" not in err
