@@ -86,8 +86,10 @@ def _read(
             return cast(T, hit[1])
     try:
         read = _secrets_client().get_secret_value
-        # Cut at the worst its timeouts allow, and at the moment the answer is due.
-        bound = WORST_READ_S if answer_by is None else min(WORST_READ_S, answer_by - now)
+        # Cut at the worst its timeouts allow, and at the moment the answer is due (reckoned
+        # after the client is made: the first read imports boto3 and builds it).
+        left = WORST_READ_S if answer_by is None else answer_by - time.monotonic()
+        bound = min(WORST_READ_S, left)
         answer = within(bound, lambda: read(SecretId=secret_id), "secret-read")
     except Exception as e:  # noqa: BLE001 -- any failure of the secret is the same outcome
         raise SecretError(f"{what} {secret_id!r} could not be read: {_code(e)}") from None
