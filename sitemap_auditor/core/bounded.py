@@ -55,7 +55,8 @@ def within(seconds: float, call: Callable[[], T], name: str = "bounded-call") ->
     try:
         worker.start()
     except BaseException:
-        _SLOTS.release()
+        if worker.ident is None:  # not started: its slot is still the caller's to give back
+            _SLOTS.release()
         raise
     worker.join(max(0.0, due - time.monotonic()))
     if not box:
