@@ -39,6 +39,14 @@ def cli(*args: str, stdin: str | None = None, **extra: str) -> subprocess.Comple
     )
 
 
+def started(*args: str) -> subprocess.Popen[bytes]:
+    """The console script started on args, its standard output and error pipes to read."""
+    assert SCRIPT is not None, "the console script is not installed"
+    return subprocess.Popen(
+        [SCRIPT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(), cwd=ROOT
+    )
+
+
 @pytest.fixture
 def fresh(site: Site) -> Site:
     site.route("/robots.txt", reply("Sitemap: /sitemap.xml\n", content_type="text/plain"))
@@ -646,14 +654,7 @@ def test_a_batch_whose_reader_goes_away_ends_quietly(site: Site, other_site: Sit
         reply("User-agent: *\n", content_type="text/plain")(h)
 
     other_site.route("/robots.txt", slow)
-    assert SCRIPT is not None
-    proc = subprocess.Popen(
-        [SCRIPT, "--allow-private-networks", "--json", site.url("/"), other_site.url("/")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env(),
-        cwd=ROOT,
-    )
+    proc = started("--allow-private-networks", "--json", site.url("/"), other_site.url("/"))
     assert proc.stdout is not None and proc.stderr is not None
     first = proc.stdout.readline()
     assert json.loads(first)["url"] == site.url("/")
@@ -676,17 +677,10 @@ def test_ctrl_c_at_any_moment_of_the_start_up_exits_130_without_a_traceback(site
     # are Python's) through its imports, to the audit under way.
     for delay in (0.03, 0.06, 0.1, 0.15, 0.2, 0.3, 0.45, 0.7):
         for sig, status in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
-            proc = subprocess.Popen(
-                [SCRIPT, "--allow-private-networks", site.url("/")],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                env=env(),
-                cwd=ROOT,
-            )
+            proc = started("--allow-private-networks", site.url("/"))
             clock.sleep(delay)
             proc.send_signal(sig)
-            _, err = proc.communicate(timeout=30)
+            err = proc.communicate(timeout=30)[1].decode()
             assert "Traceback" not in err, (delay, sig, err)
             assert proc.returncode in (status, -sig), (delay, sig, proc.returncode, err)
             if sig == signal.SIGINT:
@@ -694,29 +688,16 @@ def test_ctrl_c_at_any_moment_of_the_start_up_exits_130_without_a_traceback(site
 
 
 def test_a_summary_or_a_report_whose_reader_is_gone_ends_quietly(fresh: Site) -> None:
-    assert SCRIPT is not None
     # A batch's summary goes to standard error with --json: its reader gone, the records are
     # all out, and the status is the worst outcome's.
-    proc = subprocess.Popen(
-        [SCRIPT, "--allow-private-networks", "--json", fresh.url("/"), fresh.url("/x")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env(),
-        cwd=ROOT,
-    )
+    proc = started("--allow-private-networks", "--json", fresh.url("/"), fresh.url("/x"))
     assert proc.stdout is not None and proc.stderr is not None
     proc.stderr.close()
     records = proc.stdout.read().decode().splitlines()
     proc.stdout.close()
     assert proc.wait(timeout=60) == 0 and len(records) == 2
     # The deep audit's report, its reader gone before it is written.
-    proc = subprocess.Popen(
-        [SCRIPT, "deep", "--allow-private-networks", fresh.url("/")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env(),
-        cwd=ROOT,
-    )
+    proc = started("deep", "--allow-private-networks", fresh.url("/"))
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()
     err = proc.stderr.read().decode()
