@@ -96,7 +96,9 @@ IDENTICAL_MIN_SHARE = 0.9
 # Entries without extensions gathered before `SitemapChecks.flush` checks them as one run, at
 # most: what a run holds is bounded by this as well as by the slice fed.
 _RUN_ENTRIES = 4096
-# Return links of hreflang alternates are checked for at most this many links (16 bytes each).
+# Return links of hreflang alternates are checked for at most this many links (32 bytes each),
+# among at most this many pages with alternates (a set of their hashes: about 60 bytes each).
+# Past either, the walk says so (a limit-reached notice): a missing link back goes unseen.
 MAX_TRACKED_ALTERNATES = 1_000_000
 # Alternate links whose words are kept for the examples of hreflang-invalid (no return link).
 LINK_EXAMPLES = 4096
@@ -575,7 +577,11 @@ class SiteChecks:
 
     def alternate(self, sitemap: str, line: int, loc: str, href: str) -> None:
         """Remember a link from loc to its alternate href, to look for the way back at the end."""
-        self._with_alternates.add(hash(loc) & _MASK)
+        pages = self._with_alternates
+        if len(pages) < MAX_TRACKED_ALTERNATES:
+            pages.add(hash(loc) & _MASK)
+        elif hash(loc) & _MASK not in pages:
+            self.alternates_dropped = True  # a page past the bound: no link to it is judged
         if loc == href:
             return
         if len(self._links) >= MAX_TRACKED_ALTERNATES:

@@ -12,7 +12,9 @@ from sitemap_auditor.audit import steps as lambda_audit
 from sitemap_auditor.core import robots
 from sitemap_auditor.core import site as sites
 from sitemap_auditor.core.errors import FetchError, FetchErrorKind
+from sitemap_auditor.core.request_headers import ExtraHeaders
 from sitemap_auditor.core.text import clip
+from sitemap_auditor.deep.checks import ROBOTS_AGENTS
 from sitemap_auditor.deep.options import MAX_SITEMAPS_CEILING, Options
 from sitemap_auditor.deep.robots_rules import robots_unreachable
 from sitemap_auditor.fetching.exchange import Reply, Request
@@ -20,7 +22,15 @@ from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy, default_transpo
 from sitemap_auditor.fetching.guard import Guard
 from sitemap_auditor.fetching.replay import Recordings
 
-__all__ = ["MAX_SKIPPED", "RobotsAnswer", "Skipped", "robots_txt", "robots_txt_kept", "verdict"]
+__all__ = [
+    "MAX_SKIPPED",
+    "RobotsAnswer",
+    "Skipped",
+    "robots_agents",
+    "robots_txt",
+    "robots_txt_kept",
+    "verdict",
+]
 
 # robots.txt's status (None: no answer), its body (when 200), every usable `Sitemap:` URL,
 # repeats included (the walk reads each sitemap once, and counts the repeats), the Sitemap:
@@ -104,3 +114,15 @@ class _NoTimeLeft:
 
 
 _NO_TIME_LEFT = _NoTimeLeft()
+
+
+def robots_agents(headers: ExtraHeaders) -> tuple[str, ...]:
+    """The crawlers robots.txt is read for: Googlebot, Bingbot, and the product the User-Agent
+    header names (--user-agent) when it is neither (robots_rules.product_token)."""
+    from sitemap_auditor.deep.robots_rules import product_token
+
+    agent = next((v for n, v in headers.items if n.lower() == "user-agent"), None)
+    token = product_token(agent) if agent is not None else None
+    known = {a.lower() for a in ROBOTS_AGENTS}
+    extra = (token,) if token is not None and token.lower() not in known else ()
+    return ROBOTS_AGENTS + extra

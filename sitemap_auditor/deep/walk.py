@@ -27,7 +27,6 @@ from sitemap_auditor.core.errors import FetchError, FetchErrorKind
 from sitemap_auditor.core.interrupts import Interrupt
 from sitemap_auditor.core.issues import Kind as IssueKind
 from sitemap_auditor.core.parser import ParsedSitemap, Rejected, SitemapParser
-from sitemap_auditor.core.request_headers import ExtraHeaders
 from sitemap_auditor.core.text import clip
 from sitemap_auditor.core.urls import strip_userinfo
 from sitemap_auditor.deep import checks, first_answers, redaction
@@ -110,18 +109,6 @@ def load_rules(body: bytes) -> Rules:
     from sitemap_auditor.deep.robots_rules import RobotsRules
 
     return RobotsRules.parse(body)
-
-
-def robots_agents(headers: ExtraHeaders) -> tuple[str, ...]:
-    """The crawlers robots.txt is read for: Googlebot, Bingbot, and the product the User-Agent
-    header names (--user-agent) when it is neither (robots_rules.product_token)."""
-    from sitemap_auditor.deep.robots_rules import product_token
-
-    agent = next((v for n, v in headers.items if n.lower() == "user-agent"), None)
-    token = product_token(agent) if agent is not None else None
-    known = {a.lower() for a in checks.ROBOTS_AGENTS}
-    extra = (token,) if token is not None and token.lower() not in known else ()
-    return checks.ROBOTS_AGENTS + extra
 
 
 @dataclass
@@ -882,7 +869,7 @@ def walk(url: str, options: Options | None = None) -> Walk:
     max_dedupe = options.limits.max_dedupe_urls
     records = walker.records
     seen = Duplicates(max_dedupe, order=lambda number: records[number].place)
-    agents = robots_agents(options.headers)
+    agents = first_answers.robots_agents(options.headers)
     # Its host as the one reading spells it, as each sitemap's scope is read (`127.1` is
     # 127.0.0.1 there): the robots.txt of that host decides for its URLs.
     robots_host = site.root.host
@@ -989,6 +976,9 @@ def _site_findings(
             why.append(f"at most {walker.limits.max_depth} levels of indexes")
         if not interrupted:
             why.append(f"{unfetched:,} sitemap{'' if unfetched == 1 else 's'} not read")
+    if site.alternates_dropped:
+        most = checks.MAX_TRACKED_ALTERNATES
+        why.append(f"hreflang return links looked for among the first {most:,} links only")
     if site.seen.full:
         why.append(
             f"duplicates looked for among the first {site.seen.max_urls:,} URLs read only (which"

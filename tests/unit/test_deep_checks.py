@@ -537,7 +537,7 @@ def test_each_agent_with_a_group_of_its_own_is_matched() -> None:
 
 def test_the_user_agents_product_is_what_robots_txt_is_read_for() -> None:
     from sitemap_auditor.core.request_headers import ExtraHeaders
-    from sitemap_auditor.deep.walk import robots_agents
+    from sitemap_auditor.deep.first_answers import robots_agents
 
     def agents(ua: str) -> tuple[str, ...]:
         return robots_agents(ExtraHeaders.of([("User-Agent", ua)]))

@@ -645,3 +645,31 @@ def test_a_robots_txt_that_answers_503_is_not_said_to_list_no_sitemap(site: Site
     assert site_level
     assert "robots.txt answered HTTP 503, and none of" in site_level[0]["message"]
     assert "lists no sitemap" not in site_level[0]["message"]
+
+
+def test_return_links_past_their_bound_are_said_to_be_unchecked(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Past the pages and links tracked, a missing link back goes unseen: the walk says so, and
+    # a comparison resolves no hreflang finding by it (a limit-reached notice).
+    from sitemap_auditor.deep import checks
+
+    monkeypatch.setattr(checks, "MAX_TRACKED_ALTERNATES", 2)
+
+    def link(code: str, href: str) -> str:
+        return f'<xhtml:link rel="alternate" hreflang="{code}" href="{href}"/>'
+
+    pages = [site.url(f"/p{i}") for i in range(6)]
+    body = urlset_of(
+        [
+            f"<loc>{p}</loc>{link('en', p)}{link('de', pages[(i + 1) % 6])}"
+            for i, p in enumerate(pages)
+        ],
+        XHTML_NS,
+    )
+    serve_listed(site, {"/s.xml": body})
+    found = kinds_of(run(site.url("/")))
+    assert (
+        "hreflang return links looked for among the first 2 links only"
+        in (found["limit-reached"]["message"])
+    )
