@@ -95,11 +95,18 @@ def _checked_pages(document: Mapping[str, Any]) -> bool:
 
 def _checked(document: Mapping[str, Any]) -> Callable[[_Key], bool]:
     """Whether the document's run checked again what a finding is about: every finding, when it
-    read every sitemap (`complete`); else a sitemap's own findings, when it read that sitemap,
-    but for those found by comparing it with the other files (`KindInfo.across_files`).
+    read every sitemap (`complete`) and no bound of its checks was reached (no limit-reached
+    notice: the duplicate table's or the return links' bound leaves the walk complete); else a
+    sitemap's own findings, when it read that sitemap, but for those found by comparing it
+    with the other files (`KindInfo.across_files`), and the site's when every sitemap was read.
     A finding it did not check is no resolved one: a run cut short by a limit or Ctrl-C found
     fewer only for what it did not read."""
-    if document.get("complete") is True:
+    complete = document.get("complete") is True
+    limited = any(
+        isinstance(f, Mapping) and f.get("kind") == Kind.LIMIT_REACHED.value
+        for f in _list(document.get("findings"))
+    )
+    if complete and not limited:
         return lambda key: True
     read = {
         str(item["url"])
@@ -108,7 +115,13 @@ def _checked(document: Mapping[str, Any]) -> Callable[[_Key], bool]:
         and _str(item.get("url"))
         and item.get("type") not in (None, "unfetched")
     }
-    return lambda key: key[1] is not None and key[1] in read and not _across_files(key[0])
+
+    def checked(key: _Key) -> bool:
+        if _across_files(key[0]):
+            return False
+        return complete if key[1] is None else complete or key[1] in read
+
+    return checked
 
 
 def _across_files(kind: str) -> bool:

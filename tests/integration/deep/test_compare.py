@@ -178,6 +178,28 @@ def test_a_finding_that_compares_files_is_not_resolved_by_a_run_that_read_one(
     assert c["resolvedFindings"] == [] and c["counts"]["notChecked"] == 1
 
 
+def test_duplicates_not_looked_for_past_the_tables_bound_are_not_resolved(
+    site: Site, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # The walk reads every file (complete), but with a duplicate table of one URL it looks for
+    # repeats among the first only: the repeat across the two files is still there.
+    loc = site.url
+    main = urlset_of([f"<loc>{loc('/a')}</loc>", f"<loc>{loc('/b')}</loc>"])
+    _serve(site, main, urlset_of([f"<loc>{loc('/b')}</loc>"]))
+    old = tmp_path / "old.json"
+    before = _audit(site, capsys, "--concurrency", "1")
+    kinds = {f["kind"] for f in before["findings"]}  # type: ignore[attr-defined]
+    assert "duplicate-url" in kinds
+    old.write_text(json.dumps(before), encoding="utf-8")
+    doc = _audit(
+        site, capsys, "--concurrency", "1", "--max-dedupe-urls", "1", "--compare", str(old)
+    )
+    assert doc["complete"] is True
+    c = doc["comparison"]
+    assert isinstance(c, dict)
+    assert c["resolvedFindings"] == [] and c["counts"]["notChecked"] == 1
+
+
 def test_pages_that_broke_between_two_checks_are_a_change(
     site: Site, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
