@@ -42,6 +42,17 @@ def within(seconds: float, call: Callable[[], T], name: str = "bounded-call") ->
     if not _SLOTS.acquire(timeout=seconds):
         raise PastDueError
     box: list[tuple[bool, object]] = []
+    # The slot is given back once: by the thread when its call ends, or by the caller when the
+    # thread could not be started (an interruption inside Thread.start may come either side of
+    # the thread's own start).
+    held = [True]
+    hold = threading.Lock()
+
+    def give_back() -> None:
+        with hold:
+            if held[0]:
+                held[0] = False
+                _SLOTS.release()
 
     def run() -> None:
         try:
@@ -49,14 +60,13 @@ def within(seconds: float, call: Callable[[], T], name: str = "bounded-call") ->
         except Exception as e:  # noqa: BLE001 -- handed to the caller's thread as it is
             box.append((False, e))
         finally:
-            _SLOTS.release()
+            give_back()
 
     worker = threading.Thread(target=run, name=name, daemon=True)
     try:
         worker.start()
     except BaseException:
-        if worker.ident is None:  # not started: its slot is still the caller's to give back
-            _SLOTS.release()
+        give_back()
         raise
     worker.join(max(0.0, due - time.monotonic()))
     if not box:
