@@ -142,13 +142,10 @@ class Invocation:
         if secrets is not None:
             self.secrets = secrets
         if self._run_id is not None:
-            # Hidden before it is cut, in as much of it as a secret across the cut needs; that
-            # first cut is marked, so that what it left of a secret goes too (each secret
-            # hidden shortens the text, and would bring such a piece into what is kept).
-            room = MAX_LOG_RUN_ID_CHARS + max(map(len, self.secrets), default=0)
-            raw = self._run_id
-            shown = raw if len(raw) <= room else raw[:room] + "..."
-            self.run_id = redact(shown, self.secrets)[:MAX_LOG_RUN_ID_CHARS]
+            # Hidden whole, then cut: a cut first would leave a piece of a secret across it
+            # (its spellings included), and hiding earlier copies would bring it into what is
+            # kept. The event's size bounds the id.
+            self.run_id = redact(self._run_id, self.secrets)[:MAX_LOG_RUN_ID_CHARS]
         url = self._url
         logger.thread_safe_append_keys(
             run_id=self.run_id,

@@ -572,8 +572,9 @@ def test_a_run_id_holding_the_password_is_logged_without_it(
     assert password not in logs.text()
 
 
+@pytest.mark.parametrize("spelled", [False, True], ids=["plain", "percent-encoded"])
 def test_a_run_id_cut_across_a_copy_of_the_password_logs_none_of_it(
-    audit: AuditFn, site: Site, logs: LogCapture
+    audit: AuditFn, site: Site, logs: LogCapture, spelled: bool
 ) -> None:
     # The id holds the password twenty times, then once more across where it is cut: hiding
     # the first copies shortens the text, and must not bring the cut copy's start into the
@@ -585,9 +586,11 @@ def test_a_run_id_cut_across_a_copy_of_the_password_logs_none_of_it(
     password = "Zq7-vault-Pa55word-long-secret-xy"
     room = MAX_LOG_RUN_ID_CHARS + max(map(len, Credentials("u", password).secrets()))
     head = (password + " ") * 20
-    run_id = head + "x" * (room - 25 - len(head)) + password
+    # The last copy in another spelling of its characters, hidden as the password is.
+    last = "%5A" + password[1:].replace("a", "%61") if spelled else password
+    run_id = head + "x" * (room - 25 - len(head)) + last
     audit(site.url("/"), id=run_id, basicAuth={"username": "u", "password": password})
-    assert password[:12] not in logs.text()
+    assert password[:12] not in logs.text() and last[:12] not in logs.text()
 
 
 def test_a_defect_becomes_the_platform_error_response(
