@@ -978,7 +978,7 @@ def _site_findings(
             why.append(f"{unfetched:,} sitemap{'' if unfetched == 1 else 's'} not read")
     if site.alternates_dropped:
         most = checks.MAX_TRACKED_ALTERNATES
-        why.append(f"hreflang return links looked for among the first {most:,} links only")
+        why.append(f"hreflang return links looked for among {most:,} links and pages only")
     if site.seen.full:
         why.append(
             f"duplicates looked for among the first {site.seen.max_urls:,} URLs read only (which"
