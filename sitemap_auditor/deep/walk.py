@@ -234,6 +234,8 @@ class _Walker:
                 rec.content_type = clip(answer.content_type or "", 200) or None
                 if not 200 <= answer.status < 300:
                     self._refused(rec, answer, tally)
+                elif self._read_elsewhere(rec, answer.final):
+                    rec.type = "redirect"  # its body is another record's: read there, once
                 else:
                     self._read(rec, answer, out)
         except FetchError as e:
@@ -268,6 +270,17 @@ class _Walker:
                 elif not rec.cut:
                     out.checks.finish_cut()
         return out
+
+    def _read_elsewhere(self, rec: SitemapRecord, final: urls.WebURL) -> bool:
+        """True when rec redirected to a sitemap listed too (any spelling), read in its own
+        right: rec's body is not read again (/sitemap.xml redirecting to /sitemap_index.xml,
+        both listed or guessed, gives the site's URLs once). Only one recorded before rec, or
+        listed by robots.txt or guessed (recorded before any fetch), is known whichever fetch
+        ends first, so the same site gives the same tree every run."""
+        number = self.listed.get(urls.resource_key(final)) if rec.final_url else None
+        if number is None or number == rec.number:
+            return False
+        return number < rec.number or self.records[number].parent is None
 
     def _refused(self, rec: SitemapRecord, answer: Any, tally: Tally) -> None:
         rec.type = "unknown"
@@ -364,11 +377,9 @@ class _Walker:
         parser = SitemapParser(entries)
         out.parser = parser
         out.reader = entries
-        # The lock is taken per batch of chunks (PARSE_BATCH_BYTES), not per entry or chunk:
-        # parsing is bound by the interpreter's lock anyway; a lock per entry made four fetches
-        # at once cost half as much again as one, and a lock per 64 KiB chunk a tenth more than
-        # a batch (the files' parsing taking turns a chunk at a time). The next batch is read
-        # (the network, the inflating) without it.
+        # The lock is taken per batch of chunks (PARSE_BATCH_BYTES): parsing is bound by the
+        # interpreter's lock anyway; a lock per entry made four fetches cost half as much again
+        # as one, and per 64 KiB chunk a tenth more. The next batch is read without it.
         batch = [head]
         held = 0
         # The last batch fed, and the lines before it: an error's line is quoted from it.

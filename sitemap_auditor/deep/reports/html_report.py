@@ -632,9 +632,12 @@ def _box(svg: str) -> str:
     return f'<div class="chartbox">{svg}</div>'
 
 
-def _badges(errors: int, warnings: int, notices: int, ok: bool = True, read: bool = True) -> str:
+def _badges(
+    errors: int, warnings: int, notices: int, ok: bool = True, read: bool = True, kind: str = ""
+) -> str:
     """A file's (or a group's) pills: its findings, else OK when ok, or "Not read" for a file
-    the audit never read (a limit, an interruption): it passed nothing."""
+    the audit never read (a limit, an interruption): it passed nothing; a file whose redirect
+    led to another sitemap listed too is read there, and passes nothing of its own."""
     out = []
     for n, label, css in (
         (errors, "error", "err"),
@@ -647,6 +650,8 @@ def _badges(errors: int, warnings: int, notices: int, ok: bool = True, read: boo
         return "".join(out)
     if not read:
         return '<span class="pill p-other">Not read</span>'
+    if kind == "redirect":
+        return '<span class="pill p-other">Read where it redirects</span>'
     return '<span class="pill p-ok">OK</span>' if ok else ""
 
 
@@ -857,7 +862,8 @@ def _node(
     head = (
         f'<li class="node n-{css}{" broken" if f.rank <= 1 else ""}" id="s-{node}">'
         f"<details{is_open}><summary>"
-        f"{_badges(f.errors, f.warnings, f.notices, not inside, f.type != 'unfetched')}{holds} "
+        f"{_badges(f.errors, f.warnings, f.notices, not inside, f.type != 'unfetched', f.type)}"
+        f"{holds} "
         f'<span class="url">{v.h(f.url, v.MAX_URL) or "(no URL)"}</span> '
         f'<span class="meta">{" · ".join(meta)}</span></summary><div class="body">'
     )

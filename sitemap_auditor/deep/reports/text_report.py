@@ -89,7 +89,9 @@ def _tree(sitemaps: list[Mapping[str, Any]], interrupted: bool = False) -> list[
             status = f"HTTP {s['httpStatus']}" if s["httpStatus"] is not None else "no answer"
             if s.get("finalUrl"):
                 status += f" from {s['finalUrl']}"  # where redirects led
-            if what == "unfetched":
+            if what == "redirect":  # to a sitemap listed too, read in its own right
+                status = f"HTTP {s['httpStatus']}, redirects to {s['finalUrl']}: read there"
+            elif what == "unfetched":
                 # Refused or unanswered (its error says why), or left by a limit of the walk.
                 failed = s["findings"]["error"]
                 left = "interrupted" if interrupted else "a limit was reached"

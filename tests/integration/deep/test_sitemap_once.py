@@ -13,6 +13,7 @@ from support.deep import SITEMAPS_NS, kinds_of, run, urlset_of
 
 from harness.servers import Site, redirect, reply
 from sitemap_auditor.core import candidates
+from sitemap_auditor.deep.reports import html_report, text_report
 from sitemap_auditor.fetching import replay
 
 
@@ -135,3 +136,63 @@ def test_an_error_page_that_drips_does_not_hold_up_the_verdict(site: Site) -> No
     assert site.paths().count("/s.xml") == 2
     assert took < replay.MAX_DRAIN_S + 3.0 + 1.5, took
     assert kinds_of(doc)["couldnt-fetch"]["count"] == 1
+
+
+def _index_of(*children: str) -> bytes:
+    return (
+        f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">'
+        + "".join(f"<sitemap><loc>{c}</loc></sitemap>" for c in children)
+        + "</sitemapindex>"
+    ).encode()
+
+
+def test_a_usual_path_redirecting_to_another_is_read_there_once(site: Site) -> None:
+    # WordPress with Yoast or Rank Math, and no Sitemap: line: /sitemap.xml redirects to
+    # /sitemap_index.xml, both usual paths the walk tries.
+    site.route("/robots.txt", reply("User-agent: *\nAllow: /\n", content_type="text/plain"))
+    site.route("/sitemap.xml", redirect(site.url("/sitemap_index.xml"), 301))
+    site.route("/sitemap_index.xml", reply(_index_of(site.url("/post-sitemap.xml"))))
+    site.route("/post-sitemap.xml", reply(urlset_of([f"<loc>{site.url('/p')}</loc>"])))
+    doc = run(site.url("/"))
+    types = {s["url"]: s["type"] for s in doc["sitemaps"]}
+    assert types[site.url("/sitemap.xml")] == "redirect"
+    assert types[site.url("/sitemap_index.xml")] == "sitemapindex"
+    assert types[site.url("/post-sitemap.xml")] == "urlset"
+    assert not {"duplicate-sitemap", "duplicate-url"} & set(kinds_of(doc))
+    assert Counter(site.paths())["/post-sitemap.xml"] == 1
+    (redirected,) = [s for s in doc["sitemaps"] if s["type"] == "redirect"]
+    assert redirected["finalUrl"] == site.url("/sitemap_index.xml")
+    assert redirected["entries"] is None
+    assert not [s for s in doc["sitemaps"] if s["parent"] == redirected["url"]]
+    # Its own pill in the report: it passed nothing of its own, and is no unread file.
+    page = html_report.render(doc)
+    assert 'Read where it redirects</span> <span class="url">' + site.url("/sitemap.xml") in page
+    assert text_report.render(doc).count("redirects to " + site.url("/sitemap_index.xml")) == 1
+
+
+def test_a_listed_sitemap_redirecting_to_another_listed_one_is_read_once(site: Site) -> None:
+    entries = [f"<loc>{site.url(f'/p{i}')}</loc>" for i in range(3)]
+    site.route("/old.xml", redirect(site.url("/new.xml"), 301))
+    site.route("/new.xml", reply(urlset_of(entries)))
+    # In either order robots.txt lists them, the same tree: both are known before any fetch.
+    for order in (["/old.xml", "/new.xml"], ["/new.xml", "/old.xml"]):
+        lines = "".join(f"Sitemap: {site.url(p)}\n" for p in order)
+        site.route("/robots.txt", reply(lines, content_type="text/plain"))
+        doc = run(site.url("/"))
+        types = {s["url"]: s["type"] for s in doc["sitemaps"]}
+        assert types == {site.url("/old.xml"): "redirect", site.url("/new.xml"): "urlset"}
+        assert "duplicate-url" not in kinds_of(doc), order
+        assert doc["totals"]["urls"] == 3
+
+
+def test_a_child_redirecting_to_its_own_index_does_not_read_the_index_again(site: Site) -> None:
+    index = site.url("/index.xml")
+    site.route("/robots.txt", reply(f"Sitemap: {index}\n", content_type="text/plain"))
+    site.route("/index.xml", reply(_index_of(site.url("/loop.xml"), site.url("/child.xml"))))
+    site.route("/loop.xml", redirect(index, 301))
+    site.route("/child.xml", reply(urlset_of([f"<loc>{site.url('/p')}</loc>"])))
+    doc = run(site.url("/"))
+    types = {s["url"]: s["type"] for s in doc["sitemaps"]}
+    assert types[site.url("/loop.xml")] == "redirect"
+    assert Counter(site.paths())["/child.xml"] == 1
+    assert "duplicate-sitemap" not in kinds_of(doc)
