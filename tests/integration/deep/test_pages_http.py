@@ -727,3 +727,23 @@ def test_page_findings_count_in_the_exit_status(
     kinds = [f["kind"] for f in doc["pages"]["findings"]]
     assert (kinds[0] if kinds else None) == worst
     assert got == status
+
+
+def _padded_head(page: bytes, head_bytes: int, last: str) -> bytes:
+    """An answer whose header lines come to about head_bytes, `last` the final header line."""
+    lines = [f"X-Pad-{i}: {'p' * 60_000}\r\n" for i in range(head_bytes // 60_012)]
+    lines.append(f"X-Pad-last: {'p' * (head_bytes - sum(map(len, lines)) - 200)}\r\n")
+    head = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n" + "".join(lines) + last
+    return f"{head}Content-Length: {len(page)}\r\nConnection: close\r\n\r\n".encode() + page
+
+
+def test_a_page_head_is_read_up_to_what_browsers_accept(site: Site, tmp_path: Path) -> None:
+    # Chromium refuses an answer whose head is over 256 KiB; http.client alone would read 100
+    # lines of 64 KiB (6 MiB, about 50 MB of memory once parsed) for each page at once.
+    page = wp("/p", site)
+    site.route("/under", raw(_padded_head(page, 250 * 1024, "X-Robots-Tag: noindex\r\n")))
+    site.route("/over", raw(_padded_head(page, 90 * 60_012, "X-Robots-Tag: noindex\r\n")))
+    rows = check(site, ["/under", "/over"], tmp_path)
+    assert rows["/under"]["reason"] == "page-noindex"
+    assert rows["/over"]["status"] is None
+    assert "head of more than 256 KiB" in rows["/over"]["error"], rows["/over"]
