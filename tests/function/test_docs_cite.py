@@ -62,3 +62,23 @@ def test_every_module_a_document_names_exists(document: Path) -> None:
     text = document.read_text(encoding="utf-8")
     missing = sorted({d for d in DOTTED.findall(text) if not resolves(d)})
     assert missing == []
+
+
+# A test by its file and name: `tests/unit/test_x.py::test_y`, or without `tests/` (tables
+# of docs/reliability.md write `unit/test_x.py::test_y`).
+TEST = re.compile(
+    r"(?<![\w./-])((?:tests/)?(?:unit|integration|property|simulation|function)/[\w/]+\.py)"
+    r"::(\w+)"
+)
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_test_a_document_cites_is_in_its_file(document: Path) -> None:
+    text = document.read_text(encoding="utf-8")
+    missing = []
+    for path, name in sorted(set(TEST.findall(text))):
+        file = ROOT / (path if path.startswith("tests/") else f"tests/{path}")
+        source = file.read_text(encoding="utf-8") if file.exists() else ""
+        if not re.search(rf"^(?:async )?def {name}\(|^    def {name}\(", source, re.M):
+            missing.append(f"{path}::{name}")
+    assert missing == []
