@@ -457,7 +457,7 @@ def run_many(
     from contextlib import nullcontext
     from dataclasses import replace
 
-    from sitemap_auditor.cli.outputs import to_reader
+    from sitemap_auditor.cli.outputs import gone
     from sitemap_auditor.core import urls
     from sitemap_auditor.deep import document as documents
     from sitemap_auditor.deep.finding_rows import FindingRows
@@ -519,10 +519,17 @@ def run_many(
     worst = 0
     stdout, stderr = sys.stdout, sys.stderr
 
+    # A reader gone (`| head -1`) with no file to write: no other site is begun, as the
+    # sitemap-auditor batch does; with --csv or --html the files are still wanted.
+    reader_gone = threading.Event()
+    only_printed = not (args.csv or args.html)
+
     def one(url: str) -> None:
         nonlocal worst
         if interrupt is not None and interrupt.requested.is_set():
             return  # stopped: no other site is begun
+        if only_printed and reader_gone.is_set():
+            return
         with FindingRows() if args.csv else nullcontext() as rows:
             try:
                 found = walk(url, replace(options, finding_rows=rows))
@@ -542,13 +549,19 @@ def run_many(
             with open(os.path.join(args.html, name + ".html"), "w", encoding="utf-8") as f:
                 f.write(html_report.render(doc))
         status = EXIT_CODES[documents.worst_severity(doc)]
-        with lock, to_reader(stdout):
+        with lock:
             worst = max(worst, status)
-            if args.json:
-                stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
-            else:
-                stdout.write(text_report.render(doc, False) + "\n\n")
-            stdout.flush()
+            if reader_gone.is_set():
+                return
+            try:
+                if args.json:
+                    stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+                else:
+                    stdout.write(text_report.render(doc, False) + "\n\n")
+                stdout.flush()
+            except BrokenPipeError:
+                gone(stdout)
+                reader_gone.set()
 
     def host_in_turn(group: list[str]) -> None:
         for url in group:

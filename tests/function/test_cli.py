@@ -665,6 +665,34 @@ def test_a_batch_whose_reader_goes_away_ends_quietly(site: Site, other_site: Sit
     assert "Traceback" not in err and "BrokenPipe" not in err
 
 
+def test_a_deep_batch_whose_reader_goes_away_begins_no_other_site(
+    fresh: Site, tmp_path: Path
+) -> None:
+    # `sitemap-auditor deep --input sites.txt --json | head -1`: the sites of one host run in
+    # turn; the second's document meets a closed pipe, and the third is never asked.
+    def late(h: Any) -> None:
+        time.sleep(1.5)  # answers after the reader has gone
+        send(h, 404, b"", {})
+
+    slow, never = Site().start(), Site().start()
+    slow.route("/robots.txt", late)
+    try:
+        listed = tmp_path / "sites.txt"
+        listed.write_text("\n".join(s.url("/") for s in (fresh, slow, never)) + "\n")
+        proc = started("deep", "--allow-private-networks", "--json", "--input", str(listed))
+        assert proc.stdout is not None and proc.stderr is not None
+        assert json.loads(proc.stdout.readline())["siteBase"] == fresh.url("/").rstrip("/")
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        proc.stderr.close()
+        assert proc.wait(timeout=60) in (0, 1, 2), err
+        assert "Traceback" not in err and "BrokenPipe" not in err
+        assert slow.paths() and not never.paths()
+    finally:
+        slow.stop()
+        never.stop()
+
+
 def test_ctrl_c_at_any_moment_of_the_start_up_exits_130_without_a_traceback(site: Site) -> None:
     import time as clock
 
