@@ -121,6 +121,7 @@ class _Fetched:
     parser: SitemapParser | None = None
     reader: EntryReader | None = None  # the parser's reader, which knows the root element
     whole: bool = False  # read to its end as a sitemap: the file-wide checks apply
+    read_as: int | None = None  # the record read where its redirect led (_read_elsewhere)
 
 
 class _Walker:
@@ -148,8 +149,7 @@ class _Walker:
         self.now_key = checks.instant_key(self.now)
         self.lock = threading.Lock()
         self.interrupt = options.interrupt or Interrupt()
-        # Set once the walk stops for an interruption: fetches still running then leave every
-        # shared state alone (shared()), while the findings are read.
+        # Set once the walk stops for an interruption: fetches still running leave all alone.
         self.abandon = threading.Event()
         self.local = threading.local()
         self.fetchers: list[Fetcher] = []
@@ -158,8 +158,7 @@ class _Walker:
         # Each sitemap once: the URLs listed so far (urls.resource_key), the record each became.
         self.listed: dict[str, int | None] = {}
         self.last_listed: str | None = None  # the key listed_before found or added last
-        # Each record read, by number: its tally, whose findings are read once the walk is
-        # over (a later file may still add to them).
+        # Each record read, by number: its tally, read once the walk is over (a later file adds).
         self.tally_of: dict[int, Tally] = {}
         self.urls = 0
         self.wire_bytes = 0
@@ -234,8 +233,9 @@ class _Walker:
                 rec.content_type = clip(answer.content_type or "", 200) or None
                 if not 200 <= answer.status < 300:
                     self._refused(rec, answer, tally)
-                elif self._read_elsewhere(rec, answer.final):
+                elif (read_as := self._read_elsewhere(rec, answer.final)) is not None:
                     rec.type = "redirect"  # its body is another record's: read there, once
+                    out.read_as = read_as
                 else:
                     self._read(rec, answer, out)
         except FetchError as e:
@@ -271,16 +271,15 @@ class _Walker:
                     out.checks.finish_cut()
         return out
 
-    def _read_elsewhere(self, rec: SitemapRecord, final: urls.WebURL) -> bool:
-        """True when rec redirected to a sitemap listed too (any spelling), read in its own
-        right: rec's body is not read again (/sitemap.xml redirecting to /sitemap_index.xml,
-        both listed or guessed, gives the site's URLs once). Only one recorded before rec, or
-        listed by robots.txt or guessed (recorded before any fetch), is known whichever fetch
-        ends first, so the same site gives the same tree every run."""
-        number = self.listed.get(urls.resource_key(final)) if rec.final_url else None
-        if number is None or number == rec.number:
-            return False
-        return number < rec.number or self.records[number].parent is None
+    def _read_elsewhere(self, rec: SitemapRecord, final: urls.WebURL) -> int | None:
+        """The record read in its own right where rec's redirects led, a sitemap listed too (any
+        spelling), so rec's body is not read again (/sitemap.xml redirecting to /sitemap_index.xml
+        gives the site's URLs once); only one recorded before rec, or by robots.txt or guessed
+        (before any fetch), is known whichever fetch ends first: the same tree every run."""
+        found = self.listed.get(urls.resource_key(final)) if rec.final_url else None
+        number = -1 if found is None else found
+        top = number > rec.number and self.records[number].parent is None
+        return number if 0 <= number < rec.number or top else None
 
     def _refused(self, rec: SitemapRecord, answer: Any, tally: Tally) -> None:
         rec.type = "unknown"
@@ -600,6 +599,8 @@ class _Walker:
         if rec.cut:
             rec.type = "unfetched"
             return
+        if got.read_as is not None and rec.in_index:
+            self._listed_again(got.read_as)  # an index lists it, through a redirect
         self.wire_bytes += rec.wire_bytes or 0
         self.bytes += rec.bytes or 0
         parent = self.by_url.get(rec.parent) if rec.parent else None
@@ -677,12 +678,11 @@ class _Walker:
                     queue.append(added)
                 elif len(self.listed) == before:
                     claim.tally.add(Kind.DUPLICATE_SITEMAP, line, child)
-                    self._listed_again()
+                    self._listed_again(self.listed.get(self.last_listed or ""))
 
-    def _listed_again(self) -> None:
+    def _listed_again(self, number: int | None) -> None:
         """An index lists a sitemap listed before (by robots.txt, another index, or itself):
         should it be an index, it is a nested one, read already or not yet."""
-        number = self.listed.get(self.last_listed or "")
         if number is not None:
             rec = self.records[number]
             rec.in_index = True

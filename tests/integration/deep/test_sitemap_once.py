@@ -196,3 +196,18 @@ def test_a_child_redirecting_to_its_own_index_does_not_read_the_index_again(site
     assert types[site.url("/loop.xml")] == "redirect"
     assert Counter(site.paths())["/child.xml"] == 1
     assert "duplicate-sitemap" not in kinds_of(doc)
+
+
+def test_an_index_listing_an_index_through_a_redirect_nests_it(site: Site) -> None:
+    # robots.txt lists both indexes; the first lists a child that redirects to the second,
+    # which is so a sitemap index an index lists (nested-index), as if listed by its own URL.
+    first, second = site.url("/first.xml"), site.url("/second.xml")
+    robots = f"Sitemap: {first}\nSitemap: {second}\n"
+    site.route("/robots.txt", reply(robots, content_type="text/plain"))
+    site.route("/first.xml", reply(_index_of(site.url("/moved.xml"))))
+    site.route("/moved.xml", redirect(second, 301))
+    site.route("/second.xml", reply(_index_of(site.url("/child.xml"))))
+    site.route("/child.xml", reply(urlset_of([f"<loc>{site.url('/p')}</loc>"])))
+    doc = run(site.url("/"))
+    assert {s["url"]: s["type"] for s in doc["sitemaps"]}[site.url("/moved.xml")] == "redirect"
+    assert "nested-index" in kinds_of(doc, second)
