@@ -9,6 +9,7 @@ each) and with the compact duplicate table.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import itertools
 import re
@@ -63,6 +64,7 @@ from sitemap_auditor.deep.reading.head import (
 )
 from sitemap_auditor.deep.reading.text import text_lines
 from sitemap_auditor.deep.records import Claim, SitemapRecord, Walk, is_probe, walk_order
+from sitemap_auditor.deep.redirects import ReadElsewhere, afresh
 from sitemap_auditor.deep.scope import SitemapScope
 from sitemap_auditor.deep.seen import Duplicates
 from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy, default_transport
@@ -158,6 +160,7 @@ class _Walker:
         # Each sitemap once: the URLs listed so far (urls.resource_key), the record each became.
         self.listed: dict[str, int | None] = {}
         self.last_listed: str | None = None  # the key listed_before found or added last
+        self.elsewhere = ReadElsewhere()  # sitemaps read where their redirects led
         # Each record read, by number: its tally, read once the walk is over (a later file adds).
         self.tally_of: dict[int, Tally] = {}
         self.urls = 0
@@ -228,14 +231,15 @@ class _Walker:
         try:
             with fetcher.open(rec.url) as answer:
                 rec.http_status = answer.status
+                listed = None  # the record listed under the URL redirects led to, if any
                 if answer.final.href != answer.requested.href:  # redirected, in the one reading
                     rec.final_url = strip_userinfo(answer.url)
+                    listed = self.listed.get(urls.resource_key(answer.final))
                 rec.content_type = clip(answer.content_type or "", 200) or None
                 if not 200 <= answer.status < 300:
                     self._refused(rec, answer, tally)
-                elif (read_as := self._read_elsewhere(rec, answer.final)) is not None:
-                    rec.type = "redirect"  # its body is another record's: read there, once
-                    out.read_as = read_as
+                elif (read_as := self.elsewhere.target(rec, listed, self.records)) is not None:
+                    rec.type, out.read_as = "redirect", read_as  # read where it led, once
                 else:
                     self._read(rec, answer, out)
         except FetchError as e:
@@ -270,16 +274,6 @@ class _Walker:
                 elif not rec.cut:
                     out.checks.finish_cut()
         return out
-
-    def _read_elsewhere(self, rec: SitemapRecord, final: urls.WebURL) -> int | None:
-        """The record read in its own right where rec's redirects led, a sitemap listed too (any
-        spelling), so rec's body is not read again (/sitemap.xml redirecting to /sitemap_index.xml
-        gives the site's URLs once); only one recorded before rec, or by robots.txt or guessed
-        (before any fetch), is known whichever fetch ends first: the same tree every run."""
-        found = self.listed.get(urls.resource_key(final)) if rec.final_url else None
-        number = -1 if found is None else found
-        top = number > rec.number and self.records[number].parent is None
-        return number if 0 <= number < rec.number or top else None
 
     def _refused(self, rec: SitemapRecord, answer: Any, tally: Tally) -> None:
         rec.type = "unknown"
@@ -596,11 +590,14 @@ class _Walker:
         # A usual path guessed and not there is no sitemap done, as the reports count them.
         if not is_probe(rec.source, rec.http_status):
             self.done += 1
+        for number in self.elsewhere.applied(rec, got.read_as):
+            self.done -= 1  # fetched again, to be read itself: what it was left to was not read
+            bisect.insort(queue, afresh(self.records[number]), key=lambda r: r.place)
         if rec.cut:
             rec.type = "unfetched"
             return
         if got.read_as is not None and rec.in_index:
-            self._listed_again(got.read_as)  # an index lists it, through a redirect
+            self._listed_again(rec.number)  # an index lists it, through a redirect
         self.wire_bytes += rec.wire_bytes or 0
         self.bytes += rec.bytes or 0
         parent = self.by_url.get(rec.parent) if rec.parent else None
@@ -682,11 +679,12 @@ class _Walker:
 
     def _listed_again(self, number: int | None) -> None:
         """An index lists a sitemap listed before (by robots.txt, another index, or itself):
-        should it be an index, it is a nested one, read already or not yet."""
-        if number is not None:
-            rec = self.records[number]
+        should it be an index, it is a nested one, read already or not yet; so is each one read
+        for it where its redirects led."""
+        for n in () if number is None else (number, *self.elsewhere.chain(number)):
+            rec = self.records[n]
             rec.in_index = True
-            tally = self.tally_of.get(rec.number)
+            tally = self.tally_of.get(n)
             if tally is not None and rec.type == "sitemapindex":
                 with self.lock:  # a file being read may add a repeat to it (SiteChecks)
                     tally.set_count(Kind.NESTED_INDEX, 1)
@@ -899,6 +897,8 @@ def walk(url: str, options: Options | None = None) -> Walk:
                 stopped, depth_cut = e.stopped, e.depth_cut
     finally:
         walker.close()
+    for number in walker.elsewhere.unread():
+        walker.records[number].type = "unfetched"  # left to one a limit left unread
     # Read under the lock: a fetch still running after an interruption leaves them be.
     with walker.interrupt.deferred(), walker.lock:
         walker.findings()

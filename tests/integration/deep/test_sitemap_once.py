@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler
 
 from support.deep import SITEMAPS_NS, kinds_of, run, urlset_of
 
-from harness.servers import Site, redirect, reply
+from harness.servers import Site, redirect, reply, send
 from sitemap_auditor.core import candidates
 from sitemap_auditor.deep.reports import html_report, text_report
 from sitemap_auditor.fetching import replay
@@ -211,3 +211,29 @@ def test_an_index_listing_an_index_through_a_redirect_nests_it(site: Site) -> No
     doc = run(site.url("/"))
     assert {s["url"]: s["type"] for s in doc["sitemaps"]}[site.url("/moved.xml")] == "redirect"
     assert "nested-index" in kinds_of(doc, second)
+
+
+def test_a_sitemap_left_to_one_that_fails_is_read_itself(site: Site) -> None:
+    # robots.txt lists /new.xml as `/new.xml?`, the same resource: the server answers its own
+    # fetch 503, while /old.xml's redirect to /new.xml gets the urlset.
+    entries = [f"<loc>{site.url(f'/p{i}')}</loc>" for i in range(3)]
+    site.route("/old.xml", redirect(site.url("/new.xml"), 301))
+    site.route("/new.xml", reply(urlset_of(entries)))
+    site.route("/new.xml?", lambda h: send(h, 503, b"", {}))
+    lines = f"Sitemap: {site.url('/old.xml')}\nSitemap: {site.url('/new.xml?')}\n"
+    site.route("/robots.txt", reply(lines, content_type="text/plain"))
+    doc = run(site.url("/"))
+    types = {s["url"]: (s["type"], s["httpStatus"]) for s in doc["sitemaps"]}
+    assert types[site.url("/old.xml")] == ("urlset", 200)
+    assert types[site.url("/new.xml?")] == ("unknown", 503)
+    assert doc["totals"]["urls"] == 3
+
+
+def test_a_sitemap_left_to_one_a_limit_leaves_unread_is_not_said_to_be_read(site: Site) -> None:
+    site.route("/robots.txt", reply("User-agent: *\n", content_type="text/plain"))
+    site.route("/sitemap.xml", redirect(site.url("/sitemap_index.xml"), 301))
+    site.route("/sitemap_index.xml", reply(_index_of(site.url("/post-sitemap.xml"))))
+    doc = run(site.url("/"), max_sitemaps=1)
+    types = {s["url"]: s["type"] for s in doc["sitemaps"]}
+    assert types[site.url("/sitemap.xml")] == "unfetched"
+    assert "limit-reached" in kinds_of(doc)
