@@ -258,7 +258,7 @@ MAX_FETCH_SECONDS = 3600.0
 # and its two validators), or what a sitemap adds at its end (its latest date and counts, or
 # its refusal, which drops its samples), and what packing them beside the rest costs (a copy
 # pushed out of zlib's window, literals sharing a block). Hostile answers gain under 5 KB
-# packed (tests/unit/test_facts_growth.py); sharing reckons with this much (sharing/driver.py).
+# packed (tests/property/test_facts_growth.py); sharing reckons with this much (sharing/driver.py).
 UNSHOWN_BYTES = 8 * 1024
 # HTTP status codes as http.client reads them (three digits).
 STATUS_RANGE = (100, 999)

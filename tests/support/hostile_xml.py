@@ -1,8 +1,8 @@
 """Hostile sitemaps that would make expat hold a lot between two of its events, made as a stream.
 
-One table for the parser's memory bounds (docs/contract.md §5): the parser-only tests in
-`tests/unit/test_parser_bounds.py` feed each body to `SitemapParser` under tracemalloc, and
-`tests/integration/test_memory.py` serves it to a whole audit in a process of its own. Bodies are
+One table for the parser's memory bounds (docs/contract.md §5): `tests/integration/test_memory.py`
+feeds each body to `SitemapParser` alone under tracemalloc, and serves it to a whole audit in a
+process of its own. Bodies are
 generated lazily as 64 KiB chunks, so the test never holds one whole, and a parser that stops
 early stops their making too. The `before` column is what the parser without these bounds took
 (the resident set's rise, measured once on CPython 3.11 with expat 2.5, the body fed to the
@@ -15,6 +15,8 @@ import itertools
 import string
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+
+from sitemap_auditor.core.parser import ParsedSitemap, Rejected
 
 CHUNK = 64 * 1024
 HEAD = (
@@ -36,6 +38,12 @@ def chunked(parts: Iterable[bytes], size: int = CHUNK) -> Iterator[bytes]:
             del buffer[:size]
     if buffer:
         yield bytes(buffer)
+
+
+def reason_of(answer: ParsedSitemap | Rejected) -> str | None:
+    """The parser's reason for refusing a body, as the table's `reason` column holds it; None
+    when it read the body."""
+    return answer.reason if isinstance(answer, Rejected) else None
 
 
 def repeated(unit: bytes, total: int) -> Iterator[bytes]:

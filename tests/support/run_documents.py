@@ -1,20 +1,23 @@
 """Sitemaps aimed at the deep reading's runs (sitemap_auditor/deep/reading/runs.py): mostly
 plain entries, written every way generators write them, and now and then one a run must not
 take (a reference, CDATA, a comment, an extension, an attribute, an error), near the 64 KiB
-slices and the cuts of long text, in the encodings a run must and must not read; and the
-splits of a document's bytes that the readings are fed in."""
+slices and the cuts of long text, in the encodings a run must and must not read; the splits of a
+document's bytes that the readings are fed in; and the deep reading of a document's chunks, with
+runs or without."""
 
 from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Sequence
 
-from sitemap_auditor.core.parser import FEED_SLICE_BYTES
+from sitemap_auditor.core.parser import FEED_SLICE_BYTES, SitemapParser
+from sitemap_auditor.deep.reading.entries import EntryReader, Extensions
 
 SITEMAPS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 IMAGE = "http://www.google.com/schemas/sitemap-image/1.1"
 
-__all__ = ["document", "splits"]
+__all__ = ["document", "reading", "splits"]
 
 _BREAKS = ["", "\n", "\r\n", "\r", "\n\t", "\n  ", " ", "\t\t", "\n\r"]
 # In text: what a run must leave to the handlers, or may take (the last three).
@@ -136,3 +139,24 @@ def splits(document: bytes, draw: random.Random) -> list[list[bytes]]:
         edges = [0, *points, len(document)]
         out.append([document[a:b] for a, b in itertools.pairwise(edges) if b > a])
     return out
+
+
+def reading(chunks: list[bytes], runs: bool) -> tuple[list[tuple[object, ...]], object, int]:
+    """The entries, the outcome, and how many entries came in runs."""
+    got: list[tuple[object, ...]] = []
+    in_runs = [0]
+
+    def entry(line: int, loc: str | None, lastmod: str | None, ext: Extensions | None) -> None:
+        got.append((line, loc, lastmod, ext))
+
+    def run(lines: Sequence[int], locs: Sequence[str], lastmods: Sequence[str | None]) -> None:
+        in_runs[0] += len(lines)
+        got.extend((a, b, c, None) for a, b, c in zip(lines, locs, lastmods, strict=True))
+
+    reader = EntryReader(entry, runs=runs)
+    reader.on_run = run
+    parser = SitemapParser(reader)
+    for chunk in chunks:
+        parser.feed(chunk)
+    outcome = parser.close()
+    return got, outcome, in_runs[0]

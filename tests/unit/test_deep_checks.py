@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import random
-import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -21,7 +20,6 @@ from sitemap_auditor.deep.reading.text import text_lines
 from sitemap_auditor.deep.scope import SitemapScope, classify_loc, classify_reading, read_loc
 from sitemap_auditor.deep.seen import (
     MAX_FILE_NUMBER,
-    SLOT_BYTES,
     Duplicates,
     SeenUrls,
     false_duplicate_pairs,
@@ -422,30 +420,6 @@ def test_a_count_of_one_reads_in_the_singular(kind: Kind) -> None:
     assert "{count}" not in info.one
     assert one == info.one.format(detail="why") and one.startswith("1 ")
     assert two == info.message.format(count="2", detail="why")
-
-
-def test_seen_urls_start_at_16_mib_or_what_their_bound_needs() -> None:
-    # Measured, not only stated: an array's item size is the platform's (`L` is 8 bytes here).
-    tracemalloc.start()
-    try:
-        small = SeenUrls(max_urls=150)
-        held = tracemalloc.get_traced_memory()[0]
-    finally:
-        tracemalloc.stop()
-    assert small.bytes <= held <= small.bytes + 4096  # the closures and cells besides
-    assert SeenUrls().bytes == SLOT_BYTES * checks.DEDUPE_FIRST_SLOTS == 16 * 1024 * 1024
-    assert SeenUrls(max_urls=150).bytes == SLOT_BYTES * 1024
-    # 786,432 URLs fit in the first table: it grows only past them.
-    seen = SeenUrls()
-    first = seen.bytes
-    urls = [
-        hash(f"https://example.com/p{i}") for i in range(checks.DEDUPE_FIRST_SLOTS * 3 // 4 + 1)
-    ]
-    assert all(seen.add(u, 0) == -1 for u in urls[:-1]) and seen.bytes == first
-    assert seen.add(urls[-1], 0) == -1 and seen.bytes == first * 3 // 2
-    assert seen.first(seen.add(urls[5], 1))[:2] == (0, 0) and seen.size == len(urls)
-    # Every one found again after the growth.
-    assert all(seen.first(seen.add(u, 2))[0] == 0 for u in urls)
 
 
 def test_every_listing_but_the_first_in_the_walks_order_is_reported_whatever_the_read_order() -> (

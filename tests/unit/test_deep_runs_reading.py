@@ -1,15 +1,15 @@
 """The deep reading with runs (runs.py: plain entries read a run at a time) against the same
 reading without them (every entry through expat's events): the same entries, lines, cuts,
-counts and outcome, for any split of the bytes."""
+counts and outcome, on chosen cases. Generated documents in any split of their bytes are
+tests/property/test_runs_reading_differential.py's."""
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from support.run_documents import document, splits
+from support.run_documents import reading
 
 from sitemap_auditor.core.parser import (
     FEED_SLICE_BYTES,
@@ -22,45 +22,8 @@ from sitemap_auditor.core.parser import (
 from sitemap_auditor.deep.reading.entries import (
     MAX_RETRY_BYTES,
     EntryReader,
-    Extensions,
 )
 from sitemap_auditor.deep.reading.runs import read_run
-
-
-def reading(chunks: list[bytes], runs: bool) -> tuple[list[tuple[object, ...]], object, int]:
-    """The entries, the outcome, and how many entries came in runs."""
-    got: list[tuple[object, ...]] = []
-    in_runs = [0]
-
-    def entry(line: int, loc: str | None, lastmod: str | None, ext: Extensions | None) -> None:
-        got.append((line, loc, lastmod, ext))
-
-    def run(lines: Sequence[int], locs: Sequence[str], lastmods: Sequence[str | None]) -> None:
-        in_runs[0] += len(lines)
-        got.extend((a, b, c, None) for a, b, c in zip(lines, locs, lastmods, strict=True))
-
-    reader = EntryReader(entry, runs=runs)
-    reader.on_run = run
-    parser = SitemapParser(reader)
-    for chunk in chunks:
-        parser.feed(chunk)
-    outcome = parser.close()
-    return got, outcome, in_runs[0]
-
-
-def test_generated_documents_read_the_same_with_runs_and_without() -> None:
-    draw = random.Random(7)
-    taken = parsed = 0
-    for _ in range(300):
-        body = document(draw)
-        plain = reading([body], runs=False)
-        for chunks in splits(body, draw):
-            got = reading(chunks, runs=True)
-            assert got[:2] == plain[:2]
-            taken += got[2]
-        parsed += isinstance(plain[1], ParsedSitemap)
-    assert taken > 60_000  # the runs were read, not only the handlers
-    assert parsed > 150
 
 
 def test_an_entry_of_another_shape_ends_a_run_and_a_run_follows_it() -> None:

@@ -1,12 +1,12 @@
 """The spool of finding_urls.csv's rows (deep/finding_rows.py): every row back, in one order,
-whatever order they came in; memory that does not grow with them."""
+whatever order they came in. That its memory does not grow with them is
+tests/integration/deep/test_deep_memory.py's."""
 
 from __future__ import annotations
 
 import csv
 import io
 import random
-import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -92,37 +92,6 @@ def test_the_csv_is_excel_ready_and_redacted(tmp_path: Path) -> None:
         ],
         ["error", "invalid-url", "search-console", SITEMAPS[0], "4", "'=cmd|' /C calc'!A0", ""],
     ]
-
-
-def test_memory_does_not_grow_with_the_rows(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(finding_rows, "RUN_ROWS", 1024)
-    n = 30_000
-    document = {
-        "sitemaps": [{"url": SITEMAPS[0]}],
-        "findings": [{"kind": "invalid-url", "sitemap": SITEMAPS[0]}],
-    }
-    url = "https://www.example.com/products/item-{}?colour=blue&size=large"
-    tracemalloc.start()
-    try:
-        with FindingRows() as rows:
-            add = rows.sink(0, SITEMAPS[0])
-            for i in range(n):
-                add(Kind.INVALID_URL, n - i, url.format(i), "")  # in reverse: all sorted
-            target = finding_urls.write(document, rows, tmp_path)
-        _, spooled = tracemalloc.get_traced_memory()
-        tracemalloc.reset_peak()
-        held = [(0, n - i, Kind.INVALID_URL, url.format(i), "") for i in range(n)]
-        _, holding = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert len(held) == n
-    with target.open(encoding="utf-8-sig") as f:
-        lines = f.read().splitlines()
-    assert len(lines) == n + 1 and lines[1].endswith(f",1,{url.format(n - 1)},")
-    # The spool's peak is a run's worth of rows; holding them would be several times that.
-    assert spooled < 2 * 1024 * 1024 and holding > 3 * spooled, (spooled, holding)
 
 
 def test_a_csv_cell_keeps_a_value_on_one_line_and_a_formula_as_text() -> None:

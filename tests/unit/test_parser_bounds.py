@@ -2,71 +2,32 @@
 
 Every body is fed as byte chunks; tracemalloc sees every allocation the parse makes, expat's own
 included (pyexpat gives expat Python's allocator), so a traced peak is what the parse held.
-The same bodies through whole audits, measured by the resident set in a process of their own,
-are in tests/integration/test_memory.py.
+The hostile bodies of support/hostile_xml.py, each parsed alone under tracemalloc and through a
+whole audit measured by the resident set in a process of its own, are in
+tests/integration/test_memory.py; the real files of the corpus, parsed as before these bounds,
+in tests/property/test_parser_corpus.py.
 """
 
 from __future__ import annotations
 
-import gzip
-import json
-import zlib
-from collections.abc import Iterable, Iterator, Sequence
-from pathlib import Path
-from typing import Any
+from collections.abc import Sequence
 
 import pytest
-from support.hostile_xml import HEAD, HOSTILE, LONG_NAME, MARKUP, NAMES, Hostile, chunked
-from support.shared import CORPUS, needs_shared
+from support.hostile_xml import HEAD, LONG_NAME, MARKUP, NAMES, chunked, reason_of
 from support.tracing import traced_peak
 
-from sitemap_auditor.core.issues import Kind
 from sitemap_auditor.core.parser import (
     FEED_SLICE_BYTES,
     MAX_MARKUP_BYTES,
     MAX_NAME_CHARS,
     MAX_NAMES,
     ParsedSitemap,
-    Rejected,
-    SitemapParser,
     parse_bytes,
 )
 
-# Measured: every hostile body but one peaks at 1-4 MiB traced; the widest start tag under the
-# markup bound (125,000 distinct attributes) at about 25 MiB, all of it expat's and pyexpat's
-# work on that one token before the names are counted.
+# What a parse may hold at its peak (the hostile bodies' bounds, with what they were measured at,
+# are tests/integration/test_memory.py's).
 PEAK_BOUND = 8 * 1024 * 1024
-WIDEST_TAG_BOUND = 40 * 1024 * 1024
-# A refused body is known within one slice past the bound (the head and one chunk aside).
-READ_BOUND = MAX_MARKUP_BYTES + 3 * FEED_SLICE_BYTES
-ANSWERS = Path(__file__).resolve().parent / "realworld_answers.json"
-
-
-def fed_until_known(chunks: Iterable[bytes]) -> tuple[ParsedSitemap | Rejected, int]:
-    """Feed chunks until the parser knows its answer, as the probe does; the answer, bytes fed."""
-    parser = SitemapParser()
-    fed = 0
-    for chunk in chunks:
-        parser.feed(chunk)
-        fed += len(chunk)
-        if parser.finished:
-            break
-    return parser.close(), fed
-
-
-def reason_of(answer: ParsedSitemap | Rejected) -> str | None:
-    return answer.reason if isinstance(answer, Rejected) else None
-
-
-@pytest.mark.parametrize("case", HOSTILE, ids=[h.name for h in HOSTILE])
-def test_a_hostile_body_is_answered_in_bounded_memory(case: Hostile) -> None:
-    (answer, fed), peak = traced_peak(lambda: fed_until_known(case.chunks()))
-    assert reason_of(answer) == case.reason
-    if case.reason is not None:
-        assert isinstance(answer, Rejected) and answer.kind is Kind.REFUSED_XML
-        assert fed <= READ_BOUND, f"refused only after {fed:,} bytes"
-    bound = WIDEST_TAG_BOUND if "125,000" in case.name else PEAK_BOUND
-    assert peak < bound, f"{case.name}: traced peak {peak / 2**20:.1f} MiB"
 
 
 def test_a_caller_s_chunk_of_any_size_is_fed_to_expat_in_slices() -> None:
@@ -168,59 +129,3 @@ def test_attribute_defaults_are_refused_and_plain_declarations_read() -> None:
         assert reason_of(parse_bytes([doc])) == (
             "refused XML construct: attribute default declared for <url>"
         )
-
-
-# --- real sitemaps parse as they did before these bounds ------------------------------------------
-
-
-def _body(path: Path) -> bytes:
-    data = path.read_bytes()
-    if data.startswith(b"\x1f\x8b"):
-        try:
-            return gzip.decompress(data)
-        except (OSError, EOFError, zlib.error):
-            return data  # a file posing as gzip: the parser's answer to its bytes
-    return data
-
-
-def _answer(answer: ParsedSitemap | Rejected) -> dict[str, Any]:
-    if isinstance(answer, Rejected):
-        return {"refused": answer.kind.value, "reason": answer.reason}
-    return {
-        "root": answer.root,
-        "entries": answer.entry_count,
-        "latest": answer.latest_lastmod.isoformat() if answer.latest_lastmod else None,
-        "latest_text": answer.latest_lastmod_text,
-        "unparsable": answer.unparsable_total,
-        "samples": list(answer.unparsable_samples),
-    }
-
-
-def _pinned() -> dict[str, dict[str, Any]]:
-    pinned: dict[str, dict[str, Any]] = json.loads(ANSWERS.read_text(encoding="utf-8"))
-    return pinned
-
-
-def _corpus_chunks(path: Path) -> Iterator[bytes]:
-    return chunked([_body(path)])
-
-
-@needs_shared
-def test_real_sitemaps_parse_exactly_as_before_the_bounds() -> None:
-    # realworld_answers.json: every file's answer from the parser before these bounds (the
-    # raw-byte markup guard), 414 files: 276 parsed, 126 not well-formed, 9 other roots (4 of them
-    # plain-text lists of URLs, since read as the documented auditor reads them), 3 empty.
-    pinned = _pinned()
-    files = sorted(
-        str(p.relative_to(CORPUS))
-        for folder in ("realworld", "realworld2", "realworld3")
-        for p in (CORPUS / folder).rglob("*")
-        if p.is_file()
-    )
-    assert files == sorted(pinned)
-    changed = [
-        name
-        for name in files
-        if _answer(parse_bytes(_corpus_chunks(CORPUS / name))) != pinned[name]
-    ]
-    assert not changed, f"answers changed: {changed[:10]}"

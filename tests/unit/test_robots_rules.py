@@ -7,17 +7,14 @@ the TEST it comes from, and a row's `allowed` is robots.cc's answer (EXPECT_TRUE
 
 from __future__ import annotations
 
-import itertools
-import tarfile
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
-from support.shared import CORPUS, needs_shared
+from support.exhaustive import strings
 
-from sitemap_auditor.core.robots import MAX_ROBOTS_BYTES, sitemap_lines
-from sitemap_auditor.deep import robots_rules
+from sitemap_auditor.core.robots import MAX_ROBOTS_BYTES
 from sitemap_auditor.deep.robots_rules import (
     Directive,
     Key,
@@ -509,7 +506,7 @@ def _robots_cc_path(url: str) -> str:
 
 def test_path_params_query_as_robots_cc_for_every_small_url() -> None:
     for scheme in ("http://", "https://", "HTTP://", "ftp://", "//", ""):
-        for rest in _strings("a/?;#:", 5):
+        for rest in strings("a/?;#:", 5):
             url = scheme + rest
             assert path_params_query(url) == _robots_cc_path(url), url
 
@@ -703,61 +700,6 @@ def test_a_nul_ends_a_line_and_long_lines_are_cut() -> None:
     assert not rules.allowed("https://ex.com/a/c")
 
 
-def _robots_cc_matches(path: str, pattern: str) -> bool:
-    # robots.cc RobotsMatchStrategy::Matches, statement by statement: the oracle for the regex.
-    pos = [0]
-    for i, char in enumerate(pattern):
-        if char == "$" and i + 1 == len(pattern):
-            return pos[-1] == len(path)
-        if char == "*":
-            pos = list(range(pos[0], len(path) + 1))
-        else:
-            pos = [p + 1 for p in pos if p < len(path) and path[p] == char]
-            if not pos:
-                return False
-    return True
-
-
-def _strings(alphabet: str, longest: int) -> Iterator[str]:
-    for size in range(longest + 1):
-        for chars in itertools.product(alphabet, repeat=size):
-            yield "".join(chars)
-
-
-def test_patterns_match_as_robots_cc_matches_every_small_case(wild_kind: str) -> None:
-    # Every pattern up to 5 characters of `a/*$` against every path up to 5 of `a/$`: the
-    # compiled matcher (atomic scans, ordered alternatives) agrees with robots.cc's algorithm.
-    paths = list(_strings("a/$", 5))
-    for pattern in _strings("a/*$", 5):
-        if not pattern:
-            continue
-        rules = RobotsRules.parse(f"user-agent: *\ndisallow: {pattern}\n".encode())
-        for path in paths:
-            expected = not _robots_cc_matches(path, pattern)
-            assert rules.allowed_path(path, "x") is expected, (pattern, path)
-
-
-@pytest.fixture(params=["one expression", "indexed"])
-def wild_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Patterns with `*` both ways: few (one expression) and many (indexed, forced here)."""
-    if request.param == "indexed":
-        monkeypatch.setattr(robots_rules, "WILD_INDEX_FROM", 0)
-    return str(request.param)
-
-
-def test_two_rules_decide_as_robots_cc_decides_every_small_case(wild_kind: str) -> None:
-    # An Allow and a Disallow of up to 3 characters each, every path up to 4 of `a/`: the longest
-    # matching pattern decides and Allow wins a tie, whichever way each rule is stored.
-    patterns = [p for p in _strings("a/*$", 3) if p]
-    paths = list(_strings("a/", 4))
-    for allow, disallow in itertools.product(patterns, repeat=2):
-        rules = RobotsRules.parse(f"user-agent: *\nallow: {allow}\ndisallow: {disallow}\n".encode())
-        for path in paths:
-            allowed = len(allow) if _robots_cc_matches(path, allow) else -1
-            disallowed = len(disallow) if _robots_cc_matches(path, disallow) else -1
-            assert rules.allowed_path(path, "x") is (disallowed <= allowed), (allow, disallow, path)
-
-
 def test_many_star_patterns_are_tried_by_their_literal_pieces_and_still_by_priority() -> None:
     # Past the index threshold: one that matches everything, one-character pieces, a tie.
     lines = [f"Disallow: /*noise{i}*x" for i in range(40)]
@@ -778,40 +720,6 @@ def test_a_hostile_pattern_costs_linear_time() -> None:
     rules = RobotsRules.parse(f"User-agent: *\nDisallow: {pattern}\n".encode())
     assert rules.allowed("https://ex.com/" + "a" * 16_000)
     assert not rules.allowed("https://ex.com/" + "a" * 16_000 + "b")
-
-
-# --- the corpus: real robots.txt files ----------------------------------------------------------
-
-PROTEGO_TGZ = CORPUS / "peers" / "protego" / "test_data-sitemap-subset.tgz"
-PROBES = ("/", "/search?q=x", "/wp-admin/", "/cart", "/ツ", "/%7Euser/")
-
-
-def _corpus() -> Iterator[tuple[str, bytes]]:
-    for folder in sorted(CORPUS.glob("realworld*")):
-        for path in sorted(folder.glob("robots-*")):
-            yield path.name, path.read_bytes()
-    with tarfile.open(PROTEGO_TGZ) as archive:
-        for member in archive:
-            handle = archive.extractfile(member) if member.isfile() else None
-            if handle is not None:
-                yield member.name, handle.read()
-
-
-@needs_shared
-def test_the_corpus_is_read_without_a_crash_and_agrees_with_the_lambda_on_sitemap_lines() -> None:
-    files = decided = 0
-    for name, body in _corpus():
-        files += 1
-        rules = RobotsRules.parse(body)
-        for agent in ("Googlebot", "Bingbot"):
-            for probe in PROBES:
-                decided += rules.deciding_rule(f"https://example.com{probe}", agent) is not None
-        # One way of reading lines: the Lambda's Sitemap: lines are this reader's.
-        ours = [(d.number, d.value) for d in iter_directives(body) if d.key is Key.SITEMAP]
-        if body[:2] not in (b"\xff\xfe", b"\xfe\xff"):  # the Lambda decodes UTF-16; Google does not
-            assert ours == [(s.number, s.value) for s in sitemap_lines(body)], name
-    assert files > 2000
-    assert decided > 1000  # the probes do meet rules: the corpus is read, not skipped
 
 
 def test_directive_values_are_bytes_as_written_for_agents_and_sitemaps() -> None:
@@ -891,26 +799,3 @@ def test_the_libraries_fail_the_cases_the_readme_names(name: str) -> None:
     assert sum(failed.values()) == {"protego": 12, "robotspy": 4}[name]  # as the README says
     # Where robots.cc wants the raw URL unescaped, both escape it as allowed() does.
     assert all(ask(case) is not case.allowed for case in CASES if case.deviation)
-
-
-@needs_shared
-def test_the_index_of_star_patterns_answers_as_one_expression_on_real_files(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    checked = 0
-    for name, body in _corpus():
-        if body.count(b"*") < robots_rules.WILD_INDEX_FROM:
-            continue
-        # Paths made from the file's own patterns, so that they do meet its rules.
-        values = [
-            d.value.decode() for d in iter_directives(body) if d.key in (Key.ALLOW, Key.DISALLOW)
-        ]
-        paths = [*PROBES, *(v.replace("*", "x").rstrip("$") for v in values[:300])]
-        with monkeypatch.context() as patch:
-            patch.setattr(robots_rules, "WILD_INDEX_FROM", 10**9)
-            plain = RobotsRules.parse(body)
-            expected = [plain.deciding_rule(f"https://ex.com{p}") for p in paths]
-        indexed = RobotsRules.parse(body)
-        assert [indexed.deciding_rule(f"https://ex.com{p}") for p in paths] == expected, name
-        checked += 1
-    assert checked > 20

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import json
-import re
-from urllib.parse import urlsplit
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.shared import CORPUS, needs_shared
 
 from sitemap_auditor.core import urls
 from sitemap_auditor.core.site import describe_url_value, resolve
-from sitemap_auditor.core.urls import NOT_IN_HOSTS, strip_userinfo
+from sitemap_auditor.core.urls import strip_userinfo
 from sitemap_auditor.fetching import transport
 from sitemap_auditor.fetching.exchange import Request
 
@@ -148,13 +145,6 @@ def test_two_slashes_inside_a_path_start_no_authority() -> None:
     assert strip_userinfo('href="//u:p@h/" and //u:p@h2/') == 'href="//h/" and //h2/'
 
 
-def test_strip_userinfo_is_linear_in_the_text() -> None:
-    # Scheme-like runs without an authority's end: a quadratic search would take minutes.
-    assert strip_userinfo("a:" * 1_000_000 + "@h") == "a:" * 1_000_000 + "@h"  # a path
-    assert strip_userinfo("http:" * 500_000 + "@h") == "http:h"
-    assert strip_userinfo("x:" * 1_000_000) == "x:" * 1_000_000
-
-
 @pytest.mark.parametrize(
     "run",
     # A run of scheme characters that no colon ends: a scheme tried from each of its letters
@@ -268,29 +258,6 @@ def test_site_base_names_the_host_of_the_origin_credentials_go_to(labels: list[s
     site = resolve(f"http://{'.'.join(labels)}.com/")
     if site is not None:
         assert site.host == site.origin()[1]
-
-
-@needs_shared
-def test_no_real_url_the_documented_auditor_accepts_is_refused() -> None:
-    # Every <loc> and Sitemap: URL of the real files (about 90,000): refusing a URL whose
-    # readings differ must not refuse one browsers and RFC 3986 read alike.
-    found: set[str] = set()
-    for path in CORPUS.rglob("*"):
-        if path.is_file() and path.suffix in (".xml", ".txt"):
-            text = path.read_bytes()[:3_000_000].decode("utf-8", "replace")
-            found.update(re.findall(r"<loc>\s*([^<\s]+)\s*</loc>", text))
-            found.update(re.findall(r"(?im)^\s*sitemap\s*:\s*(\S+)", text))
-    refused = []
-    for url in (u.replace("&amp;", "&") for u in found):
-        try:
-            parts = urlsplit(url)
-            accepted = parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
-            parts.port  # noqa: B018 -- a port that is no number is refused by both
-        except ValueError:
-            continue
-        if accepted and resolve(url) is None and not NOT_IN_HOSTS & set(parts.hostname or ""):
-            refused.append(url)
-    assert len(found) > 1000 and refused == []
 
 
 _URL_PIECES = st.sampled_from(

@@ -21,7 +21,8 @@ taken only where the two cannot differ:
 Everything else (an entry of another shape, an error, a namespace) is read by the handlers, and
 the next run starts after that entry's end. tests/property/test_deep_reading_differential.py
 holds the two readings equal, against an independent one, over every real file of the corpora
-and generated documents aimed at both; tests/unit/test_deep_runs_reading.py holds the reading
+and generated documents aimed at both; tests/property/test_runs_reading_differential.py (over
+generated documents) and tests/unit/test_deep_runs_reading.py (on chosen cases) hold the reading
 with runs to the reading without them.
 """
 

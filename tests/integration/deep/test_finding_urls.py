@@ -1,6 +1,6 @@
 """`deep --csv`'s finding_urls.csv: every occurrence of every finding, one row each, in one order
 whatever the fetch order, Excel-ready, and no credential in it. That the rows are spooled, not
-held, is tests/unit/test_finding_rows.py's."""
+held, is tests/integration/deep/test_deep_memory.py's."""
 
 from __future__ import annotations
 
