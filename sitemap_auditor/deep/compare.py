@@ -133,10 +133,17 @@ def _across_files(kind: str) -> bool:
 
 
 def _entries(document: Mapping[str, Any]) -> dict[str, int | None]:
+    """Each sitemap's entries; a `redirect` one's are those of the sitemap it was read as (its
+    final URL's), as an earlier run that read it itself counted them."""
     found: dict[str, int | None] = {}
+    redirected: dict[str, str] = {}
     for item in _list(document.get("sitemaps")):
         if isinstance(item, Mapping) and _str(item.get("url")):
             found.setdefault(str(item["url"]), _int(item.get("entries")))
+            if item.get("type") == "redirect" and _str(item.get("finalUrl")):
+                redirected.setdefault(str(item["url"]), str(item["finalUrl"]))
+    for url, final in redirected.items():
+        found[url] = found.get(final)
     return found
 
 

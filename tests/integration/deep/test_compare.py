@@ -10,7 +10,7 @@ import pytest
 from support.deep import SITEMAPS_NS, urlset_of
 from support.deep_schema import validated
 
-from harness.servers import Site, reply
+from harness.servers import Site, reply, send
 from sitemap_auditor.cli import deep as deep_cli
 
 XHTML_NS = ' xmlns:xhtml="http://www.w3.org/1999/xhtml"'
@@ -285,3 +285,24 @@ def test_a_lone_surrogate_in_the_older_document_is_shown_as_a_replacement(
     assert site.url("/gone-\ufffd.xml") in {s["url"] for s in c["sitemaps"]}
     assert deep_cli.main(["--allow-private-networks", "--compare", str(old), site.url("/")]) == 0
     assert "gone-\ufffd.xml" in capsys.readouterr().out
+
+
+def test_a_sitemap_now_read_where_it_redirects_keeps_its_entries(
+    site: Site, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    body = urlset_of([f"<loc>{site.url('/a')}</loc>", f"<loc>{site.url('/b')}</loc>"])
+    site.route(
+        "/robots.txt", reply(f"Sitemap: {site.url('/old.xml')}\n", content_type="text/plain")
+    )
+    site.route("/old.xml", reply(body))
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(_audit(site, capsys)), encoding="utf-8")
+    # The file moved: the old URL redirects to the new one, and robots.txt lists both.
+    lines = f"Sitemap: {site.url('/old.xml')}\nSitemap: {site.url('/new.xml')}\n"
+    site.route("/robots.txt", reply(lines, content_type="text/plain"))
+    site.route("/old.xml", lambda h: send(h, 301, b"", {"Location": site.url("/new.xml")}))
+    site.route("/new.xml", reply(body))
+    c = _audit(site, capsys, "--compare", str(old))["comparison"]
+    assert isinstance(c, dict)
+    changed = {s["url"]: (s["entriesBefore"], s["entriesAfter"]) for s in c["sitemaps"]}
+    assert changed == {site.url("/new.xml"): (None, 2)}
