@@ -26,6 +26,7 @@ class ReadElsewhere:
         self._waiting: dict[int, list[int]] = {}  # a record not yet applied: those left to it
         self._read: dict[int, bool] = {}  # an applied record: whether it was read
         self._itself: set[int] = set()  # records to read themselves (the other was not read)
+        self._again: set[int] = set()  # of those, the ones not fetched again yet
 
     def target(
         self, rec: SitemapRecord, found: int | None, records: Sequence[SitemapRecord]
@@ -43,6 +44,7 @@ class ReadElsewhere:
         """rec's fetch is applied (read_as: the record its body was left to): the records to
         fetch again and read themselves, as what they were left to was not read."""
         number = rec.number
+        self._again.discard(number)
         read = not rec.cut and rec.type in READ_TYPES
         self._read[number] = read
         again = self._waiting.pop(number, [])
@@ -55,14 +57,17 @@ class ReadElsewhere:
             elif not self._read[read_as]:
                 again.append(number)
         self._itself.update(again)
+        self._again.update(again)
         for left in again:
             del self.read_as[left]  # read itself from now on
         return again
 
     def unread(self) -> Iterator[int]:
-        """The records left to one that was never fetched (a limit, an interruption)."""
+        """The records left to one that was never fetched, or sent back to be read themselves
+        and not fetched again (a limit, an interruption), in the order they were left."""
         for left in self._waiting.values():
             yield from left
+        yield from sorted(self._again)
 
     def chain(self, number: int) -> Iterator[int]:
         """The records number was read as, in turn (a redirect to a redirect), each once."""

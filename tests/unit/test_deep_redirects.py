@@ -40,7 +40,7 @@ def test_in_either_order_a_record_left_to_one_not_read_is_read_itself() -> None:
             again += table.applied(_fetched(rec, kind), read_as)
         assert again == [0], target_first
         assert table.target(records[0], 1, records) is None  # now read itself
-        assert list(table.unread()) == []
+        assert list(table.unread()) == [0]  # until it is fetched again
 
 
 def test_a_record_left_to_one_read_is_not_fetched_again_in_either_order() -> None:
@@ -59,7 +59,7 @@ def test_one_left_to_a_record_never_applied_is_unread_and_chains_end() -> None:
     assert list(table.unread()) == [0]
     # A server that answers each way: neither was read, so each is read itself.
     assert table.applied(_fetched(records[1], "redirect"), 0) == [0, 1]
-    assert list(table.unread()) == [] and table.read_as == {}
+    assert list(table.unread()) == [0, 1] and table.read_as == {}
     table.read_as.update({0: 1, 1: 2, 2: 0})  # a loop of redirects: each taken once
     assert list(table.chain(0)) == [1, 2]
 
@@ -70,3 +70,12 @@ def test_a_record_afresh_is_as_listed() -> None:
     again = afresh(rec)
     assert (again.type, again.http_status, again.final_url) == ("unfetched", None, None)
     assert (again.number, again.url, again.in_index, again.place) == (2, rec.url, True, (1,))
+
+
+def test_one_sent_back_and_not_fetched_again_is_unread() -> None:
+    records, table = _records(), ReadElsewhere()
+    table.applied(_fetched(records[1], "unknown"), None)
+    assert table.applied(_fetched(records[0], "redirect"), 1) == [0]
+    assert list(table.unread()) == [0]  # the walk stopped before fetching it again
+    table.applied(_fetched(afresh(records[0]), "urlset"), None)
+    assert list(table.unread()) == []

@@ -237,3 +237,15 @@ def test_a_sitemap_left_to_one_a_limit_leaves_unread_is_not_said_to_be_read(site
     types = {s["url"]: s["type"] for s in doc["sitemaps"]}
     assert types[site.url("/sitemap.xml")] == "unfetched"
     assert "limit-reached" in kinds_of(doc)
+
+
+def test_one_sent_back_to_be_read_that_a_limit_leaves_is_unfetched(site: Site) -> None:
+    site.route("/old.xml", redirect(site.url("/new.xml"), 301))
+    site.route("/new.xml", reply(urlset_of([f"<loc>{site.url('/p')}</loc>"])))
+    site.route("/new.xml?", lambda h: send(h, 503, b"", {}))
+    lines = f"Sitemap: {site.url('/old.xml')}\nSitemap: {site.url('/new.xml?')}\n"
+    site.route("/robots.txt", reply(lines, content_type="text/plain"))
+    doc = run(site.url("/"), max_sitemaps=2)  # both fetched once: no room to read it again
+    types = {s["url"]: s["type"] for s in doc["sitemaps"]}
+    assert types == {site.url("/old.xml"): "unfetched", site.url("/new.xml?"): "unknown"}
+    assert "limit-reached" in kinds_of(doc)
