@@ -9,7 +9,6 @@ each) and with the compact duplicate table.
 
 from __future__ import annotations
 
-import bisect
 import heapq
 import itertools
 import re
@@ -64,7 +63,7 @@ from sitemap_auditor.deep.reading.head import (
 )
 from sitemap_auditor.deep.reading.text import text_lines
 from sitemap_auditor.deep.records import Claim, SitemapRecord, Walk, is_probe, walk_order
-from sitemap_auditor.deep.redirects import ReadElsewhere, afresh
+from sitemap_auditor.deep.redirects import ReadElsewhere
 from sitemap_auditor.deep.scope import SitemapScope
 from sitemap_auditor.deep.seen import Duplicates
 from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy, default_transport
@@ -590,9 +589,7 @@ class _Walker:
         # A usual path guessed and not there is no sitemap done, as the reports count them.
         if not is_probe(rec.source, rec.http_status):
             self.done += 1
-        for number in self.elsewhere.applied(rec, got.read_as):
-            self.done -= 1  # fetched again, to be read itself: what it was left to was not read
-            bisect.insort(queue, afresh(self.records[number]), key=lambda r: r.place)
+        self.elsewhere.applied(rec, got.read_as)
         if rec.cut:
             rec.type = "unfetched"
             return

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sitemap_auditor.deep.records import SitemapRecord
-from sitemap_auditor.deep.redirects import ReadElsewhere, afresh
+from sitemap_auditor.deep.redirects import ReadElsewhere
 
 
 def _records() -> list[SitemapRecord]:
@@ -26,56 +26,30 @@ def test_only_a_record_known_before_any_fetch_or_recorded_earlier_is_taken() -> 
     assert table.target(records[2], None, records) is None
 
 
-def _fetched(rec: SitemapRecord, kind: str) -> SitemapRecord:
-    rec.type = kind
+def _cut(rec: SitemapRecord) -> SitemapRecord:
+    rec.cut = True
     return rec
 
 
-def test_in_either_order_a_record_left_to_one_not_read_is_read_itself() -> None:
+def test_one_left_to_a_record_fetched_in_either_order_is_not_unread() -> None:
     for target_first in (True, False):
         records, table = _records(), ReadElsewhere()
-        steps = [(records[1], "unknown", None), (records[0], "redirect", 1)]
-        again: list[int] = []
-        for rec, kind, read_as in steps if target_first else steps[::-1]:
-            again += table.applied(_fetched(rec, kind), read_as)
-        assert again == [0], target_first
-        assert table.target(records[0], 1, records) is None  # now read itself
-        assert list(table.unread()) == [0]  # until it is fetched again
+        steps = [(records[1], None), (records[0], 1)]
+        for rec, read_as in steps if target_first else steps[::-1]:
+            table.applied(rec, read_as)
+        assert list(table.unread()) == [] and table.read_as == {0: 1}, target_first
 
 
-def test_a_record_left_to_one_read_is_not_fetched_again_in_either_order() -> None:
-    for target_first in (True, False):
-        records, table = _records(), ReadElsewhere()
-        steps = [(records[1], "urlset", None), (records[0], "redirect", 1)]
-        again: list[int] = []
-        for rec, kind, read_as in steps if target_first else steps[::-1]:
-            again += table.applied(_fetched(rec, kind), read_as)
-        assert again == [] and list(table.unread()) == []
-
-
-def test_one_left_to_a_record_never_applied_is_unread_and_chains_end() -> None:
+def test_one_left_to_a_record_never_fetched_or_cut_is_unread() -> None:
     records, table = _records(), ReadElsewhere()
-    assert table.applied(_fetched(records[0], "redirect"), 1) == []
-    assert list(table.unread()) == [0]
-    # A server that answers each way: neither was read, so each is read itself.
-    assert table.applied(_fetched(records[1], "redirect"), 0) == [0, 1]
-    assert list(table.unread()) == [0, 1] and table.read_as == {}
-    table.read_as.update({0: 1, 1: 2, 2: 0})  # a loop of redirects: each taken once
+    table.applied(records[0], 1)
+    assert list(table.unread()) == [0]  # the walk stopped before fetching 1
+    table.applied(_cut(records[1]), None)
+    assert list(table.unread()) == [0]  # a limit cut it
+
+
+def test_chains_of_redirects_end_even_in_a_loop() -> None:
+    table = ReadElsewhere()
+    table.read_as.update({0: 1, 1: 2, 2: 0})
     assert list(table.chain(0)) == [1, 2]
-
-
-def test_a_record_afresh_is_as_listed() -> None:
-    rec = _fetched(_records()[2], "redirect")
-    rec.http_status, rec.final_url, rec.in_index, rec.place = 200, "https://s/b.xml", True, (1,)
-    again = afresh(rec)
-    assert (again.type, again.http_status, again.final_url) == ("unfetched", None, None)
-    assert (again.number, again.url, again.in_index, again.place) == (2, rec.url, True, (1,))
-
-
-def test_one_sent_back_and_not_fetched_again_is_unread() -> None:
-    records, table = _records(), ReadElsewhere()
-    table.applied(_fetched(records[1], "unknown"), None)
-    assert table.applied(_fetched(records[0], "redirect"), 1) == [0]
-    assert list(table.unread()) == [0]  # the walk stopped before fetching it again
-    table.applied(_fetched(afresh(records[0]), "urlset"), None)
-    assert list(table.unread()) == []
+    assert list(table.chain(3)) == []

@@ -636,8 +636,8 @@ def _badges(
     errors: int, warnings: int, notices: int, ok: bool = True, read: bool = True, kind: str = ""
 ) -> str:
     """A file's (or a group's) pills: its findings, else OK when ok, or "Not read" for a file
-    the audit never read (a limit, an interruption): it passed nothing; a file whose redirect
-    led to another sitemap listed too is read there, and passes nothing of its own."""
+    the audit never read (a limit, an interruption): it passed nothing; nor does a file whose
+    redirects led to another sitemap listed too, fetched under that URL instead."""
     out = []
     for n, label, css in (
         (errors, "error", "err"),
@@ -651,7 +651,7 @@ def _badges(
     if not read:
         return '<span class="pill p-other">Not read</span>'
     if kind == "redirect":
-        return '<span class="pill p-other">Read where it redirects</span>'
+        return '<span class="pill p-other">Redirects to a listed sitemap</span>'
     return '<span class="pill p-ok">OK</span>' if ok else ""
 
 

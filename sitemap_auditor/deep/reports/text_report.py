@@ -90,7 +90,7 @@ def _tree(sitemaps: list[Mapping[str, Any]], interrupted: bool = False) -> list[
             if s.get("finalUrl"):
                 status += f" from {s['finalUrl']}"  # where redirects led
             if what == "redirect":  # to a sitemap listed too, read in its own right
-                status = f"HTTP {s['httpStatus']}, redirects to {s['finalUrl']}: read there"
+                status = f"HTTP {s['httpStatus']}, redirects to {s['finalUrl']}, listed too"
             elif what == "unfetched":
                 # Refused or unanswered (its error says why), or left by a limit of the walk.
                 failed = s["findings"]["error"]
