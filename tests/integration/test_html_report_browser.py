@@ -67,7 +67,10 @@ def _fail_site() -> Document:
     maps = [
         sitemap(f"{base}/sitemap.xml", type="html", findings=(1, 0, 0)),
         sitemap(f"{base}/news.xml", http_status=503, source="robots", findings=(1, 0, 0)),
+        # Guessed, and read as the sitemap its redirect leads to (docs/deep.md, `redirect`).
+        sitemap(f"{base}/sitemap_index.xml", type="redirect", source="fallback"),
     ]
+    maps[-1]["finalUrl"] = f"{base}/sitemap.xml"
     found = [
         finding("sitemap-is-html", "error", "Sitemap is HTML", f"{base}/sitemap.xml"),
         finding("blocked", "error", "Couldn't fetch", f"{base}/news.xml"),
@@ -258,6 +261,10 @@ def test_failing_and_empty_sites_render_their_verdict(
     assert len(dom["nodes"]) == len(doc["sitemaps"])
     assert len(dom["findings"]) == len(doc["findings"])
     _not_blank(page.screenshot(scale=0.5))
+    if name == "fail":  # a redirect's pill, at a phone's width too
+        assert "Redirects to a listed sitemap" in page.evaluate("document.body.innerText")
+        _, _, narrow = _open(browser, path, 420)
+        assert narrow["overflow"] <= 0
 
 
 def test_the_report_of_fifty_thousand_sitemaps_opens_in_under_two_seconds(
