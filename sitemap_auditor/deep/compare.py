@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, cast
 
+from sitemap_auditor.core import urls
 from sitemap_auditor.core.text import valid_unicode
 from sitemap_auditor.deep.document import FORMAT
 from sitemap_auditor.deep.kinds import KINDS, Kind
@@ -142,9 +143,20 @@ def _entries(document: Mapping[str, Any]) -> dict[str, int | None]:
             found.setdefault(str(item["url"]), _int(item.get("entries")))
             if item.get("type") == "redirect" and _str(item.get("finalUrl")):
                 redirected.setdefault(str(item["url"]), str(item["finalUrl"]))
-    for url, final in redirected.items():
-        found[url] = found.get(final)
+    if redirected:
+        # The sitemap it was read as is the one listed under any spelling of its final URL, as
+        # the walk found it (urls.resource_key, of the one reading).
+        by_key = {_key_of(url): url for url in found if url not in redirected}
+        for url, final in redirected.items():
+            found[url] = found.get(by_key.get(_key_of(final), final))
     return found
+
+
+def _key_of(url: str) -> str:
+    try:
+        return urls.resource_key(urls.read(url))
+    except ValueError:  # refused: only the same text is the same
+        return url
 
 
 def _brief(key: _Key, item: Mapping[str, Any]) -> dict[str, Any]:

@@ -306,3 +306,25 @@ def test_a_sitemap_now_read_where_it_redirects_keeps_its_entries(
     assert isinstance(c, dict)
     changed = {s["url"]: (s["entriesBefore"], s["entriesAfter"]) for s in c["sitemaps"]}
     assert changed == {site.url("/new.xml"): (None, 2)}
+
+
+def test_a_redirect_to_a_sitemap_listed_in_another_spelling_keeps_its_entries(
+    site: Site, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    body = urlset_of([f"<loc>{site.url('/a')}</loc>"])
+    site.route(
+        "/robots.txt", reply(f"Sitemap: {site.url('/old.xml')}\n", content_type="text/plain")
+    )
+    site.route("/old.xml", reply(body))
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(_audit(site, capsys)), encoding="utf-8")
+    # robots.txt lists the new file with an empty query: the resource the redirect leads to.
+    lines = f"Sitemap: {site.url('/old.xml')}\nSitemap: {site.url('/new.xml?')}\n"
+    site.route("/robots.txt", reply(lines, content_type="text/plain"))
+    site.route("/old.xml", lambda h: send(h, 301, b"", {"Location": site.url("/new.xml")}))
+    site.route("/new.xml", reply(body))
+    site.route("/new.xml?", reply(body))
+    c = _audit(site, capsys, "--compare", str(old))["comparison"]
+    assert isinstance(c, dict)
+    changed = {s["url"]: (s["entriesBefore"], s["entriesAfter"]) for s in c["sitemaps"]}
+    assert changed == {site.url("/new.xml?"): (None, 1)}
