@@ -101,26 +101,33 @@ def _checked(document: Mapping[str, Any]) -> Callable[[_Key], bool]:
     sitemap's own findings, when it read that sitemap, but for those found by comparing it
     with the other files (`KindInfo.across_files`), and the site's when every sitemap was read.
     A finding it did not check is no resolved one: a run cut short by a limit or Ctrl-C found
-    fewer only for what it did not read."""
+    fewer only for what it did not read; nor is one of a sitemap it read as another (a
+    `redirect`), whose findings are that one's now."""
     complete = document.get("complete") is True
     limited = any(
         isinstance(f, Mapping) and f.get("kind") == Kind.LIMIT_REACHED.value
         for f in _list(document.get("findings"))
     )
+    items = [i for i in _list(document.get("sitemaps")) if isinstance(i, Mapping)]
+    redirected = {
+        str(i["url"]) for i in items if _str(i.get("url")) and i.get("type") == "redirect"
+    }
     if complete and not limited:
-        return lambda key: True
+        return lambda key: key[1] not in redirected
     read = {
         str(item["url"])
-        for item in _list(document.get("sitemaps"))
-        if isinstance(item, Mapping)
-        and _str(item.get("url"))
-        and item.get("type") not in (None, "unfetched")
+        for item in items
+        if _str(item.get("url")) and item.get("type") not in (None, "unfetched", "redirect")
     }
 
     def checked(key: _Key) -> bool:
         if _across_files(key[0]):
             return False
-        return complete if key[1] is None else complete or key[1] in read
+        return (
+            complete
+            if key[1] is None
+            else key[1] in read or (complete and key[1] not in redirected)
+        )
 
     return checked
 

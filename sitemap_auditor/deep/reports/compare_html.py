@@ -87,7 +87,7 @@ def section(comparison: object) -> str:
         parts.append(
             f"<p>{_n(unchecked)} earlier finding{'s were' if unchecked != 1 else ' was'} not "
             "checked again: this audit did not read their sitemaps (a limit or an interruption "
-            "stopped it).</p>"
+            "stopped it, or they now redirect to another sitemap listed too).</p>"
         )
     if comparison.get("urlsBefore") != comparison.get("urlsAfter"):
         parts.append(

@@ -205,7 +205,8 @@ def _comparison(c: Mapping[str, Any]) -> list[str]:
     if unchecked:
         out.append(
             f"  {_plural(unchecked, 'earlier finding')} not checked again: this audit did not "
-            "read their sitemaps (a limit or an interruption stopped it)"
+            "read their sitemaps (a limit or an interruption stopped it, or they now redirect "
+            "to another sitemap listed too)"
         )
     if c.get("urlsBefore") != c.get("urlsAfter"):
         out.append(

@@ -328,3 +328,28 @@ def test_a_redirect_to_a_sitemap_listed_in_another_spelling_keeps_its_entries(
     assert isinstance(c, dict)
     changed = {s["url"]: (s["entriesBefore"], s["entriesAfter"]) for s in c["sitemaps"]}
     assert changed == {site.url("/new.xml?"): (None, 1)}
+
+
+def test_findings_of_a_sitemap_now_read_as_another_are_not_resolved(
+    site: Site, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # The earlier audit read /sitemap.xml itself; now it redirects to /sitemap_index.xml, which
+    # holds the same index, and its invalid <loc>, whose finding is the index's now.
+    index = (
+        f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">'
+        "<sitemap><loc>notaurl</loc></sitemap></sitemapindex>"
+    ).encode()
+    site.route("/robots.txt", reply("User-agent: *\n", content_type="text/plain"))
+    site.route("/sitemap.xml", reply(index))
+    site.route("/sitemap_index.xml", reply(index))
+    old = tmp_path / "old.json"
+    before = _audit(site, capsys)
+    assert any(f["sitemap"] == site.url("/sitemap.xml") for f in before["findings"])  # type: ignore[attr-defined]
+    old.write_text(json.dumps(before), encoding="utf-8")
+    site.route(
+        "/sitemap.xml", lambda h: send(h, 301, b"", {"Location": site.url("/sitemap_index.xml")})
+    )
+    c = _audit(site, capsys, "--compare", str(old))["comparison"]
+    assert isinstance(c, dict)
+    assert not [f for f in c["resolvedFindings"] if f["sitemap"] == site.url("/sitemap.xml")]
+    assert c["counts"]["notChecked"] >= 1
