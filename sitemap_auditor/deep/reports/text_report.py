@@ -96,6 +96,9 @@ def _tree(sitemaps: list[Mapping[str, Any]], interrupted: bool = False) -> list[
                 failed = s["findings"]["error"]
                 left = "interrupted" if interrupted else "a limit was reached"
                 status = "not fetched" if failed else f"not fetched ({left})"
+                if s["httpStatus"] is not None and s.get("finalUrl") and not failed:
+                    # Redirected to a sitemap listed too, which the walk did not get to.
+                    status = f"HTTP {s['httpStatus']} from {s['finalUrl']}, not read ({left})"
             entries = f", {_plural(s['entries'], 'entry', 'entries')}" if s["entries"] else ""
             gz = ", gzip" if s["compression"] else ""
             found = _counts(s["findings"])

@@ -240,3 +240,6 @@ def test_a_sitemap_left_to_one_a_limit_leaves_unread_is_not_said_to_be_read(site
     types = {s["url"]: s["type"] for s in doc["sitemaps"]}
     assert types[site.url("/sitemap.xml")] == "unfetched"
     assert "limit-reached" in kinds_of(doc)
+    # Fetched, not read: the report says which.
+    said = f"HTTP 200 from {site.url('/sitemap_index.xml')}, not read (a limit was reached)"
+    assert said in text_report.render(doc)
