@@ -67,6 +67,7 @@ from sitemap_auditor.deep.redirects import ReadElsewhere
 from sitemap_auditor.deep.scope import SitemapScope
 from sitemap_auditor.deep.seen import Duplicates
 from sitemap_auditor.fetching.fetch import Fetcher, FetchPolicy, default_transport
+from sitemap_auditor.fetching.interim import MAX_HEAD_BYTES
 from sitemap_auditor.fetching.replay import Recordings
 
 __all__ = [
@@ -140,8 +141,8 @@ class _Walker:
             resolver=options.resolver,
             budget_deadline=self.deadline,
             extra_headers=options.headers,
-            # Never a metadata or link-local address, even where private networks are allowed.
-            refuse_metadata=True,
+            refuse_metadata=True,  # never, even where private networks are allowed
+            max_head_bytes=MAX_HEAD_BYTES,  # a head as long as browsers read, no longer
         )
         # What the Lambda verdict's fetches heard, for the walk's same requests: the site is
         # asked once for its robots.txt and its sitemap (docs/deep.md).

@@ -81,6 +81,9 @@ class FetchPolicy:
     # Keep one connection a host for the next fetch of that host (the deep audit's page check,
     # which asks one host for many pages); the Lambda opens one connection a hop.
     keep_alive: bool = False
+    # A bound on each answer's head past http.client's (the deep audit's walk:
+    # interim.MAX_HEAD_BYTES); None for the Lambda, whose answers keep http.client's bounds.
+    max_head_bytes: int | None = None
     # A PEM file of the authorities whose certificates are trusted, instead of the default
     # bundle (certifi's): a staging site's own authority, or the tests' HTTPS on loopback.
     ca_file: str | None = None
@@ -365,7 +368,7 @@ def default_transport(policy: FetchPolicy) -> Transport:
         return KeptTransport(ca_file=policy.ca_file)
     from sitemap_auditor.fetching.transport import HttpTransport
 
-    return HttpTransport(ca_file=policy.ca_file)
+    return HttpTransport(ca_file=policy.ca_file, head_limit=policy.max_head_bytes)
 
 
 def _read(url: str) -> WebURL:

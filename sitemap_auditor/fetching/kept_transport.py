@@ -21,14 +21,13 @@ import ssl
 import time
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
-from typing import Any, cast
 
-from sitemap_auditor.core.errors import FetchError, FetchErrorKind
+from sitemap_auditor.core.errors import FetchError
 from sitemap_auditor.core.urls import Origin, WebURL
 from sitemap_auditor.fetching import wire_bound
 from sitemap_auditor.fetching.exchange import Headers, Reply, Request
 from sitemap_auditor.fetching.guard import Guard
-from sitemap_auditor.fetching.interim import FinalResponse
+from sitemap_auditor.fetching.interim import MAX_HEAD_BYTES, FinalResponse
 from sitemap_auditor.fetching.transport import (
     TRANSPORT_ERRORS,
     check_content_length,
@@ -36,7 +35,7 @@ from sitemap_auditor.fetching.transport import (
     mapped_errors,
 )
 
-__all__ = ["DRAIN_BYTES", "DRAIN_SECONDS", "MAX_HEAD_BYTES", "MAX_KEPT_HOSTS", "KeptTransport"]
+__all__ = ["DRAIN_BYTES", "DRAIN_SECONDS", "MAX_KEPT_HOSTS", "KeptTransport"]
 
 # What is left of a body is read to its end, so that the connection can serve the next request,
 # when it is no more than this and comes within this time (a server that sends a page's head
@@ -49,47 +48,11 @@ _DRAIN_ERRORS: tuple[type[BaseException], ...] = (*TRANSPORT_ERRORS, ValueError,
 MAX_KEPT_HOSTS = 4
 
 
-# An answer's head (its status line, interim answers and header lines) past this many bytes fails
-# the fetch: Chromium's bound (its HTTP parser's largest head buffer, 256 KiB), past which a
-# browser shows ERR_RESPONSE_HEADERS_TOO_BIG, so no page anyone can open sends more. http.client
-# alone lets 100 lines of 64 KiB through, which its parsing makes tens of megabytes: with
-# `--pages --concurrency 32`, over a gigabyte for a site whose pages all send them.
-MAX_HEAD_BYTES = 256 * 1024
-
-
-class _HeadReader:
-    """The socket's file while a head is read: the lines it gives count against MAX_HEAD_BYTES."""
-
-    def __init__(self, raw: Any) -> None:
-        self._raw = raw
-        self._left = MAX_HEAD_BYTES
-
-    def readline(self, limit: int = -1) -> bytes:
-        room = self._left + 1  # a byte past the bound is what fails
-        line: bytes = self._raw.readline(room if limit is None or limit < 0 else min(limit, room))
-        self._left -= len(line)
-        if self._left < 0:
-            raise FetchError(
-                FetchErrorKind.PROTOCOL,
-                f"an answer's head of more than {MAX_HEAD_BYTES // 1024} KiB (browsers refuse it)",
-            )
-        return line
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._raw, name)
-
-
 class _BoundedHead(FinalResponse):
-    """A FinalResponse whose head is read within MAX_HEAD_BYTES; its body as ever."""
+    """A FinalResponse whose head is read within MAX_HEAD_BYTES (the page check's, always)."""
 
-    def begin(self) -> None:
-        raw = self.fp
-        reader = self.fp = cast(Any, _HeadReader(raw))
-        try:
-            super().begin()
-        finally:
-            if self.fp is reader:  # not closed (and let go) by a head that failed
-                self.fp = raw
+    def head_limit(self) -> int | None:
+        return MAX_HEAD_BYTES
 
 
 @functools.lru_cache(maxsize=4)

@@ -186,6 +186,7 @@ class _Exchange:
 
     guard: Guard
     url: WebURL
+    head_limit: int | None = None  # the bound on its answer's head, past http.client's
 
 
 _EXCHANGE: contextvars.ContextVar[_Exchange] = contextvars.ContextVar("sitemap_auditor_exchange")
@@ -221,15 +222,23 @@ class _OneReadingRequest:
         )
 
 
+class _ExchangeResponse(FinalResponse):
+    """A FinalResponse whose head is bounded as the exchange under way says."""
+
+    def head_limit(self) -> int | None:
+        exchange = _EXCHANGE.get(None)
+        return None if exchange is None else exchange.head_limit
+
+
 class _GuardedHTTPConnection(_OneReadingRequest, HTTPConnection):
-    response_class = FinalResponse
+    response_class = _ExchangeResponse
 
     def _new_conn(self) -> socket.socket:
         return _connect(self)
 
 
 class _GuardedHTTPSConnection(_OneReadingRequest, HTTPSConnection):
-    response_class = FinalResponse
+    response_class = _ExchangeResponse
 
     def _new_conn(self) -> socket.socket:
         return _connect(self)
@@ -328,7 +337,8 @@ class HttpTransport:
     """Sends one GET at a time through guarded connections, a new one a request; redirects are
     the caller's."""
 
-    def __init__(self, ca_file: str | None = None) -> None:
+    def __init__(self, ca_file: str | None = None, head_limit: int | None = None) -> None:
+        self._head_limit = head_limit  # past http.client's bounds (None: those alone)
         # No Session: no cookies, no proxies or .netrc credentials from the environment.
         self._adapter = GuardedAdapter(max_retries=0, pool_connections=4, pool_maxsize=1)
         # Certificates are always verified: against ca_file's authorities, else certifi's.
@@ -340,7 +350,7 @@ class HttpTransport:
 
     def send(self, request: Request, guard: Guard) -> Reply:
         """Send a GET for request and return the answer's head, its body not yet read."""
-        token = _EXCHANGE.set(_Exchange(guard, request.url))
+        token = _EXCHANGE.set(_Exchange(guard, request.url, self._head_limit))
         try:
             with mapped_errors(guard):
                 return _HttpReply(self._send(request, guard), guard)

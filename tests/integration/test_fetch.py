@@ -356,3 +356,21 @@ def test_interim_answers_are_read_past_to_the_final_one(site: Site, interim: int
     final = b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\nConnection: close\r\n\r\n" + body
     site.route("/hinted", raw(hints + hints + final))
     assert fetch(fetcher_for(site), site.url("/hinted")) == (200, body)
+
+
+def test_the_lambdas_fetches_keep_http_clients_bounds_on_a_head_alone(site: Site) -> None:
+    # 90 header lines of 60 KB: within http.client's bounds (docs/contract.md §4). Only the
+    # deep audit's policy (max_head_bytes) reads no more of a head than browsers do.
+    pad = "".join(f"X-Pad-{i}: {'p' * 60_000}\r\n" for i in range(90))
+    answer = f"HTTP/1.1 200 OK\r\n{pad}Content-Length: 2\r\nConnection: close\r\n\r\nok"
+    site.route("/a", raw(answer.encode()))
+    assert fetch(fetcher_for(site), site.url("/a")) == (200, b"ok")
+    bounded = Fetcher(
+        FetchPolicy(
+            origin=("http", "127.0.0.1", site.port),
+            allow_private_networks=True,
+            max_head_bytes=256 * 1024,
+        )
+    )
+    with pytest.raises(FetchError, match="head of more than 256 KiB"):
+        fetch(bounded, site.url("/a"))

@@ -223,3 +223,24 @@ def test_broken_framing_of_one_child_leaves_the_others_read(site: Site, head: by
     good = next(s for s in doc["sitemaps"] if s["url"] == site.url("/good.xml"))
     assert good["type"] == "urlset", good
     assert doc["complete"] is True
+
+
+def _with_head(body: bytes, head_bytes: int) -> bytes:
+    """An answer of body whose header lines come to about head_bytes (each under 64 KiB)."""
+    lines = [f"X-Pad-{i}: {'p' * 60_000}\r\n" for i in range(head_bytes // 60_012)]
+    head = "HTTP/1.1 200 OK\r\nContent-Type: application/xml\r\n" + "".join(lines)
+    return f"{head}Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body
+
+
+def test_a_sitemap_head_is_read_up_to_what_browsers_accept(site: Site) -> None:
+    # 90 lines of 60 KB: within http.client's bounds (100 lines of 64 KiB), which the Lambda
+    # keeps, but far past the 256 KiB a browser reads of a head.
+    body = urlset_of([f"<loc>{site.url('/p')}</loc>"])
+    _index(site, "/small-head.xml", "/huge-head.xml")
+    site.route("/small-head.xml", raw(_with_head(body, 200 * 1024)))
+    site.route("/huge-head.xml", raw(_with_head(body, 90 * 60_012)))
+    doc = run(site.url("/"))
+    kinds = {s["url"]: s["type"] for s in doc["sitemaps"]}
+    assert kinds[site.url("/small-head.xml")] == "urlset"
+    failed = kinds_of(doc, site.url("/huge-head.xml"))["couldnt-fetch"]
+    assert "head of more than 256 KiB" in json.dumps(failed), failed
