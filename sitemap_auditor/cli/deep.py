@@ -38,7 +38,7 @@ examples:
   sitemap-auditor deep https://www.example.com/
       read every sitemap of the site and print the tree and the findings, most harmful first
   sitemap-auditor deep --json https://www.example.com/ > audit.json
-      the JSON document (format sitemap-auditor-deep, version 5)
+      the JSON document (format sitemap-auditor-deep, version 6)
   sitemap-auditor deep --csv out/ --urls urls.jsonl --html report.html https://www.example.com/
       also sitemaps.csv, findings.csv and finding_urls.csv (every affected URL) in out/,
       every listed URL as JSON Lines, an HTML page

@@ -1,4 +1,4 @@
-"""The deep audit's JSON document, version 5: the one interface of its reports (text, CSV, HTML).
+"""The deep audit's JSON document, version 6: the one interface of its reports (text, CSV, HTML).
 
 Pure: a finished walk in, a dict of JSON values out. Keys are camelCase and always present.
 """
@@ -17,7 +17,7 @@ from sitemap_auditor.deep.records import SitemapRecord, Walk
 __all__ = ["FORMAT", "VERSION", "build", "severity_counts", "share", "with_pages", "worst_severity"]
 
 FORMAT = "sitemap-auditor-deep"
-VERSION = 5
+VERSION = 6
 
 
 def _time(moment: datetime) -> str:

@@ -55,7 +55,7 @@ def test_json_csv_and_urls(site: Site, capsys: pytest.CaptureFixture[str], tmp_p
     status = _deep("--json", "--csv", str(tmp_path / "csv"), "--urls", str(urls), site.url("/"))
     assert status == 2
     doc = validated(json.loads(capsys.readouterr().out))
-    assert doc["format"] == "sitemap-auditor-deep" and doc["version"] == 5
+    assert doc["format"] == "sitemap-auditor-deep" and doc["version"] == 6
     assert doc["findings"][0]["kind"] == "invalid-date"
     lines = [json.loads(x) for x in urls.read_text().splitlines()]
     assert [x["url"] for x in lines] == [site.url(f"/p{i}") for i in range(3)]

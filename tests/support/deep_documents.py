@@ -206,7 +206,7 @@ def document(
     lines = sum(1 for s in sitemaps if s["source"] == "robots")
     return {
         "format": "sitemap-auditor-deep",
-        "version": 5,
+        "version": 6,
         "auditedUrl": f"{site}/",
         "siteBase": site,
         "robotsTxt": {
