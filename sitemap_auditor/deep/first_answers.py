@@ -48,9 +48,11 @@ def verdict(
     site: sites.SiteBase, url: str, options: Options, policy: FetchPolicy, heard: Recordings
 ) -> dict[str, Any]:
     """What the Lambda auditor says of this URL: its own steps, with its own rules, under the
-    walk's own fetch policy; what it hears is kept in `heard` for the walk. None ({}) when
-    --max-seconds cut one of its fetches: its answer would speak of candidates it never asked,
-    or asked only in part."""
+    walk's own fetch policy but for the bound on a head, which the function does not keep (its
+    answer is the function's, byte for byte); what it hears is kept in `heard` for the walk,
+    which reads those answers as they were heard. None ({}) when --max-seconds cut one of its
+    fetches: its answer would speak of candidates it never asked, or asked only in part."""
+    policy = replace(policy, max_head_bytes=None)
     fetcher = Fetcher(policy, transport=heard.recording(default_transport(policy)))
     try:
         facts = lambda_audit.fetch_facts(site, fetcher, None)

@@ -244,3 +244,15 @@ def test_a_sitemap_head_is_read_up_to_what_browsers_accept(site: Site) -> None:
     assert kinds[site.url("/small-head.xml")] == "urlset"
     failed = kinds_of(doc, site.url("/huge-head.xml"))["couldnt-fetch"]
     assert "head of more than 256 KiB" in json.dumps(failed), failed
+
+
+def test_the_quick_check_reads_a_head_as_the_lambda_does(site: Site) -> None:
+    # The quick check is the function's own answer: a 300 KB head is read, as the function
+    # reads it, and the walk reads that answer as the quick check heard it.
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    body = urlset_of([f"<loc>{site.url('/p')}</loc><lastmod>{today}</lastmod>"])
+    site.route("/robots.txt", reply(f"Sitemap: {site.url('/s.xml')}\n", content_type="text/plain"))
+    site.route("/s.xml", raw(_with_head(body, 300 * 1024)))
+    doc = run(site.url("/"))
+    assert doc["verdict"]["status"] == "SUCCESS", doc["verdict"]
+    assert [s["type"] for s in doc["sitemaps"]] == ["urlset"]
