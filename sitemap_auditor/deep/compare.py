@@ -94,6 +94,10 @@ def _checked_pages(document: Mapping[str, Any]) -> bool:
     )
 
 
+# What the walk finds of a sitemap's URL, not of its body: checked of a `redirect` too.
+_OF_THE_URL = frozenset({Kind.SITEMAP_BLOCKED_BY_ROBOTS.value})
+
+
 def _checked(document: Mapping[str, Any]) -> Callable[[_Key], bool]:
     """Whether the document's run checked again what a finding is about: every finding, when it
     read every sitemap (`complete`) and no bound of its checks was reached (no limit-reached
@@ -102,7 +106,7 @@ def _checked(document: Mapping[str, Any]) -> Callable[[_Key], bool]:
     with the other files (`KindInfo.across_files`), and the site's when every sitemap was read.
     A finding it did not check is no resolved one: a run cut short by a limit or Ctrl-C found
     fewer only for what it did not read; nor is one of a sitemap it read as another (a
-    `redirect`), whose findings are that one's now."""
+    `redirect`), whose findings are that one's now, but for those of its URL (_OF_THE_URL)."""
     complete = document.get("complete") is True
     limited = any(
         isinstance(f, Mapping) and f.get("kind") == Kind.LIMIT_REACHED.value
@@ -113,7 +117,7 @@ def _checked(document: Mapping[str, Any]) -> Callable[[_Key], bool]:
         str(i["url"]) for i in items if _str(i.get("url")) and i.get("type") == "redirect"
     }
     if complete and not limited:
-        return lambda key: key[1] not in redirected
+        return lambda key: key[1] not in redirected or key[0] in _OF_THE_URL
     read = {
         str(item["url"])
         for item in items
@@ -126,7 +130,9 @@ def _checked(document: Mapping[str, Any]) -> Callable[[_Key], bool]:
         return (
             complete
             if key[1] is None
-            else key[1] in read or (complete and key[1] not in redirected)
+            else key[1] in read
+            or (complete and key[1] not in redirected)
+            or (key[1] in redirected and key[0] in _OF_THE_URL)
         )
 
     return checked

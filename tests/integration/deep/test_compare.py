@@ -353,3 +353,30 @@ def test_findings_of_a_sitemap_now_read_as_another_are_not_resolved(
     assert isinstance(c, dict)
     assert not [f for f in c["resolvedFindings"] if f["sitemap"] == site.url("/sitemap.xml")]
     assert c["counts"]["notChecked"] >= 1
+
+
+def test_a_finding_of_a_redirected_sitemaps_url_is_checked_again(
+    site: Site, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # robots.txt disallowed /sitemap.xml, then allows it; /sitemap.xml now redirects: what
+    # robots.txt says of its URL is still looked at, and the finding is resolved.
+    index = (
+        f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">'
+        f"<sitemap><loc>{site.url('/post.xml')}</loc></sitemap></sitemapindex>"
+    ).encode()
+    site.route("/post.xml", reply(urlset_of([f"<loc>{site.url('/p')}</loc>"])))
+    site.route(
+        "/robots.txt", reply("User-agent: *\nDisallow: /sitemap.xml\n", content_type="text/plain")
+    )
+    site.route("/sitemap.xml", reply(index))
+    site.route("/sitemap_index.xml", reply(index))
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(_audit(site, capsys)), encoding="utf-8")
+    site.route("/robots.txt", reply("User-agent: *\nAllow: /\n", content_type="text/plain"))
+    site.route(
+        "/sitemap.xml", lambda h: send(h, 301, b"", {"Location": site.url("/sitemap_index.xml")})
+    )
+    c = _audit(site, capsys, "--compare", str(old))["comparison"]
+    assert isinstance(c, dict)
+    resolved = {(f["kind"], f["sitemap"]) for f in c["resolvedFindings"]}
+    assert ("sitemap-blocked-by-robots", site.url("/sitemap.xml")) in resolved
