@@ -28,12 +28,15 @@ class ReadElsewhere:
         self, rec: SitemapRecord, found: int | None, records: Sequence[SitemapRecord]
     ) -> int | None:
         """The record rec's body is left to, given `found`, the record listed under the URL its
-        redirects led to (None: none). Only one recorded before rec, or listed by robots.txt or
-        guessed (all recorded before any fetch), is known whichever fetch ends first: the same
-        tree every run. None when rec reads its own body."""
+        redirects led to (None: none). Only one recorded before rec, listed by robots.txt or
+        guessed (all recorded before any fetch), or listed by rec's own index (its sitemaps are
+        recorded at once, before any of them is fetched) is known whichever fetch ends first:
+        the same tree every run. None when rec reads its own body."""
         if found is None or found == rec.number:
             return None
-        return found if found < rec.number or records[found].parent is None else None
+        other = records[found]
+        known = found < rec.number or other.parent is None or other.parent == rec.parent
+        return found if known else None
 
     def applied(self, rec: SitemapRecord, read_as: int | None) -> None:
         """rec's fetch is applied; read_as: the record its body was left to."""

@@ -22,6 +22,8 @@ def test_only_a_record_known_before_any_fetch_or_recorded_earlier_is_taken() -> 
     assert table.target(records[1], 0, records) == 0
     assert table.target(records[3], 2, records) == 2  # recorded before it
     assert table.target(records[2], 3, records) is None  # listed later: known or not, by chance
+    sibling = SitemapRecord(4, "https://s/e.xml", "https://s/a.xml", 1, "index")
+    assert table.target(records[2], 4, [*records, sibling]) == 4  # its index's, recorded at once
     assert table.target(records[2], 2, records) is None  # itself
     assert table.target(records[2], None, records) is None
 

@@ -243,3 +243,18 @@ def test_a_sitemap_left_to_one_a_limit_leaves_unread_is_not_said_to_be_read(site
     # Fetched, not read: the report says which.
     said = f"HTTP 200 from {site.url('/sitemap_index.xml')}, not read (a limit was reached)"
     assert said in text_report.render(doc)
+
+
+def test_a_child_redirecting_to_a_later_sibling_is_read_there_once(site: Site) -> None:
+    # An index's sitemaps are recorded at once, before any of them is fetched: a sibling listed
+    # after it is known whichever fetch ends first.
+    index = site.url("/index.xml")
+    site.route("/robots.txt", reply(f"Sitemap: {index}\n", content_type="text/plain"))
+    site.route("/index.xml", reply(_index_of(site.url("/k2.xml"), site.url("/k3.xml"))))
+    site.route("/k2.xml", redirect(site.url("/k3.xml"), 301))
+    site.route("/k3.xml", reply(urlset_of([f"<loc>{site.url(f'/p{i}')}</loc>" for i in range(2)])))
+    for concurrency in (1, 4):
+        doc = run(site.url("/"), concurrency=concurrency)
+        types = {s["url"]: s["type"] for s in doc["sitemaps"]}
+        assert types[site.url("/k2.xml")] == "redirect" and types[site.url("/k3.xml")] == "urlset"
+        assert "duplicate-url" not in kinds_of(doc) and doc["totals"]["urls"] == 2
