@@ -123,7 +123,7 @@ class _Fetched:
     parser: SitemapParser | None = None
     reader: EntryReader | None = None  # the parser's reader, which knows the root element
     whole: bool = False  # read to its end as a sitemap: the file-wide checks apply
-    read_as: int | None = None  # the record read where its redirect led (_read_elsewhere)
+    read_as: int | None = None  # the record read where its redirect led (ReadElsewhere)
 
 
 class _Walker:

@@ -81,7 +81,7 @@ class FetchPolicy:
     # Keep one connection a host for the next fetch of that host (the deep audit's page check,
     # which asks one host for many pages); the Lambda opens one connection a hop.
     keep_alive: bool = False
-    # A bound on each answer's head past http.client's (the deep audit's walk:
+    # A bound on each answer's head past http.client's (the deep audit's walk and page check:
     # interim.MAX_HEAD_BYTES); None for the Lambda, whose answers keep http.client's bounds.
     max_head_bytes: int | None = None
     # A PEM file of the authorities whose certificates are trusted, instead of the default
@@ -365,7 +365,7 @@ def default_transport(policy: FetchPolicy) -> Transport:
     if policy.keep_alive:
         from sitemap_auditor.fetching.kept_transport import KeptTransport
 
-        return KeptTransport(ca_file=policy.ca_file)
+        return KeptTransport(ca_file=policy.ca_file, head_limit=policy.max_head_bytes)
     from sitemap_auditor.fetching.transport import HttpTransport
 
     return HttpTransport(ca_file=policy.ca_file, head_limit=policy.max_head_bytes)

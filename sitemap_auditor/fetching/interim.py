@@ -6,11 +6,14 @@ take a 103 for the answer itself: robots.txt's status 103, its `Sitemap:` lines 
 from __future__ import annotations
 
 import http.client
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, cast
 
 from sitemap_auditor.core.errors import FetchError, FetchErrorKind
 
-__all__ = ["MAX_HEAD_BYTES", "FinalResponse"]
+__all__ = ["MAX_HEAD_BYTES", "FinalResponse", "head_limited"]
 # As http.client bounds a header line and the lines of a head.
 _MAX_LINE = 65536
 _MAX_LINES = 100
@@ -21,6 +24,19 @@ _MAX_LINES = 100
 # `--pages --concurrency 32`, over a gigabyte for a site whose pages all send them. The Lambda
 # keeps http.client's bounds alone (docs/contract.md §4): its answers do not change.
 MAX_HEAD_BYTES = 256 * 1024
+# The bound on the heads of the exchange under way in this thread (None: http.client's alone),
+# set by the transport that sends it: the answer's head is read in the same call.
+_HEAD_LIMIT: ContextVar[int | None] = ContextVar("sitemap_auditor_head_limit", default=None)
+
+
+@contextmanager
+def head_limited(limit: int | None) -> Iterator[None]:
+    """The answers read within it have heads of at most limit bytes (None: no bound of ours)."""
+    token = _HEAD_LIMIT.set(limit)
+    try:
+        yield
+    finally:
+        _HEAD_LIMIT.reset(token)
 
 
 class _HeadReader:
@@ -50,12 +66,8 @@ class FinalResponse(http.client.HTTPResponse):
     request for an upgrade gets, and which this client never asks) is read past with its
     headers."""
 
-    def head_limit(self) -> int | None:
-        """The bound on this answer's head, past http.client's own (None: those alone)."""
-        return None
-
     def begin(self) -> None:
-        limit = self.head_limit()
+        limit = _HEAD_LIMIT.get()
         if limit is None:
             super().begin()
             return

@@ -27,7 +27,7 @@ from sitemap_auditor.core.urls import Origin, WebURL
 from sitemap_auditor.fetching import wire_bound
 from sitemap_auditor.fetching.exchange import Headers, Reply, Request
 from sitemap_auditor.fetching.guard import Guard
-from sitemap_auditor.fetching.interim import MAX_HEAD_BYTES, FinalResponse
+from sitemap_auditor.fetching.interim import FinalResponse, head_limited
 from sitemap_auditor.fetching.transport import (
     TRANSPORT_ERRORS,
     check_content_length,
@@ -46,13 +46,6 @@ _FOLD = re.compile(r"\r?\n[ \t]+")
 _DRAIN_ERRORS: tuple[type[BaseException], ...] = (*TRANSPORT_ERRORS, ValueError, FetchError)
 # Connections kept: one a host (scheme, host, port), for at most this many hosts.
 MAX_KEPT_HOSTS = 4
-
-
-class _BoundedHead(FinalResponse):
-    """A FinalResponse whose head is read within MAX_HEAD_BYTES (the page check's, always)."""
-
-    def head_limit(self) -> int | None:
-        return MAX_HEAD_BYTES
 
 
 @functools.lru_cache(maxsize=4)
@@ -83,7 +76,7 @@ class _Connection:
             )
         else:
             self.http = http.client.HTTPConnection(name, url.port)
-        self.http.response_class = _BoundedHead  # interim 1xx answers read past, head bounded
+        self.http.response_class = FinalResponse  # interim 1xx answers read past
         self._guard = guard
         self._url = url
         self.http._create_connection = self._open  # type: ignore[attr-defined]
@@ -211,8 +204,9 @@ class KeptTransport:
     """Sends one GET at a time through guarded connections, keeping one a host for the next
     request of that host (MAX_KEPT_HOSTS at most); redirects are the caller's."""
 
-    def __init__(self, ca_file: str | None = None) -> None:
+    def __init__(self, ca_file: str | None = None, head_limit: int | None = None) -> None:
         self._ca_file = ca_file
+        self._head_limit = head_limit  # past http.client's bounds (None: those alone)
         self._kept: OrderedDict[Origin, _Connection] = OrderedDict()
 
     def close(self) -> None:
@@ -231,7 +225,7 @@ class KeptTransport:
 
     def send(self, request: Request, guard: Guard) -> Reply:
         """Send a GET for request and return the answer's head, its body not yet read."""
-        with mapped_errors(guard):
+        with mapped_errors(guard), head_limited(self._head_limit):
             conn = self._kept.pop(request.url.origin, None)
             if conn is not None:
                 try:

@@ -30,7 +30,7 @@ from sitemap_auditor.core.urls import WebURL
 from sitemap_auditor.fetching import wire_bound
 from sitemap_auditor.fetching.exchange import Reply, Request
 from sitemap_auditor.fetching.guard import Guard, connect_failed
-from sitemap_auditor.fetching.interim import FinalResponse
+from sitemap_auditor.fetching.interim import FinalResponse, head_limited
 
 __all__ = [
     "ERROR_TABLE",
@@ -186,7 +186,6 @@ class _Exchange:
 
     guard: Guard
     url: WebURL
-    head_limit: int | None = None  # the bound on its answer's head, past http.client's
 
 
 _EXCHANGE: contextvars.ContextVar[_Exchange] = contextvars.ContextVar("sitemap_auditor_exchange")
@@ -222,23 +221,15 @@ class _OneReadingRequest:
         )
 
 
-class _ExchangeResponse(FinalResponse):
-    """A FinalResponse whose head is bounded as the exchange under way says."""
-
-    def head_limit(self) -> int | None:
-        exchange = _EXCHANGE.get(None)
-        return None if exchange is None else exchange.head_limit
-
-
 class _GuardedHTTPConnection(_OneReadingRequest, HTTPConnection):
-    response_class = _ExchangeResponse
+    response_class = FinalResponse
 
     def _new_conn(self) -> socket.socket:
         return _connect(self)
 
 
 class _GuardedHTTPSConnection(_OneReadingRequest, HTTPSConnection):
-    response_class = _ExchangeResponse
+    response_class = FinalResponse
 
     def _new_conn(self) -> socket.socket:
         return _connect(self)
@@ -350,9 +341,9 @@ class HttpTransport:
 
     def send(self, request: Request, guard: Guard) -> Reply:
         """Send a GET for request and return the answer's head, its body not yet read."""
-        token = _EXCHANGE.set(_Exchange(guard, request.url, self._head_limit))
+        token = _EXCHANGE.set(_Exchange(guard, request.url))
         try:
-            with mapped_errors(guard):
+            with mapped_errors(guard), head_limited(self._head_limit):
                 return _HttpReply(self._send(request, guard), guard)
         finally:
             _EXCHANGE.reset(token)

@@ -45,6 +45,7 @@ from sitemap_auditor.fetching.fetch import (
     FetchPolicy,
     Hop,
 )
+from sitemap_auditor.fetching.interim import MAX_HEAD_BYTES
 
 __all__ = [
     "DEFAULT_MAX_PAGES",
@@ -555,6 +556,7 @@ def check_pages(
         budget_deadline=start + options.max_seconds,
         refuse_metadata=True,
         keep_alive=True,
+        max_head_bytes=MAX_HEAD_BYTES,  # a head as long as browsers read, no longer
     )
     robots, delay = _robots(policy, robots_url, options.user_agent)
     summary.crawl_delay = delay
