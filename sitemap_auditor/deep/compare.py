@@ -121,19 +121,17 @@ def _checked(document: Mapping[str, Any]) -> Callable[[_Key], bool]:
     read = {
         str(item["url"])
         for item in items
-        if _str(item.get("url")) and item.get("type") not in (None, "unfetched", "redirect")
+        if _str(item.get("url")) and item.get("type") not in (None, "unfetched")
     }
 
     def checked(key: _Key) -> bool:
         if _across_files(key[0]):
             return False
-        return (
-            complete
-            if key[1] is None
-            else key[1] in read
-            or (complete and key[1] not in redirected)
-            or (key[1] in redirected and key[0] in _OF_THE_URL)
-        )
+        if key[1] is None:
+            return complete
+        if key[1] in redirected:
+            return key[0] in _OF_THE_URL
+        return complete or key[1] in read
 
     return checked
 
