@@ -7,6 +7,7 @@ import time
 import zlib
 
 import pytest
+from support.deep import with_head
 from support.documents import gz, urlset
 
 from harness.servers import Site, drip, endless, raw, redirect, reply, reset_after, slow_headers
@@ -361,9 +362,7 @@ def test_interim_answers_are_read_past_to_the_final_one(site: Site, interim: int
 def test_the_lambdas_fetches_keep_http_clients_bounds_on_a_head_alone(site: Site) -> None:
     # 90 header lines of 60 KB: within http.client's bounds (docs/contract.md §4). Only the
     # deep audit's policy (max_head_bytes) reads no more of a head than browsers do.
-    pad = "".join(f"X-Pad-{i}: {'p' * 60_000}\r\n" for i in range(90))
-    answer = f"HTTP/1.1 200 OK\r\n{pad}Content-Length: 2\r\nConnection: close\r\n\r\nok"
-    site.route("/a", raw(answer.encode()))
+    site.route("/a", raw(with_head(b"ok", 90 * 60_012, "text/plain")))
     assert fetch(fetcher_for(site), site.url("/a")) == (200, b"ok")
     bounded = Fetcher(
         FetchPolicy(

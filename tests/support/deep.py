@@ -74,3 +74,14 @@ def urlset_of(entries: Iterable[str], extra_ns: str = "") -> bytes:
     head = f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SITEMAPS_NS}"{extra_ns}>\n'
     body = "".join(f"<url>{e}</url>\n" for e in entries)
     return (head + body + "</urlset>\n").encode()
+
+
+def with_head(body: bytes, head_bytes: int, content_type: str, last: str = "") -> bytes:
+    """An answer of body whose header lines come to about head_bytes, each under http.client's
+    64 KiB and fewer than its 100; `last` the final header line before the length."""
+    lines = [f"X-Pad-{i}: {'p' * 60_000}\r\n" for i in range(head_bytes // 60_012)]
+    rest = head_bytes - sum(map(len, lines)) - 200
+    if rest > 0:
+        lines.append(f"X-Pad-last: {'p' * rest}\r\n")
+    head = f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n" + "".join(lines) + last
+    return f"{head}Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body

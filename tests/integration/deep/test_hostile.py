@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
-from support.deep import SITEMAPS_NS, kinds_of, local_only, run, urlset_of
+from support.deep import SITEMAPS_NS, kinds_of, local_only, run, urlset_of, with_head
 from support.deep_schema import validated
 
 import sitemap_auditor.fetching.addresses as ng
@@ -225,20 +225,13 @@ def test_broken_framing_of_one_child_leaves_the_others_read(site: Site, head: by
     assert doc["complete"] is True
 
 
-def _with_head(body: bytes, head_bytes: int) -> bytes:
-    """An answer of body whose header lines come to about head_bytes (each under 64 KiB)."""
-    lines = [f"X-Pad-{i}: {'p' * 60_000}\r\n" for i in range(head_bytes // 60_012)]
-    head = "HTTP/1.1 200 OK\r\nContent-Type: application/xml\r\n" + "".join(lines)
-    return f"{head}Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body
-
-
 def test_a_sitemap_head_is_read_up_to_what_browsers_accept(site: Site) -> None:
     # 90 lines of 60 KB: within http.client's bounds (100 lines of 64 KiB), which the Lambda
     # keeps, but far past the 256 KiB a browser reads of a head.
     body = urlset_of([f"<loc>{site.url('/p')}</loc>"])
     _index(site, "/small-head.xml", "/huge-head.xml")
-    site.route("/small-head.xml", raw(_with_head(body, 200 * 1024)))
-    site.route("/huge-head.xml", raw(_with_head(body, 90 * 60_012)))
+    site.route("/small-head.xml", raw(with_head(body, 200 * 1024, "application/xml")))
+    site.route("/huge-head.xml", raw(with_head(body, 90 * 60_012, "application/xml")))
     doc = run(site.url("/"))
     kinds = {s["url"]: s["type"] for s in doc["sitemaps"]}
     assert kinds[site.url("/small-head.xml")] == "urlset"
@@ -252,7 +245,7 @@ def test_the_quick_check_reads_a_head_as_the_lambda_does(site: Site) -> None:
     today = time.strftime("%Y-%m-%d", time.gmtime())
     body = urlset_of([f"<loc>{site.url('/p')}</loc><lastmod>{today}</lastmod>"])
     site.route("/robots.txt", reply(f"Sitemap: {site.url('/s.xml')}\n", content_type="text/plain"))
-    site.route("/s.xml", raw(_with_head(body, 300 * 1024)))
+    site.route("/s.xml", raw(with_head(body, 300 * 1024, "application/xml")))
     doc = run(site.url("/"))
     assert doc["verdict"]["status"] == "SUCCESS", doc["verdict"]
     assert [s["type"] for s in doc["sitemaps"]] == ["urlset"]

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from support.cli import SCRIPT, env
-from support.deep import urlset_of
+from support.deep import urlset_of, with_head
 
 from harness.servers import (
     Site,
@@ -729,20 +729,12 @@ def test_page_findings_count_in_the_exit_status(
     assert got == status
 
 
-def _padded_head(page: bytes, head_bytes: int, last: str) -> bytes:
-    """An answer whose header lines come to about head_bytes, `last` the final header line."""
-    lines = [f"X-Pad-{i}: {'p' * 60_000}\r\n" for i in range(head_bytes // 60_012)]
-    lines.append(f"X-Pad-last: {'p' * (head_bytes - sum(map(len, lines)) - 200)}\r\n")
-    head = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n" + "".join(lines) + last
-    return f"{head}Content-Length: {len(page)}\r\nConnection: close\r\n\r\n".encode() + page
-
-
 def test_a_page_head_is_read_up_to_what_browsers_accept(site: Site, tmp_path: Path) -> None:
     # Chromium refuses an answer whose head is over 256 KiB; http.client alone would read 100
     # lines of 64 KiB (6 MiB, about 50 MB of memory once parsed) for each page at once.
     page = wp("/p", site)
-    site.route("/under", raw(_padded_head(page, 250 * 1024, "X-Robots-Tag: noindex\r\n")))
-    site.route("/over", raw(_padded_head(page, 90 * 60_012, "X-Robots-Tag: noindex\r\n")))
+    site.route("/under", raw(with_head(page, 250 * 1024, "text/html", "X-Robots-Tag: noindex\r\n")))
+    site.route("/over", raw(with_head(page, 90 * 60_012, "text/html", "X-Robots-Tag: noindex\r\n")))
     rows = check(site, ["/under", "/over"], tmp_path)
     assert rows["/under"]["reason"] == "page-noindex"
     assert rows["/over"]["status"] is None
