@@ -854,7 +854,9 @@ class SitemapChecks:
                     return
         self._listed(loc, line)
         allows = self._allows
-        if allows is not None and problem is None:
+        # An index's entries are sitemaps: one robots.txt disallows is the walk's
+        # sitemap-blocked-by-robots, about the file itself, not a listed URL's finding.
+        if allows is not None and problem is None and not self.is_index:
             # Matched as it is fetched: a URL the common case above did not take (a dot
             # segment, `/a/../private/x` or `/%2e%2e/`, another spelling of the host) by its
             # one reading.

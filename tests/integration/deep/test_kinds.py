@@ -400,6 +400,31 @@ def test_blocked_by_robots(site: Site) -> None:
     assert f["examples"] == [{"line": 3, "value": site.url("/private/a")}]
 
 
+def test_a_sitemap_robots_txt_disallows_is_one_finding_about_the_file(site: Site) -> None:
+    # An index's entries are sitemaps: one that robots.txt disallows is the child's own
+    # sitemap-blocked-by-robots, not also a listed URL the index would send a crawler to.
+    index = (
+        f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">'
+        f"<sitemap><loc>{site.url('/a.xml')}</loc></sitemap>"
+        f"<sitemap><loc>{site.url('/private/b.xml')}</loc></sitemap></sitemapindex>"
+    ).encode()
+    site.route(
+        "/robots.txt",
+        reply(
+            f"User-agent: *\nDisallow: /private/\nSitemap: {site.url('/index.xml')}\n",
+            content_type="text/plain",
+        ),
+    )
+    site.route("/index.xml", reply(index))
+    site.route("/a.xml", reply(urlset_of([f"<loc>{site.url('/a')}</loc>"])))
+    site.route("/private/b.xml", reply(urlset_of([f"<loc>{site.url('/b')}</loc>"])))
+    document = run(site.url("/"))
+    found = kinds_of(document)
+    assert "blocked-by-robots" not in found
+    blocked = found["sitemap-blocked-by-robots"]
+    assert blocked["examples"][0]["value"] == site.url("/private/b.xml")
+
+
 @pytest.mark.parametrize("status", [500, 503, 429])
 def test_a_robots_txt_without_a_usable_answer_disallows_the_whole_site(
     site: Site, status: int
