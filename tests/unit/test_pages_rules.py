@@ -409,6 +409,50 @@ def test_redirect_to_an_indexable_page_and_soft_404() -> None:
     assert judge(head=head(title="Page 404 of the archive")).indexable  # a number, no error
 
 
+# The titles generators and servers give their error pages: each must be taken for one.
+ERROR_PAGE_TITLES = (
+    "Page not found \u2013 Shop",  # WordPress
+    "Page not found - Shop",  # Yoast SEO
+    "404 Not Found",  # nginx, Apache
+    "404 Not Found \u2013 Hat Store",  # Shopify
+    "404 Page not found | Blog",  # Hugo
+    "404 | Blog",  # Jekyll
+    "404: This page could not be found.",  # Next.js
+    "404: Not found",  # Gatsby
+    "Page Not Found | Docs",  # Docusaurus
+    "404 - File or directory not found.",  # IIS
+    "Error 404 (Not Found)!!1",  # Google's own
+    "Oops! That page can\u2019t be found. \u2013 Shop",
+    "Error 404 - Not Found",
+    "This page is no longer available",
+    "Sorry, this page isn't available.",
+    "Page Not Found \u2022 Instagram",
+    "Nothing found | Blog",
+)
+# Titles of ordinary pages that hold the same words: a hint must stay silent on them.
+ORDINARY_TITLES = (
+    "404 Days of Summer \u2013 Movie Review",
+    "Why the Nokia 3310 is no longer available",
+    "Lost and Found: Not Found Objects Museum",
+    "How to fix a 404 error in WordPress",
+    "Peugeot 404 for sale",
+    "Page 404 of the archive",
+    "Not Found Objects \u2013 an exhibition",
+    "Found and Not Found: Poems",
+    "Error 404: the history of the web's best-known number",
+)
+
+
+@pytest.mark.parametrize("title", ERROR_PAGE_TITLES)
+def test_an_error_page_title_is_a_soft_404(title: str) -> None:
+    assert judge(head=head(title=title)).reason == "page-soft-404"
+
+
+@pytest.mark.parametrize("title", ORDINARY_TITLES)
+def test_an_ordinary_title_with_the_same_words_is_no_soft_404(title: str) -> None:
+    assert judge(head=head(title=title)).indexable
+
+
 def test_failures_redirect_error_or_unreachable() -> None:
     assert verdict.failed(FetchErrorKind.TOO_MANY_REDIRECTS, True).reason == "page-redirect-error"
     assert verdict.failed(FetchErrorKind.BLOCKED, True).reason == "page-redirect-error"

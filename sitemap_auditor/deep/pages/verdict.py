@@ -3,13 +3,15 @@ hops, its headers and its head. No I/O: check.py gathers the facts, this module 
 
 The most restrictive reason wins, in this order: a redirect that fails, a final status that is not
 2xx, `noindex` (header or meta; `none` and a past `unavailable_after` count), a canonical naming
-another URL, a soft 404 (this tool's own hint: a 2xx HTML page whose <title> starts with 404 or
-says "not found", or an empty body).
+another URL, a soft 404 (this tool's own hint: a 2xx HTML page whose <title>, or a part of it
+the site joined with a separator, is only an error's words, "404", "Page not found", or an empty
+body).
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -61,8 +63,26 @@ _REDIRECT_ERRORS = frozenset(
 MAX_LINK_CHARS = 16 * 1024
 # Names that are directives with a value, not a user agent's prefix.
 _VALUED = frozenset({"unavailable_after", "max-snippet", "max-image-preview", "max-video-preview"})
-# The soft 404 hint's words in a <title> (a bare "404" is a page's number as often as an error).
-_SOFT_404_WORDS = ("not found", "404 error", "error 404", "no longer available")
+# The soft 404 hint reads a <title> in the parts sites join with a separator ("Page not found
+# – Shop", "Page Not Found • Instagram") and takes one whose whole part says so ("404: Not
+# found", "Error 404 - Not Found"): the words alone are in ordinary titles too ("404 Days of
+# Summer – Movie Review", "Why the Nokia 3310 is no longer available", "Error 404: the history
+# of a number"), and a bare "404" begins as many titles as it ends pages.
+_TITLE_PARTS = re.compile(r"\s+-+\s+|\s*[|\u2013\u2014\u00b7\u2022\u00bb\u00ab]+\s*|\s+::\s+")
+_NOT_THERE = (
+    r"(?:(?:the|this|that)\s+)?"
+    r"(?:(?:page|file|file or directory|content|post|article|product|resource|url|document)\s+)?"
+    r"(?:you\s+(?:are|were|re)\s+looking\s+for\s+)?"
+    r"(?:(?:was|is|has been)\s+)?"
+    r"(?:not\s+found|(?:could\s*(?:not|n't)|can\s*not|can't)\s+be\s+found"
+    r"|does\s*(?:not|n't)\s+exist|(?:isn't|is\s+not|no\s+longer)\s+available"
+    r"|nothing\s+found)"
+)
+_ERROR_TITLE = re.compile(
+    r"(?:(?:oops|sorry|whoops)[!.,]*\s*)?(?:error\s*:?\s*)?"
+    rf"(?:(?:error\s*)?404(?:\s*error)?(?:\s*[-:.(]?\s*{_NOT_THERE}\)?)?|error|{_NOT_THERE})"
+    r"(?:\s*!*1*)?"
+)
 
 
 @dataclass(frozen=True)
@@ -263,8 +283,16 @@ def _soft_404(status: int, head: HeadFacts | None, html: bool, body_bytes: int) 
         return True
     if head is None or head.title is None:
         return False
-    title = head.title.lower()
-    return title.startswith("404") or any(word in title for word in _SOFT_404_WORDS)
+    return _error_title(head.title)
+
+
+def _error_title(title: str) -> bool:
+    """Whether a page's <title> names an error page: one of its parts is only that."""
+    text = " ".join(title.lower().replace("\u2019", "'").split())
+    for part in _TITLE_PARTS.split(text):
+        if _ERROR_TITLE.fullmatch(part.strip(' .!?\u00a1\u00bf"')) is not None:
+            return True
+    return False
 
 
 def judge(
