@@ -129,14 +129,16 @@ class SpelledSecret(str):
     """A secret also hunted for in every spelling a URL, a header or a quote gives it
     (response.redact, `echoed_in`): each of its characters as itself, percent-encoded as its
     UTF-8 bytes or its Latin-1 byte (either case of hex), a space as `+`, or as its UTF-8 bytes
-    read as Latin-1 (a header's text), in any mixture. docs/contract.md §8: a site that echoes
-    the password back, percent-encoding some of it, shows it to no one."""
+    read as Latin-1 (a header's text), in any mixture, and in any case of its letters (a URL's
+    reading lower-cases a host: `http://Hunter%20Two/` is shown as host 'hunter two').
+    docs/contract.md §8: a site that echoes the password back, percent-encoding some of it,
+    shows it to no one."""
 
     pattern: re.Pattern[str]
 
     def __new__(cls, text: str) -> SpelledSecret:
         self = super().__new__(cls, text)
-        self.pattern = re.compile("".join(map(_spellings, text)))
+        self.pattern = re.compile("".join(map(_spellings, text)), re.IGNORECASE)
         return self
 
 

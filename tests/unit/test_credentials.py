@@ -11,6 +11,7 @@ import pytest
 from sitemap_auditor.audit import response
 from sitemap_auditor.audit.response import redact
 from sitemap_auditor.core.credentials import MIN_FREE_TEXT_SECRET, Credentials, echoed_in
+from sitemap_auditor.core.robots import sitemap_urls
 from sitemap_auditor.sharing import driver as sharing
 
 
@@ -168,3 +169,13 @@ def test_facts_that_echo_a_password_are_found_through_json_escapes() -> None:
     assert echoed_in(json.dumps({"url": "x/quo%22te%5Cback"}).encode(), secrets)
     assert not echoed_in(json.dumps({"url": "x/quote back"}).encode(), secrets)
     assert not echoed_in(b'{"url":"x"}', ())
+
+
+@pytest.mark.parametrize("written", ["Hunter%20Two", "Hunter Two", "HUNTER%20two"])
+def test_a_password_listed_as_a_sitemap_host_is_redacted_in_the_issue(written: str) -> None:
+    # robots.txt names the password as a host no DNS can carry: the issue says which host,
+    # shown as it was written, never in another case than the password's own spellings.
+    robots = "https://ex.com/robots.txt"
+    found = sitemap_urls(f"Sitemap: http://{written}/\n".encode(), robots, robots)
+    shown = redact(found.issues[0], Credentials("bob", "Hunter Two").secrets())
+    assert "hunter two" not in shown.lower() and "hunter%20two" not in shown.lower()
