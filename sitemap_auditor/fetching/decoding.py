@@ -126,19 +126,25 @@ def peel_gzip(
     layers: int = MAX_SNIFFED_GZIP_LAYERS,
 ) -> Iterator[bytes]:
     """Undo every gzip layer found by its magic bytes, whatever the headers said."""
-    it = iter(chunks)
-    head = b""
-    for chunk in it:
-        head += chunk
-        if len(head) >= len(GZIP_MAGIC):
-            break
-    stream = itertools.chain((head,), it) if head else it
+    head, stream = _head(chunks)
     if head[:2] != GZIP_MAGIC:
         yield from stream
     elif layers <= 0:
         raise FetchError(FetchErrorKind.BAD_COMPRESSED_DATA, "too many gzip layers")
     else:
         yield from peel_gzip(inflate(stream, check), check, layers - 1)
+
+
+def _head(chunks: Iterable[bytes]) -> tuple[bytes, Iterable[bytes]]:
+    """The first bytes of chunks (enough for the gzip magic, unless the body is shorter), and
+    the same chunks, those bytes still first."""
+    it = iter(chunks)
+    head = b""
+    for chunk in it:
+        head += chunk
+        if len(head) >= len(GZIP_MAGIC):
+            break
+    return head, (itertools.chain((head,), it) if head else it)
 
 
 def content_codings(header: str | None) -> list[str]:
@@ -156,8 +162,14 @@ def decode(
     if len(codings) > MAX_CONTENT_CODINGS:
         raise FetchError(FetchErrorKind.UNSUPPORTED_ENCODING, f"{len(codings)} codings")
     stream: Iterable[bytes] = chunks
-    for coding in reversed(codings):
+    for undone, coding in enumerate(reversed(codings)):
         if coding not in _TRANSPORT_ENCODINGS:
+            if not undone:
+                # The coding applied last is one not decoded here, yet the body starts as
+                # gzip: the header lies, and the magic bytes decide (CONTRACT §4).
+                head, stream = _head(stream)
+                if head[:2] == GZIP_MAGIC:
+                    break
             raise FetchError(FetchErrorKind.UNSUPPORTED_ENCODING, coding[:40])
         stream = inflate(stream, check, raw_allowed=coding == "deflate")
     yield from peel_gzip(stream, check, MAX_SNIFFED_GZIP_LAYERS)

@@ -67,6 +67,18 @@ def test_codings_past_two_or_unknown_ones_are_refused() -> None:
     assert kind_of([DOC], "gzip, zstd") is FetchErrorKind.UNSUPPORTED_ENCODING
 
 
+@pytest.mark.parametrize("size", [1, 2, 65536])
+@pytest.mark.parametrize("header", ["br", "zstd", "compress", "deflate, br"])
+def test_a_gzip_body_sent_under_a_coding_not_decoded_is_read_by_its_magic(
+    size: int, header: str
+) -> None:
+    # CONTRACT §4: gzip is recognised by its magic bytes whatever the headers say. A coding the
+    # auditor does not decode, applied last, would leave no gzip header at the body's start.
+    assert b"".join(decoding.decode(split(gzip.compress(DOC), size), header)) == DOC
+    # A body that is not gzip under such a coding still fails, as before.
+    assert kind_of(split(DOC, size), header) is FetchErrorKind.UNSUPPORTED_ENCODING
+
+
 def test_a_content_encoding_that_names_no_coding_is_no_coding() -> None:
     # Servers' misconfigurations: the body is read as it is, as browsers and requests read it.
     for value in ("none", "None", "utf-8", "binary", "identity", "8bit, none", ""):
