@@ -527,10 +527,50 @@ def test_page_modified_and_the_lastmod_tolerance() -> None:
         "Date": "Fri, 04 Dec 2026 00:00:10 GMT",
     }
     modified = verdict.page_modified(old, None)
-    assert modified == datetime(2026, 11, 2, 9, tzinfo=UTC)
+    assert modified is not None and modified.when == datetime(2026, 11, 2, 9, tzinfo=UTC)
     assert not verdict.lastmod_disagrees("2026-11-02", modified)
     assert verdict.lastmod_disagrees("2026-11-20", modified)
     assert not verdict.lastmod_disagrees(None, modified)
+
+
+def stated(when: str) -> verdict.PageTime | None:
+    """The time a page states in its head (article:modified_time)."""
+    facts = HeadFacts((), None, when, "t", cut=False, ended=True)
+    return verdict.page_modified({}, facts)
+
+
+def test_a_date_alone_matches_the_page_in_whatever_zone_the_site_keeps() -> None:
+    # A date names a day in the site's own zone, which it does not say: from UTC+14 to UTC-12.
+    tokyo = stated("2026-11-01T01:30:00+09:00")  # 31 October, 16:30 UTC
+    assert not verdict.lastmod_disagrees("2026-11-01", tokyo)
+    honolulu = stated("2026-11-01T22:00:00-10:00")  # 2 November, 08:00 UTC
+    assert not verdict.lastmod_disagrees("2026-11-01", honolulu)
+    # A day further than the tolerance from any zone's reading of it is a mismatch still.
+    assert verdict.lastmod_disagrees("2026-11-04", tokyo)
+    assert verdict.lastmod_disagrees("2026-10-29", honolulu)
+    # A month names its days the same way.
+    assert not verdict.lastmod_disagrees("2026-10", tokyo)
+    assert verdict.lastmod_disagrees("2026-09", tokyo)
+    # A time is an instant: the tolerance alone.
+    assert verdict.lastmod_disagrees("2026-11-02T18:00:00Z", tokyo)
+    assert not verdict.lastmod_disagrees("2026-11-01T10:00:00Z", tokyo)
+
+
+def test_a_server_time_later_than_the_lastmod_is_no_mismatch() -> None:
+    # Static hosts send the time a file was deployed as Last-Modified: a <lastmod> of the
+    # content's own date is earlier, and true. Only a <lastmod> later than the server's time
+    # claims a change the server does not know of.
+    deployed = {
+        "Last-Modified": "Fri, 04 Dec 2026 09:00:00 GMT",
+        "Date": "Fri, 04 Dec 2026 10:00:00 GMT",
+    }
+    modified = verdict.page_modified(deployed, None)
+    assert modified is not None and not modified.stated
+    assert not verdict.lastmod_disagrees("2025-03-10", modified)
+    assert verdict.lastmod_disagrees("2026-12-08T00:00:00Z", modified)
+    # A time the page states in its head counts either way: a <lastmod> left behind the page's
+    # own last change is one a crawler would not revisit it for.
+    assert verdict.lastmod_disagrees("2025-03-10", stated("2026-12-04T09:00:00Z"))
 
 
 def test_the_pacer_spaces_requests_by_rate_or_crawl_delay_and_pauses() -> None:

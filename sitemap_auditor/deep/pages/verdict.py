@@ -19,13 +19,14 @@ from email.utils import parsedate_to_datetime
 
 from sitemap_auditor.core import urls
 from sitemap_auditor.core.errors import FetchErrorKind
-from sitemap_auditor.core.lastmod import parse_lastmod
+from sitemap_auditor.core.lastmod import XML_SPACE, parse_lastmod
 from sitemap_auditor.core.text import clip
 from sitemap_auditor.deep.pages.head import HeadFacts
 
 __all__ = [
     "LASTMOD_TOLERANCE",
     "REASONS",
+    "PageTime",
     "Verdict",
     "canonical_of",
     "failed",
@@ -54,6 +55,12 @@ REASONS = (
 )
 # A page's own time and its <lastmod> may differ this much before they are said to disagree.
 LASTMOD_TOLERANCE = timedelta(days=1)
+# A date alone names a day in a zone it does not say: its first moment is at most this much
+# before 00:00 UTC (UTC+14), its last at most this much after 23:59:59 UTC (UTC-12).
+_EAST_MOST = timedelta(hours=14)
+_WEST_MOST = timedelta(hours=12)
+# A date's key is its last second (core.lastmod): its first is this much before.
+_LAST_SECOND = timedelta(days=1) - timedelta(seconds=1)
 # A Last-Modified this close to the answer's Date is the time of the response, not of the page.
 _RESPONSE_TIME = timedelta(seconds=60)
 _REDIRECT_ERRORS = frozenset(
@@ -344,13 +351,25 @@ def failed(kind: FetchErrorKind, redirected: bool) -> Verdict:
     return Verdict(False, "page-unreachable", None, None)
 
 
-def page_modified(headers: Mapping[str, str], head: HeadFacts | None) -> datetime | None:
+@dataclass(frozen=True)
+class PageTime:
+    """When a page last changed, as it says so: `stated` in its own head (its content's
+    time), or not (a server's Last-Modified, which static hosts set to the deploy)."""
+
+    when: datetime
+    stated: bool
+
+    def isoformat(self) -> str:
+        return self.when.isoformat()
+
+
+def page_modified(headers: Mapping[str, str], head: HeadFacts | None) -> PageTime | None:
     """When the page says it last changed: its head's time, or a Last-Modified that is not simply
     the time of the response."""
     if head is not None and head.modified:
         found = _instant(head.modified)
         if found is not None:
-            return found
+            return PageTime(found, stated=True)
     last = headers.get("Last-Modified")
     if not last:
         return None
@@ -358,12 +377,32 @@ def page_modified(headers: Mapping[str, str], head: HeadFacts | None) -> datetim
     date = _instant(headers.get("Date") or "")
     if when is None or (date is not None and abs(date - when) <= _RESPONSE_TIME):
         return None
-    return when
+    return PageTime(when, stated=False)
 
 
-def lastmod_disagrees(lastmod: str | None, modified: datetime | None) -> bool:
-    """Whether a sitemap's <lastmod> and the page's own time differ by more than the tolerance."""
+def lastmod_disagrees(lastmod: str | None, modified: PageTime | None) -> bool:
+    """Whether a sitemap's <lastmod> and the page's own time differ by more than the tolerance.
+
+    A <lastmod> with a time is an instant. One without (a date, a month, a year) names a period
+    in the site's own zone, which it does not say: from the period's first moment at UTC+14 to
+    its last at UTC-12. A server's Last-Modified (not `stated`) counts one way only: a static
+    host sends the deploy's time, later than a true <lastmod>; a <lastmod> later than it claims
+    a change the server does not know of."""
     if lastmod is None or modified is None:
         return False
-    listed = parse_lastmod(lastmod)
-    return listed is not None and abs(listed - modified) > LASTMOD_TOLERANCE
+    text = lastmod.strip(XML_SPACE)
+    listed = parse_lastmod(text)
+    if listed is None:
+        return False
+    latest = earliest = listed
+    if "T" not in text:
+        first_day = text if len(text) == 10 else text + ("-01" if len(text) == 7 else "-01-01")
+        first = parse_lastmod(first_day)
+        if first is None:
+            return False
+        earliest = first - _LAST_SECOND - _EAST_MOST
+        latest = listed + _WEST_MOST
+    when = modified.when
+    if when < earliest - LASTMOD_TOLERANCE:
+        return True  # the <lastmod> is later than the page's time
+    return modified.stated and when > latest + LASTMOD_TOLERANCE
