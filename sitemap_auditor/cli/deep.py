@@ -457,7 +457,7 @@ def run_many(
     from contextlib import nullcontext
     from dataclasses import replace
 
-    from sitemap_auditor.cli.outputs import gone
+    from sitemap_auditor.cli.outputs import gone, write_whole
     from sitemap_auditor.core import urls
     from sitemap_auditor.deep import document as documents
     from sitemap_auditor.deep.finding_rows import FindingRows
@@ -555,10 +555,9 @@ def run_many(
                 return
             try:
                 if args.json:
-                    stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+                    write_whole(stdout, json.dumps(doc, ensure_ascii=False) + "\n")
                 else:
-                    stdout.write(text_report.render(doc, False) + "\n\n")
-                stdout.flush()
+                    write_whole(stdout, text_report.render(doc, False) + "\n\n")
             except BrokenPipeError:
                 gone(stdout)
                 reader_gone.set()
@@ -811,18 +810,17 @@ def _report(
 
         with open(args.html, "w", encoding="utf-8") as f:
             f.write(html_report.render(doc))
-    from sitemap_auditor.cli.outputs import colour_enabled, to_reader
+    from sitemap_auditor.cli.outputs import colour_enabled, to_reader, write_whole
 
     with to_reader(stdout):  # a reader gone (`| head`) ends the report, not the command
         if args.json:
-            stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+            write_whole(stdout, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
         else:
             colour = colour_enabled(stdout)
             width = _terminal_width(stdout)
-            stdout.write(text_report.render(doc, colour, width) + "\n")
+            write_whole(stdout, text_report.render(doc, colour, width) + "\n")
             if pages is not None:
-                stdout.write(text_report.pages_text(pages, width) + "\n")
-        stdout.flush()
+                write_whole(stdout, text_report.pages_text(pages, width) + "\n")
     stopped = found.stopped_by == "interrupted" or (pages or {}).get("stoppedBy") == "interrupted"
     if stopped or interrupt.exit_status is not None:
         stderr.write("stopped: interrupted; the report covers what was read\n")

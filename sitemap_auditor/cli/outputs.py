@@ -9,7 +9,14 @@ import os
 from collections.abc import Iterator
 from typing import IO
 
-__all__ = ["colour_enabled", "file_problem", "folder_problem", "gone", "to_reader"]
+__all__ = [
+    "colour_enabled",
+    "file_problem",
+    "folder_problem",
+    "gone",
+    "to_reader",
+    "write_whole",
+]
 
 
 def colour_enabled(stream: IO[str]) -> bool:
@@ -28,6 +35,31 @@ def to_reader(stream: IO[str]) -> Iterator[None]:
         yield
     except BrokenPipeError:
         gone(stream)
+
+
+def write_whole(stream: IO[str], text: str) -> None:
+    """Write text to stream whole, and flush it.
+
+    An unbuffered stream (`python -u`, PYTHONUNBUFFERED) is a text layer over the raw file,
+    which makes one write(2) of the text and drops what that call did not take: a signal that
+    arrives while a pipe's reader is slow ends such a call early, and the command, which holds
+    signals until its report is written, would end with the report cut. So the text goes to
+    the binary layer, in as many writes as it takes. (A BrokenPipeError still ends it:
+    `to_reader`.)"""
+    buffer = getattr(stream, "buffer", None)
+    encoding = getattr(stream, "encoding", None)
+    if buffer is None or not isinstance(encoding, str) or os.linesep != "\n":
+        stream.write(text)
+        stream.flush()
+        return
+    stream.flush()  # what the text layer holds goes first
+    data = memoryview(text.encode(encoding, getattr(stream, "errors", None) or "strict"))
+    while data:
+        taken = buffer.write(data)
+        if taken is None:  # a stream set not to block, which a write could not fill
+            raise BlockingIOError("standard output would block")
+        data = data[taken:]
+    buffer.flush()
 
 
 def gone(stream: IO[str]) -> None:

@@ -5,6 +5,7 @@ never a traceback, never a wait past the signal."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import signal
 import subprocess
@@ -124,3 +125,44 @@ def test_fifty_signals_at_random_moments_give_the_partial_document(busy_site: Si
         assert run.waited < 15, run
     # The moments do fall inside walks, not only before or after them.
     assert stopped_mid_walk >= 10, [(r.delay, r.code) for r in done]
+
+
+@pytest.fixture(scope="module")
+def wide_site() -> Iterator[Site]:
+    """An index of 300 small children, each with a finding of its own: a document of a few
+    hundred kilobytes, several times what a pipe holds."""
+    site = Site().start()
+    children = [f"<sitemap><loc>{site.url(f'/w{i}.xml')}</loc></sitemap>" for i in range(300)]
+    index = f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">'
+    site.route("/robots.txt", reply(f"Sitemap: {site.url('/w.xml')}\n", content_type="text/plain"))
+    site.route("/w.xml", reply(index + "".join(children) + "</sitemapindex>"))
+    for i in range(300):
+        entry = f"<loc>{site.url(f'/page{i}')}</loc><lastmod>not a date {i}</lastmod>"
+        site.route(f"/w{i}.xml", reply(urlset_of([entry])))
+    yield site
+    site.stop()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_a_slow_reader_takes_the_document_leaves_it_whole(
+    wide_site: Site, signum: int
+) -> None:
+    # Unbuffered (`python -u`, PYTHONUNBUFFERED), the text layer makes one write(2) of the
+    # document; a signal ends that write early while the pipe is full, and what it did not
+    # take was lost: the document was cut at what the pipe held.
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    args = [str(COMMAND), "deep", "--allow-private-networks", "--json", wide_site.url("/")]
+    got = bytearray()
+    with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        out = proc.stdout.fileno()
+        got += os.read(out, 4096)  # the document's writing has begun: the pipe is full
+        proc.send_signal(signum)
+        while chunk := os.read(out, 4096):
+            got += chunk
+            time.sleep(0.002)  # a slow reader
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=60) == 128 + signum, err
+    assert "Traceback" not in err
+    doc = json.loads(got)  # whole
+    assert len(got) > 4 * 65536 and len(doc["sitemaps"]) == 301
