@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -461,7 +462,7 @@ def run_many(
     from sitemap_auditor.core import urls
     from sitemap_auditor.deep import document as documents
     from sitemap_auditor.deep.finding_rows import FindingRows
-    from sitemap_auditor.deep.reports import csv_report, finding_urls, html_report, text_report
+    from sitemap_auditor.deep.reports import csv_report, html_report, text_report
     from sitemap_auditor.deep.walk import Options, walk
 
     if args.url is not None or args.demo:
@@ -542,7 +543,7 @@ def run_many(
             if rows is not None:
                 folder = os.path.join(args.csv, names[url])
                 csv_report.write(doc, folder)
-                finding_urls.write(doc, rows, folder, found.secrets)
+                _finding_urls(doc, rows, folder, found.secrets, interrupt, stderr, lock)
         name = names[url]
         if args.html:
             os.makedirs(args.html, exist_ok=True)
@@ -573,6 +574,30 @@ def run_many(
         stderr.write("stopped: interrupted; the documents cover what was read\n")
         return interrupt.exit_status
     return worst
+
+
+def _finding_urls(
+    doc: Any,
+    rows: Any,
+    folder: str,
+    secrets: Any,
+    interrupt: Interrupt | None,
+    stderr: IO[str],
+    lock: Any = None,
+) -> None:
+    """finding_urls.csv, which a signal that comes while its rows are sorted (a minute for
+    millions) stops: the file is left out, said on stderr, and the document is written."""
+    from sitemap_auditor.deep.finding_rows import StoppedError
+    from sitemap_auditor.deep.reports import finding_urls
+
+    stop = None if interrupt is None else interrupt.since_now()
+    try:
+        finding_urls.write(doc, rows, folder, secrets, stop=stop)
+    except StoppedError:
+        with lock if lock is not None else contextlib.nullcontext():
+            stderr.write(
+                f"{os.path.join(folder, finding_urls.NAME)} was not written: interrupted\n"
+            )
 
 
 def previous_document(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Any:
@@ -795,10 +820,10 @@ def _report(
 
         doc["comparison"] = compare(previous, doc)
     if args.csv:
-        from sitemap_auditor.deep.reports import csv_report, finding_urls
+        from sitemap_auditor.deep.reports import csv_report
 
         csv_report.write(doc, args.csv)
-        finding_urls.write(doc, args.finding_rows, args.csv, found.secrets)
+        _finding_urls(doc, args.finding_rows, args.csv, found.secrets, interrupt, stderr)
         if pages is not None and args.pages_file:
             from sitemap_auditor.deep.reports import pages_csv
 

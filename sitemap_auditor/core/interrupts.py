@@ -31,6 +31,7 @@ class Interrupt:
     def __init__(self) -> None:
         self.requested = threading.Event()
         self.signum: int | None = None  # the first signal received
+        self.received = 0  # signals received (and stops requested) so far
         self._deferred = 0  # depth of deferred() sections of the main thread
 
     @property
@@ -42,6 +43,7 @@ class Interrupt:
         """The signal handler: record the stop, raise it where that is safe."""
         if self.signum is None:
             self.signum = signum
+        self.received += 1
         self.requested.set()
         if self._deferred == 0:
             raise KeyboardInterrupt
@@ -50,6 +52,7 @@ class Interrupt:
         """Ask for a stop as a signal would, without raising (from any thread)."""
         if self.signum is None:
             self.signum = signum
+        self.received += 1
         self.requested.set()
 
     @contextmanager
@@ -82,6 +85,12 @@ class Interrupt:
             yield
         finally:
             self._deferred = depth
+
+    def since_now(self) -> Callable[[], bool]:
+        """Whether a signal came after this call: what stops a long write that began once the
+        walk was over (finding_urls.csv's sort), which an earlier signal must not stop."""
+        before = self.received
+        return lambda: self.received > before
 
     def hold(self) -> None:
         """From now on, signals are only recorded, but inside `opened` sections."""

@@ -24,11 +24,32 @@ from typing import IO
 
 from sitemap_auditor.deep.kinds import KINDS, Kind
 
-__all__ = ["BUFFER_ROWS", "MERGE_FAN_IN", "RUN_ROWS", "FindingRow", "FindingRows"]
+__all__ = [
+    "BUFFER_ROWS",
+    "MERGE_FAN_IN",
+    "RUN_ROWS",
+    "STOP_EVERY_ROWS",
+    "FindingRow",
+    "FindingRows",
+    "StoppedError",
+]
 
 BUFFER_ROWS = 1024
 RUN_ROWS = 8192
 MERGE_FAN_IN = 32
+# A stop asked for (a signal: the command still writes its document) is looked for before each
+# run is sorted, each merge, and every this many rows after.
+STOP_EVERY_ROWS = 8192
+
+
+class StoppedError(Exception):
+    """The sort was stopped, as `sorted`'s `stop` asked."""
+
+
+def _never() -> bool:
+    return False
+
+
 _KINDS = tuple(KINDS)
 _KIND_INDEX = {kind: i for i, kind in enumerate(_KINDS)}
 # What a row is known by when it is about no sitemap (the site, robots.txt).
@@ -98,8 +119,14 @@ class FindingRows:
         spool.seek(0)
         yield from csv.reader(spool)
 
-    def sorted(self, place: Place) -> Iterator[FindingRow]:
-        """Every row whose place is not None, in order (see the module's docstring)."""
+    def sorted(self, place: Place, stop: Callable[[], bool] = _never) -> Iterator[FindingRow]:
+        """Every row whose place is not None, in order (see the module's docstring); raises
+        StoppedError once stop() is true (looked at between runs and every STOP_EVERY_ROWS rows)."""
+
+        def stopping() -> None:
+            if stop():
+                raise StoppedError
+
         urls = self._urls
         places: dict[tuple[str, str], int | None] = {}  # (number, kind) as spooled: its place
         opened: list[IO[str]] = []  # every run file, closed (and so removed) at the end
@@ -118,10 +145,12 @@ class FindingRows:
                     continue
                 run.append((where, int(line), int(kind), value, detail, int(number)))
                 if len(run) >= RUN_ROWS:
+                    stopping()
                     run.sort()
                     runs.append(self._written(run, opened))
                     run = []
             while len(runs) > MERGE_FAN_IN:
+                stopping()
                 merged = [
                     self._written(heapq.merge(*map(_read, runs[i : i + MERGE_FAN_IN])), opened)
                     for i in range(0, len(runs), MERGE_FAN_IN)
@@ -129,8 +158,11 @@ class FindingRows:
                 for f in runs:
                     f.close()  # merged: its disk is given back now
                 runs = merged
+            stopping()
             run.sort()
-            for row in heapq.merge(*map(_read, runs), run):
+            for n, row in enumerate(heapq.merge(*map(_read, runs), run), 1):
+                if n % STOP_EVERY_ROWS == 0:
+                    stopping()
                 at, sitemap = row[1], row[5]
                 url = urls.get(sitemap) if sitemap != SITE else None
                 yield FindingRow(url, None if at < 0 else at, _KINDS[row[2]], row[3], row[4])

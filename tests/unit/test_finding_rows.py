@@ -103,3 +103,37 @@ def test_a_csv_cell_keeps_a_value_on_one_line_and_a_formula_as_text() -> None:
     )
     assert cell("a\r\nb\tc\x07") == "a  b c\ufffd"
     assert cell("=1+1") == "'=1+1" and cell("\t=1") == " =1" and cell(3) == 3
+
+
+@pytest.mark.parametrize("after", [1, 2, 5, 40])
+def test_a_stop_asked_for_ends_the_writing_and_leaves_no_file(
+    after: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A signal while millions of rows are sorted (a minute and more) stops the file; the
+    # document is still written. A stop is looked for between runs and every few rows after.
+    monkeypatch.setattr(finding_rows, "BUFFER_ROWS", 5)
+    monkeypatch.setattr(finding_rows, "RUN_ROWS", 7)
+    monkeypatch.setattr(finding_rows, "MERGE_FAN_IN", 3)
+    monkeypatch.setattr(finding_rows, "STOP_EVERY_ROWS", 11)
+    document = {
+        "sitemaps": [{"url": s} for s in SITEMAPS],
+        "findings": [
+            {"kind": k.value, "sitemap": s}
+            for k in (Kind.INVALID_URL, Kind.DUPLICATE_URL, Kind.INVALID_DATE)
+            for s in [None, *SITEMAPS]
+        ],
+    }
+    asked = [0]
+
+    def stop() -> bool:
+        asked[0] += 1
+        return asked[0] >= after
+
+    with FindingRows() as rows:
+        sinks = {n: rows.sink(n, None if n < 0 else SITEMAPS[n]) for n in range(-1, 3)}
+        for number, kind, line, value, detail in _rows(500, 7):
+            sinks[number](kind, line, value, detail)
+        with pytest.raises(finding_rows.StoppedError):
+            finding_urls.write(document, rows, tmp_path, stop=stop)
+    assert not (tmp_path / finding_urls.NAME).exists()
+    assert asked[0] == after

@@ -13,11 +13,11 @@ redacted as the document redacts it: userinfo removed from every URL, the creden
 from __future__ import annotations
 
 import csv
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sitemap_auditor.deep.finding_rows import FindingRows
+from sitemap_auditor.deep.finding_rows import FindingRow, FindingRows, StoppedError
 from sitemap_auditor.deep.kinds import KINDS, Kind
 from sitemap_auditor.deep.redaction import cleaner, redact
 from sitemap_auditor.deep.reports.csv_report import cell
@@ -40,9 +40,11 @@ def write(
     rows: FindingRows,
     directory: str | Path,
     secrets: Sequence[str] = (),
+    stop: Callable[[], bool] | None = None,
 ) -> Path:
     """Write finding_urls.csv into directory (made if need be) from rows, in the document's
-    order; secrets are the walk's (Walk.secrets). Its path."""
+    order; secrets are the walk's (Walk.secrets). Its path. Once stop() is true (a signal, looked
+    at as the rows are sorted), no file is left and finding_rows.StoppedError is raised."""
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / NAME
@@ -66,11 +68,28 @@ def write(
         for kind, info in KINDS.items()
     }
     cells: dict[str | None, Any] = {}  # a sitemap's cell
+    try:
+        in_order = rows.sorted(place) if stop is None else rows.sorted(place, stop)
+        _write_rows(target, in_order, kinds, cells, as_shown, secrets)
+    except StoppedError:
+        target.unlink(missing_ok=True)  # whole or not at all
+        raise
+    return target
+
+
+def _write_rows(
+    target: Path,
+    rows: Iterable[FindingRow],
+    kinds: Mapping[Kind, list[Any]],
+    cells: dict[str | None, Any],
+    as_shown: Callable[[str | None], str | None],
+    secrets: Sequence[str],
+) -> None:
     with target.open("w", newline="", encoding="utf-8-sig", errors="replace") as out:
         w = csv.writer(out)
         w.writerow(FINDING_URL_COLUMNS)
         batch: list[list[Any]] = []
-        for row in rows.sorted(place):
+        for row in rows:
             sitemap = cells.get(row.sitemap)
             if sitemap is None:
                 sitemap = cells[row.sitemap] = cell(as_shown(row.sitemap))
@@ -83,4 +102,3 @@ def write(
                 w.writerows(batch)
                 batch.clear()
         w.writerows(batch)
-    return target
