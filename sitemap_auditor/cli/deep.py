@@ -360,6 +360,13 @@ MAX_JOBS = 16
 MAX_INPUT_SITES = 100_000
 
 
+def _asking(interrupt: Interrupt | None) -> contextlib.AbstractContextManager[None]:
+    """A wait on the person running the command (the password's prompt, `--input -` reading
+    standard input), which signals end at once: they are held everywhere else until the
+    walk's own waits (core/interrupts.py)."""
+    return interrupt.opened() if interrupt is not None else contextlib.nullcontext()
+
+
 def _input_urls(path: str, stdin: IO[str]) -> list[str]:
     """The URLs of an --input file, in order, each once (two spellings of one URL, `HTTPS://A.
     example:443` and `https://a.example/`, are one: the first is kept); raises OSError or
@@ -477,7 +484,12 @@ def run_many(
     limits = _limits(args, parser)
     _check_outputs(parser, {}, {"--html": args.html, "--csv": args.csv})
     try:
-        sites = _input_urls(args.input, sys.stdin)
+        with _asking(interrupt):  # standard input waits for its next line
+            sites = _input_urls(args.input, sys.stdin)
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        status = interrupt.exit_status if interrupt is not None else None
+        return status or EXIT_INTERRUPTED
     except OSError as e:
         parser.error(f"--input {args.input}: {e.strerror or e}")
     except ValueError as e:
@@ -497,7 +509,8 @@ def run_many(
                 )
     if args.user:
         one_host(sites, parser)
-    creds = credentials(args.user, parser) if args.user else None
+    with _asking(interrupt):  # a signal ends the prompt: "no password given"
+        creds = credentials(args.user, parser) if args.user else None
     options = Options(
         limits=limits,
         credentials=creds,
@@ -699,7 +712,8 @@ def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) 
     headers = request_headers(args, parser)
     args.extra_headers = headers
     previous = previous_document(args, parser)
-    creds = credentials(args.user, parser) if args.user is not None else None
+    with _asking(interrupt):  # a signal ends the prompt: "no password given"
+        creds = credentials(args.user, parser) if args.user is not None else None
     args.credentials, args.demo_site = creds, demo
     if args.max_pages < 0 or (args.rate is not None and not 0 < args.rate < math.inf):
         parser.error("--max-pages must be >= 0 and --rate a number > 0")

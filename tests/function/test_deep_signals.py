@@ -4,9 +4,12 @@ never a traceback, never a wait past the signal."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import pty
 import random
+import select
 import signal
 import subprocess
 import sys
@@ -166,3 +169,56 @@ def test_a_signal_while_a_slow_reader_takes_the_document_leaves_it_whole(
     assert "Traceback" not in err
     doc = json.loads(got)  # whole
     assert len(got) > 4 * 65536 and len(doc["sitemaps"]) == 301
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_input_waits_on_standard_input_ends_the_command(signum: int) -> None:
+    # `--input -` from a terminal (or a pipe kept open) waits for its next line: a signal
+    # ends that wait at once; no site was begun, so there is no document.
+    args = [str(COMMAND), "deep", "--json", "--input", "-", "--allow-private-networks"]
+    with subprocess.Popen(
+        args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as proc:
+        assert proc.stdin is not None
+        proc.stdin.write(b"http://127.0.0.1:9/\n")
+        proc.stdin.flush()  # and kept open
+        time.sleep(1.0)
+        proc.send_signal(signum)
+        try:
+            code = proc.wait(timeout=10)  # standard input still open
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+        out, err = proc.communicate()
+        assert code == 128 + signum, err
+    assert out == b"" and b"interrupted" in err and b"Traceback" not in err
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_at_the_password_prompt_ends_the_command(signum: int) -> None:
+    main, terminal = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "SITEMAP_AUDITOR_PASSWORD"}
+    args = [str(COMMAND), "deep", "--allow-private-networks", "-u", "bob", "http://127.0.0.1:9/"]
+    try:
+        with subprocess.Popen(
+            args, stdin=terminal, stdout=terminal, stderr=terminal, env=env, start_new_session=True
+        ) as proc:
+            shown = b""
+            deadline = time.monotonic() + 20
+            while b"Password" not in shown and time.monotonic() < deadline:
+                if select.select([main], [], [], 0.2)[0]:
+                    shown += os.read(main, 1024)
+            assert b"Password" in shown
+            proc.send_signal(signum)
+            try:
+                assert proc.wait(timeout=10) != 0  # it did not wait for a password
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                raise
+            with contextlib.suppress(OSError):
+                while select.select([main], [], [], 0.2)[0]:
+                    shown += os.read(main, 4096)
+    finally:
+        os.close(main)
+        os.close(terminal)
+    assert b"no password given" in shown and b"Traceback" not in shown
