@@ -11,6 +11,7 @@ import pytest
 from sitemap_auditor.audit import response
 from sitemap_auditor.audit.response import redact
 from sitemap_auditor.core.credentials import MIN_FREE_TEXT_SECRET, Credentials, echoed_in
+from sitemap_auditor.core.request_headers import ExtraHeaders
 from sitemap_auditor.core.robots import sitemap_urls
 from sitemap_auditor.sharing import driver as sharing
 
@@ -179,3 +180,22 @@ def test_a_password_listed_as_a_sitemap_host_is_redacted_in_the_issue(written: s
     found = sitemap_urls(f"Sitemap: http://{written}/\n".encode(), robots, robots)
     shown = redact(found.issues[0], Credentials("bob", "Hunter Two").secrets())
     assert "hunter two" not in shown.lower() and "hunter%20two" not in shown.lower()
+
+
+def test_a_token_read_back_lower_cased_as_a_host_is_redacted() -> None:
+    # A site lists its visitor's token as a URL's host: the reading lower-cases it, and the
+    # name look-up's error names it so (Basic's token, a cookie's value, a bearer token).
+    creds = Credentials("alice", "Sup3r-Secret")
+    token = creds.header()[6:]
+    headers = ExtraHeaders.of(
+        [("Cookie", "session=C00kieValueQWERTY"), ("Authorization", "Bearer AbCdEf0123456789XyZ")]
+    )
+    for secret, secrets in (
+        (token, creds.secrets()),
+        ("C00kieValueQWERTY", headers.secrets()),
+        ("AbCdEf0123456789XyZ", headers.secrets()),
+    ):
+        said = f"fetch error (dns: the name {secret.lower()} could not be resolved)"
+        shown = redact(said, secrets)
+        assert secret.lower() not in shown.lower(), shown
+        assert shown == "fetch error (dns: the name *** could not be resolved)"
