@@ -18,6 +18,10 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 # Ranges Python's flags miss or that embed another address worth a second look.
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
+# Older embeddings, long deprecated but still read by stacks that route them: IPv4-compatible
+# (RFC 4291 §2.5.5.1; `::` and `::1` are no IPv4 address) and IPv4-translated (RFC 2765).
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+_IPV4_TRANSLATED = ipaddress.ip_network("::ffff:0:0:0/96")
 # Deprecated IPv6 site-local addresses (RFC 3879): still routed inside some networks, and Python
 # counts them global (docs/contract.md §8).
 _SITE_LOCAL = ipaddress.ip_network("fec0::/10")
@@ -61,13 +65,19 @@ METADATA_NETWORKS: tuple[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, st
 
 
 def _embedded(address: IPAddress) -> ipaddress.IPv4Address | None:
-    """The IPv4 address an IPv6 one carries (mapped, 6to4, Teredo, NAT64), if any."""
+    """The IPv4 address an IPv6 one carries (mapped, 6to4, Teredo, NAT64 and its local-use
+    prefix, IPv4-compatible, IPv4-translated), if any."""
     if not isinstance(address, ipaddress.IPv6Address):
         return None
     embedded = address.ipv4_mapped or address.sixtofour
     if embedded is None and address.teredo is not None:
         embedded = address.teredo[1]
-    if embedded is None and address in _NAT64:
+    if embedded is None and (
+        address in _NAT64
+        or address in _NAT64_LOCAL  # its IPv4 address last, as a /96 within it writes it
+        or address in _IPV4_TRANSLATED
+        or (address in _IPV4_COMPATIBLE and int(address) > 1)
+    ):
         embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
     return embedded
 

@@ -66,6 +66,11 @@ def test_metadata_addresses_stay_refused_where_private_networks_are_allowed() ->
         "2852039166": "169.254.169.254 (link-local)",
         "::ffff:169.254.169.254": "::ffff:a9fe:a9fe (link-local, embedded in IPv6)",
         "64:ff9b::a9fe:a9fe": "64:ff9b::a9fe:a9fe (link-local, embedded in IPv6)",
+        # IPv4-compatible (::/96), IPv4-translated (::ffff:0:0:0/96, RFC 2765) and local-use
+        # NAT64 (64:ff9b:1::/48, RFC 8215) carry it too.
+        "::169.254.169.254": "::a9fe:a9fe (link-local, embedded in IPv6)",
+        "::ffff:0:a9fe:a9fe": "::ffff:0:a9fe:a9fe (link-local, embedded in IPv6)",
+        "64:ff9b:1::a9fe:a9fe": "64:ff9b:1::a9fe:a9fe (link-local, embedded in IPv6)",
         "fe80::1": "fe80::1 (link-local)",
         "fd00:ec2::254": "fd00:ec2::254 (instance metadata)",
         "100.100.100.200": "100.100.100.200 (instance metadata)",
