@@ -144,8 +144,7 @@ class _Walker:
             refuse_metadata=True,  # never, even where private networks are allowed
             max_head_bytes=MAX_HEAD_BYTES,  # a head as long as browsers read, no longer
         )
-        # What the Lambda verdict's fetches heard, for the walk's same requests: the site is
-        # asked once for its robots.txt and its sitemap (docs/deep.md).
+        # The Lambda verdict's fetches, for the walk's same requests: asked once (docs/deep.md).
         self.heard = Recordings()
         self.now = options.now()
         self.now_key = checks.instant_key(self.now)
@@ -160,6 +159,7 @@ class _Walker:
         # Each sitemap once: the URLs listed so far (urls.resource_key), the record each became.
         self.listed: dict[str, int | None] = {}
         self.last_listed: str | None = None  # the key listed_before found or added last
+        self.repeated = False  # whether the last sitemap `add` was given was listed before
         self.elsewhere = ReadElsewhere()  # sitemaps read where their redirects led
         # Each record read, by number: its tally, read once the walk is over (a later file adds).
         self.tally_of: dict[int, Tally] = {}
@@ -170,13 +170,11 @@ class _Walker:
         self.site_checks: SiteChecks | None = None
         self.rows = options.finding_rows
         self.done = 0
-        # Entries read so far in each file being read, by number, for progress within a file
-        # (under self.lock); the last count of files queued; when progress was last told.
+        # Entries read in each file being read (under self.lock), files queued, last told.
         self.reading: dict[int, int] = {}
         self.queued = 0
         self.told_at = 0.0
-        # The sitemaps each index lists, claimed in the walk's order (`settle`), not in the
-        # order the indexes happened to be read in: a heap by the index's place.
+        # The sitemaps each index lists, claimed in the walk's order (`settle`): by place.
         self.claims: list[Claim] = []
         # Sitemaps being read that are known to list none (their root is no sitemapindex), by
         # number: an index placed after them need not wait for their end (set by the fetches).
@@ -527,8 +525,9 @@ class _Walker:
 
     # -- the walk itself, on the calling thread ----------------------------------------------
 
-    def listed_before(self, url: str) -> bool:
-        """True when url, or another spelling of it, was listed before; else it is now."""
+    def listed_before(self, url: str, remember: bool = True) -> bool:
+        """True when url, or another spelling of it, was listed before; else it is now, if
+        remember (past the records kept, not: millions listed do not grow the walk)."""
         try:
             key = urls.resource_key(urls.read(url))
         except urls.UnfetchableURLError:
@@ -536,13 +535,18 @@ class _Walker:
         self.last_listed = key
         if key in self.listed:
             return True
-        self.listed[key] = None
+        if remember:
+            self.listed[key] = None
         return False
 
     def add(self, url: str, parent: SitemapRecord | None, source: str) -> SitemapRecord | None:
-        if self.listed_before(url):
+        """The record of a sitemap listed, or None: listed before (`repeated`), or past the
+        records kept (counted)."""
+        full = len(self.records) >= self.limits.max_sitemaps + MAX_UNFETCHED_RECORDS
+        self.repeated = self.listed_before(url, remember=not full)
+        if self.repeated:
             return None
-        if len(self.records) >= self.limits.max_sitemaps + MAX_UNFETCHED_RECORDS:
+        if full:
             self.not_recorded += 1
             return None
         number = len(self.records)
@@ -667,11 +671,10 @@ class _Walker:
                 return
             claim = heapq.heappop(claims)
             for child, line in claim.children:
-                before = len(self.listed)
                 added = self.add(child, claim.record, "index")
                 if added is not None:
                     queue.append(added)
-                elif len(self.listed) == before:
+                elif self.repeated:
                     claim.tally.add(Kind.DUPLICATE_SITEMAP, line, child)
                     self._listed_again(self.listed.get(self.last_listed or ""))
 
@@ -885,8 +888,7 @@ def walk(url: str, options: Options | None = None) -> Walk:
     try:
         if stopped is None or (stopped == "max-seconds" and listed):
             for u in listed or [site.url + p for p in candidates.FALLBACK_PATHS]:
-                before = len(walker.listed)
-                if walker.add(u, None, source) is None and len(walker.listed) == before:
+                if walker.add(u, None, source) is None and walker.repeated:
                     walker.site_tally.add(Kind.DUPLICATE_SITEMAP, None, u)
         if stopped is None:
             try:

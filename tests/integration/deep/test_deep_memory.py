@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
 import pytest
+from support.deep import SITEMAPS_NS, kinds_of, run
 
-from sitemap_auditor.deep import checks, finding_rows
+from harness.servers import Site, reply
+from sitemap_auditor.deep import checks, finding_rows, walk
 from sitemap_auditor.deep.finding_rows import FindingRows
 from sitemap_auditor.deep.kinds import Kind
 from sitemap_auditor.deep.reports import finding_urls
@@ -72,3 +75,51 @@ def test_memory_does_not_grow_with_the_rows(
     assert len(lines) == n + 1 and lines[1].endswith(f",1,{url.format(n - 1)},")
     # The spool's peak is a run's worth of rows; holding them would be several times that.
     assert spooled < 2 * 1024 * 1024 and holding > 3 * spooled, (spooled, holding)
+
+
+def _indexes_of_sitemaps(site: Site, indexes: int, children: int) -> None:
+    """robots.txt names an index of `indexes` indexes, each listing `children` sitemaps of its
+    own, none of them served."""
+
+    def index_of(locs: list[str]) -> bytes:
+        entries = "".join(f"<sitemap><loc>{loc}</loc></sitemap>" for loc in locs)
+        return f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAPS_NS}">{entries}'.encode() + (
+            b"</sitemapindex>"
+        )
+
+    root = [site.url(f"/i{i}.xml") for i in range(indexes)]
+    site.route(
+        "/robots.txt", reply(f"Sitemap: {site.url('/root.xml')}\n", content_type="text/plain")
+    )
+    site.route("/root.xml", reply(index_of(root)))
+    for i in range(indexes):
+        locs = [site.url(f"/i{i}/s{k}.xml") for k in range(children)]
+        site.route(f"/i{i}.xml", reply(index_of(locs)))
+
+
+def _peak_of_walk(indexes: int, children: int) -> tuple[int, dict[str, Any]]:
+    site = Site().start()
+    try:
+        _indexes_of_sitemaps(site, indexes, children)
+        tracemalloc.start()
+        try:
+            document = run(site.url("/"), max_sitemaps=indexes + 1)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    finally:
+        site.stop()
+    return peak, document
+
+
+def test_sitemaps_listed_past_the_records_kept_are_counted_not_held() -> None:
+    # Indexes that list tens of thousands of sitemaps each, past --max-sitemaps: each URL is
+    # looked up (a repeat of a recorded one is still a duplicate) but no longer kept, so the
+    # walk's memory does not grow with the indexes read.
+    small, _ = _peak_of_walk(10, 2000)
+    large, document = _peak_of_walk(50, 2000)
+    # 80,000 more keys: 12 MB if held; the peaks otherwise differ by a megabyte or two.
+    assert large - small < 5 * 1024 * 1024, (small, large)
+    assert len(document["sitemaps"]) == 51 + walk.MAX_UNFETCHED_RECORDS
+    limit = kinds_of(document)["limit-reached"]
+    assert f"{50 * 2000:,} sitemaps not read" in limit["message"], limit["message"]
