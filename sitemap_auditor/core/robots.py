@@ -150,13 +150,12 @@ def _url(value: str, base: str) -> tuple[str, None] | tuple[None, str]:
     # docs/contract.md §4, §8: read once, as a browser reads it (the WHATWG URL Standard's
     # parser), resolved against robots.txt's final URL; that reading is what is listed and what
     # is fetched. Around it, the contract's own rules: the host as for siteBase (no empty label,
-    # what DNS can carry), a byte that is not UTF-8 percent-encoded as itself, the length cap.
+    # what DNS can carry), a byte that is not UTF-8 percent-encoded as itself. The length cap is
+    # the value's (`_made`), whatever its URL becomes once resolved and percent-encoded.
     try:
         url = urls.read(urls.escape_undecodable(value), base).href
     except urls.UnfetchableURLError as e:
         return None, e.reason
-    if len(url) > MAX_URL_CHARS:
-        return None, f"longer than {MAX_URL_CHARS} characters as a URL"
     return url, None
 
 
