@@ -10,7 +10,6 @@ each) and with the compact duplicate table.
 from __future__ import annotations
 
 import heapq
-import itertools
 import re
 import threading
 import time
@@ -47,6 +46,7 @@ from sitemap_auditor.deep.options import (
     Progress,
     UrlRecord,
 )
+from sitemap_auditor.deep.polite import MAX_PER_HOST, host_of, next_polite
 from sitemap_auditor.deep.reading.entries import (
     DocumentHead,
     EntryCallback,
@@ -91,9 +91,6 @@ PROGRESS_EVERY_S = 0.25
 # The uncompressed bytes a fetch reads before it parses them (a batch, parsed at once): at most
 # this much a fetch beyond the parsers' own, so 8 MiB at the most --concurrency.
 PARSE_BATCH_BYTES = 256 * 1024
-# Politeness: at most this many fetches at once to one host, whatever --concurrency allows in all.
-MAX_PER_HOST = 4
-_LOOKAHEAD = 256
 _BLOCKING_STATUSES = frozenset({403, 429, 503})
 _COMPRESSION_KINDS = frozenset(
     {
@@ -614,18 +611,10 @@ class _Walker:
         queue: deque[SitemapRecord],
     ) -> None:
         tally = got.tally
-        site = self._site()
-        allows = site.allows
-        read = _reading(rec.url) if allows is not None else None
-        if (
-            allows is not None
-            and read is not None
-            and read.origin == self.site.origin()
-            and not allows(read.href)
-        ):
-            # The file itself, not a URL it lists: search engines cannot read it at all. Matched
-            # as it is fetched, in the one reading (`/a/../private/s.xml` is `/private/s.xml`).
-            tally.add(Kind.SITEMAP_BLOCKED_BY_ROBOTS, None, rec.url, site.blocked_for(read.href))
+        blocked = self._disallowed(rec.url)
+        if blocked is not None:
+            # The file itself, not a URL it lists: search engines cannot read it at all.
+            tally.add(Kind.SITEMAP_BLOCKED_BY_ROBOTS, None, rec.url, blocked)
         if rec.type == "sitemapindex" and (
             rec.in_index or (parent is not None and parent.type == "sitemapindex")
         ):
@@ -691,11 +680,28 @@ class _Walker:
                     tally.set_count(Kind.NESTED_INDEX, 1)
 
     def findings(self) -> None:
-        """Every record's findings, from its tally."""
+        """Every record's findings, from its tally; a sitemap a limit left unread gets the one
+        its URL alone decides (robots.txt disallows it: search engines cannot read it either)."""
         for number, tally in self.tally_of.items():
             rec = self.records[number]
             rec.findings = tally.findings(rec.url)
         self.tally_of.clear()
+        for rec in self.records:
+            blocked = self._disallowed(rec.url) if rec.left_by_a_limit else None
+            if blocked is not None:
+                tally = Tally(self.sink(rec.number, rec.url), self.clean)
+                tally.add(Kind.SITEMAP_BLOCKED_BY_ROBOTS, None, rec.url, blocked)
+                rec.findings = tally.findings(rec.url)
+
+    def _disallowed(self, url: str) -> str | None:
+        """To whom robots.txt disallows a sitemap of the site's origin (None: no one), matched
+        as it is fetched, in the one reading (`/a/../private/s.xml` is `/private/s.xml`)."""
+        site = self.site_checks
+        allows = site.allows if site is not None else None
+        read = _reading(url) if allows is not None else None
+        if read is None or read.origin != self.site.origin() or allows is None or allows(read.href):
+            return None
+        return self._site().blocked_for(read.href)
 
     def run(self) -> tuple[str | None, bool]:
         """Fetch every queued sitemap, and those they list, within the limits: what stopped
@@ -734,7 +740,7 @@ class _Walker:
                     done, _ = wait(running, timeout=timeout, return_when=FIRST_COMPLETED)
                     with interrupt.deferred():
                         for fut in done:
-                            hosts[_host(running.pop(fut).url)] -= 1
+                            hosts[host_of(running.pop(fut).url)] -= 1
                             got = fut.result()
                             self.apply(got, queue)
                             if got.record.cut and stopped is None:
@@ -771,7 +777,7 @@ class _Walker:
         """Start the fetches the limits and the politeness per host allow."""
         limits = self.limits
         while queue and len(running) < limits.concurrency and stopped is None:
-            at = _next_polite(queue, hosts)
+            at = next_polite((r.url for r in queue), hosts)
             if at is None:
                 break  # every queued sitemap is on a host already at its share
             rec = queue[at]
@@ -789,7 +795,7 @@ class _Walker:
                 break
             del queue[at]
             fetched += 1
-            hosts[_host(rec.url)] += 1
+            hosts[host_of(rec.url)] += 1
             running[pool.submit(self.fetch, rec)] = rec
         return stopped, depth_cut, fetched
 
@@ -805,21 +811,6 @@ def _reading(url: str) -> urls.WebURL | None:
         return urls.read(url)
     except urls.UnfetchableURLError:
         return None
-
-
-def _host(url: str) -> str:
-    """The host a fetch of url goes to, in the fetcher's one reading (for politeness per host)."""
-    read = _reading(url)
-    return read.authority if read is not None else ""
-
-
-def _next_polite(queue: deque[SitemapRecord], hosts: Counter[str]) -> int | None:
-    """Where in the queue the first sitemap is whose host has fewer than MAX_PER_HOST fetches
-    running (only the first _LOOKAHEAD are looked at), or None."""
-    for i, rec in enumerate(itertools.islice(queue, _LOOKAHEAD)):
-        if hosts[_host(rec.url)] < MAX_PER_HOST:
-            return i
-    return None
 
 
 class _AbandonedError(Exception):

@@ -400,7 +400,10 @@ def test_blocked_by_robots(site: Site) -> None:
     assert f["examples"] == [{"line": 3, "value": site.url("/private/a")}]
 
 
-def test_a_sitemap_robots_txt_disallows_is_one_finding_about_the_file(site: Site) -> None:
+@pytest.mark.parametrize("limits", [{}, {"max_sitemaps": 2}, {"max_depth": 0}])
+def test_a_sitemap_robots_txt_disallows_is_one_finding_about_the_file(
+    site: Site, limits: dict[str, int]
+) -> None:
     # An index's entries are sitemaps: one that robots.txt disallows is the child's own
     # sitemap-blocked-by-robots, not also a listed URL the index would send a crawler to.
     index = (
@@ -418,11 +421,13 @@ def test_a_sitemap_robots_txt_disallows_is_one_finding_about_the_file(site: Site
     site.route("/index.xml", reply(index))
     site.route("/a.xml", reply(urlset_of([f"<loc>{site.url('/a')}</loc>"])))
     site.route("/private/b.xml", reply(urlset_of([f"<loc>{site.url('/b')}</loc>"])))
-    document = run(site.url("/"))
+    document = run(site.url("/"), **limits)
     found = kinds_of(document)
     assert "blocked-by-robots" not in found
+    # Read or left unread by a limit, the file is one search engines cannot read.
     blocked = found["sitemap-blocked-by-robots"]
     assert blocked["examples"][0]["value"] == site.url("/private/b.xml")
+    assert blocked["sitemap"] == site.url("/private/b.xml")
 
 
 @pytest.mark.parametrize("status", [500, 503, 429])
