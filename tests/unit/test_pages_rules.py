@@ -922,3 +922,14 @@ def test_an_open_start_tag_is_scanned_again_only_as_it_doubles(
     facts = read(("<html><head>" + tag * 3 + '<meta name="robots" content="none">').encode(), 1024)
     assert facts.robots == ("none",) and not facts.cut
     assert sum(scans) < 3 * 4 * len(tag)  # each tag's scans: at most about twice its length
+
+
+def test_lastmods_at_the_ends_of_the_calendar_are_compared_too() -> None:
+    # .NET's empty date, written by some generators, and the last year a date may name.
+    page = stated("2026-11-01T10:00:00Z")
+    for lastmod in ("0001-01-01", "0001-01-01T00:00:00+00:00", "0001", "0001-01"):
+        assert verdict.lastmod_disagrees(lastmod, page), lastmod
+    for lastmod in ("9999-12-31", "9999-12-31T23:59:59+14:00", "9999", "9999-12"):
+        assert verdict.lastmod_disagrees(lastmod, page), lastmod
+    assert verdict.lastmod_disagrees("2026-11-01", stated("0001-01-01T00:00:00Z"))
+    assert verdict.lastmod_disagrees("2026-11-01", stated("9999-12-31T23:59:59Z"))

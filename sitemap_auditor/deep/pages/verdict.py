@@ -14,12 +14,12 @@ import contextlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 
 from sitemap_auditor.core import urls
 from sitemap_auditor.core.errors import FetchErrorKind
-from sitemap_auditor.core.lastmod import XML_SPACE, parse_lastmod
+from sitemap_auditor.core.lastmod import XML_SPACE, lastmod_key, parse_lastmod
 from sitemap_auditor.core.text import clip
 from sitemap_auditor.deep.pages.head import HeadFacts
 
@@ -61,6 +61,8 @@ _EAST_MOST = timedelta(hours=14)
 _WEST_MOST = timedelta(hours=12)
 # A date's key is its last second (core.lastmod): its first is this much before.
 _LAST_SECOND = timedelta(days=1) - timedelta(seconds=1)
+_EPOCH = datetime(1, 1, 1, tzinfo=UTC)  # where lastmod keys count from
+_US = timedelta(microseconds=1)
 # A Last-Modified this close to the answer's Date is the time of the response, not of the page.
 _RESPONSE_TIME = timedelta(seconds=60)
 _REDIRECT_ERRORS = frozenset(
@@ -390,19 +392,21 @@ def lastmod_disagrees(lastmod: str | None, modified: PageTime | None) -> bool:
     a change the server does not know of."""
     if lastmod is None or modified is None:
         return False
+    # In lastmod keys (microseconds since 0001-01-01), as years 0001 and 9999 stay in range.
     text = lastmod.strip(XML_SPACE)
-    listed = parse_lastmod(text)
+    listed = lastmod_key(text)
     if listed is None:
         return False
     latest = earliest = listed
     if "T" not in text:
         first_day = text if len(text) == 10 else text + ("-01" if len(text) == 7 else "-01-01")
-        first = parse_lastmod(first_day)
+        first = lastmod_key(first_day)
         if first is None:
             return False
-        earliest = first - _LAST_SECOND - _EAST_MOST
-        latest = listed + _WEST_MOST
-    when = modified.when
-    if when < earliest - LASTMOD_TOLERANCE:
+        earliest = first - (_LAST_SECOND + _EAST_MOST) // _US
+        latest = listed + _WEST_MOST // _US
+    when = (modified.when - _EPOCH) // _US
+    tolerance = LASTMOD_TOLERANCE // _US
+    if when < earliest - tolerance:
         return True  # the <lastmod> is later than the page's time
-    return modified.stated and when > latest + LASTMOD_TOLERANCE
+    return modified.stated and when > latest + tolerance
