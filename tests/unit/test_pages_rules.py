@@ -428,6 +428,13 @@ ERROR_PAGE_TITLES = (
     "Sorry, this page isn't available.",
     "Page Not Found \u2022 Instagram",
     "Nothing found | Blog",
+    "Page Not Found (404)",
+    "Page not found :(",
+    "Acme: Page not found",
+    "404 Not Found: Acme",
+    "Page Not Found, Acme",
+    "The page you requested was not found",
+    "404 Page",
 )
 # Titles of ordinary pages that hold the same words: a hint must stay silent on them.
 ORDINARY_TITLES = (
@@ -440,6 +447,10 @@ ORDINARY_TITLES = (
     "Not Found Objects \u2013 an exhibition",
     "Found and Not Found: Poems",
     "Error 404: the history of the web's best-known number",
+    "Error \u2013 Wikipedia",
+    "Error - The Movie",
+    "Error | Acme Docs",
+    "404: A Novel",
 )
 
 

@@ -74,23 +74,31 @@ MAX_LINK_CHARS = 16 * 1024
 _VALUED = frozenset({"unavailable_after", "max-snippet", "max-image-preview", "max-video-preview"})
 # The soft 404 hint reads a <title> in the parts sites join with a separator ("Page not found
 # – Shop", "Page Not Found • Instagram") and takes one whose whole part says so ("404: Not
-# found", "Error 404 - Not Found"): the words alone are in ordinary titles too ("404 Days of
-# Summer – Movie Review", "Why the Nokia 3310 is no longer available", "Error 404: the history
-# of a number"), and a bare "404" begins as many titles as it ends pages.
+# found", "Error 404 - Not Found", "Page Not Found (404)"): the words alone are in ordinary
+# titles too ("404 Days of Summer – Movie Review", "Why the Nokia 3310 is no longer available",
+# "Error – Wikipedia"). A colon or a comma also joins a site's name to an error's words
+# ("Acme: Page not found", "Page Not Found, Acme"), but a subtitle to a number just as often
+# ("404: A Novel", "Error 404: the history of a number"): past them, only the words count.
 _TITLE_PARTS = re.compile(r"\s+-+\s+|\s*[|\u2013\u2014\u00b7\u2022\u00bb\u00ab]+\s*|\s+::\s+")
+_SUBTITLES = re.compile(r"\s*[:,]\s+")
 _NOT_THERE = (
     r"(?:(?:the|this|that)\s+)?"
     r"(?:(?:page|file|file or directory|content|post|article|product|resource|url|document)\s+)?"
-    r"(?:you\s+(?:are|were|re)\s+looking\s+for\s+)?"
+    r"(?:you\s+(?:are|were|re)\s+looking\s+for\s+|(?:you\s+)?requested\s+)?"
     r"(?:(?:was|is|has been)\s+)?"
     r"(?:not\s+found|(?:could\s*(?:not|n't)|can\s*not|can't)\s+be\s+found"
     r"|does\s*(?:not|n't)\s+exist|(?:isn't|is\s+not|no\s+longer)\s+available"
     r"|nothing\s+found)"
+    r"(?:\s*\((?:error\s*)?404\))?"
 )
+_404 = r"(?:error\s*)?404(?:\s*error)?(?:\s*page)?"
 _ERROR_TITLE = re.compile(
     r"(?:(?:oops|sorry|whoops)[!.,]*\s*)?(?:error\s*:?\s*)?"
-    rf"(?:(?:error\s*)?404(?:\s*error)?(?:\s*[-:.(]?\s*{_NOT_THERE}\)?)?|error|{_NOT_THERE})"
+    rf"(?:{_404}(?:\s*[-:.(]?\s*{_NOT_THERE}\)?)?|{_NOT_THERE})"
     r"(?:\s*!*1*)?"
+)
+_NOT_THERE_ONLY = re.compile(
+    rf"(?:(?:oops|sorry|whoops)[!.,]*\s*)?(?:{_404}\s*[-.(]?\s*)?{_NOT_THERE}\)?"
 )
 
 
@@ -299,9 +307,16 @@ def _error_title(title: str) -> bool:
     """Whether a page's <title> names an error page: one of its parts is only that."""
     text = " ".join(title.lower().replace("\u2019", "'").split())
     for part in _TITLE_PARTS.split(text):
-        if _ERROR_TITLE.fullmatch(part.strip(' .!?\u00a1\u00bf"')) is not None:
+        if _ERROR_TITLE.fullmatch(part.strip(_AROUND)) is not None:
+            return True
+        pieces = _SUBTITLES.split(part)
+        if len(pieces) > 1 and any(_NOT_THERE_ONLY.fullmatch(p.strip(_AROUND)) for p in pieces):
             return True
     return False
+
+
+# What may stand around an error's words in a title: punctuation, quotes, a sad face.
+_AROUND = ' .!?\u00a1\u00bf":('
 
 
 def judge(
