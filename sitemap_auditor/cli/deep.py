@@ -363,8 +363,11 @@ MAX_INPUT_SITES = 100_000
 def _asking(interrupt: Interrupt | None) -> contextlib.AbstractContextManager[None]:
     """A wait on the person running the command (the password's prompt, `--input -` reading
     standard input), which signals end at once: they are held everywhere else until the
-    walk's own waits (core/interrupts.py)."""
-    return interrupt.opened() if interrupt is not None else contextlib.nullcontext()
+    walk's own waits (core/interrupts.py). One that came before (while --compare's document
+    was read, say) is left to the walk, which stops at its first wait, as it would have."""
+    if interrupt is None or interrupt.requested.is_set():
+        return contextlib.nullcontext()
+    return interrupt.opened()
 
 
 def _input_urls(path: str, stdin: IO[str]) -> list[str]:

@@ -222,3 +222,26 @@ def test_a_signal_at_the_password_prompt_ends_the_command(signum: int) -> None:
         os.close(main)
         os.close(terminal)
     assert b"no password given" in shown and b"Traceback" not in shown
+
+
+def test_a_signal_held_before_the_credentials_are_read_stops_the_walk(
+    wide_site: Site, tmp_path: Path
+) -> None:
+    # A signal that came before --user's password is read (while --compare's document was
+    # read, say; here asked for at once) is the walk's to take: the partial document and 143,
+    # as without --user, never a traceback.
+    script = (
+        "import signal, sys\n"
+        "from sitemap_auditor.core.interrupts import Interrupt\n"
+        "from sitemap_auditor.cli.main import exit_with, main\n"
+        "i = Interrupt(); i.install(); i.hold(); i.request(signal.SIGTERM)\n"
+        "exit_with(main(['deep', '--json', '-u', 'alice', '--allow-private-networks', "
+        f"{wide_site.url('/')!r}], interrupt=i))\n"
+    )
+    env = {**os.environ, "SITEMAP_AUDITOR_PASSWORD": "secret-pass"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 143, done.stderr
+    assert json.loads(done.stdout)["stoppedBy"] == "interrupted"
