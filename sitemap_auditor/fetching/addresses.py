@@ -82,12 +82,28 @@ def _embedded(address: IPAddress) -> ipaddress.IPv4Address | None:
     return embedded
 
 
+def _local_nat64_forms(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses a local-use NAT64 address may carry: its network may use any of the
+    prefix lengths RFC 6052 §2.2 allows within 64:ff9b:1::/48 (48, 56, 64 or 96 bits), each
+    placing the address elsewhere, around the u octet (bits 64 to 71)."""
+    b = address.packed
+    return [
+        ipaddress.IPv4Address(b[6:8] + b[9:11]),  # /48
+        ipaddress.IPv4Address(b[7:8] + b[9:12]),  # /56
+        ipaddress.IPv4Address(b[9:13]),  # /64
+        ipaddress.IPv4Address(b[12:16]),  # /96
+    ]
+
+
 def metadata_reason(address: IPAddress) -> str | None:
     """Why address is a metadata or link-local one (METADATA_NETWORKS), in any spelling or
     embedding, or None when it is not."""
     embedded = _embedded(address)
-    if embedded is not None:
-        inner = metadata_reason(embedded)
+    carried = [] if embedded is None else [embedded]
+    if isinstance(address, ipaddress.IPv6Address) and address in _NAT64_LOCAL:
+        carried = _local_nat64_forms(address)
+    for inner_address in carried:
+        inner = metadata_reason(inner_address)
         if inner is not None:
             return f"{inner}, embedded in IPv6"
     for network, why in METADATA_NETWORKS:

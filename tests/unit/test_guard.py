@@ -71,6 +71,10 @@ def test_metadata_addresses_stay_refused_where_private_networks_are_allowed() ->
         "::169.254.169.254": "::a9fe:a9fe (link-local, embedded in IPv6)",
         "::ffff:0:a9fe:a9fe": "::ffff:0:a9fe:a9fe (link-local, embedded in IPv6)",
         "64:ff9b:1::a9fe:a9fe": "64:ff9b:1::a9fe:a9fe (link-local, embedded in IPv6)",
+        # The local-use prefix at RFC 6052's other lengths: /48, /56, /64.
+        "64:ff9b:1:a9fe:a9:fe00::": "64:ff9b:1:a9fe:a9:fe00:: (link-local, embedded in IPv6)",
+        "64:ff9b:1:a9:fe:a9fe::": "64:ff9b:1:a9:fe:a9fe:: (link-local, embedded in IPv6)",
+        "64:ff9b:1:0:a9:fea9:fe00:0": "64:ff9b:1:0:a9:fea9:fe00:0 (link-local, embedded in IPv6)",
         "fe80::1": "fe80::1 (link-local)",
         "fd00:ec2::254": "fd00:ec2::254 (instance metadata)",
         "100.100.100.200": "100.100.100.200 (instance metadata)",
