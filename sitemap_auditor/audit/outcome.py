@@ -111,6 +111,13 @@ def _redact_cut_prefixes(
         ends.append(len(text) - 1)
     if not ends:
         return text  # no cut: the common case, decided before the secrets are looked at
+    # In any case of its letters, as a whole secret is (`redact`): looked for in the lower-cased
+    # text, where lower-casing keeps every position (it nearly always does).
+    hay = text.lower()
+    if len(hay) == len(text):
+        secrets = [s.lower() for s in secrets]
+    else:
+        hay = text
     spans: list[tuple[int, int]] = []
     previous = 0  # where the text after the previous mark starts
     # Each secret's first characters, the longest prefix a cut may have left, and whether a
@@ -133,9 +140,9 @@ def _redact_cut_prefixes(
                 # disjoint, and the work linear, however many marks a hostile text holds.
                 lo = max(lo, previous)
             # The leftmost start found is the longest prefix that ends here.
-            start = text.find(head, lo, end)
-            while start != -1 and not secret.startswith(text[start:end]):
-                start = text.find(head, start + 1, end)
+            start = hay.find(head, lo, end)
+            while start != -1 and not secret.startswith(hay[start:end]):
+                start = hay.find(head, start + 1, end)
             if start != -1:
                 spans.append((start, end))
         mark = pattern.match(text, end)

@@ -199,3 +199,10 @@ def test_a_token_read_back_lower_cased_as_a_host_is_redacted() -> None:
         shown = redact(said, secrets)
         assert secret.lower() not in shown.lower(), shown
         assert shown == "fetch error (dns: the name *** could not be resolved)"
+
+
+def test_what_a_cut_left_of_a_lower_cased_token_is_redacted() -> None:
+    creds = Credentials("alice", "Sup3r-Secret")
+    token = creds.header()[6:]
+    said = f"host {token.lower()[:12]}..."
+    assert redact(said, creds.secrets()) == "host ***..."
