@@ -162,14 +162,14 @@ def decode(
     if len(codings) > MAX_CONTENT_CODINGS:
         raise FetchError(FetchErrorKind.UNSUPPORTED_ENCODING, f"{len(codings)} codings")
     stream: Iterable[bytes] = chunks
-    for undone, coding in enumerate(reversed(codings)):
+    for coding in reversed(codings):
         if coding not in _TRANSPORT_ENCODINGS:
-            if not undone:
-                # The coding applied last is one not decoded here, yet the body starts as
-                # gzip: the header lies, and the magic bytes decide (CONTRACT §4).
-                head, stream = _head(stream)
-                if head[:2] == GZIP_MAGIC:
-                    break
+            # A coding not decoded here, yet what is left of the body starts as gzip, which
+            # that coding would have hidden: the header lies, and the magic bytes decide
+            # (CONTRACT §4).
+            head, stream = _head(stream)
+            if head[:2] == GZIP_MAGIC:
+                break
             raise FetchError(FetchErrorKind.UNSUPPORTED_ENCODING, coding[:40])
         stream = inflate(stream, check, raw_allowed=coding == "deflate")
     yield from peel_gzip(stream, check, MAX_SNIFFED_GZIP_LAYERS)

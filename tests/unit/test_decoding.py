@@ -77,6 +77,10 @@ def test_a_gzip_body_sent_under_a_coding_not_decoded_is_read_by_its_magic(
     assert b"".join(decoding.decode(split(gzip.compress(DOC), size), header)) == DOC
     # A body that is not gzip under such a coding still fails, as before.
     assert kind_of(split(DOC, size), header) is FetchErrorKind.UNSUPPORTED_ENCODING
+    # Under a gzip the server did apply, what is left is read by its magic as well.
+    if "," not in header:  # two codings at most
+        twice = gzip.compress(gzip.compress(DOC))
+        assert b"".join(decoding.decode(split(twice, size), header + ", gzip")) == DOC
 
 
 def test_a_content_encoding_that_names_no_coding_is_no_coding() -> None:
