@@ -51,16 +51,23 @@ def redact(text: str, secrets: Iterable[str], marks: tuple[str, ...] = _CUT) -> 
             text, lowered = text.replace(secret, "***"), None
         # And in any case of its letters: a URL's reading lower-cases a host, and a token a
         # site lists as one is named so in the look-up's error (docs/contract.md §8).
-        if secret.lower() != secret.upper():
+        low = _lower_cased(secret)
+        if low is not None:
             if lowered is None:
                 lowered = text.lower()
-            if secret.lower() in lowered:
+            if low in lowered:
                 text, lowered = re.sub(re.escape(secret), "***", text, flags=re.IGNORECASE), None
     cuttable = [s for s in wanted if not isinstance(s, WholeSecret)]
     pattern = _pattern(marks)
     if marks != _CUT:
         text = _redact_cut_suffix(text, cuttable, pattern)
     return _redact_cut_prefixes(text, cuttable, pattern, marks)
+
+
+@functools.lru_cache(maxsize=256)
+def _lower_cased(secret: str) -> str | None:
+    """The secret in lower case, or None when it has no letter that case changes."""
+    return secret.lower() if secret.lower() != secret.upper() else None
 
 
 @functools.lru_cache(maxsize=8)
