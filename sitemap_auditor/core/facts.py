@@ -227,11 +227,9 @@ MAX_FACTS_BYTES = 4 * 1024 * 1024
 MAX_JSON_DEPTH = 8
 MAX_JSON_CONTAINERS = 4096
 MAX_JSON_VALUES = 16_384
-# A URL: a robots.txt value is at most robots.MAX_URL_CHARS (2,048) characters, each of which its
-# URL may spell in up to 12 (an astral character percent-encoded), after the robots.txt's own
-# URL when it is relative; a fallback candidate is a site base (part of the item's key, which
-# DynamoDB keeps under 2,048 bytes) and a 20-character path.
-MAX_URL_CHARS = 16 * robots.MAX_URL_CHARS
+# A URL: robots.txt's are at most robots.MAX_URL_CHARS (2,048); a fallback candidate is a site
+# base (part of the item's key, which DynamoDB keeps under 2,048 bytes) and a 20-character path.
+MAX_URL_CHARS = 2 * robots.MAX_URL_CHARS
 # Lists: at most MAX_CANDIDATES candidates (robots.MAX_CANDIDATES; the fallback paths are 3),
 # each tried once; robots.txt's issues and skipped values are a few more than
 # robots.MAX_SKIPPED_LISTED twice over.

@@ -150,12 +150,18 @@ def _url(value: str, base: str) -> tuple[str, None] | tuple[None, str]:
     # docs/contract.md §4, §8: read once, as a browser reads it (the WHATWG URL Standard's
     # parser), resolved against robots.txt's final URL; that reading is what is listed and what
     # is fetched. Around it, the contract's own rules: the host as for siteBase (no empty label,
-    # what DNS can carry), a byte that is not UTF-8 percent-encoded as itself. The length cap is
-    # the value's (`_made`), whatever its URL becomes once resolved and percent-encoded.
+    # what DNS can carry), a byte that is not UTF-8 percent-encoded as itself, the length cap.
     try:
         url = urls.read(urls.escape_undecodable(value), base).href
     except urls.UnfetchableURLError as e:
         return None, e.reason
+    # The cap holds the URL too, not only the value (CONTRACT §4 names the value's): a relative
+    # value is resolved against robots.txt's final URL, which redirects make as long as they
+    # like, and each candidate travels in the result three times, which CONTRACT §6 keeps well
+    # under Lambda's 6 MB whatever the site serves (100 values under a 60,000-character path
+    # made 18 MB).
+    if len(url) > MAX_URL_CHARS:
+        return None, f"longer than {MAX_URL_CHARS} characters as a URL"
     return url, None
 
 
