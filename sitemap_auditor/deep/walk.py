@@ -687,7 +687,9 @@ class _Walker:
             rec.findings = tally.findings(rec.url)
         self.tally_of.clear()
         for rec in self.records:
-            blocked = self._disallowed(rec.url) if rec.left_by_a_limit else None
+            # Not a usual path guessed: one untried may not be there at all.
+            listed = rec.left_by_a_limit and rec.source != "fallback"
+            blocked = self._disallowed(rec.url) if listed else None
             if blocked is not None:
                 tally = Tally(self.sink(rec.number, rec.url), self.clean)
                 tally.add(Kind.SITEMAP_BLOCKED_BY_ROBOTS, None, rec.url, blocked)

@@ -705,3 +705,20 @@ def test_return_links_past_their_bound_are_said_to_be_unchecked(
         "hreflang return links looked for among 2 links and pages only"
         in (found["limit-reached"]["message"])
     )
+
+
+def test_a_usual_path_a_limit_left_unguessed_gets_no_robots_finding(site: Site) -> None:
+    # robots.txt answers 503 (every URL disallowed) and lists no sitemap: the usual paths are
+    # guesses; the two a limit left untried may not exist, so nothing is said of them, as
+    # nothing is said of those that answer 404 when tried.
+    site.route("/robots.txt", reply("busy", 503, "text/plain"))
+    site.route("/sitemap.xml", reply(urlset_of([f"<loc>{site.url('/a')}</loc>"])))
+    full = run(site.url("/"))
+    limited = run(site.url("/"), max_sitemaps=1)
+    blocked = [
+        f["sitemap"]
+        for doc in (full, limited)
+        for f in doc["findings"]
+        if f["kind"] == "sitemap-blocked-by-robots"
+    ]
+    assert blocked == [site.url("/sitemap.xml")] * 2
