@@ -65,8 +65,10 @@ METADATA_NETWORKS: tuple[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, st
 
 
 def _embedded(address: IPAddress) -> ipaddress.IPv4Address | None:
-    """The IPv4 address an IPv6 one carries (mapped, 6to4, Teredo, NAT64 and its local-use
-    prefix, IPv4-compatible, IPv4-translated), if any."""
+    """The IPv4 address an IPv6 one carries (mapped, 6to4, Teredo, NAT64, IPv4-compatible,
+    IPv4-translated), if any. The local-use NAT64 prefix places it where its network's prefix
+    length says (`_local_nat64_forms`): refused as private whatever it carries, checked against
+    the metadata ranges at every placement."""
     if not isinstance(address, ipaddress.IPv6Address):
         return None
     embedded = address.ipv4_mapped or address.sixtofour
@@ -74,7 +76,6 @@ def _embedded(address: IPAddress) -> ipaddress.IPv4Address | None:
         embedded = address.teredo[1]
     if embedded is None and (
         address in _NAT64
-        or address in _NAT64_LOCAL  # its IPv4 address last, as a /96 within it writes it
         or address in _IPV4_TRANSLATED
         or (address in _IPV4_COMPATIBLE and int(address) > 1)
     ):

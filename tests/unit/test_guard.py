@@ -105,6 +105,10 @@ def test_every_range_the_registries_mark_not_global_is_refused() -> None:
         "3fff::1": "documentation",
         "5f00::1": "reserved",  # SRv6 segment identifiers (RFC 9602): in Python's 4000::/3
         "64:ff9b::c000:8": "not public, embedded in IPv6",  # 192.0.0.8 through NAT64
+        # The local-use prefix is private whatever it carries, at whichever length.
+        "64:ff9b:1::a9fe:a9fe": "private",
+        "64:ff9b:1:a9fe:a9:fe00::": "private",
+        "64:ff9b:1:808:8:800::": "private",
     }
     for host, why in refused.items():
         detail = _refusal(host, False, False)
