@@ -435,6 +435,9 @@ ERROR_PAGE_TITLES = (
     "Page Not Found, Acme",
     "The page you requested was not found",
     "404 Page",
+    "404: NOT_FOUND",  # Vercel
+    "HTTP 404 Not Found",
+    "The requested URL was not found on this server",  # Apache
 )
 # Titles of ordinary pages that hold the same words: a hint must stay silent on them.
 ORDINARY_TITLES = (
@@ -451,6 +454,12 @@ ORDINARY_TITLES = (
     "Error - The Movie",
     "Error | Acme Docs",
     "404: A Novel",
+    "Not Found: A Memoir",
+    "Documentary: Not Found",
+    "This Article Does Not Exist: A Satire",
+    "No longer available: what to do with expired listings",
+    "Article not found, by Jane Doe | Acme Magazine",
+    "Not Found, Not Lost: Poems",
 )
 
 

@@ -77,28 +77,33 @@ _VALUED = frozenset({"unavailable_after", "max-snippet", "max-image-preview", "m
 # found", "Error 404 - Not Found", "Page Not Found (404)"): the words alone are in ordinary
 # titles too ("404 Days of Summer – Movie Review", "Why the Nokia 3310 is no longer available",
 # "Error – Wikipedia"). A colon or a comma also joins a site's name to an error's words
-# ("Acme: Page not found", "Page Not Found, Acme"), but a subtitle to a number just as often
-# ("404: A Novel", "Error 404: the history of a number"): past them, only the words count.
+# ("Acme: Page not found", "Page Not Found, Acme"), but a subtitle to a number or a phrase just
+# as often ("404: A Novel", "Not Found: A Memoir", "Article not found, by Jane Doe"): past them,
+# only a page's or a file's words count ("page not found", "404 not found").
 _TITLE_PARTS = re.compile(r"\s+-+\s+|\s*[|\u2013\u2014\u00b7\u2022\u00bb\u00ab]+\s*|\s+::\s+")
 _SUBTITLES = re.compile(r"\s*[:,]\s+")
-_NOT_THERE = (
-    r"(?:(?:the|this|that)\s+)?"
-    r"(?:(?:page|file|file or directory|content|post|article|product|resource|url|document)\s+)?"
-    r"(?:you\s+(?:are|were|re)\s+looking\s+for\s+|(?:you\s+)?requested\s+)?"
+_GONE = (
+    r"(?:(?:you\s+(?:are|were|re)\s+looking\s+for|(?:you\s+)?requested)\s+)?"
     r"(?:(?:was|is|has been)\s+)?"
-    r"(?:not\s+found|(?:could\s*(?:not|n't)|can\s*not|can't)\s+be\s+found"
-    r"|does\s*(?:not|n't)\s+exist|(?:isn't|is\s+not|no\s+longer)\s+available"
+    r"(?:not[\s_]+found(?:\s+on\s+this\s+server)?|(?:could\s*(?:not|n't)|can\s*not|can't)\s+be"
+    r"\s+found|does\s*(?:not|n't)\s+exist|(?:isn't|is\s+not|no\s+longer)\s+available"
     r"|nothing\s+found)"
     r"(?:\s*\((?:error\s*)?404\))?"
 )
-_404 = r"(?:error\s*)?404(?:\s*error)?(?:\s*page)?"
+_THE = r"(?:(?:the|this|that)\s+)?(?:requested\s+)?"
+_NOT_THERE = (
+    rf"{_THE}(?:(?:page|file|file or directory|content|post|article|product|resource|url"
+    rf"|document)\s+)?{_GONE}"
+)
+_PAGE_NOT_THERE = rf"{_THE}(?:page|file|file or directory|url)\s+{_GONE}"
+_404 = r"(?:http\s*)?(?:error\s*)?404(?:\s*error)?(?:\s*page)?"
 _ERROR_TITLE = re.compile(
     r"(?:(?:oops|sorry|whoops)[!.,]*\s*)?(?:error\s*:?\s*)?"
     rf"(?:{_404}(?:\s*[-:.(]?\s*{_NOT_THERE}\)?)?|{_NOT_THERE})"
     r"(?:\s*!*1*)?"
 )
 _NOT_THERE_ONLY = re.compile(
-    rf"(?:(?:oops|sorry|whoops)[!.,]*\s*)?(?:{_404}\s*[-.(]?\s*)?{_NOT_THERE}\)?"
+    rf"(?:(?:oops|sorry|whoops)[!.,]*\s*)?(?:{_404}\s*[-.(]?\s*{_NOT_THERE}|{_PAGE_NOT_THERE})\)?"
 )
 
 
