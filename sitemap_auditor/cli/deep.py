@@ -363,11 +363,9 @@ MAX_INPUT_SITES = 100_000
 def _asking(interrupt: Interrupt | None) -> contextlib.AbstractContextManager[None]:
     """A wait on the person running the command (the password's prompt, `--input -` reading
     standard input), which signals end at once: they are held everywhere else until the
-    walk's own waits (core/interrupts.py). One that came before (while --compare's document
-    was read, say) is left to the walk, which stops at its first wait, as it would have."""
-    if interrupt is None or interrupt.requested.is_set():
-        return contextlib.nullcontext()
-    return interrupt.opened()
+    walk's own waits (core/interrupts.py). One that came before (during the start-up, or
+    while --compare's document was read) is raised on entering it (KeyboardInterrupt)."""
+    return interrupt.opened() if interrupt is not None else contextlib.nullcontext()
 
 
 def _input_urls(path: str, stdin: IO[str]) -> list[str]:
@@ -512,8 +510,11 @@ def run_many(
                 )
     if args.user:
         one_host(sites, parser)
-    with _asking(interrupt):  # a signal ends the prompt: "no password given"
-        creds = credentials(args.user, parser) if args.user else None
+    try:
+        with _asking(interrupt):  # a signal ends the prompt: "no password given"
+            creds = credentials(args.user, parser) if args.user else None
+    except KeyboardInterrupt:
+        creds = None  # one that came before: no site is begun (`one`)
     options = Options(
         limits=limits,
         credentials=creds,
@@ -715,8 +716,13 @@ def main(argv: Sequence[str] | None = None, interrupt: Interrupt | None = None) 
     headers = request_headers(args, parser)
     args.extra_headers = headers
     previous = previous_document(args, parser)
-    with _asking(interrupt):  # a signal ends the prompt: "no password given"
-        creds = credentials(args.user, parser) if args.user is not None else None
+    try:
+        with _asking(interrupt):  # a signal ends the prompt: "no password given"
+            creds = credentials(args.user, parser) if args.user is not None else None
+    except KeyboardInterrupt:
+        # One that came before the password was read: the walk stops at its first wait,
+        # before any request, with its (empty) partial document, as without --user.
+        creds = None
     args.credentials, args.demo_site = creds, demo
     if args.max_pages < 0 or (args.rate is not None and not 0 < args.rate < math.inf):
         parser.error("--max-pages must be >= 0 and --rate a number > 0")

@@ -245,3 +245,29 @@ def test_a_signal_held_before_the_credentials_are_read_stops_the_walk(
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == 143, done.stderr
     assert json.loads(done.stdout)["stoppedBy"] == "interrupted"
+
+
+def test_a_signal_held_before_input_reads_standard_input_ends_the_command() -> None:
+    # The signal came during the start-up (held, as start.py holds it), before standard input
+    # is read: the read does not begin, and the command ends at once.
+    script = (
+        "import signal\n"
+        "from sitemap_auditor.core.interrupts import Interrupt\n"
+        "from sitemap_auditor.cli.main import exit_with, main\n"
+        "i = Interrupt(); i.install(); i.hold(); i.request(signal.SIGINT)\n"
+        "exit_with(main(['deep', '--json', '--input', '-', '--allow-private-networks'], "
+        "interrupt=i))\n"
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as proc:
+        try:
+            code = proc.wait(timeout=20)  # standard input kept open
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+        out, err = proc.communicate()
+    assert code == 130 and out == b"" and b"interrupted" in err and b"Traceback" not in err
