@@ -27,6 +27,7 @@ __all__ = [
     "LastmodStats",
     "classify_lastmod",
     "instant_key",
+    "period_start",
 ]
 
 # A future date is one past the moment by more than the widest time zone (a date alone) or
@@ -41,7 +42,7 @@ MAX_DISTINCT_DAYS = 10_000
 MAX_MONTHS = 1200
 
 
-def _period_start(text: str, key: int) -> int:
+def period_start(text: str, key: int) -> int:
     """The first microsecond of the period a valid value names (its key is the period's end)."""
     if len(text) == 4:  # YYYY
         year = int(text)
@@ -71,7 +72,7 @@ def classify_lastmod(raw: str, now_key: int) -> tuple[Kind | None, int | None]:
     if timed and not (text.endswith("Z") or text[-6] in "+-"):
         return Kind.DATE_WITHOUT_TIMEZONE, key
     slack = TIME_SLACK_US if timed else DATE_SLACK_US
-    if _period_start(text, key) > now_key + slack:
+    if period_start(text, key) > now_key + slack:
         return Kind.FUTURE_LASTMOD, key
     return None, key
 

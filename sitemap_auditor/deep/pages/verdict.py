@@ -21,6 +21,7 @@ from sitemap_auditor.core import urls
 from sitemap_auditor.core.errors import FetchErrorKind
 from sitemap_auditor.core.lastmod import XML_SPACE, lastmod_key, parse_lastmod
 from sitemap_auditor.core.text import clip
+from sitemap_auditor.deep.lastmods import DATE_SLACK_US, period_start
 from sitemap_auditor.deep.pages.head import HeadFacts
 
 __all__ = [
@@ -55,12 +56,10 @@ REASONS = (
 )
 # A page's own time and its <lastmod> may differ this much before they are said to disagree.
 LASTMOD_TOLERANCE = timedelta(days=1)
-# A date alone names a day in a zone it does not say: its first moment is at most this much
-# before 00:00 UTC (UTC+14), its last at most this much after 23:59:59 UTC (UTC-12).
-_EAST_MOST = timedelta(hours=14)
+# A date alone names a day in a zone it does not say: its first moment is at most the widest
+# zone's 14 hours (lastmods.DATE_SLACK_US) before 00:00 UTC, its last at most this much after
+# 23:59:59 UTC (UTC-12).
 _WEST_MOST = timedelta(hours=12)
-# A date's key is its last second (core.lastmod): its first is this much before.
-_LAST_SECOND = timedelta(days=1) - timedelta(seconds=1)
 _EPOCH = datetime(1, 1, 1, tzinfo=UTC)  # where lastmod keys count from
 _US = timedelta(microseconds=1)
 # A Last-Modified this close to the answer's Date is the time of the response, not of the page.
@@ -419,11 +418,7 @@ def lastmod_disagrees(lastmod: str | None, modified: PageTime | None) -> bool:
         return False
     latest = earliest = listed
     if "T" not in text:
-        first_day = text if len(text) == 10 else text + ("-01" if len(text) == 7 else "-01-01")
-        first = lastmod_key(first_day)
-        if first is None:
-            return False
-        earliest = first - (_LAST_SECOND + _EAST_MOST) // _US
+        earliest = period_start(text, listed) - DATE_SLACK_US
         latest = listed + _WEST_MOST // _US
     when = (modified.when - _EPOCH) // _US
     tolerance = LASTMOD_TOLERANCE // _US
