@@ -201,9 +201,12 @@ def test_gzip_found_by_magic_bytes_whatever_the_headers(site: Site) -> None:
     raw = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
     bare = raw.compress(doc) + raw.flush()
     site.route("/raw-deflate.xml", reply(bare, headers={"Content-Encoding": "deflate"}))
+    # Under a coding the auditor does not decode, the magic bytes still decide (CONTRACT §4).
+    site.route("/br-label.xml", reply(gz(doc), headers={"Content-Encoding": "br"}))
+    site.route("/br-gzip.xml", reply(gz(gz(doc)), headers={"Content-Encoding": "br, gzip"}))
     f = fetcher_for(site)
     paths = ("/plain-type.xml", "/double.xml.gz", "/double-ce.xml", "/deflate.xml")
-    for path in (*paths, "/raw-deflate.xml"):
+    for path in (*paths, "/raw-deflate.xml", "/br-label.xml", "/br-gzip.xml"):
         assert fetch(f, site.url(path)) == (200, doc), path
 
 

@@ -136,6 +136,20 @@ def test_a_password_echoed_as_a_host_is_in_no_result_nor_log_line(
     assert password.lower() not in text and "xn--" not in text
 
 
+@pytest.mark.parametrize("written", ["Hunter%20Two", "Hunter Two"])
+def test_a_password_no_dns_can_carry_as_a_host_is_in_no_result_in_any_case(
+    site: Site, logs: LogCapture, written: str
+) -> None:
+    # The issue names the host the reading lower-cases ('hunter two'): no case of it shows.
+    site.route("/robots.txt", robots_with(f"Sitemap: http://{written}/\nSitemap: /sitemap.xml"))
+    site.route("/sitemap.xml", reply(SITEMAP))
+    result = audit(site.url("/"), basicAuth={"username": USER, "password": "Hunter Two"})
+    assert codes_of(result) == ["100", "200"]
+    text = (str(result) + logs.text()).lower()
+    assert "skipped sitemap" in text
+    assert "hunter two" not in text and "hunter%20two" not in text
+
+
 def test_a_sitemap_value_with_an_empty_host_is_read_as_browsers_read_it(
     site: Site, third_party: Site
 ) -> None:
