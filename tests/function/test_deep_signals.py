@@ -171,6 +171,15 @@ def test_a_signal_while_a_slow_reader_takes_the_document_leaves_it_whole(
     assert len(got) > 4 * 65536 and len(doc["sitemaps"]) == 301
 
 
+def _ended(proc: subprocess.Popen[bytes], timeout: float) -> int:
+    """proc's exit status once it ended within timeout; else it is killed, and the test fails."""
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_while_input_waits_on_standard_input_ends_the_command(signum: int) -> None:
     # `--input -` from a terminal (or a pipe kept open) waits for its next line: a signal
@@ -184,11 +193,7 @@ def test_a_signal_while_input_waits_on_standard_input_ends_the_command(signum: i
         proc.stdin.flush()  # and kept open
         time.sleep(1.0)
         proc.send_signal(signum)
-        try:
-            code = proc.wait(timeout=10)  # standard input still open
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            raise
+        code = _ended(proc, 10)  # standard input still open
         out, err = proc.communicate()
         assert code == 128 + signum, err
     assert out == b"" and b"interrupted" in err and b"Traceback" not in err
@@ -210,11 +215,7 @@ def test_a_signal_at_the_password_prompt_ends_the_command(signum: int) -> None:
                     shown += os.read(main, 1024)
             assert b"Password" in shown
             proc.send_signal(signum)
-            try:
-                assert proc.wait(timeout=10) != 0  # it did not wait for a password
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                raise
+            assert _ended(proc, 10) != 0  # it did not wait for a password
             with contextlib.suppress(OSError):
                 while select.select([main], [], [], 0.2)[0]:
                     shown += os.read(main, 4096)
@@ -264,10 +265,6 @@ def test_a_signal_held_before_input_reads_standard_input_ends_the_command() -> N
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     ) as proc:
-        try:
-            code = proc.wait(timeout=20)  # standard input kept open
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            raise
+        code = _ended(proc, 20)  # standard input kept open
         out, err = proc.communicate()
     assert code == 130 and out == b"" and b"interrupted" in err and b"Traceback" not in err

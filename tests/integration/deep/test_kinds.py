@@ -385,16 +385,16 @@ def test_a_separate_mobile_url_is_no_language_alternate(site: Site) -> None:
     assert doc["sitemaps"][0]["extensions"]["alternates"] == 0
 
 
+def _disallowing_private(site: Site, sitemap: str) -> None:
+    """A robots.txt that disallows /private/ to every agent and lists sitemap."""
+    rules = f"User-agent: *\nDisallow: /private/\nSitemap: {site.url(sitemap)}\n"
+    site.route("/robots.txt", reply(rules, content_type="text/plain"))
+
+
 def test_blocked_by_robots(site: Site) -> None:
     pytest.importorskip("sitemap_auditor.deep.robots_rules")
     body = urlset_of([f"<loc>{site.url('/private/a')}</loc>", f"<loc>{site.url('/a')}</loc>"])
-    site.route(
-        "/robots.txt",
-        reply(
-            f"User-agent: *\nDisallow: /private/\nSitemap: {site.url('/s.xml')}\n",
-            content_type="text/plain",
-        ),
-    )
+    _disallowing_private(site, "/s.xml")
     site.route("/s.xml", reply(body))
     f = kinds_of(run(site.url("/")))["blocked-by-robots"]
     assert f["examples"] == [{"line": 3, "value": site.url("/private/a")}]
@@ -411,13 +411,7 @@ def test_a_sitemap_robots_txt_disallows_is_one_finding_about_the_file(
         f"<sitemap><loc>{site.url('/a.xml')}</loc></sitemap>"
         f"<sitemap><loc>{site.url('/private/b.xml')}</loc></sitemap></sitemapindex>"
     ).encode()
-    site.route(
-        "/robots.txt",
-        reply(
-            f"User-agent: *\nDisallow: /private/\nSitemap: {site.url('/index.xml')}\n",
-            content_type="text/plain",
-        ),
-    )
+    _disallowing_private(site, "/index.xml")
     site.route("/index.xml", reply(index))
     site.route("/a.xml", reply(urlset_of([f"<loc>{site.url('/a')}</loc>"])))
     site.route("/private/b.xml", reply(urlset_of([f"<loc>{site.url('/b')}</loc>"])))
